@@ -1,0 +1,109 @@
+# svmtrace — top-level build.
+#
+# One non-recursive make.  Every directory adds its part through a build.mk
+# fragment (sources to the library, programs, tests, check steps), so this file
+# only holds the shared rules and the user-facing targets:
+#
+#   make            build all userspace (library, programs, test programs)
+#   make check      run every test: unit (Check), CLI, fuzz regression, e2e lab
+#   make kmod       build the patched kvm.ko / kvm-amd.ko
+#   make e2e        the nested-SVM lab under QEMU TCG
+#   make demo       the README's worked example
+#   make bench      benchmarks (ratios against baselines measured in one run)
+#   make fuzz       run every libFuzzer target for FUZZ_SECONDS each
+#   make deps       install the Debian packages the build and the tests need
+#   make install    install programs and man pages under PREFIX
+
+PREFIX ?= /usr/local
+BUILD ?= build
+CC ?= cc
+CFLAGS ?= -O2 -g
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wformat=2 -Wvla -Wno-unused-parameter
+ALL_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -Iinclude -Iuserspace $(CFLAGS)
+ALL_LDFLAGS := $(LDFLAGS)
+
+LIBSVMTRACE := $(BUILD)/lib/libsvmtrace.a
+
+# Filled in by the build.mk fragments.
+LIB_SRCS :=
+LIB_LIBS :=
+PROGRAMS :=
+TOOLS :=
+ALL_PROGRAM_SRCS :=
+CHECK_STEPS :=
+BENCH_STEPS :=
+FUZZ_TARGETS :=
+MAN_PAGES :=
+DEB_PACKAGES :=
+
+# Packages every part needs; fragments add their own to DEB_PACKAGES.
+DEB_PACKAGES += build-essential pkg-config clang libclang-rt-14-dev llvm liblz4-dev lz4 \
+	check libsubunit-dev zstd xz-utils time
+
+.PHONY: all check bench fuzz deps install clean demo kmod e2e
+all:
+
+# $(call program,NAME,SOURCES[,EXTRA_LDLIBS[,LIST]]) links $(BUILD)/bin/NAME
+# against libsvmtrace.  LIST is PROGRAMS (installed, the default) or TOOLS
+# (test and benchmark helpers, built but never installed).
+define program
+$(or $(4),PROGRAMS) += $(BUILD)/bin/$(1)
+ALL_PROGRAM_SRCS += $(2)
+$(BUILD)/bin/$(1): $(patsubst %.c,$(BUILD)/obj/%.o,$(2)) $(LIBSVMTRACE)
+	@mkdir -p $$(@D)
+	$$(CC) $$(ALL_LDFLAGS) -o $$@ $(patsubst %.c,$(BUILD)/obj/%.o,$(2)) $(LIBSVMTRACE) $(3) $$(LIB_LIBS)
+endef
+
+include $(sort $(wildcard userspace/*/build.mk userspace/lib/*/build.mk))
+include $(sort $(wildcard tests/*/build.mk kmod/build.mk vm-configs/build.mk docs/build.mk))
+
+# obj/<path>.o for every userspace C file; header dependencies via -MMD.
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
+$(LIBSVMTRACE): $(LIB_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+all: $(LIBSVMTRACE) $(PROGRAMS) $(TOOLS)
+
+check: all $(CHECK_STEPS)
+	@echo "make check: all steps passed"
+
+bench: all $(BENCH_STEPS)
+
+fuzz: $(FUZZ_TARGETS)
+	@set -e; for f in $(FUZZ_TARGETS); do \
+		n=$$(basename $$f); mkdir -p $(BUILD)/fuzz-corpus/$$n; \
+		echo "fuzz: $$n for $(FUZZ_SECONDS)s"; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			-artifact_prefix=$(BUILD)/fuzz-$$n- \
+			$(BUILD)/fuzz-corpus/$$n tests/fuzz/corpus/$$n; \
+	done
+
+deps:
+	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	missing=$$(for p in $(sort $(DEB_PACKAGES)); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; \
+	done); \
+	if [ -z "$$missing" ]; then echo "deps: all packages present"; exit 0; fi; \
+	echo "deps: installing" $$missing; \
+	$$SUDO apt-get update -q && \
+	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends $$missing
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man1/
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(LIB_OBJS:.o=.d) $(patsubst %.c,$(BUILD)/obj/%.d,$(ALL_PROGRAM_SRCS))

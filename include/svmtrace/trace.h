@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libsvmtrace: v5 trace files.
+ *
+ * A v5 file holds one vCPU's stream of post-instruction CPU states.  The
+ * writer turns raw ring slots (struct svmtrace_slot from abi.h) into anchors,
+ * deltas and LZ4 frames; the reader validates every byte and hands back typed
+ * records one at a time, in constant memory.  docs/format.md specifies the
+ * bytes.
+ *
+ * Errors: every call that can fail returns 0 on success or a negative
+ * enum svmtrace_status and fills a struct svmtrace_error whose message names
+ * the file, the byte offset and what was expected there.
+ */
+#ifndef SVMTRACE_TRACE_H
+#define SVMTRACE_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <svmtrace/abi.h>
+
+#define SVMTRACE_FORMAT_VERSION 5
+#define SVMTRACE_FRAME_MAX 65536		/* largest decoded frame */
+#define SVMTRACE_DEFAULT_ANCHOR_INTERVAL 64
+
+enum svmtrace_status {
+	SVMTRACE_OK = 0,
+	SVMTRACE_E_IO = -1,		/* open/read/write failed (errno in message) */
+	SVMTRACE_E_FORMAT = -2,		/* bytes that break the format */
+	SVMTRACE_E_TRUNCATED = -3,	/* file ends inside a frame: every complete
+					   frame was delivered first */
+	SVMTRACE_E_INVALID = -4,	/* bad argument from the caller */
+	SVMTRACE_E_NOMEM = -5,
+};
+
+struct svmtrace_error {
+	int status;			/* enum svmtrace_status */
+	uint64_t offset;		/* file offset the message refers to */
+	char message[320];		/* "FILE: offset N: what was wrong" */
+};
+
+/* The architectural state after one instruction. */
+struct svmtrace_state {
+	uint64_t rip;
+	uint64_t rflags;
+	uint64_t cr3;
+	uint64_t gpr[SVMTRACE_NR_GPRS];	/* enum svmtrace_gpr order */
+	uint64_t xstate_bv;		/* valid when the record has_ymm */
+	uint64_t ymm[16][4];
+};
+
+/* One decoded record; the pointers stay valid until the next call. */
+struct svmtrace_record {
+	enum svmtrace_slot_kind kind;
+	uint32_t cpu;			/* the stream's vCPU (file header) */
+	uint32_t reason;		/* gate id (session start), end reason (end), 0 */
+	bool has_tsc;			/* anchors, session starts and ends carry TSC */
+	bool has_ymm;			/* the session captures YMM state */
+	bool anchor;			/* decoded from a full-state record */
+	uint64_t sequence;
+	uint64_t tsc;
+	uint64_t dropped;		/* records lost right before this one */
+	uint64_t frame_offset;		/* file offset of the frame holding it */
+	const struct svmtrace_state *state;
+};
+
+/* What a reader saw; complete once the reader reached the end. */
+struct svmtrace_summary {
+	uint32_t cpu;
+	uint64_t file_bytes;		/* bytes consumed, header included */
+	uint64_t frames_raw;
+	uint64_t frames_lz4;
+	uint64_t decoded_bytes;		/* sum of decoded frame sizes */
+	uint64_t records;		/* all kinds */
+	uint64_t instructions;		/* instruction records (anchors + deltas) */
+	uint64_t anchors;		/* full-state instruction records */
+	uint64_t session_starts;
+	uint64_t session_ends;
+	uint64_t first_sequence;	/* valid when records > 0 */
+	uint64_t last_sequence;
+	uint64_t sequence_jumps;	/* places where sequence advanced by > 1 */
+	uint64_t sequence_skipped;	/* numbers skipped at those places */
+	uint64_t gaps;			/* records marked as following a loss */
+	uint64_t dropped;		/* records lost, as the producer counted */
+	bool has_tsc;
+	uint64_t first_tsc;
+	uint64_t last_tsc;
+	bool truncated;			/* ended inside a frame */
+	uint64_t truncated_at;		/* offset of the incomplete frame */
+};
+
+/* ---- reader ---- */
+
+struct svmtrace_reader;
+
+int svmtrace_reader_open(struct svmtrace_reader **reader, const char *path,
+			 struct svmtrace_error *err);
+/* Read from memory (fuzzing, tests); @name appears in messages. */
+int svmtrace_reader_open_memory(struct svmtrace_reader **reader, const void *data, size_t size,
+				const char *name, struct svmtrace_error *err);
+/*
+ * Decode the next record: 1 with *record set, 0 at a clean end of file, or a
+ * negative status (the error is kept in the reader; see _error()).  After
+ * SVMTRACE_E_TRUNCATED every complete frame has been returned.
+ */
+int svmtrace_reader_next(struct svmtrace_reader *reader, const struct svmtrace_record **record);
+const struct svmtrace_summary *svmtrace_reader_summary(const struct svmtrace_reader *reader);
+const struct svmtrace_error *svmtrace_reader_error(const struct svmtrace_reader *reader);
+uint32_t svmtrace_reader_cpu(const struct svmtrace_reader *reader);
+void svmtrace_reader_close(struct svmtrace_reader *reader);
+
+/* Return false to stop early (svmtrace_read then returns 0). */
+typedef bool (*svmtrace_visit_fn)(const struct svmtrace_record *record, void *ctx);
+
+/*
+ * Open @path, visit every record in order, fill @summary (may be NULL) and
+ * close: the one-call form of the reader.
+ */
+int svmtrace_read(const char *path, svmtrace_visit_fn visit, void *ctx,
+		  struct svmtrace_summary *summary, struct svmtrace_error *err);
+
+/* ---- writer ---- */
+
+struct svmtrace_writer_options {
+	uint32_t cpu;			/* written into the file header */
+	uint32_t anchor_interval;	/* records between full anchors, >= 1 */
+	bool raw_frames;		/* never compress */
+	int lz4_level;			/* 0 = fast LZ4; 1..12 = LZ4HC level */
+};
+
+void svmtrace_writer_options_init(struct svmtrace_writer_options *options);
+
+struct svmtrace_writer_stats {
+	uint64_t records;
+	uint64_t anchors;
+	uint64_t frames_raw;
+	uint64_t frames_lz4;
+	uint64_t decoded_bytes;
+	uint64_t file_bytes;		/* header and frame headers included */
+};
+
+struct svmtrace_writer;
+
+/*
+ * Create @path.  Frames go to "@path.partial" as they fill; close renames it
+ * to @path, so a file under the final name is always complete.  A crashed
+ * writer leaves the .partial file, decodable up to its last whole frame.
+ */
+int svmtrace_writer_open(struct svmtrace_writer **writer, const char *path,
+			 const struct svmtrace_writer_options *options, struct svmtrace_error *err);
+/*
+ * Append one slot.  The first slot after open, after a session end or after
+ * a loss (SVMTRACE_SLOT_F_GAP) is written as a full anchor; so is every
+ * anchor_interval-th record.  Slots must come in increasing sequence order.
+ */
+int svmtrace_writer_append(struct svmtrace_writer *writer, const struct svmtrace_slot *slot,
+			   struct svmtrace_error *err);
+/* Append a slot with its YMM state (SVMTRACE_SLOT_F_XSTATE). */
+int svmtrace_writer_append_xstate(struct svmtrace_writer *writer,
+				  const struct svmtrace_slot_xstate *slot, struct svmtrace_error *err);
+/* Write the frame being filled (a reader sees every record appended so far). */
+int svmtrace_writer_flush(struct svmtrace_writer *writer, struct svmtrace_error *err);
+const struct svmtrace_writer_stats *svmtrace_writer_stats(const struct svmtrace_writer *writer);
+/* Flush, sync and rename into place.  Frees the writer even on error. */
+int svmtrace_writer_close(struct svmtrace_writer *writer, struct svmtrace_error *err);
+/* Give up: close and delete the .partial file. */
+void svmtrace_writer_discard(struct svmtrace_writer *writer);
+
+/* ---- names ---- */
+
+const char *svmtrace_kind_name(enum svmtrace_slot_kind kind);	/* "instruction", ... */
+const char *svmtrace_end_reason_name(uint32_t reason);	/* "stop", "cr3", ... */
+extern const char *const svmtrace_gpr_names[SVMTRACE_NR_GPRS];	/* "rax", ... */
+
+#endif /* SVMTRACE_TRACE_H */
