@@ -1,0 +1,17 @@
+# Unit tests: every tests/unit/test_*.c is one Check program linked against
+# libsvmtrace.  `make check-unit` runs them all.
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBSVMTRACE)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIBSVMTRACE) $(LIB_LIBS) $(CHECK_LIBS)
+
+ALL_PROGRAM_SRCS += $(UNIT_SRCS)
+all: $(UNIT_TESTS)
+
+.PHONY: check-unit
+check-unit: $(UNIT_TESTS)
+	@set -e; for t in $(UNIT_TESTS); do echo "unit: $$t"; $$t; done
+CHECK_STEPS += check-unit
