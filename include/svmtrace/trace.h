@@ -168,6 +168,22 @@ int svmtrace_writer_close(struct svmtrace_writer *writer, struct svmtrace_error 
 /* Give up: close and delete the .partial file. */
 void svmtrace_writer_discard(struct svmtrace_writer *writer);
 
+/* ---- raw state records ---- */
+
+/*
+ * The flat 168-byte little-endian record that `svmtrace-dump pack` reads and
+ * svmtrace-steprec writes: states captured elsewhere, imported as a trace.
+ */
+struct svmtrace_raw_record {
+	uint64_t seq;
+	uint64_t tsc;
+	uint64_t rip;
+	uint64_t rflags;
+	uint64_t cr3;
+	uint64_t gpr[SVMTRACE_NR_GPRS];
+};
+_Static_assert(sizeof(struct svmtrace_raw_record) == 168, "raw record is 168 bytes");
+
 /* ---- names ---- */
 
 const char *svmtrace_kind_name(enum svmtrace_slot_kind kind);	/* "instruction", ... */
