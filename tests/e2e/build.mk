@@ -1,0 +1,30 @@
+# The nested-SVM lab (docs/lab.md): a test VMM and guest programs that run
+# as L2 inside an L1 Debian kernel booted under QEMU TCG with AMD SVM + NPT.
+# `make e2e` runs every scenario; it is also a `make check` step.
+
+E2E_DIR := $(BUILD)/e2e
+E2E_GUEST := tests/e2e/guest
+E2E_PROGRAMS := $(sort $(basename $(notdir $(wildcard $(E2E_GUEST)/programs/*.S))))
+E2E_BINS := $(E2E_DIR)/guest/kernel.bin $(patsubst %,$(E2E_DIR)/guest/%.bin,$(E2E_PROGRAMS))
+
+$(eval $(call program,svmtrace-e2e-vmm,tests/e2e/vmm/main.c tests/e2e/vmm/vcpu.c \
+	tests/e2e/guest/image.c $(CLI_SRCS),-pthread,TOOLS))
+
+# Guest code: preprocess (layout.h), assemble with GNU as, link at its load
+# address, keep the ELF for `objdump -d` and flatten it for the VMM.
+# $(call e2e_flat,LOAD-ADDRESS)
+define e2e_flat
+	@mkdir -p $(@D)
+	$(CC) -E -P -I$(E2E_GUEST) -x assembler-with-cpp $< -o $(@:.bin=.s)
+	as --64 -o $(@:.bin=.o) $(@:.bin=.s)
+	ld -m elf_x86_64 -Ttext=$(1) -e $(1) -o $(@:.bin=.elf) $(@:.bin=.o)
+	objcopy -O binary $(@:.bin=.elf) $@
+endef
+$(E2E_DIR)/guest/kernel.bin: $(E2E_GUEST)/kernel.S $(E2E_GUEST)/layout.h
+	$(call e2e_flat,0x8000)
+$(E2E_DIR)/guest/%.bin: $(E2E_GUEST)/programs/%.S $(E2E_GUEST)/layout.h
+	$(call e2e_flat,0x400000)
+
+all: $(E2E_BINS)
+
+DEB_PACKAGES += qemu-system-x86 busybox-static cpio binutils kmod apt

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The lab guest's kernel: just enough CPL-0 code for the programs' hazards.
+ *   - SYSCALL entry (LSTAR): one service, RAX += RDI, RDX = calls so far;
+ *     SYSRETQ straight back (FMASK cleared TF and IF on the way in).
+ *   - #DB handler (IDT vector 1): counts the guest's own #DBs (TF, ICEBP)
+ *     and sums their frame RIPs, so a tracer that swallows, duplicates or
+ *     misplaces one changes the result the VMM prints.
+ *   - every other vector reports itself on PORT_PANIC and stops there.
+ * Entry points sit at fixed addresses (layout.h) so the VMM and the model
+ * need no symbol table.  It never touches the user stack.
+ */
+#include "layout.h"
+
+	.intel_syntax noprefix
+	.code64
+	.text
+
+	.org KERNEL_SYSCALL_ENTRY - KERNEL_GPA
+syscall_entry:
+	inc	qword ptr [KDATA_SYSCALLS]
+	add	rax, rdi
+	mov	rdx, qword ptr [KDATA_SYSCALLS]
+	sysretq
+
+	.org KERNEL_DB_HANDLER - KERNEL_GPA
+db_handler:				/* trap frame: RIP CS RFLAGS RSP SS */
+	push	rax
+	inc	qword ptr [KDATA_DB_COUNT]
+	mov	rax, qword ptr [rsp + 8]
+	add	qword ptr [KDATA_DB_RIP_SUM], rax
+	pop	rax
+	iretq
+
+	.org KERNEL_EXC_STUBS - KERNEL_GPA
+	.irp v, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+	.org KERNEL_EXC_STUBS - KERNEL_GPA + \v * KERNEL_EXC_STUB_SIZE
+	mov	eax, \v
+	out	PORT_PANIC, eax
+	jmp	.
+	.endr

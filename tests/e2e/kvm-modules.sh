@@ -1,0 +1,33 @@
+#!/bin/sh
+# kvm-modules (inside L1): load or unload KVM.
+#   kvm-modules load packaged   Debian's kvm.ko + kvm-amd.ko
+#   kvm-modules load ours       our kvm.ko + kvm-amd.ko (from run-l1.sh --modules)
+#   kvm-modules unload          rmmod kvm_amd kvm
+# Dependencies (irqbypass.ko, ccp.ko) always come from the packaged image and
+# stay loaded, so the two builds can be swapped within one boot.
+set -e
+loaded() {	# loaded PATH.ko: is that module in the kernel?
+	n=${1##*/}; n=${n%.ko}
+	grep -q "^$(echo "$n" | tr - _) " /proc/modules
+}
+load() {	# load packaged|ours
+	while read -r m; do
+		f=/lib/kvm/packaged/$m
+		case $m in */kvm.ko | */kvm-amd.ko) [ "$1" = ours ] && f=/lib/kvm/ours/${m##*/} ;; esac
+		loaded "$m" || insmod "$f"
+	done </lib/kvm/packaged.order
+}
+case "$1 ${2:-}" in
+"load packaged") load packaged ;;
+"load ours")
+	[ -f /lib/kvm/ours/kvm.ko ] ||
+		{ echo "kvm-modules: no modules of ours in this L1 (run-l1.sh --modules)" >&2; exit 1; }
+	load ours ;;
+"unload ")
+	rmmod kvm_amd
+	rmmod kvm ;;
+*)
+	echo "usage: kvm-modules load packaged|ours | kvm-modules unload" >&2
+	exit 2 ;;
+esac
+[ "$1" = unload ] || [ -c /dev/kvm ] || { echo "kvm-modules: /dev/kvm missing after load" >&2; exit 1; }

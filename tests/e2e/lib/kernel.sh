@@ -1,0 +1,59 @@
+# Sourced by the lab scripts: find and unpack the Debian kernel image the L1
+# guest boots.  The image is fetched with `apt-get download` and unpacked with
+# `dpkg-deb -x` under the build tree -- never installed on the host, whose
+# kernel we cannot change anyway (DESIGN.md: the host /dev/kvm is not SVM).
+
+# kernel_abi_of_module KO: the ABI (e.g. 6.1.0-57-amd64) a module was built
+# for, from its vermagic, so L1 boots exactly the kernel the kmod targets.
+kernel_abi_of_module() {
+	modinfo -F vermagic "$1" | cut -d' ' -f1
+}
+
+# kernel_abi_pinned: the image ABI that matches the pinned linux-source-6.1
+# (same Debian version), resolved from apt at run time because the archive
+# moves.  Prints e.g. 6.1.0-57-amd64.
+kernel_abi_pinned() {
+	src=$(apt-cache show linux-source-6.1 2>/dev/null | sed -n 's/^Version: //p' | head -n 1)
+	[ -n "$src" ] || { echo "kernel: apt knows no linux-source-6.1 (run apt-get update)" >&2; return 1; }
+	abi=$(apt-cache show linux-image-amd64 2>/dev/null | awk -v v="$src" '
+		/^Version: / { ver = $2 }
+		/^Depends: / && ver == v { if (match($0, /linux-image-[0-9.]+-[0-9]+-amd64/))
+			print substr($0, RSTART + 12, RLENGTH - 12) }' | head -n 1)
+	[ -n "$abi" ] || { echo "kernel: no linux-image-amd64 of version $src in apt" >&2; return 1; }
+	echo "$abi"
+}
+
+# kernel_fetch ABI DIR: unpack linux-image-ABI into DIR (once; a stamp file
+# marks a complete unpack) and index its modules with depmod.  Afterwards
+# DIR/vmlinuz and DIR/lib/modules/ABI exist.
+kernel_fetch() {
+	abi=$1 dir=$2
+	[ -e "$dir/.complete" ] && return 0
+	rm -rf "$dir" && mkdir -p "$dir/deb" || return 1
+	echo "kernel: fetching linux-image-$abi" >&2
+	(cd "$dir/deb" && apt-get download -q "linux-image-$abi" >/dev/null 2>"$dir/apt.log") || {
+		cat "$dir/apt.log" >&2; echo "kernel: apt-get download linux-image-$abi failed" >&2; return 1; }
+	dpkg-deb -x "$dir"/deb/*.deb "$dir/root" || return 1
+	depmod -b "$dir/root" "$abi" || return 1
+	ln -s "root/boot/vmlinuz-$abi" "$dir/vmlinuz"
+	rm -rf "$dir/deb"
+	touch "$dir/.complete"
+}
+
+# kernel_module_closure MODDIR NAME...: every module file (relative to
+# MODDIR) that NAME... need, dependencies first, each once.
+kernel_module_closure() {
+	moddir=$1; shift
+	awk -v want="$*" '
+		{ sub(/:$/, "", $1); name = $1; sub(/.*\//, "", name); sub(/\.ko.*$/, "", name)
+		  gsub(/-/, "_", name); path[name] = $1
+		  deps[name] = ""; for (i = 2; i <= NF; i++) { d = $i; sub(/.*\//, "", d)
+			sub(/\.ko.*$/, "", d); gsub(/-/, "_", d); deps[name] = deps[name] " " d } }
+		function visit(n,   k, a, i) {
+			if (n in seen) return; seen[n] = 1
+			if (!(n in path)) { print "kernel: no module " n > "/dev/stderr"; bad = 1; return }
+			k = split(deps[n], a, " "); for (i = k; i >= 1; i--) visit(a[i])
+			print path[n] }
+		END { n = split(want, w, " "); for (i = 1; i <= n; i++) { m = w[i]; gsub(/-/, "_", m); visit(m) }
+		      exit bad }' "$moddir/modules.dep"
+}

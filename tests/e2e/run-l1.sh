@@ -1,0 +1,146 @@
+#!/bin/sh
+# run-l1.sh: boot the L1 guest of the nested-SVM lab under QEMU TCG (an AMD
+# EPYC CPU with SVM and NPT), load KVM in it, run one command, and bring the
+# results back.
+#
+#   tests/e2e/run-l1.sh [--modules DIR] [--kabi ABI] [--out DIR] [--add FILE]...
+#                       [--mem MB] [--timeout S] -- COMMAND [ARG...]
+#
+# L1 is Debian's packaged kernel (linux-image-ABI, unpacked under
+# build/e2e/kernel, never installed) with a busybox initramfs built here.  It
+# carries the packaged kvm.ko/kvm-amd.ko and their dependencies and, with
+# --modules, DIR/kvm.ko + DIR/kvm-amd.ko (our build); ABI defaults to the
+# vermagic of DIR/kvm.ko, else to the image matching the pinned
+# linux-source-6.1.  Inside L1 `kvm-modules load packaged|ours` and
+# `kvm-modules unload` switch between them.
+#
+# Every --add FILE lands in /e2e/bin (ELF executables, with the shared
+# libraries they need) or /e2e (anything else); COMMAND runs in /e2e with PATH
+# including /e2e/bin and $E2E_OUT pointing at a 9p share that is the host's
+# --out DIR.  When COMMAND ends L1 writes DIR/rc (its exit status),
+# DIR/dmesg.txt and DIR/timing (boot seconds), and powers off; the console is
+# in DIR/console.log.  The exit status of this script is COMMAND's, or 2 when
+# L1 did not get that far (timeout, panic).
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+. "$here/lib/kernel.sh"
+
+usage() { sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-2}"; }
+die() { echo "run-l1: $*" >&2; exit 2; }
+
+modules= abi= out= mem=1024 timeout=600 adds=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--modules) modules=$2; shift 2 ;;
+	--kabi) abi=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	--add) [ -e "$2" ] || die "--add $2: no such file"; adds="$adds $2"; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	-h | --help) usage 0 ;;
+	--) shift; break ;;
+	*) die "unknown argument '$1' (see --help)" ;;
+	esac
+done
+[ $# -gt 0 ] || die "no COMMAND given after -- (see --help)"
+[ -n "$out" ] || die "--out DIR is required"
+if [ -n "$modules" ]; then
+	for m in kvm.ko kvm-amd.ko; do
+		[ -f "$modules/$m" ] || die "--modules $modules: no $m there (run make kmod)"
+	done
+	mabi=$(kernel_abi_of_module "$modules/kvm.ko")
+	[ -z "$abi" ] || [ "$abi" = "$mabi" ] ||
+		die "--kabi $abi but $modules/kvm.ko was built for $mabi"
+	abi=$mabi
+fi
+[ -n "$abi" ] || abi=$(kernel_abi_pinned) || die "cannot resolve the kernel ABI from apt"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not installed (make deps)"
+
+build=$top/build/e2e
+kdir=$build/kernel/$abi
+kernel_fetch "$abi" "$kdir" || die "cannot unpack linux-image-$abi"
+moddir=$kdir/root/lib/modules/$abi
+if [ -n "$modules" ]; then
+	want=$(modinfo -F vermagic "$moddir/kernel/arch/x86/kvm/kvm.ko")
+	for m in kvm.ko kvm-amd.ko; do
+		got=$(modinfo -F vermagic "$modules/$m")
+		[ "$got" = "$want" ] || die "$modules/$m vermagic '$got' differs from the image's '$want'"
+	done
+fi
+
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+rm -f "$out/rc" "$out/dmesg.txt" "$out/timing" "$out/console.log"
+
+# --- initramfs -------------------------------------------------------------
+root=$(mktemp -d "$build/initramfs.XXXXXX")
+trap 'rm -rf "$root" "$root.cpio"' EXIT
+mkdir -p "$root/bin" "$root/e2e/bin" "$root/lib/kvm/packaged" "$root/lib/kvm/ours" \
+	"$root/proc" "$root/sys" "$root/dev" "$root/tmp" "$root/out" "$root/etc"
+busybox=$(command -v busybox) || die "busybox not installed (make deps: busybox-static)"
+ldd "$busybox" >/dev/null 2>&1 && die "$busybox is not static (install busybox-static)"
+cp "$busybox" "$root/bin/busybox"
+for a in $("$busybox" --list); do [ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"; done
+
+# Modules, in load order: 9p for the results share, then KVM's closure.
+kernel_module_closure "$moddir" virtio_pci 9pnet_virtio 9p >"$root/lib/kvm/share.order"
+kernel_module_closure "$moddir" kvm-amd >"$root/lib/kvm/packaged.order"
+for m in $(cat "$root/lib/kvm/share.order" "$root/lib/kvm/packaged.order"); do
+	mkdir -p "$root/lib/kvm/packaged/$(dirname "$m")"
+	cp "$moddir/$m" "$root/lib/kvm/packaged/$m"
+done
+if [ -n "$modules" ]; then
+	cp "$modules/kvm.ko" "$modules/kvm-amd.ko" "$root/lib/kvm/ours/"
+fi
+
+# Executables keep their shared libraries (same paths as on the host).
+add_libs() {
+	ldd "$1" 2>/dev/null | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' | while read -r lib; do
+		[ -e "$root$lib" ] && continue
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+}
+for f in $adds; do
+	if [ -f "$f" ] && [ "$(head -c 4 "$f" | tail -c 3)" = ELF ]; then
+		cp "$f" "$root/e2e/bin/"
+		! ldd "$f" >/dev/null 2>&1 || add_libs "$f"
+	else
+		cp -r "$f" "$root/e2e/"
+	fi
+done
+cp "$here/l1-init.sh" "$root/init"
+cp "$here/kvm-modules.sh" "$root/bin/kvm-modules"
+chmod 755 "$root/init" "$root/bin/kvm-modules"
+for a in "$@"; do printf '%s\n' "$a"; done >"$root/e2e/command"
+(cd "$root" && find . | cpio -o -H newc --quiet) >"$root.cpio"
+
+# --- boot ------------------------------------------------------------------
+# EPYC brings AMD's SVM; npt is all the nested paging TCG offers (DESIGN.md).
+# The features TCG cannot emulate are switched off so QEMU does not warn.
+cpu=EPYC,+svm,+npt,-rdseed,-sha-ni,-fxsr-opt,-misalignsse,-3dnowprefetch,-osvw,-topoext
+cpu=$cpu,-nrip-save,-xsavec
+# mitigations=off: L1 is a throwaway test kernel, and TCG runs faster without.
+echo "run-l1: booting linux-image-$abi with ${modules:-packaged} modules (log: $out/console.log)" >&2
+start=$(date +%s.%N)
+rc=0
+timeout --foreground -k 10 "$timeout" qemu-system-x86_64 -accel tcg -cpu "$cpu" \
+	-m "$mem" -smp 2 -kernel "$kdir/vmlinuz" -initrd "$root.cpio" \
+	-append "console=ttyS0 panic=-1 oops=panic mitigations=off quiet loglevel=4" \
+	-display none -monitor none -serial "file:$out/console.log" -no-reboot \
+	-virtfs "local,path=$out,mount_tag=out,security_model=none,id=out" </dev/null || rc=$?
+end=$(date +%s.%N)
+awk -v s="$start" -v e="$end" 'BEGIN { printf "wall_seconds %.1f\n", e - s }' >>"$out/timing"
+if [ $rc -eq 124 ]; then
+	echo "run-l1: L1 timed out after ${timeout}s; last console lines:" >&2
+	tail -n 20 "$out/console.log" >&2
+	exit 2
+fi
+[ $rc -eq 0 ] || { echo "run-l1: qemu exited with $rc" >&2; tail -n 20 "$out/console.log" >&2; exit 2; }
+if [ ! -s "$out/rc" ]; then
+	echo "run-l1: L1 stopped before COMMAND finished; last console lines:" >&2
+	tail -n 30 "$out/console.log" >&2
+	exit 2
+fi
+exit "$(cat "$out/rc")"

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svmtrace-e2e-vmm: run one lab program in a fresh KVM guest and print what
+ * it computed.  See usage[] and docs/lab.md.
+ *
+ * A capture tool attaches from another process between "ready" and "start":
+ * with --wait the VMM prints its pid, the guest CR3 and each vCPU's gate GPA
+ * (its entry page), then waits for SIGUSR1 before the first KVM_RUN.  With
+ * --hold it keeps the VM alive after the program ends until a second
+ * SIGUSR1, so the capture can be stopped while the vCPUs still exist.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "common/cli.h"
+#include "../guest/image.h"
+#include "vmm.h"
+
+static const char usage[] =
+	"usage: svmtrace-e2e-vmm [options] KERNEL.bin PROGRAM.bin\n"
+	"Run a lab program (guest/layout.h) in a new KVM guest and print its results.\n"
+	"  -c, --vcpus N        vCPUs (1-2, default 1); vCPU n enters at page n\n"
+	"  -a, --arg X          initial RDI of every vCPU (e.g. a loop count)\n"
+	"  -w, --wait           print 'ready', wait for SIGUSR1 before running\n"
+	"  -H, --hold           after the program ends, wait for SIGUSR1 before exiting\n"
+	"  -s, --singlestep     KVM_SET_GUEST_DEBUG(SINGLESTEP): exit to userspace every step\n"
+	"  -l, --step-log FILE  with --singlestep: one CSV line per step\n"
+	"                       (cpu,cpl,rip,rflags,cr3,rax..r15)\n"
+	"  -h, --help           this text\n";
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static void wait_usr1(void)
+{
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigwait(&set, &sig);
+}
+
+/* Guest RAM: 2 MiB aligned and THP-backed when possible, so KVM maps it with
+ * large NPT pages and a tracer must split the one that covers a gate. */
+static uint8_t *alloc_guest_ram(void)
+{
+	size_t align = 0x200000;
+	uint8_t *p = mmap(NULL, GUEST_MEM_SIZE + align, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	uint8_t *mem;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	mem = (uint8_t *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+	madvise(mem, GUEST_MEM_SIZE, MADV_HUGEPAGE);
+	return mem;
+}
+
+static void create_vm(struct vmm *vm, const char *kernel_path, const char *program_path)
+{
+	char err[512];
+	size_t ksize, psize;
+	void *kernel = guest_image_load_file(kernel_path, KERNEL_MAX, &ksize, err, sizeof(err));
+	void *program = kernel ? guest_image_load_file(program_path, USER_MAX, &psize, err,
+						      sizeof(err))
+			       : NULL;
+	struct kvm_userspace_memory_region region;
+
+	if (!program)
+		die("%s", err);
+	vm->kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (vm->kvm_fd < 0)
+		die("/dev/kvm: %s", strerror(errno));
+	vm->vm_fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
+	if (vm->vm_fd < 0)
+		die("KVM_CREATE_VM: %s", strerror(errno));
+	vm->mem = alloc_guest_ram();
+	if (!vm->mem)
+		die("cannot allocate %d bytes of guest RAM", GUEST_MEM_SIZE);
+	if (guest_image_build(vm->mem, kernel, ksize, program, psize, err, sizeof(err)))
+		die("%s", err);
+	free(kernel);
+	free(program);
+	region = (struct kvm_userspace_memory_region){
+		.slot = 0, .guest_phys_addr = 0, .memory_size = GUEST_MEM_SIZE,
+		.userspace_addr = (uintptr_t)vm->mem,
+	};
+	if (ioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, &region) < 0)
+		die("KVM_SET_USER_MEMORY_REGION: %s", strerror(errno));
+	for (int i = 0; i < vm->nr_vcpus; i++)
+		if (vcpu_create(vm, i, err, sizeof(err)))
+			die("%s", err);
+}
+
+static uint64_t kdata(const struct vmm *vm, uint64_t gpa)
+{
+	uint64_t v;
+
+	memcpy(&v, vm->mem + gpa, sizeof(v));
+	return v;
+}
+
+static int report(const struct vmm *vm, double seconds)
+{
+	uint64_t steps = 0;
+	int ok = 1;
+
+	for (int i = 0; i < vm->nr_vcpus; i++) {
+		const struct vcpu *v = &vm->vcpus[i];
+
+		steps += v->steps;
+		if (v->done) {
+			vcpu_print_final(v);
+		} else {
+			printf("cpu%d failed: %s\n", i, v->error[0] ? v->error : "stopped");
+			ok = 0;
+		}
+	}
+	printf("result db_count=%llu db_rip_sum=0x%llx syscalls=%llu log_sum=0x%llx "
+	       "log_count=%llu input_count=%llu\n",
+	       (unsigned long long)kdata(vm, KDATA_DB_COUNT),
+	       (unsigned long long)kdata(vm, KDATA_DB_RIP_SUM),
+	       (unsigned long long)kdata(vm, KDATA_SYSCALLS), (unsigned long long)vm->log_sum,
+	       (unsigned long long)vm->log_count, (unsigned long long)vm->input_count);
+	if (vm->singlestep)
+		printf("singlestep steps=%llu seconds=%.3f steps_per_s=%.0f\n",
+		       (unsigned long long)steps, seconds, seconds > 0 ? steps / seconds : 0.0);
+	else
+		printf("run seconds=%.3f\n", seconds);
+	fflush(stdout);
+	return ok;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "vcpus", required_argument, NULL, 'c' },
+		{ "arg", required_argument, NULL, 'a' },
+		{ "wait", no_argument, NULL, 'w' },
+		{ "hold", no_argument, NULL, 'H' },
+		{ "singlestep", no_argument, NULL, 's' },
+		{ "step-log", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct vmm vm = { .nr_vcpus = 1 };
+	pthread_t threads[MAX_VCPUS];
+	int wait = 0, hold = 0, c, ok;
+	uint64_t n;
+	sigset_t usr1;
+	double t0;
+
+	cli_progname = "svmtrace-e2e-vmm";
+	while ((c = getopt_long(argc, argv, "c:a:wHsl:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			n = parse_u64(optarg, "--vcpus");
+			if (n < 1 || n > MAX_VCPUS)
+				die("--vcpus %s: expected 1 to %d", optarg, MAX_VCPUS);
+			vm.nr_vcpus = n;
+			break;
+		case 'a':
+			vm.arg = parse_u64(optarg, "--arg");
+			break;
+		case 'w':
+			wait = 1;
+			break;
+		case 'H':
+			hold = 1;
+			break;
+		case 's':
+			vm.singlestep = 1;
+			break;
+		case 'l':
+			vm.step_log = fopen(optarg, "w");
+			if (!vm.step_log)
+				die("%s: %s", optarg, strerror(errno));
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			return 2;
+		}
+	}
+	if (argc - optind != 2) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	if (vm.step_log && !vm.singlestep)
+		die("--step-log needs --singlestep");
+
+	/* SIGUSR1 is only ever taken with sigwait(), in this thread. */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+
+	create_vm(&vm, argv[optind], argv[optind + 1]);
+	printf("ready pid=%d cr3=0x%x vcpus=%d", getpid(), PML4_GPA, vm.nr_vcpus);
+	for (int i = 0; i < vm.nr_vcpus; i++)
+		printf(" gate%d=0x%llx", i, (unsigned long long)USER_VA_TO_GPA(USER_ENTRY(i)));
+	printf("\n");
+	fflush(stdout);
+	if (wait)
+		wait_usr1();
+
+	t0 = now();
+	for (int i = 0; i < vm.nr_vcpus; i++)
+		if (pthread_create(&threads[i], NULL, vcpu_thread, &vm.vcpus[i]))
+			die("cannot start vCPU thread %d", i);
+	for (int i = 0; i < vm.nr_vcpus; i++)
+		pthread_join(threads[i], NULL);
+	ok = report(&vm, now() - t0);
+	if (vm.step_log)
+		fclose(vm.step_log);
+	if (hold) {
+		printf("holding\n");
+		fflush(stdout);
+		wait_usr1();
+	}
+	return ok ? 0 : 1;
+}

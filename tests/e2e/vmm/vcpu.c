@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One vCPU of the lab guest: its architectural start state (64-bit, CPL 3
+ * at the program's entry, as guest/layout.h says) and its run loop, which
+ * serves the program's ports and, in single-step mode, counts (and
+ * optionally logs) one KVM_EXIT_DEBUG per instruction.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include "vmm.h"
+
+#define MSR_STAR	0xc0000081
+#define MSR_LSTAR	0xc0000082
+#define MSR_SFMASK	0xc0000084
+
+#define CR0_PE_MP_ET_NE_WP_PG	0x80050033ull
+#define CR4_PAE_OSFXSR_OSXMMEXCPT 0x620ull
+
+static void set_err(struct vcpu *v, const char *what)
+{
+	snprintf(v->error, sizeof(v->error), "%s: %s", what, strerror(errno));
+}
+
+static struct kvm_segment flat_seg(uint16_t sel, int code, unsigned int dpl)
+{
+	struct kvm_segment s = {
+		.base = 0, .limit = 0xffffffff, .selector = sel, .present = 1, .dpl = dpl,
+		.s = 1, .g = 1, .type = code ? 0xb : 0x3, .l = code, .db = !code,
+	};
+	return s;
+}
+
+static int set_cpuid(struct vcpu *v)
+{
+	int n = 128;
+	struct kvm_cpuid2 *c = calloc(1, sizeof(*c) + n * sizeof(c->entries[0]));
+	int ret = -1;
+
+	if (!c)
+		return -1;
+	c->nent = n;
+	if (ioctl(v->vm->kvm_fd, KVM_GET_SUPPORTED_CPUID, c) < 0) {
+		set_err(v, "KVM_GET_SUPPORTED_CPUID");
+		goto out;
+	}
+	/* Leaf 0 is what the programs read: pin it so the model knows it. */
+	for (unsigned int i = 0; i < c->nent; i++) {
+		if (c->entries[i].function != 0)
+			continue;
+		c->entries[i].eax = CPUID0_EAX;
+		c->entries[i].ebx = CPUID0_EBX;
+		c->entries[i].ecx = CPUID0_ECX;
+		c->entries[i].edx = CPUID0_EDX;
+	}
+	if (ioctl(v->fd, KVM_SET_CPUID2, c) < 0)
+		set_err(v, "KVM_SET_CPUID2");
+	else
+		ret = 0;
+out:
+	free(c);
+	return ret;
+}
+
+static int set_sregs(struct vcpu *v)
+{
+	struct kvm_sregs s;
+
+	if (ioctl(v->fd, KVM_GET_SREGS, &s) < 0) {
+		set_err(v, "KVM_GET_SREGS");
+		return -1;
+	}
+	s.cr0 = CR0_PE_MP_ET_NE_WP_PG;
+	s.cr3 = PML4_GPA;
+	s.cr4 = CR4_PAE_OSFXSR_OSXMMEXCPT;
+	s.efer = GUEST_EFER;
+	s.cs = flat_seg(SEL_USER_CS, 1, 3);
+	s.ss = s.ds = s.es = s.fs = s.gs = flat_seg(SEL_USER_SS, 0, 3);
+	s.gdt.base = GDT_GPA;
+	s.gdt.limit = SEL_TSS(MAX_VCPUS) - 1;
+	s.idt.base = IDT_GPA;
+	s.idt.limit = IDT_VECTORS * 16 - 1;
+	s.tr = (struct kvm_segment){ .base = TSS_GPA(v->index), .limit = 103,
+				     .selector = SEL_TSS(v->index), .type = 11, .present = 1 };
+	s.ldt = (struct kvm_segment){ .type = 2, .present = 1, .unusable = 1 };
+	if (ioctl(v->fd, KVM_SET_SREGS, &s) < 0) {
+		set_err(v, "KVM_SET_SREGS");
+		return -1;
+	}
+	return 0;
+}
+
+static int set_msrs(struct vcpu *v)
+{
+	struct {
+		struct kvm_msrs hdr;
+		struct kvm_msr_entry e[3];
+	} m = { .hdr.nmsrs = 3,
+		.e = { { .index = MSR_STAR, .data = GUEST_STAR },
+		       { .index = MSR_LSTAR, .data = KERNEL_SYSCALL_ENTRY },
+		       { .index = MSR_SFMASK, .data = GUEST_FMASK } } };
+
+	if (ioctl(v->fd, KVM_SET_MSRS, &m) != 3) {
+		set_err(v, "KVM_SET_MSRS");
+		return -1;
+	}
+	return 0;
+}
+
+static int set_regs(struct vcpu *v)
+{
+	struct kvm_regs r = {
+		.rip = USER_ENTRY(v->index), .rsp = USER_STACK_TOP(v->index),
+		.rflags = USER_RFLAGS, .rdi = v->vm->arg,
+	};
+
+	if (ioctl(v->fd, KVM_SET_REGS, &r) < 0) {
+		set_err(v, "KVM_SET_REGS");
+		return -1;
+	}
+	return 0;
+}
+
+static int set_singlestep(struct vcpu *v)
+{
+	struct kvm_guest_debug dbg = { .control = KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_SINGLESTEP };
+
+	if (ioctl(v->fd, KVM_SET_GUEST_DEBUG, &dbg) < 0) {
+		set_err(v, "KVM_SET_GUEST_DEBUG");
+		return -1;
+	}
+	return 0;
+}
+
+int vcpu_create(struct vmm *vm, int index, char *err, size_t errlen)
+{
+	struct vcpu *v = &vm->vcpus[index];
+	int size;
+
+	v->vm = vm;
+	v->index = index;
+	v->fd = ioctl(vm->vm_fd, KVM_CREATE_VCPU, index);
+	if (v->fd < 0) {
+		snprintf(err, errlen, "KVM_CREATE_VCPU %d: %s", index, strerror(errno));
+		return -1;
+	}
+	size = ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
+	v->run = size > 0 ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, v->fd, 0)
+			  : MAP_FAILED;
+	if (v->run == MAP_FAILED) {
+		snprintf(err, errlen, "mmap of vCPU %d: %s", index, strerror(errno));
+		return -1;
+	}
+	if (set_cpuid(v) || set_sregs(v) || set_msrs(v) || set_regs(v) ||
+	    (vm->singlestep && set_singlestep(v))) {
+		snprintf(err, errlen, "vCPU %d: %s", index, v->error);
+		return -1;
+	}
+	return 0;
+}
+
+static void log_step(struct vcpu *v)
+{
+	struct kvm_regs r;
+	struct kvm_sregs s;
+
+	if (ioctl(v->fd, KVM_GET_REGS, &r) < 0 || ioctl(v->fd, KVM_GET_SREGS, &s) < 0)
+		return;
+	fprintf(v->vm->step_log,
+		"%d,%d,0x%llx,0x%llx,0x%llx,0x%llx,0x%llx,0x%llx,0x%llx,0x%llx,0x%llx,0x%llx,0x%llx,"
+		"0x%llx,0x%llx,0x%llx,0x%llx,0x%llx,0x%llx,0x%llx,0x%llx\n",
+		v->index, s.cs.dpl, r.rip, r.rflags, s.cr3, r.rax, r.rbx, r.rcx, r.rdx, r.rsi,
+		r.rdi, r.rbp, r.rsp, r.r8, r.r9, r.r10, r.r11, r.r12, r.r13, r.r14, r.r15);
+}
+
+/* A port access; returns 1 when the program is done, -1 on a guest panic. */
+static int handle_io(struct vcpu *v)
+{
+	struct kvm_run *run = v->run;
+	uint8_t *data = (uint8_t *)run + run->io.data_offset;
+	uint32_t val = 0;
+
+	if (run->io.size != 4 || run->io.count != 1) {
+		snprintf(v->error, sizeof(v->error), "unexpected %u-byte x%u access to port 0x%x",
+			 run->io.size, run->io.count, run->io.port);
+		return -1;
+	}
+	memcpy(&val, data, 4);
+	switch (run->io.direction << 16 | run->io.port) {
+	case KVM_EXIT_IO_OUT << 16 | PORT_DONE:
+		v->status = val;
+		return 1;
+	case KVM_EXIT_IO_OUT << 16 | PORT_LOG:
+		__atomic_add_fetch(&v->vm->log_sum, val, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&v->vm->log_count, 1, __ATOMIC_RELAXED);
+		return 0;
+	case KVM_EXIT_IO_IN << 16 | PORT_INPUT:
+		val = INPUT_VALUE;
+		memcpy(data, &val, 4);
+		__atomic_add_fetch(&v->vm->input_count, 1, __ATOMIC_RELAXED);
+		return 0;
+	case KVM_EXIT_IO_OUT << 16 | PORT_PANIC:
+		snprintf(v->error, sizeof(v->error), "guest exception vector %u", val);
+		return -1;
+	}
+	snprintf(v->error, sizeof(v->error), "%s of unknown port 0x%x",
+		 run->io.direction == KVM_EXIT_IO_OUT ? "write" : "read", run->io.port);
+	return -1;
+}
+
+void *vcpu_thread(void *arg)
+{
+	struct vcpu *v = arg;
+
+	for (;;) {
+		int r;
+
+		if (ioctl(v->fd, KVM_RUN, 0) < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			set_err(v, "KVM_RUN");
+			break;
+		}
+		v->exits++;
+		switch (v->run->exit_reason) {
+		case KVM_EXIT_IO:
+			r = handle_io(v);
+			if (r == 0)
+				continue;
+			if (r == 1) {
+				v->done = 1;
+				ioctl(v->fd, KVM_GET_REGS, &v->final);
+			}
+			return NULL;
+		case KVM_EXIT_DEBUG:
+			if (v->vm->singlestep) {
+				v->steps++;
+				if (v->vm->step_log)
+					log_step(v);
+				continue;
+			}
+			snprintf(v->error, sizeof(v->error), "unexpected KVM_EXIT_DEBUG");
+			return NULL;
+		case KVM_EXIT_FAIL_ENTRY:
+			snprintf(v->error, sizeof(v->error), "VM entry failed, reason 0x%llx",
+				 (unsigned long long)v->run->fail_entry.hardware_entry_failure_reason);
+			return NULL;
+		case KVM_EXIT_INTERNAL_ERROR:
+			snprintf(v->error, sizeof(v->error), "KVM internal error, suberror %u",
+				 v->run->internal.suberror);
+			return NULL;
+		default:
+			snprintf(v->error, sizeof(v->error), "unexpected exit reason %u",
+				 v->run->exit_reason);
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+/* One line per vCPU with the registers at PORT_DONE: the lab compares these
+ * across module builds and with the reference model, so keep the format. */
+void vcpu_print_final(const struct vcpu *v)
+{
+	const struct kvm_regs *r = &v->final;
+
+	printf("cpu%d done status=0x%x rip=0x%llx rflags=0x%llx rax=0x%llx rbx=0x%llx rcx=0x%llx "
+	       "rdx=0x%llx rsi=0x%llx rdi=0x%llx rbp=0x%llx rsp=0x%llx r8=0x%llx r9=0x%llx "
+	       "r10=0x%llx r11=0x%llx r12=0x%llx r13=0x%llx r14=0x%llx r15=0x%llx\n",
+	       v->index, v->status, r->rip, r->rflags, r->rax, r->rbx, r->rcx, r->rdx, r->rsi,
+	       r->rdi, r->rbp, r->rsp, r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14,
+	       r->r15);
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * svmtrace-e2e-vmm: the lab's own small VMM, driving /dev/kvm directly so
+ * the L2 guest is exactly what guest/layout.h describes.
+ */
+#ifndef E2E_VMM_H
+#define E2E_VMM_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <linux/kvm.h>
+
+#include "../guest/layout.h"
+
+struct vmm;
+
+struct vcpu {
+	struct vmm *vm;
+	int index;
+	int fd;
+	struct kvm_run *run;
+	uint64_t exits;			/* KVM_RUN returns */
+	uint64_t steps;			/* KVM_EXIT_DEBUG single-step exits */
+	int done;			/* reached PORT_DONE */
+	uint32_t status;		/* EAX at PORT_DONE */
+	struct kvm_regs final;		/* registers at PORT_DONE */
+	char error[256];		/* why the vCPU stopped early, if it did */
+};
+
+struct vmm {
+	int kvm_fd;
+	int vm_fd;
+	uint8_t *mem;			/* GUEST_MEM_SIZE bytes of guest RAM */
+	int nr_vcpus;
+	uint64_t arg;			/* initial RDI of every vCPU */
+	int singlestep;			/* KVM_SET_GUEST_DEBUG(SINGLESTEP) on every vCPU */
+	FILE *step_log;			/* per-step CSV in singlestep mode, or NULL */
+	struct vcpu vcpus[MAX_VCPUS];
+
+	/* Device model: totals over all vCPUs (updated atomically). */
+	uint64_t log_sum;		/* sum of EAX written to PORT_LOG */
+	uint64_t log_count;
+	uint64_t input_count;		/* reads of PORT_INPUT */
+};
+
+/* vcpu.c */
+int vcpu_create(struct vmm *vm, int index, char *err, size_t errlen);
+void *vcpu_thread(void *vcpu);
+void vcpu_print_final(const struct vcpu *v);
+
+#endif /* E2E_VMM_H */
