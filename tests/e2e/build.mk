@@ -28,3 +28,11 @@ $(E2E_DIR)/guest/%.bin: $(E2E_GUEST)/programs/%.S $(E2E_GUEST)/layout.h
 all: $(E2E_BINS)
 
 DEB_PACKAGES += qemu-system-x86 busybox-static cpio binutils kmod apt
+$(eval $(call program,svmtrace-e2e-model,tests/e2e/model/main.c tests/e2e/model/exec.c \
+	tests/e2e/model/flags.c tests/e2e/model/mem.c tests/e2e/guest/image.c $(CLI_SRCS),,TOOLS))
+
+.PHONY: e2e check-e2e
+e2e: $(BUILD)/bin/svmtrace-e2e-vmm $(BUILD)/bin/svmtrace-e2e-model $(E2E_BINS)
+	BUILD=$(BUILD) tests/e2e/e2e.sh
+check-e2e: e2e
+CHECK_STEPS += check-e2e

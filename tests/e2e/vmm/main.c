@@ -34,8 +34,8 @@ static const char usage[] =
 	"  -w, --wait           print 'ready', wait for SIGUSR1 before running\n"
 	"  -H, --hold           after the program ends, wait for SIGUSR1 before exiting\n"
 	"  -s, --singlestep     KVM_SET_GUEST_DEBUG(SINGLESTEP): exit to userspace every step\n"
-	"  -l, --step-log FILE  with --singlestep: one CSV line per step\n"
-	"                       (cpu,cpl,rip,rflags,cr3,rax..r15)\n"
+	"  -l, --step-log FILE  with --singlestep: one CSV row per CPL-3 step, in the\n"
+	"                       columns of `svmtrace-dump dump --regs`\n"
 	"  -h, --help           this text\n";
 
 static double now(void)
@@ -191,6 +191,8 @@ int main(int argc, char **argv)
 			vm.step_log = fopen(optarg, "w");
 			if (!vm.step_log)
 				die("%s: %s", optarg, strerror(errno));
+			fputs("cpu,sequence,kind,rip,rflags,cr3,reason,rax,rbx,rcx,rdx,rsi,rdi,rbp,"
+			      "rsp,r8,r9,r10,r11,r12,r13,r14,r15\n", vm.step_log);
 			break;
 		case 'h':
 			fputs(usage, stdout);

@@ -163,6 +163,26 @@ int vcpu_create(struct vmm *vm, int index, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * One row of the step log, in `svmtrace-dump dump --regs` CSV columns: what
+ * an exact user-mode tracer built on stock single-stepping records.  Steps
+ * that end at CPL 0 are not user-mode states and are left out.
+ */
+static void log_row(struct vcpu *v, const char *kind, const struct kvm_regs *r, uint64_t cr3)
+{
+	uint64_t seq = __atomic_fetch_add(&v->vm->step_seq, 1, __ATOMIC_RELAXED);
+
+	flockfile(v->vm->step_log);
+	fprintf(v->vm->step_log,
+		"%d,%llu,%s,0x%llx,0x%llx,0x%llx,%d,0x%llx,0x%llx,0x%llx,0x%llx,0x%llx,0x%llx,"
+		"0x%llx,0x%llx,0x%llx,0x%llx,0x%llx,0x%llx,0x%llx,0x%llx,0x%llx,0x%llx\n",
+		v->index, (unsigned long long)seq, kind, r->rip, r->rflags,
+		(unsigned long long)cr3, strcmp(kind, "session_start") ? 0 : v->index, r->rax,
+		r->rbx, r->rcx, r->rdx, r->rsi, r->rdi, r->rbp, r->rsp, r->r8, r->r9, r->r10,
+		r->r11, r->r12, r->r13, r->r14, r->r15);
+	funlockfile(v->vm->step_log);
+}
+
 static void log_step(struct vcpu *v)
 {
 	struct kvm_regs r;
@@ -170,11 +190,9 @@ static void log_step(struct vcpu *v)
 
 	if (ioctl(v->fd, KVM_GET_REGS, &r) < 0 || ioctl(v->fd, KVM_GET_SREGS, &s) < 0)
 		return;
-	fprintf(v->vm->step_log,
-		"%d,%d,0x%llx,0x%llx,0x%llx,0x%llx,0x%llx,0x%llx,0x%llx,0x%llx,0x%llx,0x%llx,0x%llx,"
-		"0x%llx,0x%llx,0x%llx,0x%llx,0x%llx,0x%llx,0x%llx,0x%llx\n",
-		v->index, s.cs.dpl, r.rip, r.rflags, s.cr3, r.rax, r.rbx, r.rcx, r.rdx, r.rsi,
-		r.rdi, r.rbp, r.rsp, r.r8, r.r9, r.r10, r.r11, r.r12, r.r13, r.r14, r.r15);
+	if (s.ss.dpl != 3)
+		return;
+	log_row(v, v->logged++ ? "instruction" : "session_start", &r, s.cr3);
 }
 
 /* A port access; returns 1 when the program is done, -1 on a guest panic. */
@@ -234,6 +252,8 @@ void *vcpu_thread(void *arg)
 			if (r == 1) {
 				v->done = 1;
 				ioctl(v->fd, KVM_GET_REGS, &v->final);
+				if (v->vm->step_log)
+					log_row(v, "session_end", &v->final, PML4_GPA);
 			}
 			return NULL;
 		case KVM_EXIT_DEBUG:

@@ -21,6 +21,7 @@ struct vcpu {
 	struct kvm_run *run;
 	uint64_t exits;			/* KVM_RUN returns */
 	uint64_t steps;			/* KVM_EXIT_DEBUG single-step exits */
+	uint64_t logged;		/* rows written to the step log */
 	int done;			/* reached PORT_DONE */
 	uint32_t status;		/* EAX at PORT_DONE */
 	struct kvm_regs final;		/* registers at PORT_DONE */
@@ -35,6 +36,7 @@ struct vmm {
 	uint64_t arg;			/* initial RDI of every vCPU */
 	int singlestep;			/* KVM_SET_GUEST_DEBUG(SINGLESTEP) on every vCPU */
 	FILE *step_log;			/* per-step CSV in singlestep mode, or NULL */
+	uint64_t step_seq;		/* global sequence of step-log rows */
 	struct vcpu vcpus[MAX_VCPUS];
 
 	/* Device model: totals over all vCPUs (updated atomically). */

@@ -1,0 +1,73 @@
+#!/bin/sh
+# check-trace.sh EXPECTED.csv ACTUAL.csv...
+#
+# Compare what a tracer recorded with what the reference model says it must
+# record.  EXPECTED.csv is one vCPU's svmtrace-e2e-model output
+# (cpu,index,kind,rip,rflags,cr3,reason,rax..r15,rflags_undefined); each
+# ACTUAL.csv is in `svmtrace-dump dump --regs` columns
+# (cpu,sequence,kind,rip,rflags,cr3,reason,rax..r15) and only its rows of
+# that vCPU count.  They must match row for row: same count (no missing,
+# duplicated or extra step), same kind, RIP, RFLAGS (bits the model marks
+# undefined excepted), CR3 and registers; the reason of session_start (gate
+# id) and session_end (end reason); strictly increasing sequence numbers.
+# Prints the first difference and exits 1, or prints one summary line.
+set -eu
+[ $# -ge 2 ] || { echo "usage: check-trace.sh EXPECTED.csv ACTUAL.csv..." >&2; exit 2; }
+expected=$1; shift
+for f in "$expected" "$@"; do [ -r "$f" ] || { echo "check-trace: cannot read $f" >&2; exit 2; }; done
+
+awk -F, -v expected="$expected" '
+# Portable awk (mawk has no 64-bit integers): compare hex as normalized
+# strings, and RFLAGS (32 bits, exact in a double) bit by bit.
+function hex(s) { s = tolower(s); sub(/^0x0*/, "", s); return s == "" ? "0" : s }
+function num(s,   i, v) { s = hex(s); v = 0
+	for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+	return v }
+function same_masked(a, b, und,   bit) {
+	a = num(a); b = num(b); und = num(und)
+	for (bit = 0; bit < 32; bit++) {
+		if (int(und / 2 ^ bit) % 2 == 0 && int(a / 2 ^ bit) % 2 != int(b / 2 ^ bit) % 2) return 0
+	}
+	return 1 }
+BEGIN {
+	n = 0
+	while ((getline line < expected) > 0) {
+		if (line ~ /^cpu,/) continue
+		n++; exp_row[n] = line
+		split(line, f, ","); cpu = f[1]
+	}
+	if (!n) { print "check-trace: " expected " has no rows"; exit 2 }
+	m = 0; last_seq = -1
+}
+FNR == 1 && /^cpu,/ { next }
+$1 == cpu {
+	m++
+	if ($2 + 0 <= last_seq && m > 1) {
+		printf "check-trace: %s:%d: sequence %s after %s is not increasing\n", FILENAME, FNR, $2, last_seq
+		bad = 1; exit 1
+	}
+	last_seq = $2 + 0
+	if (m > n) { printf "check-trace: cpu %s: extra row %d (%s:%d): %s\n", cpu, m, FILENAME, FNR, $0; bad = 1; exit 1 }
+	split(exp_row[m], e, ",")
+	why = ""
+	if ($3 != e[3]) why = "kind " $3 " != " e[3]
+	else if (hex($4) != hex(e[4])) why = "rip " $4 " != " e[4]
+	else if (hex($6) != hex(e[6])) why = "cr3 " $6 " != " e[6]
+	else if (($3 == "session_start" || $3 == "session_end") && $7 + 0 != e[7] + 0) why = "reason " $7 " != " e[7]
+	else {
+		if (!same_masked($5, e[5], e[24])) why = "rflags " $5 " != " e[5]
+		names = "rax rbx rcx rdx rsi rdi rbp rsp r8 r9 r10 r11 r12 r13 r14 r15"
+		split(names, rn, " ")
+		for (i = 8; i <= 23 && why == ""; i++)
+			if (hex($i) != hex(e[i])) why = rn[i - 7] " " $i " != " e[i]
+	}
+	if (why != "") {
+		printf "check-trace: cpu %s row %d (%s:%d): %s\n  actual:   %s\n  expected: %s\n", cpu, m, FILENAME, FNR, why, $0, exp_row[m]
+		bad = 1; exit 1
+	}
+}
+END {
+	if (bad) exit 1
+	if (m < n) { printf "check-trace: cpu %s: %d rows, expected %d; first missing: %s\n", cpu, m, n, exp_row[m + 1]; exit 1 }
+	printf "check-trace: cpu %s: %d rows match\n", cpu, m
+}' "$@"

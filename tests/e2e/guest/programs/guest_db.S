@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * guest_db (hazard 3): the guest's own #DBs, which must reach its kernel
+ * exactly as on stock KVM whether or not a tracer is armed.  The program
+ * single-steps itself twice: POPFQ sets TF, six instructions run with it,
+ * POPFQ clears it (that POPFQ still traps: TF was set when it began).  Its
+ * kernel counts the 14 #DBs and sums their frame RIPs.
+ *
+ * Not here, because QEMU 7.2's TCG cannot deliver them to an L2 guest (see
+ * docs/lab.md): ICEBP (raises #UD) and DR0-DR3 breakpoints (never fire).
+ */
+#include "layout.h"
+
+	.intel_syntax noprefix
+	.code64
+	.text
+start:
+	mov	ebx, 100
+	mov	r12d, 2
+1:	pushfq
+	or	qword ptr [rsp], 0x100
+	popfq				/* TF on: traps start after the next one */
+	add	ebx, 1
+	add	ebx, 2
+	nop
+	sub	ebx, 4
+	pushfq
+	and	qword ptr [rsp], ~0x100
+	popfq				/* TF off, but this one still traps */
+	dec	r12d
+	jnz	1b
+	mov	eax, ebx
+	out	PORT_LOG, eax
+	xor	eax, eax
+	out	PORT_DONE, eax

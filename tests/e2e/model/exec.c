@@ -1,0 +1,619 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Instruction semantics of the model: decode (REX, ModRM, SIB, RIP-relative
+ * displacements) and execute the subset of x86-64 the lab programs and the
+ * lab kernel use, with the architectural RFLAGS results.  Flags the manual
+ * leaves undefined are reported in c->undefined_flags so checkers ignore
+ * them.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "model.h"
+
+#define RFLAGS_FIXED	0x2ull
+#define RFLAGS_IOPL	0x3000ull
+#define RFLAGS_NT	0x4000ull
+#define RFLAGS_RF	0x10000ull
+#define RFLAGS_AC	0x40000ull
+#define RFLAGS_ID	0x200000ull
+/* What POPFQ may change at CPL 3 with IOPL 3 (IOPL itself only at CPL 0). */
+#define RFLAGS_POPF	(RFLAGS_ARITH | RFLAGS_TF | RFLAGS_IF | RFLAGS_DF | RFLAGS_NT | \
+			 RFLAGS_AC | RFLAGS_ID)
+#define RFLAGS_SYSRET	0x3c7fd7ull
+
+struct insn {
+	uint64_t start, next;
+	int len;
+	int rex_w, rex_r, rex_x, rex_b;
+	int bits;			/* operand size: 32 or 64 */
+	int mod, reg, rm;		/* ModRM, with REX extensions applied */
+	int is_mem;
+	int base, index, scale;		/* base/index -1 when absent */
+	int riprel;
+	int64_t disp;
+	uint64_t ea;
+};
+
+static int fail(struct model_cpu *c, const struct insn *in, const char *what)
+{
+	snprintf(c->error, sizeof(c->error), "%s at RIP 0x%llx (CPL %d)", what,
+		 (unsigned long long)in->start, c->cpl);
+	return -1;
+}
+
+static int fetch(struct model_cpu *c, struct insn *in, unsigned int n, uint64_t *v)
+{
+	*v = 0;
+	if (in->len + n > 15)
+		return fail(c, in, "instruction longer than 15 bytes");
+	if (model_read(c, in->start + in->len, v, n))
+		return -1;
+	in->len += n;
+	return 0;
+}
+
+static int64_t sext(uint64_t v, int bytes)
+{
+	int shift = 64 - 8 * bytes;
+
+	return (int64_t)(v << shift) >> shift;
+}
+
+static uint64_t mask_of(int bits)
+{
+	return bits == 64 ? ~0ull : 0xffffffffull;
+}
+
+static uint64_t reg_get(const struct model_cpu *c, int r, int bits)
+{
+	return c->gpr[r] & mask_of(bits);
+}
+
+/* 32-bit writes zero-extend into the full register, as in 64-bit mode. */
+static void reg_set(struct model_cpu *c, int r, uint64_t v, int bits)
+{
+	c->gpr[r] = v & mask_of(bits);
+}
+
+static int decode_modrm(struct model_cpu *c, struct insn *in)
+{
+	uint64_t m, sib, d;
+
+	if (fetch(c, in, 1, &m))
+		return -1;
+	in->mod = m >> 6;
+	in->reg = ((m >> 3) & 7) | (in->rex_r << 3);
+	in->rm = (m & 7) | (in->rex_b << 3);
+	in->base = in->index = -1;
+	in->scale = 0;
+	if (in->mod == 3)
+		return 0;
+	in->is_mem = 1;
+	if ((m & 7) == 4) {
+		if (fetch(c, in, 1, &sib))
+			return -1;
+		in->scale = sib >> 6;
+		in->index = ((sib >> 3) & 7) | (in->rex_x << 3);
+		if (in->index == 4)
+			in->index = -1;
+		in->base = (sib & 7) | (in->rex_b << 3);
+		if ((sib & 7) == 5 && in->mod == 0) {
+			in->base = -1;
+			if (fetch(c, in, 4, &d))
+				return -1;
+			in->disp = sext(d, 4);
+		}
+	} else if ((m & 7) == 5 && in->mod == 0) {
+		in->riprel = 1;
+		if (fetch(c, in, 4, &d))
+			return -1;
+		in->disp = sext(d, 4);
+	} else {
+		in->base = in->rm;
+	}
+	if (in->mod == 1) {
+		if (fetch(c, in, 1, &d))
+			return -1;
+		in->disp = sext(d, 1);
+	} else if (in->mod == 2) {
+		if (fetch(c, in, 4, &d))
+			return -1;
+		in->disp = sext(d, 4);
+	}
+	return 0;
+}
+
+/* Call once every byte (immediates too) is fetched: RIP-relative needs next. */
+static void finish(const struct model_cpu *c, struct insn *in)
+{
+	in->next = in->start + in->len;
+	if (!in->is_mem)
+		return;
+	in->ea = (uint64_t)in->disp;
+	if (in->riprel)
+		in->ea += in->next;
+	if (in->base >= 0)
+		in->ea += c->gpr[in->base];
+	if (in->index >= 0)
+		in->ea += c->gpr[in->index] << in->scale;
+}
+
+static int rm_get(struct model_cpu *c, const struct insn *in, uint64_t *v)
+{
+	if (!in->is_mem) {
+		*v = reg_get(c, in->rm, in->bits);
+		return 0;
+	}
+	*v = 0;
+	return model_read(c, in->ea, v, in->bits / 8);
+}
+
+static int rm_set(struct model_cpu *c, const struct insn *in, uint64_t v)
+{
+	if (!in->is_mem) {
+		reg_set(c, in->rm, v, in->bits);
+		return 0;
+	}
+	return model_write(c, in->ea, &v, in->bits / 8);
+}
+
+static int push64(struct model_cpu *c, uint64_t v)
+{
+	c->gpr[RSP] -= 8;
+	return model_write(c, c->gpr[RSP], &v, 8);
+}
+
+static int pop64(struct model_cpu *c, uint64_t *v)
+{
+	if (model_read(c, c->gpr[RSP], v, 8))
+		return -1;
+	c->gpr[RSP] += 8;
+	return 0;
+}
+
+static void set_arith(struct model_cpu *c, uint64_t f)
+{
+	c->rflags = (c->rflags & ~RFLAGS_ARITH) | f;
+}
+
+/* The 8 ALU operations of opcode group 1 (ADC/SBB are not in the subset);
+ * op 8 is TEST.  Returns 1 when the result is written back. */
+static int alu(struct model_cpu *c, const struct insn *in, int op, uint64_t a, uint64_t b,
+	       uint64_t *r)
+{
+	int bits = in->bits;
+
+	switch (op) {
+	case 0:
+		*r = a + b;
+		set_arith(c, flags_add(a, b, *r, bits));
+		return 1;
+	case 5:
+	case 7:
+		*r = a - b;
+		set_arith(c, flags_sub(a, b, *r, bits));
+		return op == 5;
+	case 1:
+		*r = a | b;
+		break;
+	case 4:
+	case 8:
+		*r = a & b;
+		break;
+	case 6:
+		*r = a ^ b;
+		break;
+	default:
+		return fail(c, in, "ADC/SBB are not in the model's subset");
+	}
+	set_arith(c, flags_logic(*r, bits));
+	c->undefined_flags |= RFLAGS_AF;
+	return op != 8;
+}
+
+static int do_alu_rm(struct model_cpu *c, struct insn *in, int op, uint64_t b)
+{
+	uint64_t a, r;
+	int wb;
+
+	if (rm_get(c, in, &a))
+		return -1;
+	wb = alu(c, in, op, a, b & mask_of(in->bits), &r);
+	return wb < 0 ? -1 : wb ? rm_set(c, in, r) : 0;
+}
+
+static int do_inc_dec(struct model_cpu *c, struct insn *in, int dec)
+{
+	uint64_t a, r, cf = c->rflags & RFLAGS_CF;
+
+	if (rm_get(c, in, &a))
+		return -1;
+	r = dec ? a - 1 : a + 1;
+	set_arith(c, (dec ? flags_sub(a, 1, r, in->bits) : flags_add(a, 1, r, in->bits)) &
+			     ~RFLAGS_CF);
+	c->rflags |= cf;
+	return rm_set(c, in, r);
+}
+
+/* SHL (/4) and SHR (/5) by an immediate count. */
+static int do_shift(struct model_cpu *c, struct insn *in, uint64_t count)
+{
+	uint64_t a, r, f, cf;
+	int bits = in->bits;
+
+	if (in->reg != 4 && in->reg != 5)
+		return fail(c, in, "only SHL/SHR of the shift group are in the model's subset");
+	count &= bits == 64 ? 63 : 31;
+	if (rm_get(c, in, &a))
+		return -1;
+	if (!count)
+		return 0;
+	if (in->reg == 4) {
+		r = (a << count) & mask_of(bits);
+		cf = (a >> (bits - count)) & 1;
+	} else {
+		r = a >> count;
+		cf = (a >> (count - 1)) & 1;
+	}
+	f = flags_szp(r, bits) | (cf ? RFLAGS_CF : 0);
+	if (count == 1 && (in->reg == 4 ? ((r >> (bits - 1)) & 1) ^ cf : (a >> (bits - 1)) & 1))
+		f |= RFLAGS_OF;
+	set_arith(c, f);
+	c->undefined_flags |= RFLAGS_AF | (count == 1 ? 0 : RFLAGS_OF);
+	return rm_set(c, in, r);
+}
+
+static int condition(const struct model_cpu *c, int cc)
+{
+	uint64_t f = c->rflags;
+	int cf = !!(f & RFLAGS_CF), zf = !!(f & RFLAGS_ZF), sf = !!(f & RFLAGS_SF);
+	int of = !!(f & RFLAGS_OF), pf = !!(f & RFLAGS_PF), r;
+
+	switch (cc >> 1) {
+	case 0: r = of; break;
+	case 1: r = cf; break;
+	case 2: r = zf; break;
+	case 3: r = cf || zf; break;
+	case 4: r = sf; break;
+	case 5: r = pf; break;
+	case 6: r = sf != of; break;
+	default: r = zf || sf != of; break;
+	}
+	return (cc & 1) ? !r : r;
+}
+
+static int do_port(struct model_cpu *c, struct model_io *io, const struct insn *in, int out,
+		   uint64_t port, enum model_event *ev)
+{
+	if (out && port == PORT_DONE) {
+		c->status = (uint32_t)c->gpr[RAX];
+		*ev = EV_DONE;
+		return 0;
+	}
+	if (out && port == PORT_LOG) {
+		io->log_sum += (uint32_t)c->gpr[RAX];
+		io->log_count++;
+		return 0;
+	}
+	if (!out && port == PORT_INPUT) {
+		reg_set(c, RAX, INPUT_VALUE, 32);
+		io->input_count++;
+		return 0;
+	}
+	if (out && port == PORT_PANIC)
+		return fail(c, in, "the guest kernel reported an unexpected exception");
+	return fail(c, in, "access to a port the lab does not define");
+}
+
+static int do_cpuid(struct model_cpu *c, const struct insn *in)
+{
+	if ((uint32_t)c->gpr[RAX] != 0)
+		return fail(c, in, "CPUID leaves other than 0 are not in the model's subset");
+	reg_set(c, RAX, CPUID0_EAX, 32);
+	reg_set(c, RBX, CPUID0_EBX, 32);
+	reg_set(c, RCX, CPUID0_ECX, 32);
+	reg_set(c, RDX, CPUID0_EDX, 32);
+	return 0;
+}
+
+static void do_syscall(struct model_cpu *c, const struct insn *in)
+{
+	c->gpr[RCX] = in->next;
+	c->gpr[11] = c->rflags;
+	c->rflags &= ~(uint64_t)GUEST_FMASK;
+	c->cpl = 0;
+	c->next_rip_override = 1;
+	c->rip = KERNEL_SYSCALL_ENTRY;
+}
+
+static int do_iret(struct model_cpu *c)
+{
+	uint64_t rip, cs, rflags, rsp, ss;
+
+	if (pop64(c, &rip) || pop64(c, &cs) || pop64(c, &rflags) || pop64(c, &rsp) ||
+	    pop64(c, &ss))
+		return -1;
+	c->rip = rip;
+	c->cpl = cs & 3;
+	c->rflags = rflags | RFLAGS_FIXED;
+	c->gpr[RSP] = rsp;
+	c->next_rip_override = 1;
+	return 0;
+}
+
+int model_raise_db(struct model_cpu *c)
+{
+	uint64_t rsp0, gate_lo, gate_hi, old_rsp = c->gpr[RSP], old_rflags = c->rflags;
+	int old_cpl = c->cpl;
+
+	memcpy(&rsp0, c->mem + TSS_GPA(c->index) + 4, 8);
+	memcpy(&gate_lo, c->mem + IDT_GPA + 16, 8);
+	memcpy(&gate_hi, c->mem + IDT_GPA + 24, 8);
+	c->cpl = 0;
+	c->gpr[RSP] = (old_cpl == 3 ? rsp0 : old_rsp) & ~0xfull;
+	if (push64(c, old_cpl == 3 ? SEL_USER_SS : SEL_KERNEL_SS) || push64(c, old_rsp) ||
+	    push64(c, old_rflags) || push64(c, old_cpl == 3 ? SEL_USER_CS : SEL_KERNEL_CS) ||
+	    push64(c, c->rip))
+		return -1;
+	c->rflags &= ~(RFLAGS_TF | RFLAGS_IF | RFLAGS_NT | RFLAGS_RF);
+	c->rip = (gate_lo & 0xffff) | ((gate_lo >> 32) & 0xffff0000ull) | (gate_hi << 32);
+	return 0;
+}
+
+/* Opcodes after 0x0f. */
+static int step_0f(struct model_cpu *c, struct model_io *io, struct insn *in,
+		   enum model_event *ev)
+{
+	uint64_t op, d;
+
+	if (fetch(c, in, 1, &op))
+		return -1;
+	if (op >= 0x80 && op <= 0x8f) {		/* Jcc rel32 */
+		if (fetch(c, in, 4, &d))
+			return -1;
+		finish(c, in);
+		if (condition(c, op & 15))
+			in->next += sext(d, 4);
+		return 0;
+	}
+	finish(c, in);
+	switch (op) {
+	case 0xa2:
+		return do_cpuid(c, in);
+	case 0x05:
+		if (c->cpl != 3)
+			return fail(c, in, "SYSCALL from CPL 0");
+		do_syscall(c, in);
+		*ev = EV_SYSCALL;
+		return 0;
+	case 0x07:
+		if (!in->rex_w || c->cpl != 0)
+			return fail(c, in, "only SYSRETQ from CPL 0 is in the model's subset");
+		c->rip = c->gpr[RCX];
+		c->rflags = (c->gpr[11] & RFLAGS_SYSRET) | RFLAGS_FIXED;
+		c->cpl = 3;
+		c->next_rip_override = 1;
+		*ev = EV_SYSRET;
+		return 0;
+	}
+	(void)io;
+	return fail(c, in, "opcode 0f outside the model's subset");
+}
+
+int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
+{
+	struct insn in = { .start = c->rip };
+	uint64_t op, imm, v;
+
+	*ev = EV_NONE;
+	c->undefined_flags = 0;
+	c->next_rip_override = 0;
+	if (fetch(c, &in, 1, &op))
+		return -1;
+	if (op >= 0x40 && op <= 0x4f) {
+		in.rex_w = !!(op & 8);
+		in.rex_r = !!(op & 4);
+		in.rex_x = !!(op & 2);
+		in.rex_b = !!(op & 1);
+		if (fetch(c, &in, 1, &op))
+			return -1;
+	}
+	in.bits = in.rex_w ? 64 : 32;
+
+	switch (op) {
+	case 0x01: case 0x09: case 0x21: case 0x29: case 0x31: case 0x39:	/* op r/m, r */
+		if (decode_modrm(c, &in))
+			return -1;
+		finish(c, &in);
+		if (do_alu_rm(c, &in, op >> 3, reg_get(c, in.reg, in.bits)))
+			return -1;
+		break;
+	case 0x03: case 0x0b: case 0x23: case 0x2b: case 0x33: case 0x3b: {	/* op r, r/m */
+		uint64_t r;
+		int wb;
+
+		if (decode_modrm(c, &in))
+			return -1;
+		finish(c, &in);
+		if (rm_get(c, &in, &v))
+			return -1;
+		wb = alu(c, &in, op >> 3, reg_get(c, in.reg, in.bits), v, &r);
+		if (wb < 0)
+			return -1;
+		if (wb)
+			reg_set(c, in.reg, r, in.bits);
+		break;
+	}
+	case 0x05: case 0x0d: case 0x25: case 0x2d: case 0x35: case 0x3d:	/* op eAX, imm32 */
+		if (fetch(c, &in, 4, &imm))
+			return -1;
+		finish(c, &in);
+		in.rm = RAX;
+		if (do_alu_rm(c, &in, op >> 3, sext(imm, 4)))
+			return -1;
+		break;
+	case 0x81: case 0x83:						/* op r/m, imm */
+		if (decode_modrm(c, &in) || fetch(c, &in, op == 0x81 ? 4 : 1, &imm))
+			return -1;
+		finish(c, &in);
+		if (do_alu_rm(c, &in, in.reg, sext(imm, op == 0x81 ? 4 : 1)))
+			return -1;
+		break;
+	case 0x85:							/* test r/m, r */
+		if (decode_modrm(c, &in))
+			return -1;
+		finish(c, &in);
+		if (do_alu_rm(c, &in, 8, reg_get(c, in.reg, in.bits)))
+			return -1;
+		break;
+	case 0x89:							/* mov r/m, r */
+		if (decode_modrm(c, &in))
+			return -1;
+		finish(c, &in);
+		if (rm_set(c, &in, reg_get(c, in.reg, in.bits)))
+			return -1;
+		break;
+	case 0x8b:							/* mov r, r/m */
+		if (decode_modrm(c, &in))
+			return -1;
+		finish(c, &in);
+		if (rm_get(c, &in, &v))
+			return -1;
+		reg_set(c, in.reg, v, in.bits);
+		break;
+	case 0x8d:							/* lea */
+		if (decode_modrm(c, &in))
+			return -1;
+		finish(c, &in);
+		if (!in.is_mem)
+			return fail(c, &in, "LEA with a register operand");
+		reg_set(c, in.reg, in.ea, in.bits);
+		break;
+	case 0xc7:							/* mov r/m, imm32 */
+		if (decode_modrm(c, &in) || fetch(c, &in, 4, &imm))
+			return -1;
+		finish(c, &in);
+		if (in.reg != 0)
+			return fail(c, &in, "opcode c7 /r other than MOV");
+		if (rm_set(c, &in, sext(imm, 4)))
+			return -1;
+		break;
+	case 0xb8: case 0xb9: case 0xba: case 0xbb:
+	case 0xbc: case 0xbd: case 0xbe: case 0xbf:			/* mov r, imm */
+		if (fetch(c, &in, in.rex_w ? 8 : 4, &imm))
+			return -1;
+		finish(c, &in);
+		reg_set(c, (op & 7) | (in.rex_b << 3), imm, in.bits);
+		break;
+	case 0xff:							/* inc/dec r/m */
+		if (decode_modrm(c, &in))
+			return -1;
+		finish(c, &in);
+		if (in.reg > 1)
+			return fail(c, &in, "opcode ff /r other than INC/DEC");
+		if (do_inc_dec(c, &in, in.reg))
+			return -1;
+		break;
+	case 0xd1: case 0xc1:						/* shl/shr r/m, 1 or imm8 */
+		if (decode_modrm(c, &in) || (op == 0xc1 && fetch(c, &in, 1, &imm)))
+			return -1;
+		finish(c, &in);
+		if (do_shift(c, &in, op == 0xd1 ? 1 : imm))
+			return -1;
+		break;
+	case 0x50: case 0x51: case 0x52: case 0x53:
+	case 0x54: case 0x55: case 0x56: case 0x57:			/* push r64 */
+		finish(c, &in);
+		if (push64(c, c->gpr[(op & 7) | (in.rex_b << 3)]))
+			return -1;
+		break;
+	case 0x58: case 0x59: case 0x5a: case 0x5b:
+	case 0x5c: case 0x5d: case 0x5e: case 0x5f:			/* pop r64 */
+		finish(c, &in);
+		if (pop64(c, &v))
+			return -1;
+		c->gpr[(op & 7) | (in.rex_b << 3)] = v;
+		break;
+	case 0x9c:							/* pushfq */
+		finish(c, &in);
+		if (push64(c, c->rflags & ~RFLAGS_RF))
+			return -1;
+		break;
+	case 0x9d: {							/* popfq */
+		uint64_t can = RFLAGS_POPF | (c->cpl == 0 ? RFLAGS_IOPL : 0);
+
+		finish(c, &in);
+		if (pop64(c, &v))
+			return -1;
+		c->rflags = (c->rflags & ~can) | (v & can) | RFLAGS_FIXED;
+		break;
+	}
+	case 0x70: case 0x71: case 0x72: case 0x73: case 0x74: case 0x75: case 0x76: case 0x77:
+	case 0x78: case 0x79: case 0x7a: case 0x7b: case 0x7c: case 0x7d: case 0x7e: case 0x7f:
+		if (fetch(c, &in, 1, &imm))					/* jcc rel8 */
+			return -1;
+		finish(c, &in);
+		if (condition(c, op & 15))
+			in.next += sext(imm, 1);
+		break;
+	case 0xeb: case 0xe9:						/* jmp rel8/rel32 */
+		if (fetch(c, &in, op == 0xeb ? 1 : 4, &imm))
+			return -1;
+		finish(c, &in);
+		in.next += sext(imm, op == 0xeb ? 1 : 4);
+		break;
+	case 0xe8:							/* call rel32 */
+		if (fetch(c, &in, 4, &imm))
+			return -1;
+		finish(c, &in);
+		if (push64(c, in.next))
+			return -1;
+		in.next += sext(imm, 4);
+		break;
+	case 0xc3:							/* ret */
+		finish(c, &in);
+		if (pop64(c, &in.next))
+			return -1;
+		break;
+	case 0xe2:							/* loop rel8 */
+		if (fetch(c, &in, 1, &imm))
+			return -1;
+		finish(c, &in);
+		if (--c->gpr[RCX])
+			in.next += sext(imm, 1);
+		break;
+	case 0xe5: case 0xe7:						/* in/out eax, imm8 */
+		if (fetch(c, &in, 1, &imm))
+			return -1;
+		finish(c, &in);
+		if (do_port(c, io, &in, op == 0xe7, imm, ev))
+			return -1;
+		if (*ev == EV_DONE)
+			return 0;			/* not executed: RIP stays on it */
+		break;
+	case 0x90:
+		if (in.rex_b)
+			return fail(c, &in, "XCHG is not in the model's subset");
+		finish(c, &in);
+		break;
+	case 0xfa: case 0xfb:						/* cli/sti */
+		finish(c, &in);
+		c->rflags = op == 0xfb ? c->rflags | RFLAGS_IF : c->rflags & ~RFLAGS_IF;
+		break;
+	case 0xcf:							/* iretq */
+		if (!in.rex_w || c->cpl != 0)
+			return fail(c, &in, "only IRETQ at CPL 0 is in the model's subset");
+		finish(c, &in);
+		return do_iret(c);
+	case 0x0f:
+		if (step_0f(c, io, &in, ev))
+			return -1;
+		break;
+	default:
+		return fail(c, &in, "opcode outside the model's subset");
+	}
+	if (!c->next_rip_override)
+		c->rip = in.next;
+	return 0;
+}

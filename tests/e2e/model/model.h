@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * svmtrace-e2e-model: a reference interpreter for the lab's guest programs.
+ * It knows nothing about KVM or the tracer: it executes the same kernel and
+ * program images, instruction by instruction, for the small x86-64 subset
+ * the programs use, and says which states a user-mode instruction tracer
+ * must record.  Anything outside the subset is an error, never a guess.
+ */
+#ifndef E2E_MODEL_H
+#define E2E_MODEL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../guest/layout.h"
+
+#define RFLAGS_CF	0x1ull
+#define RFLAGS_PF	0x4ull
+#define RFLAGS_AF	0x10ull
+#define RFLAGS_ZF	0x40ull
+#define RFLAGS_SF	0x80ull
+#define RFLAGS_TF	0x100ull
+#define RFLAGS_IF	0x200ull
+#define RFLAGS_DF	0x400ull
+#define RFLAGS_OF	0x800ull
+#define RFLAGS_ARITH	(RFLAGS_CF | RFLAGS_PF | RFLAGS_AF | RFLAGS_ZF | RFLAGS_SF | RFLAGS_OF)
+
+enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI };	/* x86 encoding order */
+
+/* What one executed instruction did besides changing registers/memory. */
+enum model_event {
+	EV_NONE,
+	EV_DONE,		/* out PORT_DONE: the program ends here (not executed) */
+	EV_SYSCALL,		/* entered the kernel through SYSCALL */
+	EV_SYSRET,		/* returned to CPL 3 from a system call */
+};
+
+struct model_cpu {
+	int index;
+	uint64_t gpr[16];		/* x86 encoding order (RAX RCX RDX RBX ...) */
+	uint64_t rip;
+	uint64_t rflags;
+	int cpl;
+	uint64_t undefined_flags;	/* RFLAGS bits the last instruction left undefined */
+	int next_rip_override;		/* the instruction set RIP itself */
+	uint32_t status;		/* EAX at PORT_DONE */
+	uint8_t *mem;			/* GUEST_MEM_SIZE bytes, shared by all vCPUs */
+	char error[256];
+};
+
+/* Totals the VMM's device model would have counted. */
+struct model_io {
+	uint64_t log_sum, log_count, input_count;
+};
+
+/* mem.c: linear (virtual) memory through the guest's own page tables. */
+int model_read(struct model_cpu *c, uint64_t va, void *buf, unsigned int len);
+int model_write(struct model_cpu *c, uint64_t va, const void *buf, unsigned int len);
+
+/* flags.c: RFLAGS after an ALU operation of `bits` (32 or 64) width. */
+uint64_t flags_add(uint64_t a, uint64_t b, uint64_t r, int bits);
+uint64_t flags_sub(uint64_t a, uint64_t b, uint64_t r, int bits);
+uint64_t flags_logic(uint64_t r, int bits);
+uint64_t flags_szp(uint64_t r, int bits);
+
+/* exec.c: execute one instruction; -1 with c->error set on anything unknown. */
+int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev);
+/* exec.c: deliver a #DB (vector 1, trap) through the IDT. */
+int model_raise_db(struct model_cpu *c);
+
+#endif /* E2E_MODEL_H */
