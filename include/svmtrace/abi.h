@@ -11,6 +11,7 @@
 #ifndef SVMTRACE_ABI_H
 #define SVMTRACE_ABI_H
 
+#include <linux/ioctl.h>
 #include <linux/types.h>
 
 #define SVMTRACE_ABI_VERSION 1
@@ -100,6 +101,12 @@ struct svmtrace_slot_xstate {
  * The consumer owns tail and releases a slot by storing tail after reading.
  * Each side reads the other's counter with acquire semantics.  The kernel
  * never trusts tail: it clamps head - tail to [0, capacity].
+ *
+ * A consumer that finds the ring empty sleeps in poll() on the ring fd; the
+ * kernel wakes it every wake_batch slots, at session boundaries and when the
+ * capture stops.  With the block policy a full ring makes the vCPU wait
+ * (producer_waiting = 1) until the consumer's next poll() finds room, so a
+ * consumer must poll() whenever it has drained the ring.
  */
 struct svmtrace_ring_header {
 	__u32 magic;			/* SVMTRACE_RING_MAGIC */
@@ -116,7 +123,9 @@ struct svmtrace_ring_header {
 	__u64 produced;			/* steps captured (published + dropped) */
 	__u64 dropped;			/* steps lost because the ring was full */
 	__u64 wakeups;			/* consumer wake-ups issued */
-	__u8 pad1[32];
+	__u32 producer_waiting;		/* block policy: a vCPU waits for room */
+	__u32 closed;			/* capture stopped: no slot will follow */
+	__u8 pad1[24];
 
 	/* consumer cache line */
 	__u64 tail;			/* slots consumed */
@@ -127,6 +136,129 @@ struct svmtrace_ring_header {
 
 #define SVMTRACE_RING_HEADER_SIZE 4096
 
+/* ---- control interface: /dev/svmtrace (root only) ----
+ *
+ * One open file of /dev/svmtrace is one controller.  It attaches to one VM,
+ * sets a target, arms, and hands out one ring fd per vCPU; closing it
+ * detaches.  docs/abi.md describes every ioctl, field and error.
+ */
+#define SVMTRACE_DEVICE "/dev/svmtrace"
+#define SVMTRACE_IOC_MAGIC 0xB7
+
+#define SVMTRACE_MAX_CR3 16
+#define SVMTRACE_MAX_GATES 64
+#define SVMTRACE_MAX_RANGES 16
+#define SVMTRACE_MAX_STATUS_VCPUS 64
+#define SVMTRACE_MIN_RING_SLOTS 16
+#define SVMTRACE_MAX_RING_SLOTS (1u << 22)	/* 768 MiB of slots per vCPU */
+#define SVMTRACE_DEFAULT_RING_SLOTS 65536
+
+/* SVMTRACE_ATTACH: vm_fd is a KVM VM fd in the caller's fd table (for a VM
+ * owned by another process, obtain it with pidfd_getfd(2) first). */
+struct svmtrace_attach {
+	__s32 vm_fd;
+	__u32 flags;			/* must be 0 */
+	__u64 reserved;			/* must be 0 */
+};
+
+/* svmtrace_target.flags */
+#define SVMTRACE_TARGET_F_KERNEL (1u << 0)	/* record CPL 0 steps too */
+
+/* svmtrace_target.policy */
+enum svmtrace_policy {
+	SVMTRACE_POLICY_DROP = 0,	/* full ring: count the step as dropped */
+	SVMTRACE_POLICY_BLOCK = 1,	/* full ring: the vCPU waits for room */
+};
+
+struct svmtrace_gate {
+	__u64 gpa;			/* 4 KiB aligned, inside guest memory */
+	__u32 id;			/* reported as the session-start reason */
+	__u32 reserved;			/* must be 0 */
+};
+
+/* Half-open RIP range [start, end) of steps to record. */
+struct svmtrace_rip_range {
+	__u64 start;
+	__u64 end;
+};
+
+/* SVMTRACE_SET_TARGET (only while not armed) */
+struct svmtrace_target {
+	__u32 flags;			/* SVMTRACE_TARGET_F_* */
+	__u32 policy;			/* enum svmtrace_policy */
+	__u32 nr_cr3;			/* 1..SVMTRACE_MAX_CR3 */
+	__u32 nr_gates;			/* 1..SVMTRACE_MAX_GATES */
+	__u32 nr_ranges;		/* 0 (record every RIP)..SVMTRACE_MAX_RANGES */
+	__u32 ring_slots;		/* power of two, 0 = default */
+	__u32 wake_batch;		/* initial ring wake_batch, 0 = capacity / 16 */
+	__u32 reserved;			/* must be 0 */
+	__u64 cr3[SVMTRACE_MAX_CR3];	/* compared on bits 51:12 */
+	struct svmtrace_gate gates[SVMTRACE_MAX_GATES];
+	struct svmtrace_rip_range ranges[SVMTRACE_MAX_RANGES];
+};
+
+/* SVMTRACE_GET_RING (while armed or stopped): one fd per vCPU, once. */
+struct svmtrace_ring_request {
+	__u32 vcpu;			/* in: vCPU index */
+	__s32 fd;			/* out: ring fd (O_CLOEXEC), mmap + poll */
+	__u64 mmap_size;		/* out: bytes to mmap at offset 0 */
+};
+
+/* svmtrace_status.state */
+enum svmtrace_state {
+	SVMTRACE_STATE_DETACHED = 0,
+	SVMTRACE_STATE_ATTACHED = 1,	/* no target yet */
+	SVMTRACE_STATE_TARGETED = 2,	/* target set, not armed */
+	SVMTRACE_STATE_ARMED = 3,
+	SVMTRACE_STATE_PAUSED = 4,	/* armed, steps not recorded */
+};
+
+struct svmtrace_counters {
+	__u64 npf_exits;		/* gate fetch faults seen */
+	__u64 db_exits;			/* single-step #DB exits consumed */
+	__u64 emulated_steps;		/* steps KVM completed itself (CPUID, I/O...) */
+	__u64 records;			/* slots published */
+	__u64 drops;			/* slots lost to a full ring */
+	__u64 bytes;			/* bytes published */
+	__u64 sessions;			/* sessions started */
+	__u64 session_ends;
+};
+
+/* svmtrace_vcpu_status.flags */
+#define SVMTRACE_VCPU_F_SESSION (1u << 0)	/* a session is open */
+#define SVMTRACE_VCPU_F_WAITING (1u << 1)	/* blocked on a full ring */
+
+struct svmtrace_vcpu_status {
+	__u32 vcpu;
+	__u32 flags;			/* SVMTRACE_VCPU_F_* */
+	struct svmtrace_counters counters;
+};
+
+/* SVMTRACE_STATUS */
+struct svmtrace_status {
+	__u32 state;			/* enum svmtrace_state */
+	__u32 flags;			/* target flags */
+	__u32 policy;
+	__u32 nr_vcpus;			/* traced vCPUs (entries in vcpus[]) */
+	__u32 nr_gates;
+	__u32 nr_open_gates;		/* gates whose page is executable now */
+	__u32 nr_cr3;
+	__u32 reserved;
+	__u64 sequence;			/* next global sequence number */
+	struct svmtrace_counters total;
+	struct svmtrace_vcpu_status vcpus[SVMTRACE_MAX_STATUS_VCPUS];
+};
+
+#define SVMTRACE_ATTACH _IOW(SVMTRACE_IOC_MAGIC, 0x01, struct svmtrace_attach)
+#define SVMTRACE_SET_TARGET _IOW(SVMTRACE_IOC_MAGIC, 0x02, struct svmtrace_target)
+#define SVMTRACE_ARM _IO(SVMTRACE_IOC_MAGIC, 0x03)
+#define SVMTRACE_STOP _IO(SVMTRACE_IOC_MAGIC, 0x04)
+#define SVMTRACE_PAUSE _IO(SVMTRACE_IOC_MAGIC, 0x05)
+#define SVMTRACE_RESUME _IO(SVMTRACE_IOC_MAGIC, 0x06)
+#define SVMTRACE_STATUS _IOR(SVMTRACE_IOC_MAGIC, 0x07, struct svmtrace_status)
+#define SVMTRACE_GET_RING _IOWR(SVMTRACE_IOC_MAGIC, 0x08, struct svmtrace_ring_request)
+#define SVMTRACE_DETACH _IO(SVMTRACE_IOC_MAGIC, 0x09)
+
 #ifdef __cplusplus
 #define SVMTRACE_STATIC_ASSERT static_assert
 #else
@@ -136,6 +268,8 @@ SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_slot) == 192, "slot is 3 cache lin
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_slot_xstate) == 768, "xstate slot is 12 lines");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_ring_header) == 192, "ring header is 3 lines");
 SVMTRACE_STATIC_ASSERT(__builtin_offsetof(struct svmtrace_slot, kind) == 168, "kind after gprs");
+SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_target) == 1440, "target layout");
+SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_status) == 4712, "status layout");
 SVMTRACE_STATIC_ASSERT(__builtin_offsetof(struct svmtrace_ring_header, head) == 64,
 		       "producer line");
 SVMTRACE_STATIC_ASSERT(__builtin_offsetof(struct svmtrace_ring_header, tail) == 128,

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svmtrace VM registry.  A struct svmtrace_vm is created when a controller
+ * first attaches to a VM and lives until KVM destroys that VM, because a
+ * vCPU may still carry a TF we set after the controller left (a paused VM
+ * takes its next step much later).  While it is registered, the hooks find
+ * it by its struct kvm; the static key svmtrace_live counts registered VMs,
+ * so with none the hooks cost a NOP.
+ */
+#include <linux/hashtable.h>
+#include <linux/mm.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+
+#include "hooks.h"
+#include "svmtrace.h"
+
+DEFINE_STATIC_KEY_FALSE(svmtrace_live);
+EXPORT_SYMBOL_GPL(svmtrace_live);
+
+static DEFINE_MUTEX(svmtrace_lock);
+static DEFINE_HASHTABLE(svmtrace_registry, 4);
+static LIST_HEAD(svmtrace_all);
+
+/* The registered tracer of @kvm, or NULL.  Callers hold RCU or kvm->srcu. */
+struct svmtrace_vm *svmtrace_vm_lookup(struct kvm *kvm)
+{
+	struct svmtrace_vm *vm;
+
+	hash_for_each_possible_rcu(svmtrace_registry, vm, node, (unsigned long)kvm)
+		if (vm->kvm == kvm)
+			return vm;
+	return NULL;
+}
+
+/* This vCPU's tracer state, or NULL when it is not traced. */
+struct svmtrace_vcpu *svmtrace_vcpu_of(struct kvm_vcpu *vcpu)
+{
+	struct svmtrace_vm *vm;
+	struct svmtrace_vcpu *vt = NULL;
+
+	rcu_read_lock();
+	vm = svmtrace_vm_lookup(vcpu->kvm);
+	if (vm && vcpu->vcpu_idx < smp_load_acquire(&vm->nr_vcpus))
+		vt = READ_ONCE(vm->vcpus[vcpu->vcpu_idx]);
+	rcu_read_unlock();
+	return vt;
+}
+
+static void vm_register(struct svmtrace_vm *vm)
+{
+	lockdep_assert_held(&svmtrace_lock);
+	if (vm->registered)
+		return;
+	static_branch_inc(&svmtrace_live);
+	hash_add_rcu(svmtrace_registry, &vm->node, (unsigned long)vm->kvm);
+	vm->registered = true;
+}
+
+static void vm_unregister(struct svmtrace_vm *vm)
+{
+	lockdep_assert_held(&svmtrace_lock);
+	if (!vm->registered)
+		return;
+	hash_del_rcu(&vm->node);
+	vm->registered = false;
+	static_branch_dec(&svmtrace_live);
+}
+
+static struct svmtrace_vm *vm_find_any(struct kvm *kvm)
+{
+	struct svmtrace_vm *vm;
+
+	list_for_each_entry(vm, &svmtrace_all, all)
+		if (vm->kvm == kvm)
+			return vm;
+	return NULL;
+}
+
+/*
+ * The tracer of @kvm for a new controller: -EBUSY while another controller
+ * holds it.  The caller holds a reference on @kvm.
+ */
+struct svmtrace_vm *svmtrace_vm_get(struct kvm *kvm)
+{
+	struct svmtrace_vm *vm;
+
+	mutex_lock(&svmtrace_lock);
+	vm = vm_find_any(kvm);
+	if (vm && vm->controlled) {
+		vm = ERR_PTR(-EBUSY);
+		goto out;
+	}
+	if (!vm) {
+		vm = kvzalloc(sizeof(*vm), GFP_KERNEL_ACCOUNT);
+		if (!vm) {
+			vm = ERR_PTR(-ENOMEM);
+			goto out;
+		}
+		vm->kvm = kvm;
+		list_add(&vm->all, &svmtrace_all);
+	}
+	vm->controlled = true;
+	vm->state = SVMTRACE_STATE_ATTACHED;
+	vm_register(vm);
+out:
+	mutex_unlock(&svmtrace_lock);
+	return vm;
+}
+
+/*
+ * The controller left.  A VM that was never armed leaves the registry; one
+ * that was stays in it until KVM destroys it, because a vCPU or a saved
+ * frame of a traced thread may still carry our TF: its #DB is taken back
+ * instead of reaching the guest.
+ */
+void svmtrace_vm_release(struct svmtrace_vm *vm)
+{
+	mutex_lock(&svmtrace_lock);
+	vm->controlled = false;
+	vm->state = SVMTRACE_STATE_DETACHED;
+	if (!vm->nr_tf_cr3)
+		vm_unregister(vm);
+	mutex_unlock(&svmtrace_lock);
+}
+
+static void vm_free(struct svmtrace_vm *vm)
+{
+	u32 i;
+
+	for (i = 0; i < vm->nr_vcpus; i++) {
+		svmtrace_ring_put(vm->vcpus[i]->ring);
+		kfree(vm->vcpus[i]);
+	}
+	kvfree(vm);
+}
+
+/*
+ * KVM destroys the VM: no vCPU runs and no controller holds it (an attached
+ * controller holds a reference on the kvm), so the state can go.
+ */
+void svmtrace_vm_destroy(struct kvm *kvm)
+{
+	struct svmtrace_vm *vm;
+
+	mutex_lock(&svmtrace_lock);
+	vm = vm_find_any(kvm);
+	if (vm) {
+		vm_unregister(vm);
+		list_del(&vm->all);
+	}
+	mutex_unlock(&svmtrace_lock);
+	if (!vm)
+		return;
+	synchronize_rcu();
+	vm_free(vm);
+}
+
+int svmtrace_init(void)
+{
+	return svmtrace_control_init();
+}
+
+void svmtrace_exit(void)
+{
+	svmtrace_control_exit();
+}

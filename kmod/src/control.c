@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/svmtrace: the control interface.  Every open file is one controller
+ * (root only) that attaches to one VM and drives its capture through the
+ * ioctls of include/svmtrace/abi.h.  Every field is validated here; the
+ * hooks trust what this file accepted.
+ */
+#include <linux/capability.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/kvm_host.h>
+#include <linux/miscdevice.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "svmtrace.h"
+
+#define CR3_PAGE_MASK 0x000ffffffffff000ULL
+
+/* One controller; lock serializes its ioctls (one controller per VM). */
+struct svmtrace_ctl {
+	struct mutex lock;
+	struct svmtrace_vm *vm;		/* NULL until attached */
+	struct kvm *kvm;		/* referenced while attached */
+};
+
+static bool is_armed(struct svmtrace_vm *vm)
+{
+	return vm->state == SVMTRACE_STATE_ARMED || vm->state == SVMTRACE_STATE_PAUSED;
+}
+
+static int ctl_attach(struct svmtrace_ctl *ctl, void __user *arg)
+{
+	struct svmtrace_attach a;
+	struct svmtrace_vm *vm;
+	struct kvm *kvm;
+	struct fd f;
+
+	if (copy_from_user(&a, arg, sizeof(a)))
+		return -EFAULT;
+	if (a.flags || a.reserved)
+		return -EINVAL;
+	if (ctl->vm)
+		return -EISCONN;
+	f = fdget(a.vm_fd);
+	if (!f.file)
+		return -EBADF;
+	if (!file_is_kvm(f.file)) {
+		fdput(f);
+		return -EMEDIUMTYPE;
+	}
+	kvm = f.file->private_data;
+	kvm_get_kvm(kvm);
+	fdput(f);
+	vm = svmtrace_vm_get(kvm);
+	if (IS_ERR(vm)) {
+		kvm_put_kvm(kvm);
+		return PTR_ERR(vm);
+	}
+	ctl->vm = vm;
+	ctl->kvm = kvm;
+	return 0;
+}
+
+static int check_gates(struct kvm *kvm, const struct svmtrace_target *t)
+{
+	u32 i, j;
+	int idx, r = 0;
+
+	for (i = 0; i < t->nr_gates; i++) {
+		if (t->gates[i].reserved || offset_in_page(t->gates[i].gpa))
+			return -EINVAL;
+		for (j = 0; j < i; j++)
+			if (t->gates[j].gpa == t->gates[i].gpa || t->gates[j].id == t->gates[i].id)
+				return -EINVAL;
+	}
+	idx = srcu_read_lock(&kvm->srcu);
+	for (i = 0; i < t->nr_gates && !r; i++)
+		if (!kvm_is_visible_gfn(kvm, gpa_to_gfn(t->gates[i].gpa)))
+			r = -ENXIO;
+	srcu_read_unlock(&kvm->srcu, idx);
+	return r;
+}
+
+static int check_target(struct kvm *kvm, const struct svmtrace_target *t)
+{
+	u32 i;
+
+	if (t->flags & ~SVMTRACE_TARGET_F_KERNEL || t->reserved)
+		return -EINVAL;
+	if (t->policy != SVMTRACE_POLICY_DROP && t->policy != SVMTRACE_POLICY_BLOCK)
+		return -EINVAL;
+	if (!t->nr_cr3 || t->nr_cr3 > SVMTRACE_MAX_CR3 || !t->nr_gates ||
+	    t->nr_gates > SVMTRACE_MAX_GATES || t->nr_ranges > SVMTRACE_MAX_RANGES)
+		return -EINVAL;
+	if (t->ring_slots && (!is_power_of_2(t->ring_slots) ||
+			      t->ring_slots < SVMTRACE_MIN_RING_SLOTS ||
+			      t->ring_slots > SVMTRACE_MAX_RING_SLOTS))
+		return -EINVAL;
+	if (t->wake_batch > (t->ring_slots ?: SVMTRACE_DEFAULT_RING_SLOTS) / 2)
+		return -EINVAL;
+	for (i = 0; i < t->nr_cr3; i++)
+		if (!(t->cr3[i] & CR3_PAGE_MASK))
+			return -EINVAL;
+	for (i = 0; i < t->nr_ranges; i++)
+		if (t->ranges[i].start >= t->ranges[i].end)
+			return -EINVAL;
+	return check_gates(kvm, t);
+}
+
+static int ctl_set_target(struct svmtrace_ctl *ctl, void __user *arg)
+{
+	struct svmtrace_vm *vm = ctl->vm;
+	struct svmtrace_target *t;
+	int r;
+
+	if (is_armed(vm))
+		return -EBUSY;
+	t = memdup_user(arg, sizeof(*t));
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	r = check_target(ctl->kvm, t);
+	if (!r) {
+		if (!t->ring_slots)
+			t->ring_slots = SVMTRACE_DEFAULT_RING_SLOTS;
+		if (!t->wake_batch)
+			t->wake_batch = t->ring_slots / 16;
+		vm->target = *t;
+		vm->state = SVMTRACE_STATE_TARGETED;
+	}
+	kfree(t);
+	return r;
+}
+
+/* Tracer state for every vCPU KVM has now; later vCPUs are not traced. */
+static int add_vcpus(struct svmtrace_vm *vm, u32 nr)
+{
+	struct svmtrace_vcpu *vt;
+	u32 i;
+
+	for (i = vm->nr_vcpus; i < nr; i++) {
+		vt = kzalloc(sizeof(*vt), GFP_KERNEL_ACCOUNT);
+		if (!vt)
+			return -ENOMEM;
+		mutex_init(&vt->lock);
+		vt->index = i;
+		vm->vcpus[i] = vt;
+		smp_store_release(&vm->nr_vcpus, i + 1);
+	}
+	return 0;
+}
+
+/* Fresh rings for every vCPU; the previous capture's rings live on in fds. */
+static int replace_rings(struct svmtrace_vm *vm)
+{
+	struct svmtrace_ring *ring, *old;
+	struct svmtrace_vcpu *vt;
+	u32 i;
+
+	for (i = 0; i < vm->nr_vcpus; i++) {
+		ring = svmtrace_ring_create(i, vm->target.ring_slots, vm->target.wake_batch);
+		if (!ring)
+			return -ENOMEM;
+		vt = vm->vcpus[i];
+		mutex_lock(&vt->lock);
+		old = vt->ring;
+		vt->ring = ring;
+		memset(&vt->stats, 0, sizeof(vt->stats));
+		mutex_unlock(&vt->lock);
+		svmtrace_ring_put(old);
+	}
+	return 0;
+}
+
+static int check_vcpus(struct kvm *kvm)
+{
+	struct kvm_vcpu *vcpu;
+	unsigned long i;
+
+	if (!atomic_read(&kvm->online_vcpus))
+		return -ENODEV;
+	kvm_for_each_vcpu(i, vcpu, kvm)
+		if (vcpu->arch.guest_state_protected)
+			return -EOPNOTSUPP;	/* SEV-ES: no access to guest state */
+	return 0;
+}
+
+static int ctl_arm(struct svmtrace_ctl *ctl)
+{
+	struct svmtrace_vm *vm = ctl->vm;
+	int r;
+
+	if (is_armed(vm))
+		return -EALREADY;
+	if (vm->state != SVMTRACE_STATE_TARGETED)
+		return -ENOENT;
+	r = check_vcpus(ctl->kvm);
+	if (!r)
+		r = add_vcpus(vm, atomic_read(&ctl->kvm->online_vcpus));
+	if (!r)
+		r = replace_rings(vm);
+	if (r)
+		return r;
+	memcpy(vm->tf_cr3, vm->target.cr3, sizeof(vm->tf_cr3));
+	WRITE_ONCE(vm->nr_tf_cr3, vm->target.nr_cr3);
+	bitmap_zero(vm->gate_open, SVMTRACE_MAX_GATES);
+	vm->paused = false;
+	vm->state = SVMTRACE_STATE_ARMED;
+	rcu_assign_pointer(vm->armed, &vm->target);
+	svmtrace_gates_reset(vm, &vm->target);
+	return 0;
+}
+
+static int ctl_stop(struct svmtrace_ctl *ctl)
+{
+	struct svmtrace_vm *vm = ctl->vm;
+
+	if (!is_armed(vm))
+		return -ESRCH;
+	rcu_assign_pointer(vm->armed, NULL);
+	synchronize_rcu();
+	svmtrace_sessions_stop(vm);
+	svmtrace_gates_reset(vm, &vm->target);
+	WRITE_ONCE(vm->paused, false);
+	vm->state = SVMTRACE_STATE_TARGETED;
+	return 0;
+}
+
+static int ctl_pause(struct svmtrace_ctl *ctl, bool pause)
+{
+	struct svmtrace_vm *vm = ctl->vm;
+
+	if (!is_armed(vm))
+		return -ESRCH;
+	if (vm->paused == pause)
+		return -EALREADY;
+	WRITE_ONCE(vm->paused, pause);
+	vm->state = pause ? SVMTRACE_STATE_PAUSED : SVMTRACE_STATE_ARMED;
+	return 0;
+}
+
+static void add_counters(struct svmtrace_counters *sum, const struct svmtrace_counters *c)
+{
+	sum->npf_exits += c->npf_exits;
+	sum->db_exits += c->db_exits;
+	sum->emulated_steps += c->emulated_steps;
+	sum->records += c->records;
+	sum->drops += c->drops;
+	sum->bytes += c->bytes;
+	sum->sessions += c->sessions;
+	sum->session_ends += c->session_ends;
+}
+
+static int ctl_status(struct svmtrace_ctl *ctl, void __user *arg)
+{
+	struct svmtrace_vm *vm = ctl->vm;
+	struct svmtrace_vcpu_status *vs;
+	struct svmtrace_status *st;
+	struct svmtrace_vcpu *vt;
+	u32 i;
+	int r = 0;
+
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	st->state = vm->state;
+	if (vm->state >= SVMTRACE_STATE_TARGETED) {
+		st->flags = vm->target.flags;
+		st->policy = vm->target.policy;
+		st->nr_gates = vm->target.nr_gates;
+		st->nr_cr3 = vm->target.nr_cr3;
+	}
+	st->nr_open_gates = bitmap_weight(vm->gate_open, SVMTRACE_MAX_GATES);
+	st->sequence = atomic64_read(&vm->seq);
+	st->nr_vcpus = vm->nr_vcpus;
+	for (i = 0; i < vm->nr_vcpus; i++) {
+		vt = vm->vcpus[i];
+		mutex_lock(&vt->lock);
+		if (i < SVMTRACE_MAX_STATUS_VCPUS) {
+			vs = &st->vcpus[i];
+			vs->vcpu = i;
+			vs->flags = (vt->in_session ? SVMTRACE_VCPU_F_SESSION : 0) |
+				    (vt->waiting ? SVMTRACE_VCPU_F_WAITING : 0);
+			vs->counters = vt->stats;
+		}
+		add_counters(&st->total, &vt->stats);
+		mutex_unlock(&vt->lock);
+	}
+	if (copy_to_user(arg, st, sizeof(*st)))
+		r = -EFAULT;
+	kfree(st);
+	return r;
+}
+
+static int ctl_get_ring(struct svmtrace_ctl *ctl, void __user *arg)
+{
+	struct svmtrace_vm *vm = ctl->vm;
+	struct svmtrace_ring_request req;
+	struct svmtrace_vcpu *vt;
+	int fd;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	if (req.vcpu >= vm->nr_vcpus)
+		return -EINVAL;
+	vt = vm->vcpus[req.vcpu];
+	mutex_lock(&vt->lock);
+	fd = vt->ring ? svmtrace_ring_install_fd(vt->ring) : -ESRCH;
+	if (fd >= 0)
+		req.mmap_size = PAGE_ALIGN(vt->ring->size);
+	mutex_unlock(&vt->lock);
+	if (fd < 0)
+		return fd;
+	req.fd = fd;
+	if (copy_to_user(arg, &req, sizeof(req)))
+		return -EFAULT;	/* the fd stays open: the caller owns it */
+	return 0;
+}
+
+static void ctl_detach(struct svmtrace_ctl *ctl)
+{
+	struct svmtrace_vm *vm = ctl->vm;
+	struct svmtrace_ring *ring;
+	u32 i;
+
+	if (is_armed(vm))
+		ctl_stop(ctl);
+	for (i = 0; i < vm->nr_vcpus; i++) {
+		mutex_lock(&vm->vcpus[i]->lock);
+		ring = vm->vcpus[i]->ring;
+		vm->vcpus[i]->ring = NULL;
+		mutex_unlock(&vm->vcpus[i]->lock);
+		svmtrace_ring_put(ring);
+	}
+	svmtrace_vm_release(vm);
+	kvm_put_kvm(ctl->kvm);
+	ctl->vm = NULL;
+	ctl->kvm = NULL;
+}
+
+static long ctl_dispatch(struct svmtrace_ctl *ctl, unsigned int cmd, void __user *arg)
+{
+	switch (cmd) {
+	case SVMTRACE_SET_TARGET:
+		return ctl_set_target(ctl, arg);
+	case SVMTRACE_ARM:
+		return ctl_arm(ctl);
+	case SVMTRACE_STOP:
+		return ctl_stop(ctl);
+	case SVMTRACE_PAUSE:
+		return ctl_pause(ctl, true);
+	case SVMTRACE_RESUME:
+		return ctl_pause(ctl, false);
+	case SVMTRACE_STATUS:
+		return ctl_status(ctl, arg);
+	case SVMTRACE_GET_RING:
+		return ctl_get_ring(ctl, arg);
+	case SVMTRACE_DETACH:
+		ctl_detach(ctl);
+		return 0;
+	}
+	return -ENOTTY;
+}
+
+static long ctl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct svmtrace_ctl *ctl = file->private_data;
+	long r;
+
+	mutex_lock(&ctl->lock);
+	if (cmd == SVMTRACE_ATTACH)
+		r = ctl_attach(ctl, (void __user *)arg);
+	else if (!ctl->vm)
+		r = -ENOTCONN;
+	else
+		r = ctl_dispatch(ctl, cmd, (void __user *)arg);
+	mutex_unlock(&ctl->lock);
+	return r;
+}
+
+static int ctl_open(struct inode *inode, struct file *file)
+{
+	struct svmtrace_ctl *ctl;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ctl = kzalloc(sizeof(*ctl), GFP_KERNEL_ACCOUNT);
+	if (!ctl)
+		return -ENOMEM;
+	mutex_init(&ctl->lock);
+	file->private_data = ctl;
+	return 0;
+}
+
+static int ctl_release(struct inode *inode, struct file *file)
+{
+	struct svmtrace_ctl *ctl = file->private_data;
+
+	if (ctl->vm)
+		ctl_detach(ctl);
+	kfree(ctl);
+	return 0;
+}
+
+static const struct file_operations ctl_fops = {
+	.owner = THIS_MODULE,
+	.open = ctl_open,
+	.release = ctl_release,
+	.unlocked_ioctl = ctl_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice ctl_device = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "svmtrace",
+	.fops = &ctl_fops,
+	.mode = 0600,
+};
+
+int svmtrace_control_init(void)
+{
+	return misc_register(&ctl_device);
+}
+
+void svmtrace_control_exit(void)
+{
+	misc_deregister(&ctl_device);
+}

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svmtrace gates: guest-physical pages whose NPT entry loses execute
+ * permission while a capture is armed.  The first instruction fetch from a
+ * closed gate exits with an NPF; the tracer opens the gate (KVM's own fault
+ * handling then maps it executable again) and starts stepping.  Closing a
+ * gate zaps its SPTE so the next fault rebuilds it without execute.
+ *
+ * A gate is exactly one 4 KiB page: while armed no huge page may cover a
+ * gated gfn, the way KVM's page tracking forbids them.
+ */
+#include <linux/kvm_host.h>
+
+#include "hooks.h"
+#include "mmu.h"
+#include "svmtrace.h"
+
+/* Index of the gate on @gfn, or -1. */
+int svmtrace_gate_find(const struct svmtrace_target *t, gfn_t gfn)
+{
+	u32 i;
+
+	for (i = 0; i < t->nr_gates; i++)
+		if (gpa_to_gfn(t->gates[i].gpa) == gfn)
+			return i;
+	return -1;
+}
+
+/* The target in force on @kvm, or NULL; callers hold RCU. */
+static struct svmtrace_target *armed_target(struct kvm *kvm)
+{
+	struct svmtrace_vm *vm = svmtrace_vm_lookup(kvm);
+
+	return vm ? rcu_dereference(vm->armed) : NULL;
+}
+
+bool __svmtrace_gfn_noexec(struct kvm *kvm, gfn_t gfn)
+{
+	struct svmtrace_vm *vm;
+	struct svmtrace_target *t;
+	bool noexec = false;
+	int gate;
+
+	rcu_read_lock();
+	vm = svmtrace_vm_lookup(kvm);
+	t = vm ? rcu_dereference(vm->armed) : NULL;
+	if (t) {
+		gate = svmtrace_gate_find(t, gfn);
+		noexec = gate >= 0 && !test_bit(gate, vm->gate_open);
+	}
+	rcu_read_unlock();
+	return noexec;
+}
+EXPORT_SYMBOL_GPL(__svmtrace_gfn_noexec);
+
+/* The largest level <= @max_level whose page around @gfn holds no gate. */
+int __svmtrace_max_level(struct kvm *kvm, gfn_t gfn, int max_level)
+{
+	struct svmtrace_target *t;
+	gfn_t base, pages;
+	u32 i;
+
+	rcu_read_lock();
+	t = armed_target(kvm);
+	for (; t && max_level > PG_LEVEL_4K; max_level--) {
+		pages = KVM_PAGES_PER_HPAGE(max_level);
+		base = gfn & ~(pages - 1);
+		for (i = 0; i < t->nr_gates; i++)
+			if (gpa_to_gfn(t->gates[i].gpa) - base < pages)
+				break;
+		if (i == t->nr_gates)
+			break;
+	}
+	rcu_read_unlock();
+	return max_level;
+}
+EXPORT_SYMBOL_GPL(__svmtrace_max_level);
+
+/* Drop the SPTE (and any huge SPTE) covering the gate's page. */
+static void gate_zap(struct kvm *kvm, const struct svmtrace_gate *gate)
+{
+	gfn_t gfn = gpa_to_gfn(gate->gpa);
+	int idx;
+
+	idx = srcu_read_lock(&kvm->srcu);
+	kvm_zap_gfn_range(kvm, gfn, gfn + 1);
+	srcu_read_unlock(&kvm->srcu, idx);
+}
+
+void svmtrace_gate_close(struct svmtrace_vm *vm, const struct svmtrace_target *t, int gate)
+{
+	if (test_and_clear_bit(gate, vm->gate_open))
+		gate_zap(vm->kvm, &t->gates[gate]);
+}
+
+/* Re-arm every gate (a session ended): the next fetch faults again. */
+void svmtrace_gates_close_all(struct svmtrace_vm *vm, const struct svmtrace_target *t)
+{
+	u32 i;
+
+	for (i = 0; i < t->nr_gates; i++)
+		svmtrace_gate_close(vm, t, i);
+}
+
+/*
+ * Zap every gate's mapping whatever its state: at arm (so the pages fault
+ * without execute) and after stop (so they map executable again).
+ */
+void svmtrace_gates_reset(struct svmtrace_vm *vm, const struct svmtrace_target *t)
+{
+	u32 i;
+
+	bitmap_zero(vm->gate_open, SVMTRACE_MAX_GATES);
+	for (i = 0; i < t->nr_gates; i++)
+		gate_zap(vm->kvm, &t->gates[i]);
+}
+
+static bool is_gate_fetch(u64 error_code)
+{
+	return (error_code & PFERR_FETCH_MASK) && (error_code & PFERR_PRESENT_MASK) &&
+	       !(error_code & PFERR_GUEST_PAGE_MASK);
+}
+
+/*
+ * An NPF exit.  A fetch from a closed gate opens it; the vCPU then steps the
+ * faulting instruction: as the start of a session when its CR3 is targeted,
+ * silently (to close the gate behind it) otherwise.  Every fault then goes
+ * on to KVM's own handler unchanged.
+ */
+void __svmtrace_npf_exit(struct kvm_vcpu *vcpu, u64 gpa, u64 error_code)
+{
+	struct svmtrace_vm *vm;
+	struct svmtrace_vcpu *vt;
+	struct svmtrace_target *t;
+	int gate;
+
+	if (!is_gate_fetch(error_code))
+		return;
+	vt = svmtrace_vcpu_of(vcpu);
+	if (!vt)
+		return;
+	mutex_lock(&vt->lock);
+	rcu_read_lock();
+	vm = svmtrace_vm_lookup(vcpu->kvm);
+	t = vm ? rcu_dereference(vm->armed) : NULL;
+	gate = t ? svmtrace_gate_find(t, gpa_to_gfn(gpa)) : -1;
+	if (gate < 0 || test_and_set_bit(gate, vm->gate_open))
+		goto out;
+	atomic64_inc(&vm->npf_exits);
+	vt->stats.npf_exits++;
+	if (vt->in_session || vt->silent)
+		goto out;
+	if (svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
+		svmtrace_session_begin(vm, vt, vcpu, t->gates[gate].id);
+	else
+		svmtrace_silent_begin(vt, vcpu, gate);
+out:
+	rcu_read_unlock();
+	mutex_unlock(&vt->lock);
+}
+EXPORT_SYMBOL_GPL(__svmtrace_npf_exit);

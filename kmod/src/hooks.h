@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * svmtrace: the calls KVM makes into the tracer.  These are the only names
+ * patches in kmod/patches/6.1 add to KVM's files.  Each inline wrapper costs one
+ * static branch (a NOP) until a controller attaches to some VM.
+ */
+#ifndef ARCH_X86_KVM_SVMTRACE_HOOKS_H
+#define ARCH_X86_KVM_SVMTRACE_HOOKS_H
+
+#include <linux/jump_label.h>
+#include <linux/kvm_host.h>
+
+DECLARE_STATIC_KEY_FALSE(svmtrace_live);
+
+int svmtrace_init(void);
+void svmtrace_exit(void);
+void svmtrace_vm_destroy(struct kvm *kvm);
+
+bool __svmtrace_gfn_noexec(struct kvm *kvm, gfn_t gfn);
+int __svmtrace_max_level(struct kvm *kvm, gfn_t gfn, int max_level);
+void __svmtrace_npf_exit(struct kvm_vcpu *vcpu, u64 gpa, u64 error_code);
+bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, unsigned long dr6);
+bool __svmtrace_emulated_step(struct kvm_vcpu *vcpu);
+
+/* make_spte(): a closed gate's page is mapped without execute permission. */
+static inline bool svmtrace_gfn_noexec(struct kvm *kvm, gfn_t gfn)
+{
+	return static_branch_unlikely(&svmtrace_live) && __svmtrace_gfn_noexec(kvm, gfn);
+}
+
+/* kvm_mmu_max_mapping_level(): no huge page may cover a gated gfn. */
+static inline int svmtrace_max_level(struct kvm *kvm, gfn_t gfn, int max_level)
+{
+	if (static_branch_unlikely(&svmtrace_live) && max_level > PG_LEVEL_4K)
+		return __svmtrace_max_level(kvm, gfn, max_level);
+	return max_level;
+}
+
+/* npf_interception(): a fetch fault on a closed gate starts a session. */
+static inline void svmtrace_npf_exit(struct kvm_vcpu *vcpu, u64 gpa, u64 error_code)
+{
+	if (static_branch_unlikely(&svmtrace_live))
+		__svmtrace_npf_exit(vcpu, gpa, error_code);
+}
+
+/* db_interception(): true when the #DB was the tracer's step and is done. */
+static inline bool svmtrace_db_exit(struct kvm_vcpu *vcpu, unsigned long dr6)
+{
+	return static_branch_unlikely(&svmtrace_live) && __svmtrace_db_exit(vcpu, dr6);
+}
+
+/*
+ * kvm_vcpu_do_singlestep(): KVM completed an instruction itself while TF was
+ * set; true when that step was the tracer's (no #DB for the guest).
+ */
+static inline bool svmtrace_emulated_step(struct kvm_vcpu *vcpu)
+{
+	return static_branch_unlikely(&svmtrace_live) && __svmtrace_emulated_step(vcpu);
+}
+
+#endif

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svmtrace per-vCPU rings: single producer (the vCPU, under vt->lock),
+ * single consumer (userspace, through an mmap'ed fd).  The kernel keeps its
+ * own head and counters and only ever reads the consumer's tail from the
+ * shared page, clamped, so a hostile consumer can lose its own data but not
+ * corrupt the kernel.
+ */
+#include <linux/anon_inodes.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "svmtrace.h"
+
+static void ring_free(struct kref *ref)
+{
+	struct svmtrace_ring *ring = container_of(ref, struct svmtrace_ring, ref);
+
+	vfree(ring->hdr);
+	kfree(ring);
+}
+
+void svmtrace_ring_put(struct svmtrace_ring *ring)
+{
+	if (ring)
+		kref_put(&ring->ref, ring_free);
+}
+
+struct svmtrace_ring *svmtrace_ring_create(u32 vcpu, u32 capacity, u32 wake_batch)
+{
+	struct svmtrace_ring *ring;
+
+	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT);
+	if (!ring)
+		return NULL;
+	ring->size = SVMTRACE_RING_HEADER_SIZE + (size_t)capacity * sizeof(struct svmtrace_slot);
+	ring->hdr = vmalloc_user(ring->size);
+	if (!ring->hdr) {
+		kfree(ring);
+		return NULL;
+	}
+	kref_init(&ring->ref);
+	init_waitqueue_head(&ring->consumer_wq);
+	init_waitqueue_head(&ring->producer_wq);
+	ring->slots = (void *)ring->hdr + SVMTRACE_RING_HEADER_SIZE;
+	ring->capacity = capacity;
+	ring->vcpu = vcpu;
+
+	ring->hdr->magic = SVMTRACE_RING_MAGIC;
+	ring->hdr->abi_version = SVMTRACE_ABI_VERSION;
+	ring->hdr->slot_size = sizeof(struct svmtrace_slot);
+	ring->hdr->capacity = capacity;
+	ring->hdr->vcpu = vcpu;
+	ring->hdr->data_offset = SVMTRACE_RING_HEADER_SIZE;
+	ring->hdr->wake_batch = wake_batch;
+	return ring;
+}
+
+/* Slots the consumer has not released yet, whatever it wrote into tail. */
+static u64 ring_used(struct svmtrace_ring *ring)
+{
+	u64 tail = smp_load_acquire(&ring->hdr->tail);
+	u64 used = ring->head - tail;
+
+	return used > ring->capacity ? ring->capacity : used;
+}
+
+bool svmtrace_ring_has_room(struct svmtrace_ring *ring)
+{
+	return ring_used(ring) < ring->capacity - 1;
+}
+
+/*
+ * The slot the next publish fills, or NULL when the ring is full.  The last
+ * free slot is kept for the session_end that stop writes (@last_slot).
+ */
+struct svmtrace_slot *svmtrace_ring_reserve(struct svmtrace_ring *ring, bool last_slot)
+{
+	u64 limit = last_slot ? ring->capacity : ring->capacity - 1;
+
+	if (ring->closed || ring_used(ring) >= limit)
+		return NULL;
+	return &ring->slots[ring->head & (ring->capacity - 1)];
+}
+
+static u32 ring_wake_batch(struct svmtrace_ring *ring)
+{
+	u32 batch = READ_ONCE(ring->hdr->wake_batch);
+
+	return clamp_t(u32, batch, 1, ring->capacity / 2);
+}
+
+/* Wake a sleeping consumer once per batch, and at every session boundary. */
+static void ring_wake_consumer(struct svmtrace_ring *ring, bool now)
+{
+	if (!now && ring->head - ring->last_wake < ring_wake_batch(ring) &&
+	    ring_used(ring) < ring->capacity / 2)
+		return;
+	if (!wq_has_sleeper(&ring->consumer_wq))
+		return;
+	ring->last_wake = ring->head;
+	ring->wakeups++;
+	WRITE_ONCE(ring->hdr->wakeups, ring->wakeups);
+	wake_up_interruptible(&ring->consumer_wq);
+}
+
+/* Publish the slot returned by svmtrace_ring_reserve(). */
+void svmtrace_ring_publish(struct svmtrace_ring *ring, u16 kind)
+{
+	struct svmtrace_slot *slot = &ring->slots[ring->head & (ring->capacity - 1)];
+
+	if (ring->pending_drops) {
+		slot->flags |= SVMTRACE_SLOT_F_GAP;
+		slot->dropped = ring->pending_drops;
+		ring->pending_drops = 0;
+	}
+	ring->produced++;
+	WRITE_ONCE(ring->hdr->produced, ring->produced);
+	smp_store_release(&ring->hdr->head, ++ring->head);
+	ring_wake_consumer(ring, kind != SVMTRACE_SLOT_INSTRUCTION);
+}
+
+/* Count a step the ring had no room for; the next slot carries the gap. */
+void svmtrace_ring_drop(struct svmtrace_ring *ring)
+{
+	ring->produced++;
+	ring->dropped++;
+	ring->pending_drops++;
+	WRITE_ONCE(ring->hdr->produced, ring->produced);
+	WRITE_ONCE(ring->hdr->dropped, ring->dropped);
+	ring_wake_consumer(ring, true);
+}
+
+/* No slot will follow: tell the consumer and release a waiting vCPU. */
+void svmtrace_ring_close(struct svmtrace_ring *ring)
+{
+	ring->closed = true;
+	smp_store_release(&ring->hdr->closed, 1);
+	wake_up_all(&ring->producer_wq);
+	wake_up_interruptible_all(&ring->consumer_wq);
+}
+
+static __poll_t ring_poll(struct file *file, poll_table *wait)
+{
+	struct svmtrace_ring *ring = file->private_data;
+	__poll_t mask = 0;
+
+	poll_wait(file, &ring->consumer_wq, wait);
+	if (READ_ONCE(ring->producer_waiting) && svmtrace_ring_has_room(ring))
+		wake_up(&ring->producer_wq);
+	if (smp_load_acquire(&ring->hdr->head) != READ_ONCE(ring->hdr->tail))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (READ_ONCE(ring->closed))
+		mask |= EPOLLIN | EPOLLHUP;
+	return mask;
+}
+
+static int ring_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct svmtrace_ring *ring = file->private_data;
+
+	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_ALIGN(ring->size))
+		return -EINVAL;
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	return remap_vmalloc_range(vma, ring->hdr, 0);
+}
+
+/* The consumer is gone: a vCPU blocked on this ring must not wait for it. */
+static int ring_release(struct inode *inode, struct file *file)
+{
+	struct svmtrace_ring *ring = file->private_data;
+
+	WRITE_ONCE(ring->consumer_gone, true);
+	wake_up_all(&ring->producer_wq);
+	svmtrace_ring_put(ring);
+	return 0;
+}
+
+static const struct file_operations ring_fops = {
+	.owner = THIS_MODULE,
+	.poll = ring_poll,
+	.mmap = ring_mmap,
+	.release = ring_release,
+	.llseek = noop_llseek,
+};
+
+/* A new fd for the ring's one consumer; it holds a reference. */
+int svmtrace_ring_install_fd(struct svmtrace_ring *ring)
+{
+	int fd;
+
+	if (ring->fd_taken)
+		return -EBUSY;
+	kref_get(&ring->ref);
+	fd = anon_inode_getfd("svmtrace-ring", &ring_fops, ring, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		svmtrace_ring_put(ring);
+		return fd;
+	}
+	ring->fd_taken = true;
+	return fd;
+}

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svmtrace stepping: sessions, the #DB single-step exit and the steps KVM
+ * completes itself.  A session runs from the gate fault to a CR3 outside
+ * the target set or to stop; inside it every instruction boundary of the
+ * target is published as a slot (the state after the instruction).
+ *
+ * Ownership of TF: vt->tf_ours says that we set the guest's TF on this vCPU;
+ * a #DB with DR6.BS is the tracer's only then (or when a thread of a
+ * targeted address space brings our TF back from a saved frame on another
+ * vCPU).  Everything else -- DR0-3 hits, ICEBP, TF the guest had set itself
+ * before the session -- continues to KVM's stock handling.
+ */
+#include <linux/kvm_host.h>
+#include <linux/sched/signal.h>
+#include <asm/debugreg.h>
+#include <asm/svm.h>
+
+#include "hooks.h"
+#include "kvm_cache_regs.h"
+#include "svmtrace.h"
+#include "x86.h"
+
+#define CR3_PAGE_MASK 0x000ffffffffff000ULL
+
+static const int slot_gpr_regs[SVMTRACE_NR_GPRS] = {
+	VCPU_REGS_RAX, VCPU_REGS_RBX, VCPU_REGS_RCX, VCPU_REGS_RDX,
+	VCPU_REGS_RSI, VCPU_REGS_RDI, VCPU_REGS_RBP, VCPU_REGS_RSP,
+	VCPU_REGS_R8,  VCPU_REGS_R9,  VCPU_REGS_R10, VCPU_REGS_R11,
+	VCPU_REGS_R12, VCPU_REGS_R13, VCPU_REGS_R14, VCPU_REGS_R15,
+};
+
+static bool cr3_in(const u64 *set, u32 n, unsigned long cr3)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (((set[i] ^ cr3) & CR3_PAGE_MASK) == 0)
+			return true;
+	return false;
+}
+
+bool svmtrace_cr3_targeted(const struct svmtrace_target *t, unsigned long cr3)
+{
+	return cr3_in(t->cr3, t->nr_cr3, cr3);
+}
+
+static unsigned long rflags_raw(struct kvm_vcpu *vcpu)
+{
+	return static_call(kvm_x86_get_rflags)(vcpu);
+}
+
+static void set_tf(struct kvm_vcpu *vcpu, bool on)
+{
+	unsigned long rflags = rflags_raw(vcpu);
+	unsigned long want = on ? rflags | X86_EFLAGS_TF : rflags & ~X86_EFLAGS_TF;
+
+	if (want != rflags)
+		static_call(kvm_x86_set_rflags)(vcpu, want);
+}
+
+/* Take our TF back; the guest's own TF stays. */
+static void release_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
+{
+	if (!vt->guest_tf)
+		set_tf(vcpu, false);
+	vt->tf_ours = false;
+	vt->guest_tf = false;
+}
+
+static void take_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
+{
+	vt->guest_tf = rflags_raw(vcpu) & X86_EFLAGS_TF;
+	vt->tf_ours = true;
+	set_tf(vcpu, true);
+}
+
+/* Called with vt->lock held, from the gate fault or an adopted step. */
+void svmtrace_session_begin(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
+			    struct kvm_vcpu *vcpu, u32 gate_id)
+{
+	take_tf(vcpu, vt);
+	vt->in_session = true;
+	vt->start_pending = true;
+	vt->start_gate = gate_id;
+	WRITE_ONCE(vm->last_gate, gate_id);
+	vt->stats.sessions++;
+}
+
+void svmtrace_silent_begin(struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu, int gate)
+{
+	take_tf(vcpu, vt);
+	vt->silent = true;
+	vt->silent_gate = gate;
+}
+
+/* The architectural state after the step, as the guest sees it. */
+static void fill_state(struct svmtrace_slot *s, struct kvm_vcpu *vcpu,
+		       struct svmtrace_vcpu *vt, bool kernel)
+{
+	unsigned long rflags = rflags_raw(vcpu);
+	int i;
+
+	s->seq = 0;
+	s->tsc = rdtsc();
+	s->rip = kvm_rip_read(vcpu);
+	s->rflags = vt->guest_tf ? rflags : rflags & ~X86_EFLAGS_TF;
+	s->cr3 = kvm_read_cr3(vcpu);
+	for (i = 0; i < SVMTRACE_NR_GPRS; i++)
+		s->gpr[i] = kvm_register_read_raw(vcpu, slot_gpr_regs[i]);
+	s->kind = SVMTRACE_SLOT_INSTRUCTION;
+	s->flags = kernel ? SVMTRACE_SLOT_F_KERNEL : 0;
+	s->reason = 0;
+	s->dropped = 0;
+	s->vcpu = vt->index;
+	s->reserved = 0;
+}
+
+/*
+ * Block policy: wait, without vt->lock and kvm->srcu, until the consumer
+ * makes room, goes away or the capture stops.  0 when there is room,
+ * -ESTALE when the step no longer belongs to a capture, -EINTR on a fatal
+ * signal (the VMM is being killed).
+ */
+static int ring_wait(struct svmtrace_vcpu *vt, struct svmtrace_ring *ring,
+		     struct kvm_vcpu *vcpu)
+{
+	u64 epoch = vt->epoch;
+	int r;
+
+	kref_get(&ring->ref);
+	vt->waiting = true;
+	WRITE_ONCE(ring->producer_waiting, true);
+	WRITE_ONCE(ring->hdr->producer_waiting, 1);
+	smp_mb();
+	mutex_unlock(&vt->lock);
+	kvm_vcpu_srcu_read_unlock(vcpu);
+	r = wait_event_killable(ring->producer_wq,
+				svmtrace_ring_has_room(ring) || READ_ONCE(ring->consumer_gone) ||
+				READ_ONCE(ring->closed));
+	kvm_vcpu_srcu_read_lock(vcpu);
+	mutex_lock(&vt->lock);
+	WRITE_ONCE(ring->producer_waiting, false);
+	WRITE_ONCE(ring->hdr->producer_waiting, 0);
+	vt->waiting = false;
+	svmtrace_ring_put(ring);
+	if (vt->epoch != epoch || vt->ring != ring)
+		return -ESTALE;
+	return r ? -EINTR : 0;
+}
+
+/* Publish vt->last as a @kind slot, or count it as dropped. */
+static void publish(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu,
+		    u16 kind, u32 reason, u16 flags)
+{
+	struct svmtrace_ring *ring = vt->ring;
+	bool end = kind == SVMTRACE_SLOT_SESSION_END;
+	struct svmtrace_slot *slot;
+
+	if (!ring || ring->closed)
+		return;
+	while (!(slot = svmtrace_ring_reserve(ring, end))) {
+		if (vm->target.policy != SVMTRACE_POLICY_BLOCK || !vcpu || ring->closed ||
+		    READ_ONCE(ring->consumer_gone))
+			break;
+		switch (ring_wait(vt, ring, vcpu)) {
+		case 0:
+			continue;
+		case -ESTALE:
+			return;
+		}
+		break;
+	}
+	atomic64_inc(&vm->seq);
+	if (!slot) {
+		svmtrace_ring_drop(ring);
+		vt->stats.drops++;
+		return;
+	}
+	*slot = vt->last;
+	slot->seq = atomic64_read(&vm->seq) - 1;
+	slot->kind = kind;
+	slot->reason = reason;
+	slot->flags |= flags;
+	svmtrace_ring_publish(ring, kind);
+	vt->stats.records++;
+	vt->stats.bytes += sizeof(*slot);
+}
+
+static void session_end(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
+			struct kvm_vcpu *vcpu, u32 reason)
+{
+	if (vt->in_session && !vt->start_pending) {
+		vt->last.tsc = rdtsc();
+		publish(vm, vt, vcpu, SVMTRACE_SLOT_SESSION_END, reason, 0);
+		vt->stats.session_ends++;
+	}
+	vt->in_session = false;
+	vt->start_pending = false;
+}
+
+static bool rip_wanted(const struct svmtrace_target *t, u64 rip)
+{
+	u32 i;
+
+	if (!t->nr_ranges)
+		return true;
+	for (i = 0; i < t->nr_ranges; i++)
+		if (rip >= t->ranges[i].start && rip < t->ranges[i].end)
+			return true;
+	return false;
+}
+
+static void record_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
+			struct kvm_vcpu *vcpu, u32 reason, bool kernel)
+{
+	u16 flags = 0;
+
+	if (!rip_wanted(&vm->target, kvm_rip_read(vcpu)))
+		return;
+	fill_state(&vt->last, vcpu, vt, kernel);
+	if (vt->skipped) {
+		flags = SVMTRACE_SLOT_F_GAP;
+		vt->skipped = false;
+	}
+	if (vt->start_pending) {
+		vt->start_pending = false;
+		publish(vm, vt, vcpu, SVMTRACE_SLOT_SESSION_START, vt->start_gate, flags);
+	} else {
+		publish(vm, vt, vcpu, SVMTRACE_SLOT_INSTRUCTION, reason, flags);
+	}
+}
+
+/* The silent step off a foreign gate fetch is done: close the gate again. */
+static void silent_end(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu)
+{
+	struct svmtrace_target *t = rcu_access_pointer(vm->armed);
+
+	vt->silent = false;
+	release_tf(vcpu, vt);
+	if (t)
+		svmtrace_gate_close(vm, t, vt->silent_gate);
+}
+
+/*
+ * A thread of a targeted address space came back to user mode with our TF
+ * from a saved frame on a vCPU we did not set it on (or after stop).  Take
+ * it over instead of letting the guest see a #DB it did not ask for.
+ */
+static bool adopt_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu)
+{
+	struct svmtrace_target *t = rcu_access_pointer(vm->armed);
+	unsigned long cr3 = kvm_read_cr3(vcpu);
+
+	if (!cr3_in(vm->tf_cr3, READ_ONCE(vm->nr_tf_cr3), cr3))
+		return false;
+	if (t && svmtrace_cr3_targeted(t, cr3) && vt->ring) {
+		svmtrace_session_begin(vm, vt, vcpu, READ_ONCE(vm->last_gate));
+		vt->guest_tf = false;
+	} else {
+		vt->guest_tf = false;
+		vt->tf_ours = true;
+	}
+	return true;
+}
+
+/*
+ * One single-step trap (or KVM-completed step) with TF set.  Returns true
+ * when it was ours alone; false when KVM must go on with its stock handling
+ * (the guest's own TF or breakpoints, KVM_SET_GUEST_DEBUG single-stepping).
+ */
+static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u32 reason,
+			bool guest_bits)
+{
+	struct svmtrace_vm *vm;
+	struct svmtrace_target *t;
+	bool kernel, others;
+
+	rcu_read_lock();
+	vm = svmtrace_vm_lookup(vcpu->kvm);
+	rcu_read_unlock();
+	if (!vm)
+		return false;
+
+	mutex_lock(&vt->lock);
+	if (!vt->tf_ours && (guest_bits || !adopt_step(vm, vt, vcpu))) {
+		mutex_unlock(&vt->lock);
+		return false;
+	}
+	others = guest_bits || vt->guest_tf || (vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP);
+	if (reason)
+		vt->stats.db_exits++;
+	else
+		vt->stats.emulated_steps++;
+
+	t = rcu_access_pointer(vm->armed);
+	if (vt->silent) {
+		silent_end(vm, vt, vcpu);
+	} else if (!t) {
+		session_end(vm, vt, vcpu, SVMTRACE_END_STOP);
+		release_tf(vcpu, vt);
+	} else if (!svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu))) {
+		session_end(vm, vt, vcpu, SVMTRACE_END_CR3);
+		release_tf(vcpu, vt);
+		svmtrace_gates_close_all(vm, t);
+	} else if (READ_ONCE(vm->paused)) {
+		vt->skipped = true;
+	} else {
+		kernel = static_call(kvm_x86_get_cpl)(vcpu) == 0;
+		if (kernel && !(t->flags & SVMTRACE_TARGET_F_KERNEL)) {
+			/* Keep the session: TF comes back with the user frame. */
+			if (!vt->guest_tf)
+				set_tf(vcpu, false);
+		} else {
+			record_step(vm, vt, vcpu, reason, kernel);
+			set_tf(vcpu, true);
+		}
+	}
+	mutex_unlock(&vt->lock);
+	return !others;
+}
+
+bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, unsigned long dr6)
+{
+	struct svmtrace_vcpu *vt;
+
+	if (!(dr6 & DR6_BS))
+		return false;
+	vt = svmtrace_vcpu_of(vcpu);
+	if (!vt)
+		return false;
+	return handle_step(vcpu, vt, SVM_EXIT_EXCP_BASE + DB_VECTOR,
+			   dr6 & (DR_TRAP_BITS | DR6_BD | DR6_BT));
+}
+EXPORT_SYMBOL_GPL(__svmtrace_db_exit);
+
+bool __svmtrace_emulated_step(struct kvm_vcpu *vcpu)
+{
+	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu);
+
+	return vt && handle_step(vcpu, vt, 0, false);
+}
+
+/*
+ * Stop (control thread, vm->armed already cleared): end every
+ * open session and close the rings.  vCPUs still carrying our TF take it
+ * back at their next step (handle_step with no target).
+ */
+void svmtrace_sessions_stop(struct svmtrace_vm *vm)
+{
+	struct svmtrace_vcpu *vt;
+	u32 i;
+
+	for (i = 0; i < vm->nr_vcpus; i++) {
+		vt = vm->vcpus[i];
+		mutex_lock(&vt->lock);
+		session_end(vm, vt, NULL, SVMTRACE_END_STOP);
+		vt->skipped = false;
+		vt->epoch++;
+		if (vt->ring)
+			svmtrace_ring_close(vt->ring);
+		mutex_unlock(&vt->lock);
+	}
+}

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * svmtrace: the tracer's own state, shared by its files (KVM sees only
+ * hooks.h).  One struct svmtrace_vm per traced VM, one struct svmtrace_vcpu
+ * per traced vCPU, one struct svmtrace_ring per vCPU and arm.
+ *
+ * Locking:
+ *   svmtrace_lock     the registry (attach, destroy)
+ *   ctl->lock         control operations (one controller per VM)
+ *   vt->lock          a vCPU's session state and its ring's producer side;
+ *                     taken by the vCPU's exit handlers and by stop
+ *   vm->armed         RCU: the target in force; NULL when not armed
+ */
+#ifndef ARCH_X86_KVM_SVMTRACE_SVMTRACE_H
+#define ARCH_X86_KVM_SVMTRACE_SVMTRACE_H
+
+#include <linux/kref.h>
+#include <linux/kvm_host.h>
+#include <linux/mutex.h>
+#include <linux/wait.h>
+#include <svmtrace/abi.h>
+
+struct svmtrace_ring {
+	struct kref ref;
+	struct svmtrace_ring_header *hdr;	/* start of the user mapping */
+	struct svmtrace_slot *slots;
+	size_t size;				/* bytes mapped */
+	u32 capacity;
+	u32 vcpu;
+	/* Producer state: kernel copies, never read back from user memory. */
+	u64 head;
+	u64 produced;
+	u64 dropped;
+	u64 pending_drops;			/* lost since the last published slot */
+	u64 wakeups;
+	u64 last_wake;				/* head at the last consumer wakeup */
+	bool closed;
+	bool fd_taken;				/* handed out by SVMTRACE_GET_RING */
+	bool consumer_gone;			/* its fd was released */
+	bool producer_waiting;
+	wait_queue_head_t consumer_wq;		/* poll() */
+	wait_queue_head_t producer_wq;		/* block policy */
+};
+
+struct svmtrace_vcpu {
+	struct mutex lock;
+	u32 index;
+	bool tf_ours;		/* we set the guest's TF; outlives stop and detach */
+	bool guest_tf;		/* the guest itself had TF set when we took over */
+	bool in_session;
+	bool silent;		/* stepping one foreign instruction off a gate */
+	bool skipped;		/* steps went unrecorded (pause): next slot has GAP */
+	bool waiting;		/* blocked on a full ring */
+	int silent_gate;	/* gate to close after the silent step */
+	u32 start_gate;		/* id for the session_start slot */
+	bool start_pending;
+	u64 epoch;		/* bumped by stop: a waiting step belongs to the past */
+	struct svmtrace_ring *ring;
+	struct svmtrace_slot last;	/* state of the last step, for session ends */
+	struct svmtrace_counters stats;
+};
+
+struct svmtrace_vm {
+	struct hlist_node node;		/* svmtrace_registry */
+	struct list_head all;		/* every object, for VM destruction */
+	struct kvm *kvm;
+	bool registered;		/* in svmtrace_registry (static key held) */
+	bool controlled;		/* a controller is attached */
+	enum svmtrace_state state;
+	bool paused;
+	struct svmtrace_target target;	/* valid from SVMTRACE_STATE_TARGETED */
+	struct svmtrace_target __rcu *armed;
+	unsigned long gate_open[BITS_TO_LONGS(SVMTRACE_MAX_GATES)];
+	atomic64_t seq;
+	atomic64_t npf_exits;
+	u32 last_gate;			/* gate id of the newest session */
+	/* CR3s whose threads may carry our TF in saved frames (last arm). */
+	u32 nr_tf_cr3;
+	u64 tf_cr3[SVMTRACE_MAX_CR3];
+	u32 nr_vcpus;			/* vcpus[0..nr_vcpus) exist */
+	struct svmtrace_vcpu *vcpus[KVM_MAX_VCPUS];
+};
+
+/* attach.c */
+struct svmtrace_vm *svmtrace_vm_lookup(struct kvm *kvm);
+struct svmtrace_vm *svmtrace_vm_get(struct kvm *kvm);
+void svmtrace_vm_release(struct svmtrace_vm *vm);
+struct svmtrace_vcpu *svmtrace_vcpu_of(struct kvm_vcpu *vcpu);
+
+/* ring.c */
+struct svmtrace_ring *svmtrace_ring_create(u32 vcpu, u32 capacity, u32 wake_batch);
+void svmtrace_ring_put(struct svmtrace_ring *ring);
+int svmtrace_ring_install_fd(struct svmtrace_ring *ring);
+struct svmtrace_slot *svmtrace_ring_reserve(struct svmtrace_ring *ring, bool last_slot);
+void svmtrace_ring_publish(struct svmtrace_ring *ring, u16 kind);
+void svmtrace_ring_drop(struct svmtrace_ring *ring);
+void svmtrace_ring_close(struct svmtrace_ring *ring);
+bool svmtrace_ring_has_room(struct svmtrace_ring *ring);
+
+/* gate.c */
+int svmtrace_gate_find(const struct svmtrace_target *t, gfn_t gfn);
+void svmtrace_gates_close_all(struct svmtrace_vm *vm, const struct svmtrace_target *t);
+void svmtrace_gate_close(struct svmtrace_vm *vm, const struct svmtrace_target *t, int gate);
+void svmtrace_gates_reset(struct svmtrace_vm *vm, const struct svmtrace_target *t);
+
+/* step.c */
+bool svmtrace_cr3_targeted(const struct svmtrace_target *t, unsigned long cr3);
+void svmtrace_session_begin(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
+			    struct kvm_vcpu *vcpu, u32 gate_id);
+void svmtrace_silent_begin(struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu, int gate);
+void svmtrace_sessions_stop(struct svmtrace_vm *vm);
+
+/* control.c */
+int svmtrace_control_init(void);
+void svmtrace_control_exit(void);
+
+#endif
