@@ -204,8 +204,8 @@ struct svmtrace_ring_request {
 	__u64 mmap_size;		/* out: bytes to mmap at offset 0 */
 };
 
-/* svmtrace_status.state */
-enum svmtrace_state {
+/* svmtrace_capture_status.state */
+enum svmtrace_capture_state {
 	SVMTRACE_STATE_DETACHED = 0,
 	SVMTRACE_STATE_ATTACHED = 1,	/* no target yet */
 	SVMTRACE_STATE_TARGETED = 2,	/* target set, not armed */
@@ -235,8 +235,8 @@ struct svmtrace_vcpu_status {
 };
 
 /* SVMTRACE_STATUS */
-struct svmtrace_status {
-	__u32 state;			/* enum svmtrace_state */
+struct svmtrace_capture_status {
+	__u32 state;			/* enum svmtrace_capture_state */
 	__u32 flags;			/* target flags */
 	__u32 policy;
 	__u32 nr_vcpus;			/* traced vCPUs (entries in vcpus[]) */
@@ -255,7 +255,7 @@ struct svmtrace_status {
 #define SVMTRACE_STOP _IO(SVMTRACE_IOC_MAGIC, 0x04)
 #define SVMTRACE_PAUSE _IO(SVMTRACE_IOC_MAGIC, 0x05)
 #define SVMTRACE_RESUME _IO(SVMTRACE_IOC_MAGIC, 0x06)
-#define SVMTRACE_STATUS _IOR(SVMTRACE_IOC_MAGIC, 0x07, struct svmtrace_status)
+#define SVMTRACE_STATUS _IOR(SVMTRACE_IOC_MAGIC, 0x07, struct svmtrace_capture_status)
 #define SVMTRACE_GET_RING _IOWR(SVMTRACE_IOC_MAGIC, 0x08, struct svmtrace_ring_request)
 #define SVMTRACE_DETACH _IO(SVMTRACE_IOC_MAGIC, 0x09)
 
@@ -269,7 +269,7 @@ SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_slot_xstate) == 768, "xstate slot 
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_ring_header) == 192, "ring header is 3 lines");
 SVMTRACE_STATIC_ASSERT(__builtin_offsetof(struct svmtrace_slot, kind) == 168, "kind after gprs");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_target) == 1440, "target layout");
-SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_status) == 4712, "status layout");
+SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_capture_status) == 4712, "status layout");
 SVMTRACE_STATIC_ASSERT(__builtin_offsetof(struct svmtrace_ring_header, head) == 64,
 		       "producer line");
 SVMTRACE_STATIC_ASSERT(__builtin_offsetof(struct svmtrace_ring_header, tail) == 128,

@@ -255,7 +255,7 @@ static int ctl_status(struct svmtrace_ctl *ctl, void __user *arg)
 {
 	struct svmtrace_vm *vm = ctl->vm;
 	struct svmtrace_vcpu_status *vs;
-	struct svmtrace_status *st;
+	struct svmtrace_capture_status *st;
 	struct svmtrace_vcpu *vt;
 	u32 i;
 	int r = 0;

@@ -66,7 +66,7 @@ struct svmtrace_vm {
 	struct kvm *kvm;
 	bool registered;		/* in svmtrace_registry (static key held) */
 	bool controlled;		/* a controller is attached */
-	enum svmtrace_state state;
+	enum svmtrace_capture_state state;
 	bool paused;
 	struct svmtrace_target target;	/* valid from SVMTRACE_STATE_TARGETED */
 	struct svmtrace_target __rcu *armed;
