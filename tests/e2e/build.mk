@@ -31,8 +31,15 @@ DEB_PACKAGES += qemu-system-x86 busybox-static cpio binutils kmod apt
 $(eval $(call program,svmtrace-e2e-model,tests/e2e/model/main.c tests/e2e/model/exec.c \
 	tests/e2e/model/flags.c tests/e2e/model/mem.c tests/e2e/guest/image.c $(CLI_SRCS),,TOOLS))
 
+# With the kmod in the tree, the lab also runs our modules: `make kmod`
+# first, then e2e.sh --modules $(KMOD_DIR) (set by kmod/build.mk, which is
+# read after this fragment, hence the test here and the late expansion).
 .PHONY: e2e check-e2e
 e2e: $(BUILD)/bin/svmtrace-e2e-vmm $(BUILD)/bin/svmtrace-e2e-model $(E2E_BINS)
-	BUILD=$(BUILD) tests/e2e/e2e.sh
+ifneq ($(wildcard kmod/build.mk),)
+e2e: kmod
+endif
+e2e:
+	BUILD=$(BUILD) tests/e2e/e2e.sh $(if $(KMOD_DIR),--modules $(KMOD_DIR))
 check-e2e: e2e
 CHECK_STEPS += check-e2e
