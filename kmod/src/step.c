@@ -14,7 +14,6 @@
 #include <linux/kvm_host.h>
 #include <linux/sched/signal.h>
 #include <asm/debugreg.h>
-#include <asm/svm.h>
 
 #include "hooks.h"
 #include "kvm_cache_regs.h"
@@ -212,7 +211,7 @@ static bool rip_wanted(const struct svmtrace_target *t, u64 rip)
 }
 
 static void record_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
-			struct kvm_vcpu *vcpu, u32 reason, bool kernel)
+			struct kvm_vcpu *vcpu, bool kernel)
 {
 	u16 flags = 0;
 
@@ -227,7 +226,7 @@ static void record_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 		vt->start_pending = false;
 		publish(vm, vt, vcpu, SVMTRACE_SLOT_SESSION_START, vt->start_gate, flags);
 	} else {
-		publish(vm, vt, vcpu, SVMTRACE_SLOT_INSTRUCTION, reason, flags);
+		publish(vm, vt, vcpu, SVMTRACE_SLOT_INSTRUCTION, 0, flags);
 	}
 }
 
@@ -269,7 +268,7 @@ static bool adopt_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct 
  * when it was ours alone; false when KVM must go on with its stock handling
  * (the guest's own TF or breakpoints, KVM_SET_GUEST_DEBUG single-stepping).
  */
-static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u32 reason,
+static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, bool db_exit,
 			bool guest_bits)
 {
 	struct svmtrace_vm *vm;
@@ -288,7 +287,7 @@ static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u32 rea
 		return false;
 	}
 	others = guest_bits || vt->guest_tf || (vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP);
-	if (reason)
+	if (db_exit)
 		vt->stats.db_exits++;
 	else
 		vt->stats.emulated_steps++;
@@ -312,7 +311,7 @@ static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u32 rea
 			if (!vt->guest_tf)
 				set_tf(vcpu, false);
 		} else {
-			record_step(vm, vt, vcpu, reason, kernel);
+			record_step(vm, vt, vcpu, kernel);
 			set_tf(vcpu, true);
 		}
 	}
@@ -329,8 +328,7 @@ bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, unsigned long dr6)
 	vt = svmtrace_vcpu_of(vcpu);
 	if (!vt)
 		return false;
-	return handle_step(vcpu, vt, SVM_EXIT_EXCP_BASE + DB_VECTOR,
-			   dr6 & (DR_TRAP_BITS | DR6_BD | DR6_BT));
+	return handle_step(vcpu, vt, true, dr6 & (DR_TRAP_BITS | DR6_BD | DR6_BT));
 }
 EXPORT_SYMBOL_GPL(__svmtrace_db_exit);
 
@@ -338,7 +336,7 @@ bool __svmtrace_emulated_step(struct kvm_vcpu *vcpu)
 {
 	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu);
 
-	return vt && handle_step(vcpu, vt, 0, false);
+	return vt && handle_step(vcpu, vt, false, false);
 }
 
 /*

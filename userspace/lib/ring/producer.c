@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Userspace ring producer for tests and benchmarks.  It follows the kernel
+ * producer (kmod/src/ring.c) step for step: private head and counters,
+ * clamped use of the consumer's tail, one slot kept free for a final
+ * session_end, gap marking on the first slot after a loss, and a release
+ * store of head to publish.
+ */
+#include <string.h>
+
+#include <svmtrace/ring.h>
+
+size_t svmtrace_ring_init_memory(void *mem, uint32_t capacity, uint32_t vcpu)
+{
+	size_t size = SVMTRACE_RING_HEADER_SIZE + (size_t)capacity * sizeof(struct svmtrace_slot);
+	struct svmtrace_ring_header *h = mem;
+
+	if (!mem)
+		return size;
+	memset(mem, 0, size);
+	h->magic = SVMTRACE_RING_MAGIC;
+	h->abi_version = SVMTRACE_ABI_VERSION;
+	h->slot_size = sizeof(struct svmtrace_slot);
+	h->capacity = capacity;
+	h->vcpu = vcpu;
+	h->data_offset = SVMTRACE_RING_HEADER_SIZE;
+	h->wake_batch = capacity / 16;
+	return size;
+}
+
+void svmtrace_ring_producer_init(struct svmtrace_ring_producer *p, void *mem)
+{
+	memset(p, 0, sizeof(*p));
+	p->hdr = mem;
+	p->slots = (struct svmtrace_slot *)((char *)mem + SVMTRACE_RING_HEADER_SIZE);
+	p->capacity = p->hdr->capacity;
+}
+
+struct svmtrace_slot *svmtrace_ring_reserve(struct svmtrace_ring_producer *p)
+{
+	uint64_t tail = __atomic_load_n(&p->hdr->tail, __ATOMIC_ACQUIRE);
+	uint64_t used = p->head - tail;
+
+	if (used > p->capacity)
+		used = p->capacity;
+	if (used >= p->capacity - 1)
+		return NULL;
+	return &p->slots[p->head & (p->capacity - 1)];
+}
+
+void svmtrace_ring_publish(struct svmtrace_ring_producer *p)
+{
+	struct svmtrace_slot *slot = &p->slots[p->head & (p->capacity - 1)];
+
+	if (p->pending_drops) {
+		slot->flags |= SVMTRACE_SLOT_F_GAP;
+		slot->dropped = p->pending_drops;
+		p->pending_drops = 0;
+	}
+	p->produced++;
+	__atomic_store_n(&p->hdr->produced, p->produced, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->hdr->head, ++p->head, __ATOMIC_RELEASE);
+}
+
+void svmtrace_ring_drop(struct svmtrace_ring_producer *p)
+{
+	p->produced++;
+	p->dropped++;
+	p->pending_drops++;
+	__atomic_store_n(&p->hdr->produced, p->produced, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->hdr->dropped, p->dropped, __ATOMIC_RELAXED);
+}
+
+void svmtrace_ring_close(struct svmtrace_ring_producer *p)
+{
+	__atomic_store_n(&p->hdr->closed, 1, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The live progress line on a terminal: records/s, drops, MB written.
+ * Redrawn at most twice a second, on stderr, only when stderr is a TTY.
+ */
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "svmtrace-capture/capture.h"
+
+double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void progress_init(struct progress *p, bool quiet)
+{
+	p->tty = !quiet && isatty(STDERR_FILENO);
+	p->start = p->last = now_seconds();
+}
+
+void progress_update(struct progress *p, const struct vcpu_stream *s, uint32_t n, bool final)
+{
+	struct svmtrace_ring_counts c;
+	uint64_t records = 0, dropped = 0, bytes = 0;
+	double t = now_seconds();
+	uint32_t i;
+
+	if (!p->tty || (!final && t - p->last < 0.5))
+		return;
+	for (i = 0; i < n; i++) {
+		svmtrace_ring_counts(&s[i].ring, &c);
+		records += s[i].written;
+		dropped += c.dropped;
+		bytes += svmtrace_writer_stats(s[i].writer)->file_bytes;
+	}
+	fprintf(stderr, "\r%.1fs  %llu records  %.0f records/s  %llu dropped  %.2f MB written ",
+		t - p->start, (unsigned long long)records,
+		t > p->start ? records / (t - p->start) : 0.0, (unsigned long long)dropped,
+		bytes / 1e6);
+	if (final)
+		fputc('\n', stderr);
+	p->last = t;
+}
