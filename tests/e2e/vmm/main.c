@@ -4,8 +4,9 @@
  * it computed.  See usage[] and docs/lab.md.
  *
  * A capture tool attaches from another process between "ready" and "start":
- * with --wait the VMM prints its pid, the guest CR3 and each vCPU's gate GPA
- * (its entry page), then waits for SIGUSR1 before the first KVM_RUN.  With
+ * with --wait the VMM prints its pid, its VM fd (for pidfd_getfd), the guest
+ * CR3 and each vCPU's gate GPA (its entry page), then waits for SIGUSR1
+ * before the first KVM_RUN.  With
  * --hold it keeps the VM alive after the program ends until a second
  * SIGUSR1, so the capture can be stopped while the vCPUs still exist.
  */
@@ -215,7 +216,7 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
 
 	create_vm(&vm, argv[optind], argv[optind + 1]);
-	printf("ready pid=%d cr3=0x%x vcpus=%d", getpid(), PML4_GPA, vm.nr_vcpus);
+	printf("ready pid=%d vmfd=%d cr3=0x%x vcpus=%d", getpid(), vm.vm_fd, PML4_GPA, vm.nr_vcpus);
 	for (int i = 0; i < vm.nr_vcpus; i++)
 		printf(" gate%d=0x%llx", i, (unsigned long long)USER_VA_TO_GPA(USER_ENTRY(i)));
 	printf("\n");
