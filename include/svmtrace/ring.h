@@ -95,6 +95,7 @@ struct svmtrace_ring_producer {
 	struct svmtrace_slot *slots;
 	uint32_t capacity;
 	uint64_t head;
+	uint64_t tail_cache;		/* consumer's tail when last read */
 	uint64_t produced;
 	uint64_t dropped;
 	uint64_t pending_drops;

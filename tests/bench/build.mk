@@ -9,3 +9,12 @@ bench-trace: all
 		printf "geometric mean: size v5/xz %.3f, encode %.2fx zstd -3, decode %.2fx zstd -d\n", \
 			exp(s / n), exp(e / n), exp(d / n) }' $(BUILD)/bench/table
 BENCH_STEPS += bench-trace
+
+# The capture consumer (ring + v5 writer) against a synthetic producer
+# thread replaying real states (tests/bench/bench_ring.c).
+$(eval $(call program,svmtrace-bench-ring,tests/bench/bench_ring.c $(CLI_SRCS),,TOOLS))
+
+.PHONY: bench-ring
+bench-ring: all
+	BIN=$(BUILD)/bin BENCH_DIR=$(BUILD)/bench sh tests/bench/ring.sh
+BENCH_STEPS += bench-ring

@@ -36,14 +36,20 @@ void svmtrace_ring_producer_init(struct svmtrace_ring_producer *p, void *mem)
 	p->capacity = p->hdr->capacity;
 }
 
+/* Free slots as of the consumer's tail, clamped like the kernel does. */
+static uint64_t ring_free(struct svmtrace_ring_producer *p)
+{
+	uint64_t used;
+
+	p->tail_cache = __atomic_load_n(&p->hdr->tail, __ATOMIC_ACQUIRE);
+	used = p->head - p->tail_cache;
+	return used >= p->capacity ? 0 : p->capacity - used;
+}
+
 struct svmtrace_slot *svmtrace_ring_reserve(struct svmtrace_ring_producer *p)
 {
-	uint64_t tail = __atomic_load_n(&p->hdr->tail, __ATOMIC_ACQUIRE);
-	uint64_t used = p->head - tail;
-
-	if (used > p->capacity)
-		used = p->capacity;
-	if (used >= p->capacity - 1)
+	/* Only read the consumer's cache line when the last view was full. */
+	if (p->head - p->tail_cache >= p->capacity - 1 && ring_free(p) <= 1)
 		return NULL;
 	return &p->slots[p->head & (p->capacity - 1)];
 }
