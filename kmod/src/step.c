@@ -79,6 +79,8 @@ void svmtrace_session_begin(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			    struct kvm_vcpu *vcpu, u32 gate_id)
 {
 	take_tf(vcpu, vt);
+	vt->prev_valid = false;
+	svmtrace_hide_tf(vcpu, vt);	/* where the first step starts */
 	vt->in_session = true;
 	vt->start_pending = true;
 	vt->start_gate = gate_id;
@@ -311,6 +313,7 @@ static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, bool db
 			if (!vt->guest_tf)
 				set_tf(vcpu, false);
 		} else {
+			svmtrace_hide_tf(vcpu, vt);
 			record_step(vm, vt, vcpu, kernel);
 			set_tf(vcpu, true);
 		}

@@ -55,6 +55,9 @@ struct svmtrace_vcpu {
 	u32 start_gate;		/* id for the session_start slot */
 	bool start_pending;
 	u64 epoch;		/* bumped by stop: a waiting step belongs to the past */
+	bool prev_valid;	/* prev_rip/prev_rsp: where the last step ended */
+	u64 prev_rip;
+	u64 prev_rsp;
 	struct svmtrace_ring *ring;
 	struct svmtrace_slot last;	/* state of the last step, for session ends */
 	struct svmtrace_counters stats;
@@ -109,6 +112,9 @@ void svmtrace_session_begin(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			    struct kvm_vcpu *vcpu, u32 gate_id);
 void svmtrace_silent_begin(struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu, int gate);
 void svmtrace_sessions_stop(struct svmtrace_vm *vm);
+
+/* hide.c */
+void svmtrace_hide_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
 
 /* control.c */
 int svmtrace_control_init(void);
