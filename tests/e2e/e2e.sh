@@ -2,19 +2,25 @@
 # e2e.sh: the nested-SVM lab, end to end (docs/lab.md).
 #   tests/e2e/e2e.sh [--modules DIR] [--bench-iterations N]
 # Boots one L1 (run-l1.sh) and runs l1-lab.sh there for the packaged KVM
-# and, with --modules (our build), for ours; then judges on the host:
+# and, with --modules (our build), for ours unarmed and for ours capturing;
+# then judges on the host:
 #   - every program's results (VMM output) equal the reference model's;
 #   - stock single-step logs equal the model's expected records exactly;
 #   - our modules, unarmed, give the packaged modules' results;
+#   - captures (judge-capture.sh): counts add up, traced programs compute
+#     what they should, decoded traces equal the model's records exactly,
+#     block loses nothing, drop shows its gaps, a killed consumer never
+#     wedges the guest, non-root is refused, rmmod works afterwards;
 #   - the L1 kernel log has no WARNING/BUG/Oops;
-# and reports stock single-step throughput.  Prints "N passed, N failed".
+# and reports stock single-step and ring capture throughput and their
+# ratio.  Prints "N passed, N failed".
 # Environment: BUILD (default build), E2E_TIMEOUT (L1 seconds, default 600).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 . "$top/tests/lib/need.sh"
 
-modules= bench_iterations=25000
+modules= bench_iterations=15000
 while [ $# -gt 0 ]; do
 	case $1 in
 	--modules) modules=$2; shift 2 ;;
@@ -40,80 +46,100 @@ for f in "$bin/svmtrace-e2e-vmm" "$bin/svmtrace-e2e-model" "$guest/kernel.bin" "
 done
 rm -rf "$run" && mkdir -p "$run/expect" "$run/l1"
 
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "PASS: $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# ok|bad CHECK-ID TEXT.  A check listed in known-failures (ID, then why)
+# that fails is an XFAIL and does not fail the lab; one that passes is an
+# XPASS and does, so the list always says exactly what is broken.
+pass=0 fail=0 xfail=0
+known() { grep -v '^#' "$here/known-failures" | awk -v id="$1" '$1 == id { $1 = ""; print substr($0, 2); f = 1 } END { exit !f }'; }
+ok() {
+	if why=$(known "$1"); then fail=$((fail + 1)); echo "FAIL (XPASS): $1: $2 -- remove it from tests/e2e/known-failures ($why)"
+	else pass=$((pass + 1)); echo "PASS: $1: $2"; fi
+}
+bad() {
+	if why=$(known "$1"); then xfail=$((xfail + 1)); echo "XFAIL: $1: $2 -- known: $why"
+	else fail=$((fail + 1)); echo "FAIL: $1: $2"; fi
+}
 results() { grep -E '^(cpu[0-9]+ (done|failed)|result) ' "$1" 2>/dev/null; }
 
 # --- what each program must do, from the reference model ---------------------
 programs=$(grep -v '^#' "$here/programs.list" | awk 'NF { print $1 }')
 adds="--add $bin/svmtrace-e2e-vmm --add $guest/kernel.bin --add $guest/bench.bin"
-adds="$adds --add $here/l1-lab.sh --add $here/programs.list"
-grep -v "^#" "$here/programs.list" | while read -r name vcpus arg steplog; do
-	[ -n "$name" ] || continue
-	mkdir -p "$run/expect/$name"
-	"$bin/svmtrace-e2e-model" -c "$vcpus" -a "$arg" -o "$run/expect/$name" \
-		"$guest/kernel.bin" "$guest/$name.bin" >"$run/expect/$name/results.txt" ||
-		{ echo "e2e: the model failed on $name:" >&2; cat "$run/expect/$name/results.txt" >&2; }
-done
-for name in $programs; do
+adds="$adds --add $here/l1-lab.sh --add $here/l1-capture.sh --add $here/programs.list"
+model_expect() {	# model_expect NAME PROGRAM VCPUS ARG
+	mkdir -p "$run/expect/$1"
+	"$bin/svmtrace-e2e-model" -c "$3" -a "$4" -o "$run/expect/$1" "$guest/kernel.bin" \
+		"$guest/$2.bin" >"$run/expect/$1/results.txt" ||
+		bad "model/$1" "the model cannot replay it: $(grep failed "$run/expect/$1/results.txt")"
+}
+while read -r name vcpus arg steplog; do
+	model_expect "$name" "$name" "$vcpus" "$arg"
 	adds="$adds --add $guest/$name.bin"
-	if grep -q failed "$run/expect/$name/results.txt"; then
-		bad "model replays $name: $(grep failed "$run/expect/$name/results.txt")"
-	fi
-done
+done <<EOF
+$(grep -v '^#' "$here/programs.list" | awk NF)
+EOF
+model_expect bench bench 1 "$bench_iterations"
+model_expect bench-drop bench 1 2000
+model_expect bench-kill bench 1 5000
 
 # --- one L1 boot for every scenario ------------------------------------------
-sets=packaged
-[ -z "$modules" ] || sets="packaged ours"
+sets="packaged bench-stock"
+if [ -n "$modules" ]; then
+	sets="packaged ours capture bench"
+	for f in svmtrace-capture svmtrace-dump; do
+		[ -x "$bin/$f" ] || { echo "e2e: $bin/$f missing (make all builds it)" >&2; exit 1; }
+	done
+	adds="$adds --add $bin/svmtrace-capture"
+fi
 # shellcheck disable=SC2086
 nice "$here/run-l1.sh" ${modules:+--modules "$modules"} --out "$run/l1" --timeout "${E2E_TIMEOUT:-600}" \
 	$adds -- sh /e2e/l1-lab.sh "$bench_iterations" $sets
 rc=$?
-if [ $rc -eq 0 ]; then ok "L1 booted and ran the scenarios ($(tr '\n' ' ' <"$run/l1/timing"))"
-else bad "L1 run (exit $rc; see $run/l1/console.log)"; fi
+if [ $rc -eq 0 ]; then ok l1/boot "L1 booted and ran the scenarios ($(tr '\n' ' ' <"$run/l1/timing"))"
+else bad l1/boot "L1 run exited $rc (see $run/l1/console.log)"; fi
 
 # --- judge --------------------------------------------------------------------
-for set in $sets; do
+[ ! -s "$run/l1/bench/failures" ] || bad bench/scenarios "$(tr '\n' ';' <"$run/l1/bench/failures")"
+for set in packaged ${modules:+ours}; do
 	dir=$run/l1/$set
-	[ ! -s "$dir/failures" ] || bad "$set: $(tr '\n' ';' <"$dir/failures")"
+	[ ! -s "$dir/failures" ] || bad "$set/scenarios" "$(tr '\n' ';' <"$dir/failures")"
 	for name in $programs; do
 		if [ -s "$dir/$name.txt" ] && results "$dir/$name.txt" >"$run/$set-$name.got" &&
 			results "$run/expect/$name/results.txt" | diff -u - "$run/$set-$name.got" >"$run/$set-$name.diff"; then
-			ok "$set: $name results equal the model's"
+			ok "$set/$name/results" "results equal the model's"
 		else
-			bad "$set: $name results differ from the model's:"; cat "$run/$set-$name.diff" "$dir/$name.txt" 2>/dev/null
+			bad "$set/$name/results" "results differ from the model's:"; cat "$run/$set-$name.diff" "$dir/$name.txt" 2>/dev/null
 		fi
 		[ -e "$dir/$name.steps.csv" ] || continue
 		for exp in "$run/expect/$name"/expected_cpu*.csv; do
 			if out=$("$here/check-trace.sh" "$exp" "$dir/$name.steps.csv" 2>&1); then
-				ok "$set: $name stock single-step log, $out"
+				ok "$set/$name/steplog" "stock single-step log, $out"
 			else
-				bad "$set: $name stock single-step log: $out"
+				bad "$set/$name/steplog" "stock single-step log: $out"
 			fi
 		done
 	done
 done
 if [ -n "$modules" ]; then
+	. "$here/judge-capture.sh"
+	judge_capture_set
 	for name in $programs; do
 		if cmp -s "$run/packaged-$name.got" "$run/ours-$name.got"; then
-			ok "ours unarmed: $name results equal the packaged modules'"
+			ok "unarmed/$name" "results on our modules, unarmed, equal the packaged modules'"
 		else
-			bad "ours unarmed: $name results differ from the packaged modules'"
+			bad "unarmed/$name" "results on our modules, unarmed, differ from the packaged modules'"
 		fi
 	done
 fi
 if [ -s "$run/l1/dmesg.txt" ] && ! grep -E 'WARNING|BUG|Oops|Call Trace' "$run/l1/dmesg.txt"; then
-	ok "L1 kernel log has no WARNING/BUG/Oops"
+	ok l1/dmesg "L1 kernel log has no WARNING/BUG/Oops"
 else
-	bad "L1 kernel log (see $run/l1/dmesg.txt)"
+	bad l1/dmesg "L1 kernel log has warnings (see $run/l1/dmesg.txt)"
 fi
 
 # --- benchmark report ----------------------------------------------------------
-for set in $sets; do
-	line=$(grep '^singlestep ' "$run/l1/$set/bench-singlestep.txt" 2>/dev/null)
-	echo "bench: stock KVM_SET_GUEST_DEBUG single-step, $set modules: ${line:-none}"
-done | tee "$run/bench.txt"
+. "$here/bench-report.sh"
+bench_report | tee "$run/bench.txt"
 
+[ $xfail -eq 0 ] || echo "e2e: $xfail known failures (tests/e2e/known-failures)"
 echo "e2e: $pass passed, $fail failed"
 [ $fail -eq 0 ]

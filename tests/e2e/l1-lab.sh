@@ -1,15 +1,24 @@
 #!/bin/sh
 # l1-lab.sh: the lab's scenarios, run inside L1 by e2e.sh through run-l1.sh.
-#   l1-lab.sh BENCH_ITERATIONS MODULE-SET...
-# For each MODULE-SET (packaged, ours) it loads that KVM, runs every program
-# of programs.list in the test VMM (results in $E2E_OUT/SET/NAME.txt), runs
-# the STEPLOG programs again under stock KVM_SET_GUEST_DEBUG single-stepping
-# (NAME.steps.csv), measures stock single-step throughput on bench.bin
-# (bench-singlestep.txt) and unloads KVM again.  Everything is judged on
-# the host; this script only records, and notes failures in SET/failures.
+#   l1-lab.sh BENCH_ITERATIONS SET...
+# SET packaged or ours: load that KVM, run every program of programs.list
+# in the test VMM (results in $E2E_OUT/SET/NAME.txt), run the STEPLOG
+# programs again under stock KVM_SET_GUEST_DEBUG single-stepping
+# (NAME.steps.csv) and unload KVM.
+# SET capture: load our KVM and trace with svmtrace-capture (l1-capture.sh):
+# every program, backpressure (block with a slow consumer, drop with a tiny
+# ring), a consumer killed while armed (block and drop), a non-root attempt;
+# then unload KVM (rmmod after a session).
+# SET bench, SET bench-stock: three rounds, each single-stepping bench.bin
+# with stock KVM_SET_GUEST_DEBUG on the packaged modules, then (bench only)
+# on ours unarmed and with a ring capture (capture/bench-rN), so the
+# throughputs compare under the same load of this shared machine.
+# Everything is judged on the host; this script only records, and notes
+# what went wrong in SET/failures.
 set -u
 bench_iterations=$1; shift
 cd /e2e
+. ./l1-capture.sh
 
 run_set() {	# run_set SET
 	set_dir=$E2E_OUT/$1
@@ -27,12 +36,81 @@ run_set() {	# run_set SET
 			"$name.bin" >"$set_dir/$name.steps.txt" 2>&1 ||
 			echo "vmm --singlestep $name exited $?" >>"$set_dir/failures"
 	done
-	svmtrace-e2e-vmm -s -a "$bench_iterations" kernel.bin bench.bin \
-		>"$set_dir/bench-singlestep.txt" 2>&1 || echo "singlestep bench exited $?" >>"$set_dir/failures"
 	kvm-modules unload >>"$set_dir/load.txt" 2>&1 || echo "kvm-modules unload failed" >>"$set_dir/failures"
 }
 
+capture_set() {
+	set_dir=$E2E_OUT/capture
+	mkdir -p "$set_dir"
+	if ! kvm-modules load ours >"$set_dir/load.txt" 2>&1; then
+		echo "kvm-modules load ours failed" >>"$set_dir/failures"
+		return
+	fi
+	grep -v '^#' programs.list | while read -r name vcpus arg steplog; do
+		[ -n "$name" ] || continue
+		capture_run "$set_dir/$name" -c "$vcpus" -a "$arg" kernel.bin "$name.bin" -- \
+			--policy block || echo "capture $name: $(cat "$set_dir/$name/timeout.txt")" >>"$set_dir/failures"
+	done
+	# Backpressure: a 16-slot ring and a consumer that sleeps 2 ms per slot.
+	capture_run "$set_dir/block-slow" kernel.bin straight.bin -- --policy block \
+		--ring-slots 16 --wake-batch 1 --consumer-delay-us 2000 ||
+		echo "capture block-slow: $(cat "$set_dir/block-slow/timeout.txt")" >>"$set_dir/failures"
+	capture_run "$set_dir/drop" -a 2000 kernel.bin bench.bin -- --policy drop \
+		--ring-slots 16 --wake-batch 1 --consumer-delay-us 1000 ||
+		echo "capture drop: $(cat "$set_dir/drop/timeout.txt")" >>"$set_dir/failures"
+	# The consumer dies while armed: the guest must still finish.
+	for policy in block drop; do
+		CAPTURE_AFTER_START='sleep 1; kill -9 $cap_pid' capture_run "$set_dir/kill-$policy" \
+			-a 5000 kernel.bin bench.bin -- --policy "$policy" --ring-slots 16 \
+			--consumer-delay-us 100000 ||
+			echo "capture kill-$policy: $(cat "$set_dir/kill-$policy/timeout.txt")" >>"$set_dir/failures"
+	done
+	nonroot_attempt "$set_dir/nonroot"
+	kvm-modules unload >>"$set_dir/load.txt" 2>&1 || echo "rmmod after capture failed" >>"$set_dir/failures"
+}
+
+# nonroot_attempt DIR: svmtrace-capture as user nobody must be refused.
+nonroot_attempt() {
+	mkdir -p "$1"
+	svmtrace-e2e-vmm --wait kernel.bin straight.bin >"$1/vmm.txt" 2>&1 &
+	pid=$!
+	wait_line "$1/vmm.txt" '^ready ' 30 "$pid"
+	su -s /bin/sh nobody -c "svmtrace-capture --vmm-pid $pid --gate-gpa 0x100000 --cr3 0x3000 \
+		--out /tmp/nonroot --quiet" >"$1/capture.txt" 2>&1
+	echo $? >"$1/capture.rc"
+	kill -USR1 "$pid"
+	wait "$pid"; echo $? >"$1/vmm.rc"
+}
+
+# stock_step SET FILE: load SET, single-step bench.bin, unload.
+stock_step() {
+	{ kvm-modules load "$1" &&
+		svmtrace-e2e-vmm -s -a "$bench_iterations" kernel.bin bench.bin >"$2" 2>&1 &&
+		kvm-modules unload; } || echo "stock single-step on $1 failed" >>"$E2E_OUT/bench/failures"
+}
+
+bench_set() {	# bench_set with-ours(0|1)
+	mkdir -p "$E2E_OUT/bench" "$E2E_OUT/capture"
+	for r in 1 2 3; do
+		stock_step packaged "$E2E_OUT/bench/packaged-r$r.txt"
+		[ "$1" = 1 ] || continue
+		stock_step ours "$E2E_OUT/bench/ours-r$r.txt"
+		kvm-modules load ours
+		# A ring that holds the whole run: the vCPU never waits for the
+		# consumer (which TCG runs slowly, LZ4 and all, on the other vCPU).
+		capture_run "$E2E_OUT/capture/bench-r$r" -a "$bench_iterations" kernel.bin bench.bin -- \
+			--policy block --ring-slots 131072 ||
+			echo "capture bench-r$r failed" >>"$E2E_OUT/bench/failures"
+		kvm-modules unload
+	done
+}
+
 for set in "$@"; do
-	echo "l1-lab: module set $set"
-	run_set "$set"
+	echo "l1-lab: $set"
+	case $set in
+	capture) capture_set ;;
+	bench) bench_set 1 ;;
+	bench-stock) bench_set 0 ;;
+	*) run_set "$set" ;;
+	esac
 done

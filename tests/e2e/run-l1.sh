@@ -74,7 +74,7 @@ out=$(cd "$out" && pwd)
 rm -f "$out/rc" "$out/dmesg.txt" "$out/timing" "$out/console.log"
 
 # --- initramfs -------------------------------------------------------------
-root=$(mktemp -d "$build/initramfs.XXXXXX")
+root=$(mktemp -d "$build/initramfs.XXXXXX") && chmod 755 "$root"
 trap 'rm -rf "$root" "$root.cpio"' EXIT
 mkdir -p "$root/bin" "$root/e2e/bin" "$root/lib/kvm/packaged" "$root/lib/kvm/ours" \
 	"$root/proc" "$root/sys" "$root/dev" "$root/tmp" "$root/out" "$root/etc"
@@ -110,6 +110,8 @@ for f in $adds; do
 		cp -r "$f" "$root/e2e/"
 	fi
 done
+printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' >"$root/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 cp "$here/l1-init.sh" "$root/init"
 cp "$here/kvm-modules.sh" "$root/bin/kvm-modules"
 chmod 755 "$root/init" "$root/bin/kvm-modules"

@@ -1,0 +1,94 @@
+# Sourced by e2e.sh: judge what l1-lab.sh's capture set recorded in
+# $run/l1/capture.  Uses e2e.sh's ok/bad/results, $run, $here, $bin.
+
+cap=$run/l1/capture
+
+# summary_field FILE NAME: the value of NAME= on the capture's total line.
+summary_field() {
+	sed -n "s/^total .*[ ]$2=\([^ ]*\).*/\1/p" "$1"
+}
+
+# judge_capture_rc NAME: the capture ran and its counts added up.
+judge_capture_rc() {
+	if [ "$(cat "$cap/$1/capture.rc" 2>/dev/null)" = 0 ]; then
+		ok "capture/$1/counts" "written + dropped = kmod produced ($(grep '^total' "$cap/$1/capture.txt" |
+			sed 's/ db_exits.*//; s/^total //'))"
+	else
+		bad "capture/$1/counts" "svmtrace-capture exit $(cat "$cap/$1/capture.rc" 2>/dev/null):"
+		tail -n 5 "$cap/$1/capture.txt"
+	fi
+}
+
+# judge_armed_results NAME EXPECT-DIR: the armed VM computed what the model says.
+judge_armed_results() {
+	if results "$cap/$1/vmm.txt" >"$run/capture-$1.got" &&
+		results "$2/results.txt" | diff -u - "$run/capture-$1.got" >"$run/capture-$1.diff"; then
+		ok "capture/$1/results" "the traced program's results equal the model's"
+	else
+		bad "capture/$1/results" "the traced program's results differ from the model's:"
+		cat "$run/capture-$1.diff"
+	fi
+}
+
+# judge_trace NAME EXPECT-DIR: every vCPU's decoded trace equals the model's
+# records, and the global sequence has no hole or repeat across vCPUs.
+judge_trace() {
+	for exp in "$2"/expected_cpu*.csv; do
+		n=${exp##*expected_cpu}; n=${n%.csv}
+		file=$cap/$1/trace/svmtrace_trace_cpu$n.bin
+		if ! "$bin/svmtrace-dump" dump --regs "$file" >"$cap/$1/cpu$n.csv" 2>"$cap/$1/cpu$n.err"; then
+			bad "capture/$1/trace/cpu$n" "svmtrace-dump dump $file: $(cat "$cap/$1/cpu$n.err")"
+			continue
+		fi
+		if out=$("$here/check-trace.sh" "$exp" "$cap/$1/cpu$n.csv" 2>&1); then
+			ok "capture/$1/trace/cpu$n" "trace equals the model's records, $out"
+		else
+			bad "capture/$1/trace/cpu$n" "$out"
+		fi
+	done
+	holes=$(cat "$cap/$1"/cpu*.csv 2>/dev/null | awk -F, '$3 == "session_start" || $3 == "instruction" { print $2 }' |
+		sort -n | awk 'NR > 1 && $1 != prev + 1 { n++ } { prev = $1 } END { print n + 0 }')
+	if [ "$holes" = 0 ]; then ok "capture/$1/sequence" "global sequence contiguous across vCPUs"
+	else bad "capture/$1/sequence" "$holes holes or repeats in the global sequence"; fi
+}
+
+judge_capture_set() {
+	[ ! -s "$cap/failures" ] || bad capture/scenarios "$(tr '\n' ';' <"$cap/failures")"
+	for name in $programs bench-r1 bench-r2 bench-r3 block-slow; do
+		case $name in
+		bench-r*) expect=$run/expect/bench ;;
+		block-slow) expect=$run/expect/straight ;;
+		*) expect=$run/expect/$name ;;
+		esac
+		judge_capture_rc "$name"
+		judge_armed_results "$name" "$expect"
+		judge_trace "$name" "$expect"
+	done
+
+	judge_capture_rc drop
+	judge_armed_results drop "$run/expect/bench-drop"
+	dropped=$(summary_field "$cap/drop/capture.txt" dropped)
+	gaps=$("$bin/svmtrace-dump" inspect "$cap/drop/trace/svmtrace_trace_cpu0.bin" 2>&1 |
+		sed -n 's/^  gaps: *\([0-9]*\) (\([0-9]*\) records dropped.*/\1 \2/p')
+	if [ "${dropped:-0}" -gt 0 ] && [ "${gaps#* }" = "$dropped" ]; then
+		ok capture/drop/gaps "$dropped drops, shown by svmtrace-dump inspect as ${gaps%% *} gaps"
+	else
+		bad capture/drop/gaps "capture says dropped=${dropped:-?}, inspect says gaps/dropped '${gaps:-none}'"
+	fi
+
+	for policy in block drop; do
+		if [ ! -e "$cap/kill-$policy/timeout.txt" ]; then
+			ok "capture/kill-$policy/finished" "the guest finished after its consumer was killed"
+			judge_armed_results "kill-$policy" "$run/expect/bench-kill"
+		else
+			bad "capture/kill-$policy/finished" "the guest did not finish: $(cat "$cap/kill-$policy/timeout.txt")"
+		fi
+	done
+
+	if [ "$(cat "$cap/nonroot/capture.rc" 2>/dev/null)" != 0 ] &&
+		grep -qi 'permi' "$cap/nonroot/capture.txt" && grep -q '^cpu0 done' "$cap/nonroot/vmm.txt"; then
+		ok capture/nonroot "refused ($(head -n 1 "$cap/nonroot/capture.txt")), the VM ran on"
+	else
+		bad capture/nonroot "not refused: $(cat "$cap/nonroot/capture.txt" 2>/dev/null)"
+	fi
+}

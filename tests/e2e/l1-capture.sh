@@ -1,0 +1,73 @@
+#!/bin/sh
+# l1-capture.sh: drive one capture inside L1 (sourced by l1-lab.sh).
+#
+# capture_run DIR VMM-ARGS -- CAPTURE-ARGS
+#   Starts svmtrace-e2e-vmm VMM-ARGS --wait --hold, waits for its "ready"
+#   line, starts svmtrace-capture for its pid with one --gate-gpa per vCPU
+#   entry page, the guest CR3 and CAPTURE-ARGS, waits for "armed", lets the
+#   guest run (SIGUSR1), waits until the program is done ("holding"), stops
+#   the capture (SIGINT), lets the VMM exit (SIGUSR1).  DIR gets vmm.txt,
+#   capture.txt, capture.rc, vmm.rc, trace/ (the v5 files) and, when a step
+#   of this dance times out, timeout.txt.
+#
+# Hooks: CAPTURE_AFTER_START, when set, is run (eval) right after the guest
+# was started, with $vmm_pid and $cap_pid set (e.g. to kill the consumer).
+
+# wait_line FILE REGEX SECONDS PID: wait until FILE has a line matching
+# REGEX; fail early if PID exits first, or after SECONDS.
+wait_line() {
+	n=$(($3 * 10))
+	while [ $n -gt 0 ]; do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		kill -0 "$4" 2>/dev/null || { grep -q "$2" "$1" 2>/dev/null; return $?; }
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+
+capture_run() {
+	dir=$1; shift
+	vmm_args=
+	while [ "$1" != -- ]; do vmm_args="$vmm_args $1"; shift; done
+	shift
+	mkdir -p "$dir"
+	traces=/tmp/trace.$$
+	rm -rf "$traces"
+
+	# shellcheck disable=SC2086
+	svmtrace-e2e-vmm --wait --hold $vmm_args >"$dir/vmm.txt" 2>&1 &
+	vmm_pid=$!
+	if ! wait_line "$dir/vmm.txt" '^ready ' 30 "$vmm_pid"; then
+		echo "no ready line from the VMM" >>"$dir/timeout.txt"
+		kill -9 "$vmm_pid" 2>/dev/null; wait "$vmm_pid"
+		return 1
+	fi
+	ready=$(grep '^ready ' "$dir/vmm.txt")
+	gates=$(echo "$ready" | tr ' ' '\n' | sed -n 's/^gate[0-9]*=/--gate-gpa /p' | tr '\n' ' ')
+	cr3=$(echo "$ready" | tr ' ' '\n' | sed -n 's/^cr3=//p')
+
+	# shellcheck disable=SC2086
+	svmtrace-capture --vmm-pid "$vmm_pid" $gates --cr3 "$cr3" --out "$traces" --quiet "$@" \
+		>"$dir/capture.txt" 2>&1 &
+	cap_pid=$!
+	if ! wait_line "$dir/capture.txt" '^armed$' 30 "$cap_pid"; then
+		echo "capture never armed" >>"$dir/timeout.txt"
+		kill -9 "$cap_pid" "$vmm_pid" 2>/dev/null
+		wait "$cap_pid"; echo $? >"$dir/capture.rc"
+		wait "$vmm_pid"
+		return 1
+	fi
+	kill -USR1 "$vmm_pid"
+	[ -z "${CAPTURE_AFTER_START:-}" ] || eval "$CAPTURE_AFTER_START"
+	wait_line "$dir/vmm.txt" '^holding$' "${CAPTURE_RUN_SECONDS:-120}" "$vmm_pid" ||
+		echo "the guest did not finish (no holding line)" >>"$dir/timeout.txt"
+	kill -INT "$cap_pid" 2>/dev/null
+	wait "$cap_pid"; echo $? >"$dir/capture.rc"
+	kill -USR1 "$vmm_pid" 2>/dev/null
+	wait "$vmm_pid"; echo $? >"$dir/vmm.rc"
+	mkdir -p "$dir/trace"
+	cp "$traces"/* "$dir/trace/" 2>/dev/null
+	rm -rf "$traces"
+	[ ! -e "$dir/timeout.txt" ]
+}
