@@ -12,8 +12,14 @@
  *             when the step returned from a SYSCALL at the previous RIP
  *             (RIP = RCX = previous RIP + 2, opcode 0F 05), clear TF in R11.
  *
+ * The guest's own TF is followed the same way: a POPF(Q) step loads TF from
+ * the stack image it popped, so vt->guest_tf becomes that bit.  While it is
+ * set the guest's single-step traps are delivered to it as on stock KVM,
+ * and its own PUSHF images keep their TF.
+ *
  * Not hidden: RFLAGS images in interrupt/exception frames and in the saved
- * R11 that the guest kernel sees before it returns (docs/kmod.md).
+ * R11 that the guest kernel sees before it returns (docs/kmod.md).  Not
+ * followed: TF the guest sets with IRET or in a frame it returns through.
  */
 #include <linux/kvm_host.h>
 
@@ -58,14 +64,32 @@ static void hide_in_syscall_r11(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt,
 		kvm_register_write(vcpu, VCPU_REGS_R11, r11 & ~X86_EFLAGS_TF);
 }
 
+/* A POPFQ step: the guest's own TF is now the bit it popped. */
+static void follow_popf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip, u64 rsp)
+{
+	static const u8 popfq[] = { 0x9d }, rex_popfq[] = { 0x48, 0x9d };
+	struct x86_exception e;
+	u64 len = rip - vt->prev_rip, image;
+
+	if (rsp != vt->prev_rsp + 8 || (len != 1 && len != 2))
+		return;
+	if (!opcode_at(vcpu, vt->prev_rip, len == 1 ? popfq : rex_popfq, len))
+		return;
+	if (!kvm_read_guest_virt(vcpu, vt->prev_rsp, &image, sizeof(image), &e))
+		vt->guest_tf = image & X86_EFLAGS_TF;
+}
+
 /* After a traced step: repair what it leaked, remember where it ended. */
 void svmtrace_hide_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 {
 	u64 rip = kvm_rip_read(vcpu), rsp = kvm_rsp_read(vcpu);
 
-	if (vt->prev_valid && !vt->guest_tf) {
-		hide_in_pushf(vcpu, vt, rip, rsp);
-		hide_in_syscall_r11(vcpu, vt, rip);
+	if (vt->prev_valid) {
+		if (!vt->guest_tf) {
+			hide_in_pushf(vcpu, vt, rip, rsp);
+			hide_in_syscall_r11(vcpu, vt, rip);
+		}
+		follow_popf(vcpu, vt, rip, rsp);
 	}
 	vt->prev_rip = rip;
 	vt->prev_rsp = rsp;

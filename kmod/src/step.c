@@ -8,8 +8,9 @@
  * Ownership of TF: vt->tf_ours says that we set the guest's TF on this vCPU;
  * a #DB with DR6.BS is the tracer's only then (or when a thread of a
  * targeted address space brings our TF back from a saved frame on another
- * vCPU).  Everything else -- DR0-3 hits, ICEBP, TF the guest had set itself
- * before the session -- continues to KVM's stock handling.
+ * vCPU).  Everything else -- DR0-3 hits, ICEBP, TF the guest set itself
+ * (before the session, or with POPF during it: hide.c) -- continues to
+ * KVM's stock handling, after the step is recorded.
  */
 #include <linux/kvm_host.h>
 #include <linux/sched/signal.h>
