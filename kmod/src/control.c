@@ -301,6 +301,8 @@ static int ctl_get_ring(struct svmtrace_ctl *ctl, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
+	if (!vm->nr_vcpus)
+		return -ESRCH;	/* never armed: no rings yet */
 	if (req.vcpu >= vm->nr_vcpus)
 		return -EINVAL;
 	vt = vm->vcpus[req.vcpu];
@@ -415,7 +417,7 @@ static struct miscdevice ctl_device = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "svmtrace",
 	.fops = &ctl_fops,
-	.mode = 0600,
+	.mode = 0666,	/* access is checked in open: CAP_SYS_ADMIN, else EPERM */
 };
 
 int svmtrace_control_init(void)

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svmtrace-abi-check: every error the control interface documents, against
+ * the real kmod (run as root inside the lab's L1, with a test VMM waiting).
+ *
+ *   svmtrace-abi-check VMM-PID
+ *
+ * Each check prints "ok: ..." or "FAIL: ..."; the last line is
+ * "N passed, N failed" and the exit status is 0 only when nothing failed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <svmtrace/abi.h>
+
+#include "common/cli.h"
+
+static int passed, failed;
+
+/* @r is an ioctl's return value: it must fail with @want (0: succeed). */
+static void expect(const char *what, int r, int want)
+{
+	int got = r < 0 ? errno : 0;
+
+	if (got == want) {
+		passed++;
+		printf("ok: %s -> %s\n", what, want ? strerror(want) : "success");
+	} else {
+		failed++;
+		printf("FAIL: %s -> %s, expected %s\n", what, got ? strerror(got) : "success",
+		       want ? strerror(want) : "success");
+	}
+}
+
+static int open_ctl(void)
+{
+	int fd = open(SVMTRACE_DEVICE, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		die("%s: %s", SVMTRACE_DEVICE, strerror(errno));
+	return fd;
+}
+
+static int vm_fd_of(pid_t pid)
+{
+	char path[64], link[64];
+	int pidfd, fd;
+	ssize_t n;
+
+	for (fd = 0; fd < 1024; fd++) {
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n > 0 && (link[n] = '\0', !strcmp(link, "anon_inode:kvm-vm")))
+			break;
+	}
+	if (fd == 1024)
+		die("pid %d holds no KVM VM", (int)pid);
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	fd = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	if (pidfd < 0 || fd < 0)
+		die("pidfd_getfd from pid %d: %s", (int)pid, strerror(errno));
+	close(pidfd);
+	return fd;
+}
+
+static void check_nonroot(void)
+{
+	int status, fd;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		fd = open(SVMTRACE_DEVICE, O_RDWR);
+		_exit(fd >= 0 ? 0 : errno == EPERM ? 1 : 3);
+	}
+	waitpid(pid, &status, 0);
+	errno = EPERM;
+	expect("open as uid 65534", WEXITSTATUS(status) == 1 ? -1 : 0, EPERM);
+}
+
+static void check_attach(int ctl, int vm)
+{
+	struct svmtrace_attach a = {.vm_fd = open("/dev/null", O_RDONLY)};
+
+	expect("status before attach",
+	       ioctl(ctl, SVMTRACE_STATUS, &(struct svmtrace_capture_status){0}), ENOTCONN);
+	expect("attach to /dev/null", ioctl(ctl, SVMTRACE_ATTACH, &a), EMEDIUMTYPE);
+	close(a.vm_fd);
+	a.vm_fd = 999;
+	expect("attach to a closed fd", ioctl(ctl, SVMTRACE_ATTACH, &a), EBADF);
+	a.vm_fd = vm;
+	a.flags = 1;
+	expect("attach with flags 1", ioctl(ctl, SVMTRACE_ATTACH, &a), EINVAL);
+	a.flags = 0;
+	expect("attach to the VM", ioctl(ctl, SVMTRACE_ATTACH, &a), 0);
+	expect("attach twice", ioctl(ctl, SVMTRACE_ATTACH, &a), EISCONN);
+}
+
+static void valid_target(struct svmtrace_target *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->nr_cr3 = 1;
+	t->cr3[0] = 0x3000;
+	t->nr_gates = 1;
+	t->gates[0].gpa = 0x100000;
+	t->ring_slots = 64;
+}
+
+/* One field broken at a time: each must be refused. */
+static void check_targets(int ctl)
+{
+	struct svmtrace_target t;
+
+	valid_target(&t), t.nr_cr3 = 0;
+	expect("target with 0 cr3", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.nr_cr3 = SVMTRACE_MAX_CR3 + 1;
+	expect("target with 17 cr3", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.nr_gates = SVMTRACE_MAX_GATES + 1;
+	expect("target with 65 gates", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.nr_gates = 0;
+	expect("target with 0 gates", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.nr_ranges = SVMTRACE_MAX_RANGES + 1;
+	expect("target with 17 ranges", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.nr_ranges = 1, t.ranges[0].start = 5, t.ranges[0].end = 5;
+	expect("empty rip range", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.gates[0].gpa = 0x100010;
+	expect("unaligned gate", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.nr_gates = 2, t.gates[1] = t.gates[0], t.gates[1].id = 1;
+	expect("duplicate gate page", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.gates[0].gpa = 0x7fff0000000ull;
+	expect("gate outside guest memory", ioctl(ctl, SVMTRACE_SET_TARGET, &t), ENXIO);
+	valid_target(&t), t.ring_slots = 1000;
+	expect("ring of 1000 slots", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.ring_slots = SVMTRACE_MAX_RING_SLOTS * 2;
+	expect("ring too large", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.policy = 7;
+	expect("policy 7", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.flags = 0x80;
+	expect("unknown target flag", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.reserved = 1;
+	expect("reserved field set", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.cr3[0] = 0xfff;
+	expect("cr3 without a base", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.wake_batch = 64;
+	expect("wake batch above half the ring", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+}
+
+static void check_lifecycle(int ctl, int vm)
+{
+	struct svmtrace_ring_request req = {.vcpu = 99};
+	struct svmtrace_attach a = {.vm_fd = vm};
+	struct svmtrace_target t;
+	int other = open_ctl();
+	void *map;
+
+	expect("arm without a target", ioctl(ctl, SVMTRACE_ARM), ENOENT);
+	expect("stop when idle", ioctl(ctl, SVMTRACE_STOP), ESRCH);
+	expect("pause when idle", ioctl(ctl, SVMTRACE_PAUSE), ESRCH);
+	expect("second controller on the VM", ioctl(other, SVMTRACE_ATTACH, &a), EBUSY);
+	close(other);
+	valid_target(&t);
+	expect("valid target", ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
+	expect("ring before arm", ioctl(ctl, SVMTRACE_GET_RING, &(struct svmtrace_ring_request){0}),
+	       ESRCH);
+	expect("arm", ioctl(ctl, SVMTRACE_ARM), 0);
+	expect("arm twice", ioctl(ctl, SVMTRACE_ARM), EALREADY);
+	expect("target while armed", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EBUSY);
+	expect("ring of vCPU 99", ioctl(ctl, SVMTRACE_GET_RING, &req), EINVAL);
+	req.vcpu = 0;
+	expect("ring of vCPU 0", ioctl(ctl, SVMTRACE_GET_RING, &req), 0);
+	expect("ring of vCPU 0 again", ioctl(ctl, SVMTRACE_GET_RING, &req), EBUSY);
+	map = mmap(NULL, req.mmap_size * 2, PROT_READ, MAP_SHARED, req.fd, 0);
+	expect("mmap twice the ring", map == MAP_FAILED ? -1 : 0, EINVAL);
+	map = mmap(NULL, req.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, req.fd, 0);
+	expect("mmap the ring", map == MAP_FAILED ? -1 : 0, 0);
+	if (map != MAP_FAILED) {
+		errno = EPROTO;
+		expect("ring magic",
+		       ((struct svmtrace_ring_header *)map)->magic == SVMTRACE_RING_MAGIC ? 0 : -1,
+		       0);
+		munmap(map, req.mmap_size);
+	}
+	close(req.fd);
+	expect("pause", ioctl(ctl, SVMTRACE_PAUSE), 0);
+	expect("pause twice", ioctl(ctl, SVMTRACE_PAUSE), EALREADY);
+	expect("resume", ioctl(ctl, SVMTRACE_RESUME), 0);
+	expect("resume twice", ioctl(ctl, SVMTRACE_RESUME), EALREADY);
+	expect("stop", ioctl(ctl, SVMTRACE_STOP), 0);
+	expect("stop twice", ioctl(ctl, SVMTRACE_STOP), ESRCH);
+	expect("unknown ioctl", ioctl(ctl, _IO(SVMTRACE_IOC_MAGIC, 0x7f)), ENOTTY);
+	expect("detach", ioctl(ctl, SVMTRACE_DETACH), 0);
+	expect("stop after detach", ioctl(ctl, SVMTRACE_STOP), ENOTCONN);
+}
+
+int main(int argc, char **argv)
+{
+	int ctl, vm;
+
+	cli_progname = "svmtrace-abi-check";
+	if (argc != 2)
+		die("usage: svmtrace-abi-check VMM-PID");
+	vm = vm_fd_of((pid_t)parse_u64(argv[1], "VMM-PID"));
+	check_nonroot();
+	ctl = open_ctl();
+	check_attach(ctl, vm);
+	check_targets(ctl);
+	check_lifecycle(ctl, vm);
+	close(ctl);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
