@@ -42,6 +42,7 @@ static const char usage_text[] =
 	"  --wake-batch N        wake this consumer every N slots (default ring-slots/16)\n"
 	"  --consumer-delay-us U sleep U microseconds per slot (testing backpressure)\n"
 	"  --quiet               no progress line\n"
+	"  -h, --help            this text\n"
 	"\n"
 	"SIGINT or SIGTERM stops the capture cleanly.  \"armed\" is printed on stdout once\n"
 	"the capture is armed; a summary follows at the end.  Exit status 0 when every\n"

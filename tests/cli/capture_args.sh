@@ -1,0 +1,49 @@
+# svmtrace-capture: --help and the man page list the same options, and bad
+# arguments are refused with a message naming the argument before anything
+# touches the kernel (the kernel-side errors are checked in the lab by
+# svmtrace-abi-check and the e2e capture scenarios).
+set -eu
+C="$BIN/svmtrace-capture"
+
+expect_fail() {	# expect_fail MESSAGE ARGS...: exits non-zero, stderr has MESSAGE
+	msg=$1
+	shift
+	if "$C" "$@" >"$WORK/out" 2>"$WORK/err"; then
+		echo "expected failure: $*"; exit 1
+	fi
+	grep -qF -- "$msg" "$WORK/err" || { echo "stderr lacks '$msg':"; cat "$WORK/err"; exit 1; }
+}
+
+# --help documents every option of the man page, and nothing else
+"$C" --help >"$WORK/help"
+grep -o -- '--[a-z][a-z0-9-]*' "$WORK/help" | sort -u >"$WORK/help.opts"
+sed 's/\\-/-/g' docs/man/svmtrace-capture.1 | grep -o -- '--[a-z][a-z0-9-]*' | sort -u >"$WORK/man.opts"
+diff "$WORK/help.opts" "$WORK/man.opts" || { echo "--help and svmtrace-capture.1 disagree"; exit 1; }
+
+g="--vmm-pid 1 --cr3 0x3000 --out $WORK/o"
+expect_fail "--vmm-pid, --gate-gpa, --cr3 and --out are required" --vmm-pid 1 --out "$WORK/o"
+# shellcheck disable=SC2086
+expect_fail "--gate-gpa 0x100010: not 4 KiB aligned" $g --gate-gpa 0x100010
+# shellcheck disable=SC2086
+expect_fail "--gate-gpa: expected an unsigned number" $g --gate-gpa zz
+expect_fail "--cr3 0xfff: no page-table base" --vmm-pid 1 --gate-gpa 0 --cr3 0xfff --out "$WORK/o"
+# shellcheck disable=SC2086
+expect_fail "--policy: expected drop or block, got 'lossy'" $g --gate-gpa 0 --policy lossy
+# shellcheck disable=SC2086
+expect_fail "--ring-slots 1000: not a power of two" $g --gate-gpa 0 --ring-slots 1000
+# shellcheck disable=SC2086
+expect_fail "--ring-slots 8: expected 16..4194304" $g --gate-gpa 0 --ring-slots 8
+# shellcheck disable=SC2086
+expect_fail "--wake-batch 40: at most half the ring" $g --gate-gpa 0 --ring-slots 64 --wake-batch 40
+# shellcheck disable=SC2086
+expect_fail "--duration: expected seconds > 0, got '-1'" $g --gate-gpa 0 --duration -1
+# shellcheck disable=SC2086
+expect_fail "--rip-range 0x10-0x10: empty range" $g --gate-gpa 0 --rip-range 0x10-0x10
+# shellcheck disable=SC2086
+expect_fail "unexpected argument 'extra'" $g --gate-gpa 0 extra
+gates=
+i=0
+while [ $i -le 64 ]; do gates="$gates --gate-gpa $((i * 4096))"; i=$((i + 1)); done
+# shellcheck disable=SC2086
+expect_fail "--gate-gpa: at most 64 gates" $g $gates
+echo "capture argument checks passed"
