@@ -41,6 +41,7 @@ struct svmtrace_vcpu *svmtrace_vcpu_of(struct kvm_vcpu *vcpu)
 
 	rcu_read_lock();
 	vm = svmtrace_vm_lookup(vcpu->kvm);
+	/* Pairs with add_vcpus(): vcpus[i] is set before nr_vcpus covers it. */
 	if (vm && vcpu->vcpu_idx < smp_load_acquire(&vm->nr_vcpus))
 		vt = READ_ONCE(vm->vcpus[vcpu->vcpu_idx]);
 	rcu_read_unlock();

@@ -145,6 +145,7 @@ static int add_vcpus(struct svmtrace_vm *vm, u32 nr)
 		mutex_init(&vt->lock);
 		vt->index = i;
 		vm->vcpus[i] = vt;
+		/* Pairs with svmtrace_vcpu_of(): publish vcpus[i] first. */
 		smp_store_release(&vm->nr_vcpus, i + 1);
 	}
 	return 0;

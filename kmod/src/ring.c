@@ -62,6 +62,7 @@ struct svmtrace_ring *svmtrace_ring_create(u32 vcpu, u32 capacity, u32 wake_batc
 /* Slots the consumer has not released yet, whatever it wrote into tail. */
 static u64 ring_used(struct svmtrace_ring *ring)
 {
+	/* Pairs with the consumer's release of tail: its reads are done. */
 	u64 tail = smp_load_acquire(&ring->hdr->tail);
 	u64 used = ring->head - tail;
 
@@ -119,6 +120,7 @@ void svmtrace_ring_publish(struct svmtrace_ring *ring, u16 kind)
 	}
 	ring->produced++;
 	WRITE_ONCE(ring->hdr->produced, ring->produced);
+	/* The slot's bytes are visible before the consumer sees head move. */
 	smp_store_release(&ring->hdr->head, ++ring->head);
 	ring_wake_consumer(ring, kind != SVMTRACE_SLOT_INSTRUCTION);
 }
@@ -138,6 +140,7 @@ void svmtrace_ring_drop(struct svmtrace_ring *ring)
 void svmtrace_ring_close(struct svmtrace_ring *ring)
 {
 	ring->closed = true;
+	/* Every published slot is visible to a consumer that sees closed. */
 	smp_store_release(&ring->hdr->closed, 1);
 	wake_up_all(&ring->producer_wq);
 	wake_up_interruptible_all(&ring->consumer_wq);
@@ -149,8 +152,15 @@ static __poll_t ring_poll(struct file *file, poll_table *wait)
 	__poll_t mask = 0;
 
 	poll_wait(file, &ring->consumer_wq, wait);
+	/*
+	 * The consumer stored tail before this call; the waiting producer
+	 * stored producer_waiting before it re-checks tail (ring_wait).  One
+	 * of the two sees the other.
+	 */
+	smp_mb();
 	if (READ_ONCE(ring->producer_waiting) && svmtrace_ring_has_room(ring))
 		wake_up(&ring->producer_wq);
+	/* Pairs with svmtrace_ring_publish(). */
 	if (smp_load_acquire(&ring->hdr->head) != READ_ONCE(ring->hdr->tail))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (READ_ONCE(ring->closed))

@@ -134,6 +134,7 @@ static int ring_wait(struct svmtrace_vcpu *vt, struct svmtrace_ring *ring,
 	vt->waiting = true;
 	WRITE_ONCE(ring->producer_waiting, true);
 	WRITE_ONCE(ring->hdr->producer_waiting, 1);
+	/* Before re-checking tail in wait_event: pairs with ring_poll(). */
 	smp_mb();
 	mutex_unlock(&vt->lock);
 	kvm_vcpu_srcu_read_unlock(vcpu);
