@@ -17,6 +17,9 @@
  * set the guest's single-step traps are delivered to it as on stock KVM,
  * and its own PUSHF images keep their TF.
  *
+ * The VMM does not see our TF either: KVM_GET_REGS masks it, and
+ * KVM_SET_REGS keeps it set while taking the VMM's TF as the guest's own.
+ *
  * Not hidden: RFLAGS images in interrupt/exception frames and in the saved
  * R11 that the guest kernel sees before it returns (docs/kmod.md).  Not
  * followed: TF the guest sets with IRET or in a frame it returns through.
@@ -94,4 +97,31 @@ void svmtrace_hide_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 	vt->prev_rip = rip;
 	vt->prev_rsp = rsp;
 	vt->prev_valid = true;
+}
+
+unsigned long __svmtrace_regs_get_rflags(struct kvm_vcpu *vcpu, unsigned long rflags)
+{
+	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu);
+
+	if (vt && READ_ONCE(vt->tf_ours) && !READ_ONCE(vt->guest_tf))
+		rflags &= ~X86_EFLAGS_TF;
+	return rflags;
+}
+
+unsigned long __svmtrace_regs_set_rflags(struct kvm_vcpu *vcpu, unsigned long rflags)
+{
+	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu);
+
+	if (!vt || !READ_ONCE(vt->tf_ours))
+		return rflags;
+	mutex_lock(&vt->lock);
+	if (vt->tf_ours) {
+		bool stepping = static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF;
+
+		vt->guest_tf = rflags & X86_EFLAGS_TF;
+		if (stepping)
+			rflags |= X86_EFLAGS_TF;
+	}
+	mutex_unlock(&vt->lock);
+	return rflags;
 }

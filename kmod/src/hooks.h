@@ -21,6 +21,8 @@ int __svmtrace_max_level(struct kvm *kvm, gfn_t gfn, int max_level);
 void __svmtrace_npf_exit(struct kvm_vcpu *vcpu, u64 gpa, u64 error_code);
 bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, unsigned long dr6);
 bool __svmtrace_emulated_step(struct kvm_vcpu *vcpu);
+unsigned long __svmtrace_regs_get_rflags(struct kvm_vcpu *vcpu, unsigned long rflags);
+unsigned long __svmtrace_regs_set_rflags(struct kvm_vcpu *vcpu, unsigned long rflags);
 
 /* make_spte(): a closed gate's page is mapped without execute permission. */
 static inline bool svmtrace_gfn_noexec(struct kvm *kvm, gfn_t gfn)
@@ -56,6 +58,22 @@ static inline bool svmtrace_db_exit(struct kvm_vcpu *vcpu, unsigned long dr6)
 static inline bool svmtrace_emulated_step(struct kvm_vcpu *vcpu)
 {
 	return static_branch_unlikely(&svmtrace_live) && __svmtrace_emulated_step(vcpu);
+}
+
+/* KVM_GET_REGS: the VMM sees the guest's RFLAGS, without our TF. */
+static inline unsigned long svmtrace_regs_get_rflags(struct kvm_vcpu *vcpu, unsigned long rflags)
+{
+	if (static_branch_unlikely(&svmtrace_live))
+		return __svmtrace_regs_get_rflags(vcpu, rflags);
+	return rflags;
+}
+
+/* KVM_SET_REGS: the VMM's TF is the guest's own; ours stays set. */
+static inline unsigned long svmtrace_regs_set_rflags(struct kvm_vcpu *vcpu, unsigned long rflags)
+{
+	if (static_branch_unlikely(&svmtrace_live))
+		return __svmtrace_regs_set_rflags(vcpu, rflags);
+	return rflags;
 }
 
 #endif
