@@ -307,6 +307,8 @@ static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, bool db
 		release_tf(vcpu, vt);
 		svmtrace_gates_close_all(vm, t);
 	} else if (READ_ONCE(vm->paused)) {
+		/* Not recorded, but it happened: the sequence shows the hole. */
+		atomic64_inc(&vm->seq);
 		vt->skipped = true;
 	} else {
 		kernel = static_call(kvm_x86_get_cpl)(vcpu) == 0;

@@ -32,6 +32,7 @@ void control_attach(int ctl, int vm_fd, pid_t pid, int vmm_fd_number);
 void control_set_target(int ctl, const struct svmtrace_target *t);
 void control_arm(int ctl);
 void control_stop(int ctl);
+void control_pause(int ctl, bool pause);
 void control_status(int ctl, struct svmtrace_capture_status *st);
 int control_get_ring(int ctl, uint32_t vcpu, uint64_t *mmap_size);
 void control_detach(int ctl);

@@ -149,6 +149,15 @@ void control_stop(int ctl)
 		die("stop: %s", strerror(errno));
 }
 
+/* Pausing twice is harmless here: a repeated signal changes nothing. */
+void control_pause(int ctl, bool pause)
+{
+	if (ioctl(ctl, pause ? SVMTRACE_PAUSE : SVMTRACE_RESUME) && errno != EALREADY)
+		die("%s: %s", pause ? "pause" : "resume", strerror(errno));
+	printf("%s\n", pause ? "paused" : "resumed");
+	fflush(stdout);
+}
+
 void control_status(int ctl, struct svmtrace_capture_status *st)
 {
 	if (ioctl(ctl, SVMTRACE_STATUS, st))

@@ -44,16 +44,20 @@ static const char usage_text[] =
 	"  --quiet               no progress line\n"
 	"  -h, --help            this text\n"
 	"\n"
-	"SIGINT or SIGTERM stops the capture cleanly.  \"armed\" is printed on stdout once\n"
+	"SIGINT or SIGTERM stops the capture cleanly; SIGUSR1 pauses recording (the\n"
+	"sessions and rings stay) and SIGUSR2 resumes it.  \"armed\" is printed on stdout once\n"
 	"the capture is armed; a summary follows at the end.  Exit status 0 when every\n"
 	"vCPU's written + dropped records equal what the kernel produced.  See\n"
 	"svmtrace-capture(1).\n";
 
-static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t stop_requested, pause_requested = -1;
 
 static void on_signal(int sig)
 {
-	stop_requested = sig;
+	if (sig == SIGUSR1 || sig == SIGUSR2)
+		pause_requested = sig == SIGUSR1;
+	else
+		stop_requested = sig;
 }
 
 static void usage(FILE *f, int status)
@@ -209,6 +213,8 @@ static void setup_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -269,6 +275,10 @@ static const char *capture_loop(struct capture *cap)
 		progress_update(&cap->progress, cap->streams, cap->nr, false);
 		if (stop_requested)
 			return stop_requested == SIGINT ? "SIGINT" : "SIGTERM";
+		if (pause_requested >= 0) {
+			control_pause(cap->ctl, pause_requested);
+			pause_requested = -1;
+		}
 		if (cap->opt.max_records && written_total(cap) >= cap->opt.max_records)
 			return "max-records";
 		if (deadline && now_seconds() >= deadline)
