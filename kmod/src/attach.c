@@ -33,8 +33,12 @@ struct svmtrace_vm *svmtrace_vm_lookup(struct kvm *kvm)
 	return NULL;
 }
 
-/* This vCPU's tracer state, or NULL when it is not traced. */
-struct svmtrace_vcpu *svmtrace_vcpu_of(struct kvm_vcpu *vcpu)
+/*
+ * This vCPU's tracer state, or NULL when it is not traced; *vmp (if given)
+ * gets its VM's.  Both live until KVM destroys the VM, so a vCPU's exit
+ * handlers may use them after the lookup.
+ */
+struct svmtrace_vcpu *svmtrace_vcpu_of(struct kvm_vcpu *vcpu, struct svmtrace_vm **vmp)
 {
 	struct svmtrace_vm *vm;
 	struct svmtrace_vcpu *vt = NULL;
@@ -45,6 +49,8 @@ struct svmtrace_vcpu *svmtrace_vcpu_of(struct kvm_vcpu *vcpu)
 	if (vm && vcpu->vcpu_idx < smp_load_acquire(&vm->nr_vcpus))
 		vt = READ_ONCE(vm->vcpus[vcpu->vcpu_idx]);
 	rcu_read_unlock();
+	if (vmp)
+		*vmp = vm;
 	return vt;
 }
 

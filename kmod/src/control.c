@@ -15,8 +15,6 @@
 
 #include "svmtrace.h"
 
-#define CR3_PAGE_MASK 0x000ffffffffff000ULL
-
 /* One controller; lock serializes its ioctls (one controller per VM). */
 struct svmtrace_ctl {
 	struct mutex lock;
@@ -100,7 +98,7 @@ static int check_target(struct kvm *kvm, const struct svmtrace_target *t)
 	if (t->wake_batch > (t->ring_slots ?: SVMTRACE_DEFAULT_RING_SLOTS) / 2)
 		return -EINVAL;
 	for (i = 0; i < t->nr_cr3; i++)
-		if (!(t->cr3[i] & CR3_PAGE_MASK))
+		if (!(t->cr3[i] & SVMTRACE_CR3_MASK))
 			return -EINVAL;
 	for (i = 0; i < t->nr_ranges; i++)
 		if (t->ranges[i].start >= t->ranges[i].end)

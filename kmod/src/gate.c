@@ -136,13 +136,12 @@ void __svmtrace_npf_exit(struct kvm_vcpu *vcpu, u64 gpa, u64 error_code)
 
 	if (!is_gate_fetch(error_code))
 		return;
-	vt = svmtrace_vcpu_of(vcpu);
+	vt = svmtrace_vcpu_of(vcpu, &vm);
 	if (!vt)
 		return;
 	mutex_lock(&vt->lock);
 	rcu_read_lock();
-	vm = svmtrace_vm_lookup(vcpu->kvm);
-	t = vm ? rcu_dereference(vm->armed) : NULL;
+	t = rcu_dereference(vm->armed);
 	gate = t ? svmtrace_gate_find(t, gpa_to_gfn(gpa)) : -1;
 	if (gate < 0 || test_and_set_bit(gate, vm->gate_open))
 		goto out;

@@ -101,7 +101,7 @@ void svmtrace_hide_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 
 unsigned long __svmtrace_regs_get_rflags(struct kvm_vcpu *vcpu, unsigned long rflags)
 {
-	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu);
+	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, NULL);
 
 	if (vt && READ_ONCE(vt->tf_ours) && !READ_ONCE(vt->guest_tf))
 		rflags &= ~X86_EFLAGS_TF;
@@ -110,7 +110,7 @@ unsigned long __svmtrace_regs_get_rflags(struct kvm_vcpu *vcpu, unsigned long rf
 
 unsigned long __svmtrace_regs_set_rflags(struct kvm_vcpu *vcpu, unsigned long rflags)
 {
-	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu);
+	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, NULL);
 
 	if (!vt || !READ_ONCE(vt->tf_ours))
 		return rflags;

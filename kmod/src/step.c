@@ -21,8 +21,6 @@
 #include "svmtrace.h"
 #include "x86.h"
 
-#define CR3_PAGE_MASK 0x000ffffffffff000ULL
-
 static const int slot_gpr_regs[SVMTRACE_NR_GPRS] = {
 	VCPU_REGS_RAX, VCPU_REGS_RBX, VCPU_REGS_RCX, VCPU_REGS_RDX,
 	VCPU_REGS_RSI, VCPU_REGS_RDI, VCPU_REGS_RBP, VCPU_REGS_RSP,
@@ -35,7 +33,7 @@ static bool cr3_in(const u64 *set, u32 n, unsigned long cr3)
 	u32 i;
 
 	for (i = 0; i < n; i++)
-		if (((set[i] ^ cr3) & CR3_PAGE_MASK) == 0)
+		if (((set[i] ^ cr3) & SVMTRACE_CR3_MASK) == 0)
 			return true;
 	return false;
 }
@@ -272,18 +270,11 @@ static bool adopt_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct 
  * when it was ours alone; false when KVM must go on with its stock handling
  * (the guest's own TF or breakpoints, KVM_SET_GUEST_DEBUG single-stepping).
  */
-static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, bool db_exit,
-			bool guest_bits)
+static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
+			bool db_exit, bool guest_bits)
 {
-	struct svmtrace_vm *vm;
 	struct svmtrace_target *t;
 	bool kernel, others;
-
-	rcu_read_lock();
-	vm = svmtrace_vm_lookup(vcpu->kvm);
-	rcu_read_unlock();
-	if (!vm)
-		return false;
 
 	mutex_lock(&vt->lock);
 	if (!vt->tf_ours && (guest_bits || !adopt_step(vm, vt, vcpu))) {
@@ -329,21 +320,23 @@ static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, bool db
 bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, unsigned long dr6)
 {
 	struct svmtrace_vcpu *vt;
+	struct svmtrace_vm *vm;
 
 	if (!(dr6 & DR6_BS))
 		return false;
-	vt = svmtrace_vcpu_of(vcpu);
+	vt = svmtrace_vcpu_of(vcpu, &vm);
 	if (!vt)
 		return false;
-	return handle_step(vcpu, vt, true, dr6 & (DR_TRAP_BITS | DR6_BD | DR6_BT));
+	return handle_step(vcpu, vm, vt, true, dr6 & (DR_TRAP_BITS | DR6_BD | DR6_BT));
 }
 EXPORT_SYMBOL_GPL(__svmtrace_db_exit);
 
 bool __svmtrace_emulated_step(struct kvm_vcpu *vcpu)
 {
-	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu);
+	struct svmtrace_vm *vm;
+	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, &vm);
 
-	return vt && handle_step(vcpu, vt, false, false);
+	return vt && handle_step(vcpu, vm, vt, false, false);
 }
 
 /*

@@ -20,6 +20,9 @@
 #include <linux/wait.h>
 #include <svmtrace/abi.h>
 
+/* CR3 bits that name an address space (PCID and flags excluded). */
+#define SVMTRACE_CR3_MASK 0x000ffffffffff000ULL
+
 struct svmtrace_ring {
 	struct kref ref;
 	struct svmtrace_ring_header *hdr;	/* start of the user mapping */
@@ -88,7 +91,7 @@ struct svmtrace_vm {
 struct svmtrace_vm *svmtrace_vm_lookup(struct kvm *kvm);
 struct svmtrace_vm *svmtrace_vm_get(struct kvm *kvm);
 void svmtrace_vm_release(struct svmtrace_vm *vm);
-struct svmtrace_vcpu *svmtrace_vcpu_of(struct kvm_vcpu *vcpu);
+struct svmtrace_vcpu *svmtrace_vcpu_of(struct kvm_vcpu *vcpu, struct svmtrace_vm **vmp);
 
 /* ring.c */
 struct svmtrace_ring *svmtrace_ring_create(u32 vcpu, u32 capacity, u32 wake_batch);
