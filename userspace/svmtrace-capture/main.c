@@ -246,9 +246,6 @@ static void open_streams(struct capture *cap)
 
 	control_status(cap->ctl, &st);
 	cap->nr = st.nr_vcpus;
-	if (cap->nr > SVMTRACE_MAX_STATUS_VCPUS)
-		die("the VM has %u vCPUs; this build reports at most %d", cap->nr,
-		    SVMTRACE_MAX_STATUS_VCPUS);
 	cap->streams = calloc(cap->nr, sizeof(*cap->streams));
 	cap->fds = calloc(cap->nr + 1, sizeof(*cap->fds));
 	if (!cap->streams || !cap->fds)
@@ -330,10 +327,13 @@ static bool report(struct capture *cap, const char *why)
 		if (svmtrace_writer_flush(s->writer, &err))
 			die("%s", err.message);
 		bytes += svmtrace_writer_stats(s->writer)->file_bytes;
-		printf("vcpu%u written=%llu dropped=%llu kmod_produced=%llu sessions=%llu\n", i,
+		printf("vcpu%u written=%llu dropped=%llu kmod_produced=%llu", i,
 		       (unsigned long long)s->written, (unsigned long long)c.dropped,
-		       (unsigned long long)c.produced,
-		       (unsigned long long)st.vcpus[i].counters.sessions);
+		       (unsigned long long)c.produced);
+		/* The status structure details the first 64 vCPUs. */
+		if (i < SVMTRACE_MAX_STATUS_VCPUS)
+			printf(" sessions=%llu", (unsigned long long)st.vcpus[i].counters.sessions);
+		putchar('\n');
 		if (s->written + c.dropped != c.produced) {
 			warn("vCPU %u: %llu written + %llu dropped != %llu produced by the kernel",
 			     i, (unsigned long long)s->written, (unsigned long long)c.dropped,
