@@ -57,6 +57,7 @@ struct progress {
 	bool tty;
 	double start;
 	double last;
+	uint64_t last_records; /* at the last redraw: the rate is recent */
 };
 
 double now_seconds(void);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The live progress line on a terminal: records/s, drops, MB written.
+ * The live progress line on a terminal: records, records/s over the last
+ * half second, drops, MB written (flushed frames).
  * Redrawn at most twice a second, on stderr, only when stderr is a TTY.
  */
 #include <stdio.h>
@@ -21,6 +22,7 @@ void progress_init(struct progress *p, bool quiet)
 {
 	p->tty = !quiet && isatty(STDERR_FILENO);
 	p->start = p->last = now_seconds();
+	p->last_records = 0;
 }
 
 void progress_update(struct progress *p, const struct vcpu_stream *s, uint32_t n, bool final)
@@ -40,9 +42,10 @@ void progress_update(struct progress *p, const struct vcpu_stream *s, uint32_t n
 	}
 	fprintf(stderr, "\r%.1fs  %llu records  %.0f records/s  %llu dropped  %.2f MB written ",
 		t - p->start, (unsigned long long)records,
-		t > p->start ? records / (t - p->start) : 0.0, (unsigned long long)dropped,
-		bytes / 1e6);
+		t > p->last ? (records - p->last_records) / (t - p->last) : 0.0,
+		(unsigned long long)dropped, bytes / 1e6);
 	if (final)
 		fputc('\n', stderr);
 	p->last = t;
+	p->last_records = records;
 }
