@@ -29,8 +29,12 @@ resolve_kernel() {
 	src_ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) ||
 		die "linux-source-6.1 is not installed (run make deps)"
 	[ -f "$tarball" ] || die "$tarball missing although linux-source-6.1 is installed"
-	# The headers package built from this source version, as apt knows it.
-	abi=$(apt-cache show linux-headers-amd64 2>/dev/null | awk -v v="$src_ver" '
+	# The headers package built from this source version: an installed one,
+	# else the one apt's linux-headers-amd64 of that version depends on.
+	abi=$(dpkg-query -W -f='${Package} ${Version} ${Status}\n' 'linux-headers-6.1.*-amd64' \
+		2>/dev/null | awk -v v="$src_ver" '$2 == v && / installed$/ {
+			sub(/^linux-headers-/, "", $1); print $1 }' | sort -V | tail -n 1)
+	[ -n "$abi" ] || abi=$(apt-cache show linux-headers-amd64 2>/dev/null | awk -v v="$src_ver" '
 		/^Version: / { ver = $2 }
 		/^Depends: / && ver == v { if (match($0, /linux-headers-[0-9.]+-[0-9]+-amd64/))
 			print substr($0, RSTART + 14, RLENGTH - 14) }' | head -n 1)
@@ -62,7 +66,9 @@ prepare_tree() {
 		touch "$pristine/.complete"
 	fi
 	tree=$out/tree
-	stamp="$src_ver $abi $(cat "$top"/kmod/patches/6.1/*.patch "$top"/kmod/build.sh | md5sum)"
+	# What the tree depends on besides our sources (those are synced below,
+	# so changing only kmod/src rebuilds only what changed).
+	stamp="$src_ver $abi $({ cat "$top"/kmod/patches/6.1/*.patch; write_kbuild; } | md5sum)"
 	if [ "$(cat "$tree/.stamp" 2>/dev/null)" != "$stamp" ]; then
 		note "applying kmod/patches/6.1 to a fresh copy"
 		rm -rf "$tree" && cp -a "$pristine" "$tree"
@@ -73,15 +79,17 @@ prepare_tree() {
 		write_kbuild >"$tree/arch/x86/kvm/Kbuild"
 		echo "$stamp" >"$tree/.stamp"
 	fi
-	sync_dir "$top/kmod/src" "$tree/arch/x86/kvm/svmtrace"
-	sync_dir "$top/include/svmtrace" "$tree/arch/x86/kvm/svmtrace/include/svmtrace"
+	sync "$top"/kmod/src/* "$tree/arch/x86/kvm/svmtrace"
+	sync "$top/include/svmtrace/abi.h" "$tree/arch/x86/kvm/svmtrace/include/svmtrace"
 }
 
-# sync_dir FROM TO: copy changed files only, so make stays incremental.
-sync_dir() {
-	mkdir -p "$2"
-	for f in "$1"/*; do
-		cmp -s "$f" "$2/${f##*/}" || cp "$f" "$2/"
+# sync FILE... DIR: copy the changed files only, so make stays incremental.
+sync() {
+	eval "dir=\${$#}"
+	mkdir -p "$dir"
+	while [ $# -gt 1 ]; do
+		cmp -s "$1" "$dir/${1##*/}" || cp "$1" "$dir/"
+		shift
 	done
 }
 
@@ -91,7 +99,7 @@ write_kbuild() {
 	sed -e 's|\$(srctree)/arch/x86/kvm|$(src) -I $(src)/..|' \
 	    -e 's|^include \$(srctree)/virt/kvm/Makefile.kvm|include $(src)/../../../virt/kvm/Makefile.kvm|' \
 	    -e '/^obj-\$(CONFIG_KVM_INTEL)/d' \
-	    "$tree/arch/x86/kvm/Makefile"
+	    "$pristine/arch/x86/kvm/Makefile"
 	cat <<'KBUILD'
 
 # svmtrace: the tracer lives in kvm.ko; kvm-amd.ko calls it from its hooks.
