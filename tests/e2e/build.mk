@@ -29,7 +29,8 @@ all: $(E2E_BINS)
 
 DEB_PACKAGES += qemu-system-x86 busybox-static cpio binutils kmod apt
 $(eval $(call program,svmtrace-e2e-model,tests/e2e/model/main.c tests/e2e/model/exec.c \
-	tests/e2e/model/flags.c tests/e2e/model/mem.c tests/e2e/guest/image.c $(CLI_SRCS),,TOOLS))
+	tests/e2e/model/flags.c tests/e2e/model/mem.c tests/e2e/model/tracer.c \
+	tests/e2e/guest/image.c $(CLI_SRCS),,TOOLS))
 
 # With the kmod in the tree, the lab also runs our modules: `make kmod`
 # first, then e2e.sh --modules $(KMOD_DIR) (set by kmod/build.mk, which is

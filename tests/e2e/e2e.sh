@@ -14,7 +14,8 @@
 #   - the L1 kernel log has no WARNING/BUG/Oops;
 # and reports stock single-step and ring capture throughput and their
 # ratio.  Prints "N passed, N failed".
-# Environment: BUILD (default build), E2E_TIMEOUT (L1 seconds, default 600).
+# Environment: BUILD (default build), E2E_TIMEOUT (L1 seconds, default 420),
+# E2E_RUN (where results go, default $BUILD/e2e/run).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -40,7 +41,7 @@ need_cmd modinfo "checking module vermagic (kmod)"
 build=$top/${BUILD:-build}
 bin=$build/bin
 guest=$build/e2e/guest
-run=$build/e2e/run
+run=${E2E_RUN:-$build/e2e/run}
 for f in "$bin/svmtrace-e2e-vmm" "$bin/svmtrace-e2e-model" "$guest/kernel.bin" "$guest/bench.bin"; do
 	[ -e "$f" ] || { echo "e2e: $f missing (make e2e builds it)" >&2; exit 1; }
 done
@@ -79,19 +80,19 @@ $(grep -v '^#' "$here/programs.list" | awk NF)
 EOF
 model_expect bench bench 1 "$bench_iterations"
 model_expect bench-drop bench 1 2000
-model_expect bench-kill bench 1 5000
+model_expect bench-kill bench 1 25000
 
 # --- one L1 boot for every scenario ------------------------------------------
 sets="packaged bench-stock"
 if [ -n "$modules" ]; then
 	sets="packaged ours capture bench"
-	for f in svmtrace-capture svmtrace-dump; do
+	for f in svmtrace-capture svmtrace-dump svmtrace-abi-check; do
 		[ -x "$bin/$f" ] || { echo "e2e: $bin/$f missing (make all builds it)" >&2; exit 1; }
 	done
-	adds="$adds --add $bin/svmtrace-capture"
+	adds="$adds --add $bin/svmtrace-capture --add $bin/svmtrace-abi-check"
 fi
 # shellcheck disable=SC2086
-nice "$here/run-l1.sh" ${modules:+--modules "$modules"} --out "$run/l1" --timeout "${E2E_TIMEOUT:-600}" \
+nice "$here/run-l1.sh" ${modules:+--modules "$modules"} --out "$run/l1" --timeout "${E2E_TIMEOUT:-420}" \
 	$adds -- sh /e2e/l1-lab.sh "$bench_iterations" $sets
 rc=$?
 if [ $rc -eq 0 ]; then ok l1/boot "L1 booted and ran the scenarios ($(tr '\n' ' ' <"$run/l1/timing"))"

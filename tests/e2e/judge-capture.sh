@@ -31,7 +31,8 @@ judge_armed_results() {
 }
 
 # judge_trace NAME EXPECT-DIR: every vCPU's decoded trace equals the model's
-# records, and the global sequence has no hole or repeat across vCPUs.
+# records, and the global sequence has no hole or repeat across vCPUs (every
+# published slot takes one, session ends included).
 judge_trace() {
 	for exp in "$2"/expected_cpu*.csv; do
 		n=${exp##*expected_cpu}; n=${n%.csv}
@@ -46,7 +47,7 @@ judge_trace() {
 			bad "capture/$1/trace/cpu$n" "$out"
 		fi
 	done
-	holes=$(cat "$cap/$1"/cpu*.csv 2>/dev/null | awk -F, '$3 == "session_start" || $3 == "instruction" { print $2 }' |
+	holes=$(cat "$cap/$1"/cpu*.csv 2>/dev/null | awk -F, '$1 != "cpu" { print $2 }' |
 		sort -n | awk 'NR > 1 && $1 != prev + 1 { n++ } { prev = $1 } END { print n + 0 }')
 	if [ "$holes" = 0 ]; then ok "capture/$1/sequence" "global sequence contiguous across vCPUs"
 	else bad "capture/$1/sequence" "$holes holes or repeats in the global sequence"; fi
@@ -84,6 +85,20 @@ judge_capture_set() {
 			bad "capture/kill-$policy/finished" "the guest did not finish: $(cat "$cap/kill-$policy/timeout.txt")"
 		fi
 	done
+
+	thp=$(awk '{ print $2 }' "$cap/straight/thp.txt" 2>/dev/null)
+	if [ "${thp:-0}" -ge 2048 ]; then
+		ok capture/straight/thp "guest RAM was THP-backed ($thp kB in 2 MiB pages), yet the gate page alone faulted"
+	else
+		bad capture/straight/thp "guest RAM not THP-backed (${thp:-?} kB), hazard 8 not exercised"
+	fi
+
+	if [ "$(cat "$cap/abi-check/abi-check.rc" 2>/dev/null)" = 0 ] &&
+		grep -q '^cpu0 done' "$cap/abi-check/vmm.txt"; then
+		ok capture/abi-check "every documented control error: $(tail -n 1 "$cap/abi-check/abi-check.txt"); the VM ran on"
+	else
+		bad capture/abi-check "svmtrace-abi-check: $(grep -h 'FAIL\|passed' "$cap/abi-check/abi-check.txt" 2>/dev/null | tr '\n' ';')"
+	fi
 
 	if [ "$(cat "$cap/nonroot/capture.rc" 2>/dev/null)" != 0 ] &&
 		grep -qi 'permi' "$cap/nonroot/capture.txt" && grep -q '^cpu0 done' "$cap/nonroot/vmm.txt"; then

@@ -7,8 +7,10 @@
 #   entry page, the guest CR3 and CAPTURE-ARGS, waits for "armed", lets the
 #   guest run (SIGUSR1), waits until the program is done ("holding"), stops
 #   the capture (SIGINT), lets the VMM exit (SIGUSR1).  DIR gets vmm.txt,
-#   capture.txt, capture.rc, vmm.rc, trace/ (the v5 files) and, when a step
-#   of this dance times out, timeout.txt.
+#   capture.txt, capture.rc, vmm.rc, trace/ (the v5 files), thp.txt (how
+#   much of the VMM's memory THP backs: guest RAM in 2 MiB pages is what
+#   makes the gate's 4 KiB split matter, hazard 8) and, when a step of this
+#   dance times out, timeout.txt.
 #
 # Hooks: CAPTURE_AFTER_START, when set, is run (eval) right after the guest
 # was started, with $vmm_pid and $cap_pid set (e.g. to kill the consumer).
@@ -43,6 +45,7 @@ capture_run() {
 		kill -9 "$vmm_pid" 2>/dev/null; wait "$vmm_pid"
 		return 1
 	fi
+	grep AnonHugePages "/proc/$vmm_pid/smaps_rollup" >"$dir/thp.txt" 2>&1
 	ready=$(grep '^ready ' "$dir/vmm.txt")
 	gates=$(echo "$ready" | tr ' ' '\n' | sed -n 's/^gate[0-9]*=/--gate-gpa /p' | tr '\n' ' ')
 	cr3=$(echo "$ready" | tr ' ' '\n' | sed -n 's/^cr3=//p')

@@ -7,8 +7,8 @@
 # (NAME.steps.csv) and unload KVM.
 # SET capture: load our KVM and trace with svmtrace-capture (l1-capture.sh):
 # every program, backpressure (block with a slow consumer, drop with a tiny
-# ring), a consumer killed while armed (block and drop), a non-root attempt;
-# then unload KVM (rmmod after a session).
+# ring), a consumer killed while armed (block and drop), a non-root attempt,
+# svmtrace-abi-check; then unload KVM (rmmod after a session).
 # SET bench, SET bench-stock: three rounds, each single-stepping bench.bin
 # with stock KVM_SET_GUEST_DEBUG on the packaged modules, then (bench only)
 # on ours unarmed and with a ring capture (capture/bench-rN), so the
@@ -58,14 +58,16 @@ capture_set() {
 	capture_run "$set_dir/drop" -a 2000 kernel.bin bench.bin -- --policy drop \
 		--ring-slots 16 --wake-batch 1 --consumer-delay-us 1000 ||
 		echo "capture drop: $(cat "$set_dir/drop/timeout.txt")" >>"$set_dir/failures"
-	# The consumer dies while armed: the guest must still finish.
+	# The consumer dies while armed, long before the guest is done (100 002
+	# steps): the guest must still finish, untraced and unharmed.
 	for policy in block drop; do
-		CAPTURE_AFTER_START='sleep 1; kill -9 $cap_pid' capture_run "$set_dir/kill-$policy" \
-			-a 5000 kernel.bin bench.bin -- --policy "$policy" --ring-slots 16 \
+		CAPTURE_AFTER_START='sleep 0.5; kill -9 $cap_pid' capture_run "$set_dir/kill-$policy" \
+			-a 25000 kernel.bin bench.bin -- --policy "$policy" --ring-slots 16 \
 			--consumer-delay-us 100000 ||
 			echo "capture kill-$policy: $(cat "$set_dir/kill-$policy/timeout.txt")" >>"$set_dir/failures"
 	done
 	nonroot_attempt "$set_dir/nonroot"
+	abi_check "$set_dir/abi-check"
 	kvm-modules unload >>"$set_dir/load.txt" 2>&1 || echo "rmmod after capture failed" >>"$set_dir/failures"
 }
 
@@ -103,6 +105,19 @@ bench_set() {	# bench_set with-ours(0|1)
 			echo "capture bench-r$r failed" >>"$E2E_OUT/bench/failures"
 		kvm-modules unload
 	done
+}
+
+# abi_check DIR: every documented control error (svmtrace-abi-check) against
+# a waiting VMM, which must then still run its program correctly.
+abi_check() {
+	mkdir -p "$1"
+	svmtrace-e2e-vmm --wait kernel.bin straight.bin >"$1/vmm.txt" 2>&1 &
+	pid=$!
+	wait_line "$1/vmm.txt" '^ready ' 30 "$pid"
+	svmtrace-abi-check "$pid" >"$1/abi-check.txt" 2>&1
+	echo $? >"$1/abi-check.rc"
+	kill -USR1 "$pid"
+	wait "$pid"; echo $? >"$1/vmm.rc"
 }
 
 for set in "$@"; do

@@ -19,8 +19,10 @@
 # including /e2e/bin and $E2E_OUT pointing at a 9p share that is the host's
 # --out DIR.  When COMMAND ends L1 writes DIR/rc (its exit status),
 # DIR/dmesg.txt and DIR/timing (boot seconds), and powers off; the console is
-# in DIR/console.log.  The exit status of this script is COMMAND's, or 2 when
-# L1 did not get that far (timeout, panic).
+# in DIR/console.log.  A COMMAND still running 30 s before --timeout ends
+# with status 124 and the blocked tasks' stacks in DIR/dmesg.txt.  The exit
+# status of this script is COMMAND's, or 2 when L1 did not get that far
+# (timeout, panic).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -116,6 +118,8 @@ cp "$here/l1-init.sh" "$root/init"
 cp "$here/kvm-modules.sh" "$root/bin/kvm-modules"
 chmod 755 "$root/init" "$root/bin/kvm-modules"
 for a in "$@"; do printf '%s\n' "$a"; done >"$root/e2e/command"
+# L1 gives up on COMMAND a little before QEMU is killed, to save the logs.
+echo $((timeout > 60 ? timeout - 30 : timeout / 2)) >"$root/e2e/deadline"
 (cd "$root" && find . | cpio -o -H newc --quiet) >"$root.cpio"
 
 # --- boot ------------------------------------------------------------------
@@ -124,12 +128,18 @@ for a in "$@"; do printf '%s\n' "$a"; done >"$root/e2e/command"
 cpu=EPYC,+svm,+npt,-rdseed,-sha-ni,-fxsr-opt,-misalignsse,-3dnowprefetch,-osvw,-topoext
 cpu=$cpu,-nrip-save,-xsavec
 # mitigations=off: L1 is a throwaway test kernel, and TCG runs faster without.
+# softlockup_panic, loglevel=5: a kernel that stops scheduling ends the run at
+# once, with the stuck CPU's backtrace on the console.
+# thread=single: one host thread runs both L1 vCPUs in turn.  Multi-threaded
+# TCG froze L1 outright (no console output, no watchdog) in 3 of ~10 lab runs
+# on this loaded 2-core machine, each time while a VMM was creating its VM.
+accel=tcg,thread=single
 echo "run-l1: booting linux-image-$abi with ${modules:-packaged} modules (log: $out/console.log)" >&2
 start=$(date +%s.%N)
 rc=0
-timeout --foreground -k 10 "$timeout" qemu-system-x86_64 -accel tcg -cpu "$cpu" \
+timeout --foreground -k 10 "$timeout" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" \
 	-m "$mem" -smp 2 -kernel "$kdir/vmlinuz" -initrd "$root.cpio" \
-	-append "console=ttyS0 panic=-1 oops=panic mitigations=off quiet loglevel=4" \
+	-append "console=ttyS0 panic=-1 oops=panic softlockup_panic=1 mitigations=off quiet loglevel=5" \
 	-display none -monitor none -serial "file:$out/console.log" -no-reboot \
 	-virtfs "local,path=$out,mount_tag=out,security_model=none,id=out" </dev/null || rc=$?
 end=$(date +%s.%N)

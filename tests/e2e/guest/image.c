@@ -3,7 +3,8 @@
  * Lay out the lab guest in memory (see layout.h): GDT with kernel, user and
  * TSS descriptors, one TSS per vCPU, an IDT whose vector 1 is the kernel's
  * #DB handler and whose other vectors report a panic, 4-level page tables
- * with 4 KiB pages, then the kernel and program images.
+ * with 4 KiB pages (and a second PML4 sharing them: another CR3 that maps
+ * the same memory), then the kernel and program images.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -72,6 +73,7 @@ static void build_idt(uint8_t *mem)
 static void build_page_tables(uint8_t *mem)
 {
 	put64(mem, PML4_GPA, PDPT_GPA | PTE_P | PTE_W | PTE_U);
+	put64(mem, PML4_ALT_GPA, PDPT_GPA | PTE_P | PTE_W | PTE_U);
 	put64(mem, PDPT_GPA, PD_GPA | PTE_P | PTE_W | PTE_U);
 	put64(mem, PD_GPA + 0 * 8, PT_KERNEL_GPA | PTE_P | PTE_W | PTE_U);
 	put64(mem, PD_GPA + (USER_VA >> 21) * 8, PT_USER_GPA | PTE_P | PTE_W | PTE_U);

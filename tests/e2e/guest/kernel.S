@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The lab guest's kernel: just enough CPL-0 code for the programs' hazards.
- *   - SYSCALL entry (LSTAR): one service, RAX += RDI, RDX = calls so far;
- *     SYSRETQ straight back (FMASK cleared TF and IF on the way in).
+ *   - SYSCALL entry (LSTAR): RAX += RDI, RDX = calls so far, and when RSI
+ *     is not 0 it becomes CR3 (the program moves to another address
+ *     space); SYSRETQ straight back (FMASK cleared TF and IF on the way in).
  *   - #DB handler (IDT vector 1): counts the guest's own #DBs (TF, ICEBP)
  *     and sums their frame RIPs, so a tracer that swallows, duplicates or
  *     misplaces one changes the result the VMM prints.
@@ -18,7 +19,10 @@
 
 	.org KERNEL_SYSCALL_ENTRY - KERNEL_GPA
 syscall_entry:
-	inc	qword ptr [KDATA_SYSCALLS]
+	test	rsi, rsi
+	jz	1f
+	mov	cr3, rsi
+1:	inc	qword ptr [KDATA_SYSCALLS]
 	add	rax, rdi
 	mov	rdx, qword ptr [KDATA_SYSCALLS]
 	sysretq

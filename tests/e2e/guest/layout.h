@@ -25,6 +25,7 @@
 #define PD_GPA			0x5000
 #define PT_KERNEL_GPA		0x6000		/* 4 KiB pages for VA 0 - 2 MiB */
 #define PT_USER_GPA		0x7000		/* 4 KiB pages for VA 4 - 6 MiB */
+#define PML4_ALT_GPA		0xf000		/* a second address space, same mappings */
 
 /* GDT selectors.  STAR wants kernel CS, SS = CS + 8; user SS = base + 8, CS = base + 16. */
 #define SEL_KERNEL_CS		0x08

@@ -377,6 +377,15 @@ static int step_0f(struct model_cpu *c, struct model_io *io, struct insn *in,
 			in->next += sext(d, 4);
 		return 0;
 	}
+	if (op == 0x22) {				/* mov crN, r64 */
+		if (decode_modrm(c, in))
+			return -1;
+		finish(c, in);
+		if (in->reg != 3 || in->is_mem || c->cpl != 0)
+			return fail(c, in, "only MOV CR3, r64 at CPL 0 is in the model's subset");
+		c->cr3 = c->gpr[in->rm];
+		return 0;
+	}
 	finish(c, in);
 	switch (op) {
 	case 0xa2:
@@ -409,6 +418,7 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 	*ev = EV_NONE;
 	c->undefined_flags = 0;
 	c->next_rip_override = 0;
+	c->trap_shadow = 0;
 	if (fetch(c, &in, 1, &op))
 		return -1;
 	if (op >= 0x40 && op <= 0x4f) {
@@ -489,6 +499,15 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 		if (!in.is_mem)
 			return fail(c, &in, "LEA with a register operand");
 		reg_set(c, in.reg, in.ea, in.bits);
+		break;
+	case 0x8e:							/* mov sreg, r/m */
+		if (decode_modrm(c, &in))
+			return -1;
+		finish(c, &in);
+		if ((in.reg & 7) != 2 || in.is_mem || (uint16_t)c->gpr[in.rm] !=
+		    (c->cpl == 3 ? SEL_USER_SS : SEL_KERNEL_SS))
+			return fail(c, &in, "only MOV SS of the current SS selector is in the model's subset");
+		c->trap_shadow = 1;	/* and SS itself does not change */
 		break;
 	case 0xc7:							/* mov r/m, imm32 */
 		if (decode_modrm(c, &in) || fetch(c, &in, 4, &imm))

@@ -4,13 +4,11 @@
  * exact user-mode instruction tracer must record for it, plus the results
  * the test VMM must print.  See usage[] and docs/lab.md.
  *
- * Recording rule (the capture semantics of DESIGN.md and seed 000): one
- * record per instruction that starts at CPL 3, holding the state after it;
- * a SYSCALL is one record at the user RIP SYSRET returns to (TF is masked on
- * the way in and SYSRET's trap fires in user mode).  The first record is the
- * session_start (the gate page is the entry page); the program's final OUT
- * to PORT_DONE is never completed, so after the last record comes the
- * session_end a stop produces, at the RIP of that OUT.
+ * The recording rules are in tracer.c.  SYSCALL masks TF, so our trap
+ * comes after SYSRET, at the user RIP: a system call is one record.  MOV
+ * SS holds off the trap for one instruction, so no record (and no guest
+ * #DB) follows it: the next trap covers both.  The program's final OUT to
+ * PORT_DONE is never completed; the capture is stopped after it.
  *
  * The guest's own single-step #DBs (TF it sets with POPFQ) are delivered
  * through its IDT exactly as a CPU does, and its kernel runs in the model
@@ -25,6 +23,7 @@
 #include "common/cli.h"
 #include "../guest/image.h"
 #include "model.h"
+#include "tracer.h"
 
 static const char usage[] =
 	"usage: svmtrace-e2e-model [options] KERNEL.bin PROGRAM.bin\n"
@@ -37,20 +36,6 @@ static const char usage[] =
 	"  -n, --max-steps N    give up after N instructions per vCPU (default 100000000)\n"
 	"  -h, --help           this text\n";
 
-/* Seed order of GPRs in files: RAX RBX RCX RDX RSI RDI RBP RSP R8..R15. */
-static const int file_order[16] = { RAX, RBX, RCX, RDX, RSI, RDI, RBP, RSP,
-				    8, 9, 10, 11, 12, 13, 14, 15 };
-
-static void emit(FILE *f, const struct model_cpu *c, uint64_t index, const char *kind,
-		 unsigned int reason, uint64_t undefined)
-{
-	fprintf(f, "%d,%llu,%s,0x%llx,0x%llx,0x%x,%u", c->index, (unsigned long long)index, kind,
-		(unsigned long long)c->rip, (unsigned long long)c->rflags, PML4_GPA, reason);
-	for (int i = 0; i < 16; i++)
-		fprintf(f, ",0x%llx", (unsigned long long)c->gpr[file_order[i]]);
-	fprintf(f, ",0x%llx\n", (unsigned long long)undefined);
-}
-
 static void init_cpu(struct model_cpu *c, int index, uint8_t *mem, uint64_t arg)
 {
 	memset(c, 0, sizeof(*c));
@@ -59,32 +44,36 @@ static void init_cpu(struct model_cpu *c, int index, uint8_t *mem, uint64_t arg)
 	c->cpl = 3;
 	c->rip = USER_ENTRY(index);
 	c->rflags = USER_RFLAGS;
+	c->cr3 = PML4_GPA;
 	c->gpr[RSP] = USER_STACK_TOP(index);
 	c->gpr[RDI] = arg;
 }
 
 /* Run one vCPU to PORT_DONE; 0 on success. */
-static int run_cpu(struct model_cpu *c, struct model_io *io, FILE *out, uint64_t max_steps)
+static int run_cpu(struct model_cpu *c, struct model_io *io, struct model_trace *t,
+		   uint64_t max_steps)
 {
-	uint64_t records = 0;
-
 	for (uint64_t steps = 0; steps < max_steps; steps++) {
 		int from_user = c->cpl == 3;
 		int tf_before = !!(c->rflags & RFLAGS_TF);
 		enum model_event ev;
+		int ours;
 
+		if (from_user && trace_fetch(t, c))
+			return -1;
+		ours = from_user && trace_stepping(t);
 		if (model_step(c, io, &ev))
 			return -1;
 		if (ev == EV_DONE) {
-			if (out)
-				emit(out, c, records, "session_end", 0, 0);
+			trace_stop(t);
 			return 0;
 		}
-		if (out && ((from_user && c->cpl == 3) || ev == EV_SYSRET)) {
-			emit(out, c, records, records ? "instruction" : "session_start",
-			     records ? 0 : c->index, c->undefined_flags);
-			records++;
-		}
+		if (c->trap_shadow)
+			continue;
+		/* Our trap: after a CPL-3 instruction, except that SYSCALL masks
+		 * TF and SYSRET brings it back, trapping at the user RIP. */
+		if (ev == EV_SYSRET ? trace_stepping(t) : ours && ev != EV_SYSCALL)
+			trace_step(t, c);
 		/* The guest's own #DB: a trap for TF set before the instruction
 		 * (after it for SYSCALL and SYSRET, whose TF is the one they
 		 * leave behind). */
@@ -116,6 +105,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct model_cpu cpus[MAX_VCPUS];
+	struct model_gates gates = { 0 };
 	struct model_io io = { 0 };
 	const char *expect = NULL;
 	uint64_t arg = 0, max_steps = 100000000, n;
@@ -165,20 +155,20 @@ int main(int argc, char **argv)
 	if (guest_image_build(mem, kernel, ksize, program, psize, err, sizeof(err)))
 		die("%s", err);
 
+	gates.nr = nr_vcpus;
 	for (int i = 0; i < nr_vcpus; i++) {
-		FILE *out = NULL;
+		struct model_trace trace = { .gates = &gates };
 		char path[4096];
 
 		init_cpu(&cpus[i], i, mem, arg);
 		if (expect) {
 			snprintf(path, sizeof(path), "%s/expected_cpu%d.csv", expect, i);
-			out = fopen(path, "w");
-			if (!out)
+			trace.out = fopen(path, "w");
+			if (!trace.out)
 				die("%s: %s", path, strerror(errno));
-			fputs("cpu,index,kind,rip,rflags,cr3,reason,rax,rbx,rcx,rdx,rsi,rdi,rbp,rsp,"
-			      "r8,r9,r10,r11,r12,r13,r14,r15,rflags_undefined\n", out);
+			trace_header(trace.out);
 		}
-		if (run_cpu(&cpus[i], &io, out, max_steps)) {
+		if (run_cpu(&cpus[i], &io, &trace, max_steps)) {
 			printf("cpu%d failed: %s\n", i, cpus[i].error);
 			ok = 0;
 		} else {
@@ -200,7 +190,7 @@ int main(int argc, char **argv)
 			       (unsigned long long)g[13], (unsigned long long)g[14],
 			       (unsigned long long)g[15]);
 		}
-		if (out && fclose(out))
+		if (trace.out && fclose(trace.out))
 			die("%s: %s", path, strerror(errno));
 	}
 	printf("result db_count=%llu db_rip_sum=0x%llx syscalls=%llu log_sum=0x%llx "

@@ -15,9 +15,9 @@
 #define PTE_PS		(1ull << 7)
 #define PTE_ADDR	0x000ffffffffff000ull
 
-static int translate(struct model_cpu *c, uint64_t va, int write, uint64_t *gpa)
+int model_translate(struct model_cpu *c, uint64_t va, int write, uint64_t *gpa)
 {
-	uint64_t table = PML4_GPA;
+	uint64_t table = c->cr3 & PTE_ADDR;
 
 	for (int level = 3; level >= 0; level--) {
 		uint64_t idx = (va >> (12 + 9 * level)) & 511, pte;
@@ -46,7 +46,7 @@ int model_read(struct model_cpu *c, uint64_t va, void *buf, unsigned int len)
 	uint64_t gpa;
 
 	for (unsigned int i = 0; i < len; i++) {
-		if (translate(c, va + i, 0, &gpa))
+		if (model_translate(c, va + i, 0, &gpa))
 			return -1;
 		p[i] = c->mem[gpa];
 	}
@@ -59,7 +59,7 @@ int model_write(struct model_cpu *c, uint64_t va, const void *buf, unsigned int 
 	uint64_t gpa;
 
 	for (unsigned int i = 0; i < len; i++) {
-		if (translate(c, va + i, 1, &gpa))
+		if (model_translate(c, va + i, 1, &gpa))
 			return -1;
 		c->mem[gpa] = p[i];
 	}

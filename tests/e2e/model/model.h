@@ -40,9 +40,11 @@ struct model_cpu {
 	uint64_t gpr[16];		/* x86 encoding order (RAX RCX RDX RBX ...) */
 	uint64_t rip;
 	uint64_t rflags;
+	uint64_t cr3;
 	int cpl;
 	uint64_t undefined_flags;	/* RFLAGS bits the last instruction left undefined */
 	int next_rip_override;		/* the instruction set RIP itself */
+	int trap_shadow;		/* MOV SS: no single-step trap after it */
 	uint32_t status;		/* EAX at PORT_DONE */
 	uint8_t *mem;			/* GUEST_MEM_SIZE bytes, shared by all vCPUs */
 	char error[256];
@@ -54,6 +56,7 @@ struct model_io {
 };
 
 /* mem.c: linear (virtual) memory through the guest's own page tables. */
+int model_translate(struct model_cpu *c, uint64_t va, int write, uint64_t *gpa);
 int model_read(struct model_cpu *c, uint64_t va, void *buf, unsigned int len);
 int model_write(struct model_cpu *c, uint64_t va, const void *buf, unsigned int len);
 

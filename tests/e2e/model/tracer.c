@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The capture semantics the lab checks (DESIGN.md, seed 000), written down
+ * independently of the kmod:
+ *
+ *   - Gate n is vCPU n's entry page.  The first fetch from a closed gate
+ *     opens it; under a targeted CR3 that starts a session, otherwise the
+ *     tracer steps that one instruction silently and closes the gate again.
+ *   - In a session every single-step trap of ours at CPL 3 is a record of
+ *     the state after the instruction; the first is the session_start
+ *     (reason = gate id).
+ *   - A trap under a CR3 outside the target set ends the session
+ *     (session_end, reason 1 = CR3, repeating the last record's state) and
+ *     closes every gate again.
+ *   - Stopping ends an open session the same way with reason 0 (stop).
+ */
+#include <string.h>
+
+#include "tracer.h"
+
+/* Seed order of GPRs in files: RAX RBX RCX RDX RSI RDI RBP RSP R8..R15. */
+static const int file_order[16] = { RAX, RBX, RCX, RDX, RSI, RDI, RBP, RSP,
+				    8, 9, 10, 11, 12, 13, 14, 15 };
+
+void trace_header(FILE *out)
+{
+	fputs("cpu,index,kind,rip,rflags,cr3,reason,rax,rbx,rcx,rdx,rsi,rdi,rbp,rsp,"
+	      "r8,r9,r10,r11,r12,r13,r14,r15,rflags_undefined\n", out);
+}
+
+static void emit(struct model_trace *t, const struct model_cpu *c, const char *kind,
+		 unsigned int reason, uint64_t undefined)
+{
+	if (!t->out)
+		return;
+	fprintf(t->out, "%d,%llu,%s,0x%llx,0x%llx,0x%llx,%u", c->index, t->rows++, kind,
+		(unsigned long long)c->rip, (unsigned long long)c->rflags,
+		(unsigned long long)c->cr3, reason);
+	for (int i = 0; i < 16; i++)
+		fprintf(t->out, ",0x%llx", (unsigned long long)c->gpr[file_order[i]]);
+	fprintf(t->out, ",0x%llx\n", (unsigned long long)undefined);
+}
+
+static int targeted(const struct model_cpu *c)
+{
+	return (c->cr3 & ~0xfffull) == PML4_GPA;
+}
+
+int trace_fetch(struct model_trace *t, struct model_cpu *c)
+{
+	uint64_t gpa;
+	int gate;
+
+	if (model_translate(c, c->rip, 0, &gpa))
+		return -1;
+	gate = (int)((gpa - USER_GPA) >> 12);
+	if (gpa < USER_GPA || gate >= t->gates->nr || t->gates->open[gate])
+		return 0;
+	t->gates->open[gate] = 1;
+	if (t->in_session || t->silent)
+		return 0;
+	if (targeted(c)) {
+		t->in_session = t->start_pending = 1;
+		t->start_gate = gate;
+	} else {
+		t->silent = 1;
+		t->silent_gate = gate;
+	}
+	return 0;
+}
+
+int trace_stepping(const struct model_trace *t)
+{
+	return t->in_session || t->silent;
+}
+
+static void end_session(struct model_trace *t, unsigned int reason)
+{
+	if (t->in_session && !t->start_pending)
+		emit(t, &t->last, "session_end", reason, 0);
+	t->in_session = t->start_pending = 0;
+}
+
+void trace_step(struct model_trace *t, const struct model_cpu *c)
+{
+	if (t->silent) {
+		t->silent = 0;
+		t->gates->open[t->silent_gate] = 0;
+	} else if (!targeted(c)) {
+		end_session(t, 1);
+		memset(t->gates->open, 0, sizeof(t->gates->open));
+	} else {
+		emit(t, c, t->start_pending ? "session_start" : "instruction",
+		     t->start_pending ? (unsigned int)t->start_gate : 0, c->undefined_flags);
+		t->start_pending = 0;
+		t->last = *c;
+	}
+}
+
+void trace_stop(struct model_trace *t)
+{
+	end_session(t, 0);
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What an exact user-mode tracer records while the model runs a program:
+ * gates (vCPU n's entry page is gate n), sessions, and their records.
+ */
+#ifndef E2E_MODEL_TRACER_H
+#define E2E_MODEL_TRACER_H
+
+#include <stdio.h>
+
+#include "model.h"
+
+/* The gates of the VM: shared by its vCPUs, like the NPT they live in. */
+struct model_gates {
+	int nr;
+	int open[MAX_VCPUS];
+};
+
+/* One vCPU's view of the capture. */
+struct model_trace {
+	FILE *out;			/* expected_cpuN.csv, or NULL */
+	struct model_gates *gates;
+	int in_session, start_pending, start_gate;
+	int silent, silent_gate;	/* stepping one instruction off a foreign gate fetch */
+	unsigned long long rows;
+	struct model_cpu last;		/* state of the last record (session_end repeats it) */
+	uint64_t last_undefined;
+};
+
+void trace_header(FILE *out);
+/* Before an instruction executes: its fetch may hit a closed gate. */
+int trace_fetch(struct model_trace *t, struct model_cpu *c);
+/* Is our TF on this vCPU now (a session, or a silent step)? */
+int trace_stepping(const struct model_trace *t);
+/* A single-step trap of ours arrived with the CPU in state c. */
+void trace_step(struct model_trace *t, const struct model_cpu *c);
+/* The program ended and the capture is stopped. */
+void trace_stop(struct model_trace *t);
+
+#endif /* E2E_MODEL_TRACER_H */
