@@ -145,7 +145,6 @@ void __svmtrace_npf_exit(struct kvm_vcpu *vcpu, u64 gpa, u64 error_code)
 	gate = t ? svmtrace_gate_find(t, gpa_to_gfn(gpa)) : -1;
 	if (gate < 0 || test_and_set_bit(gate, vm->gate_open))
 		goto out;
-	atomic64_inc(&vm->npf_exits);
 	vt->stats.npf_exits++;
 	if (vt->in_session || vt->silent)
 		goto out;

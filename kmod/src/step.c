@@ -150,16 +150,20 @@ static int ring_wait(struct svmtrace_vcpu *vt, struct svmtrace_ring *ring,
 	return r ? -EINTR : 0;
 }
 
-/* Publish vt->last as a @kind slot, or count it as dropped. */
-static void publish(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu,
+/*
+ * Publish vt->last as a @kind slot (true), or count it as dropped (false).
+ * Every step takes the next global sequence number either way.
+ */
+static bool publish(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu,
 		    u16 kind, u32 reason, u16 flags)
 {
 	struct svmtrace_ring *ring = vt->ring;
 	bool end = kind == SVMTRACE_SLOT_SESSION_END;
 	struct svmtrace_slot *slot;
+	u64 seq;
 
 	if (!ring || ring->closed)
-		return;
+		return false;
 	while (!(slot = svmtrace_ring_reserve(ring, end))) {
 		if (vm->target.policy != SVMTRACE_POLICY_BLOCK || !vcpu || ring->closed ||
 		    READ_ONCE(ring->consumer_gone))
@@ -168,24 +172,25 @@ static void publish(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct kvm
 		case 0:
 			continue;
 		case -ESTALE:
-			return;
+			return false;
 		}
 		break;
 	}
-	atomic64_inc(&vm->seq);
+	seq = atomic64_inc_return(&vm->seq) - 1;
 	if (!slot) {
 		svmtrace_ring_drop(ring);
 		vt->stats.drops++;
-		return;
+		return false;
 	}
 	*slot = vt->last;
-	slot->seq = atomic64_read(&vm->seq) - 1;
+	slot->seq = seq;
 	slot->kind = kind;
 	slot->reason = reason;
 	slot->flags |= flags;
 	svmtrace_ring_publish(ring, kind);
 	vt->stats.records++;
 	vt->stats.bytes += sizeof(*slot);
+	return true;
 }
 
 static void session_end(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
@@ -225,8 +230,9 @@ static void record_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 		vt->skipped = false;
 	}
 	if (vt->start_pending) {
-		vt->start_pending = false;
-		publish(vm, vt, vcpu, SVMTRACE_SLOT_SESSION_START, vt->start_gate, flags);
+		/* A dropped start moves to the next step that gets through. */
+		if (publish(vm, vt, vcpu, SVMTRACE_SLOT_SESSION_START, vt->start_gate, flags))
+			vt->start_pending = false;
 	} else {
 		publish(vm, vt, vcpu, SVMTRACE_SLOT_INSTRUCTION, 0, flags);
 	}

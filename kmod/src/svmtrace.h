@@ -78,7 +78,6 @@ struct svmtrace_vm {
 	struct svmtrace_target __rcu *armed;
 	unsigned long gate_open[BITS_TO_LONGS(SVMTRACE_MAX_GATES)];
 	atomic64_t seq;
-	atomic64_t npf_exits;
 	u32 last_gate;			/* gate id of the newest session */
 	/* CR3s whose threads may carry our TF in saved frames (last arm). */
 	u32 nr_tf_cr3;
