@@ -174,6 +174,9 @@ static int ring_mmap(struct file *file, struct vm_area_struct *vma)
 
 	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_ALIGN(ring->size))
 		return -EINVAL;
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	vma->vm_flags &= ~VM_MAYEXEC;
 	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
 	return remap_vmalloc_range(vma, ring->hdr, 0);
 }

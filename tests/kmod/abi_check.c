@@ -180,6 +180,8 @@ static void check_lifecycle(int ctl, int vm)
 	expect("ring of vCPU 0 again", ioctl(ctl, SVMTRACE_GET_RING, &req), EBUSY);
 	map = mmap(NULL, req.mmap_size * 2, PROT_READ, MAP_SHARED, req.fd, 0);
 	expect("mmap twice the ring", map == MAP_FAILED ? -1 : 0, EINVAL);
+	map = mmap(NULL, req.mmap_size, PROT_READ | PROT_EXEC, MAP_SHARED, req.fd, 0);
+	expect("mmap the ring executable", map == MAP_FAILED ? -1 : 0, EPERM);
 	map = mmap(NULL, req.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, req.fd, 0);
 	expect("mmap the ring", map == MAP_FAILED ? -1 : 0, 0);
 	if (map != MAP_FAILED) {
