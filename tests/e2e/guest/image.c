@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Lay out the lab guest in memory (see layout.h): GDT with kernel, user and
- * TSS descriptors, one TSS per vCPU, an IDT whose vector 1 is the kernel's
- * #DB handler and whose other vectors report a panic, 4-level page tables
+ * TSS descriptors, one TSS per vCPU, an IDT whose vectors 1 and 2 are the
+ * kernel's #DB and NMI handlers and whose other vectors report a panic, 4-level page tables
  * with 4 KiB pages (and a second PML4 sharing them: another CR3 that maps
  * the same memory), then the kernel and program images.
  */
@@ -61,7 +61,9 @@ static void build_gdt(uint8_t *mem)
 static void build_idt(uint8_t *mem)
 {
 	for (int v = 0; v < IDT_VECTORS; v++) {
-		uint64_t h = v == 1 ? KERNEL_DB_HANDLER : KERNEL_EXC_STUBS + v * KERNEL_EXC_STUB_SIZE;
+		uint64_t h = v == 1   ? KERNEL_DB_HANDLER
+			     : v == 2 ? KERNEL_NMI_HANDLER
+				      : KERNEL_EXC_STUBS + v * KERNEL_EXC_STUB_SIZE;
 		uint64_t lo = (h & 0xffff) | ((uint64_t)SEL_KERNEL_CS << 16) |
 			      (0xeull << 40) | (1ull << 47) | (((h >> 16) & 0xffff) << 48);
 

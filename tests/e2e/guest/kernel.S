@@ -7,6 +7,7 @@
  *   - #DB handler (IDT vector 1): counts the guest's own #DBs (TF, ICEBP)
  *     and sums their frame RIPs, so a tracer that swallows, duplicates or
  *     misplaces one changes the result the VMM prints.
+ *   - NMI handler (IDT vector 2): counts NMIs.
  *   - every other vector reports itself on PORT_PANIC and stops there.
  * Entry points sit at fixed addresses (layout.h) so the VMM and the model
  * need no symbol table.  It never touches the user stack.
@@ -34,6 +35,11 @@ db_handler:				/* trap frame: RIP CS RFLAGS RSP SS */
 	mov	rax, qword ptr [rsp + 8]
 	add	qword ptr [KDATA_DB_RIP_SUM], rax
 	pop	rax
+	iretq
+
+	.org KERNEL_NMI_HANDLER - KERNEL_GPA
+nmi_handler:
+	inc	qword ptr [KDATA_NMIS]
 	iretq
 
 	.org KERNEL_EXC_STUBS - KERNEL_GPA

@@ -40,6 +40,7 @@
 #define KERNEL_MAX		0x4000
 #define KERNEL_SYSCALL_ENTRY	0x8000		/* LSTAR */
 #define KERNEL_DB_HANDLER	0x8100		/* IDT vector 1 */
+#define KERNEL_NMI_HANDLER	0x8180		/* IDT vector 2 */
 #define KERNEL_EXC_STUBS	0x8200		/* vector v at + v * KERNEL_EXC_STUB_SIZE */
 #define KERNEL_EXC_STUB_SIZE	16
 
@@ -48,6 +49,7 @@
 #define KDATA_DB_COUNT		(KDATA_GPA + 0x00)	/* #DBs the guest handled */
 #define KDATA_DB_RIP_SUM	(KDATA_GPA + 0x08)	/* sum of their frame RIPs */
 #define KDATA_SYSCALLS		(KDATA_GPA + 0x10)	/* SYSCALLs served */
+#define KDATA_NMIS		(KDATA_GPA + 0x18)	/* NMIs handled */
 
 #define KSTACK_TOP(cpu)		(0xe000 + (cpu) * 0x1000)	/* TSS.RSP0 */
 
@@ -75,6 +77,7 @@
 #define PORT_PANIC		0xe1	/* out: unexpected exception, EAX = vector */
 #define PORT_LOG		0xe2	/* out: VMM adds EAX to a checksum */
 #define PORT_INPUT		0xe3	/* in: VMM answers INPUT_VALUE */
+#define PORT_NMI		0xe4	/* out: VMM queues EAX NMIs (KVM_NMI) */
 #define INPUT_VALUE		0x5eed1234
 
 /* CPUID leaf 0 as the VMM sets it (max basic leaf 0xd, "AuthenticAMD"). */

@@ -301,6 +301,10 @@ static int do_port(struct model_cpu *c, struct model_io *io, const struct insn *
 		io->input_count++;
 		return 0;
 	}
+	if (out && port == PORT_NMI) {
+		c->nmi_pending += (uint32_t)c->gpr[RAX];
+		return 0;
+	}
 	if (out && port == PORT_PANIC)
 		return fail(c, in, "the guest kernel reported an unexpected exception");
 	return fail(c, in, "access to a port the lab does not define");
@@ -342,14 +346,14 @@ static int do_iret(struct model_cpu *c)
 	return 0;
 }
 
-int model_raise_db(struct model_cpu *c)
+int model_raise_exception(struct model_cpu *c, int vector)
 {
 	uint64_t rsp0, gate_lo, gate_hi, old_rsp = c->gpr[RSP], old_rflags = c->rflags;
 	int old_cpl = c->cpl;
 
 	memcpy(&rsp0, c->mem + TSS_GPA(c->index) + 4, 8);
-	memcpy(&gate_lo, c->mem + IDT_GPA + 16, 8);
-	memcpy(&gate_hi, c->mem + IDT_GPA + 24, 8);
+	memcpy(&gate_lo, c->mem + IDT_GPA + vector * 16, 8);
+	memcpy(&gate_hi, c->mem + IDT_GPA + vector * 16 + 8, 8);
 	c->cpl = 0;
 	c->gpr[RSP] = (old_cpl == 3 ? rsp0 : old_rsp) & ~0xfull;
 	if (push64(c, old_cpl == 3 ? SEL_USER_SS : SEL_KERNEL_SS) || push64(c, old_rsp) ||
@@ -624,6 +628,7 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 		if (!in.rex_w || c->cpl != 0)
 			return fail(c, &in, "only IRETQ at CPL 0 is in the model's subset");
 		finish(c, &in);
+		*ev = EV_IRET;
 		return do_iret(c);
 	case 0x0f:
 		if (step_0f(c, io, &in, ev))

@@ -10,9 +10,10 @@
  * #DB) follows it: the next trap covers both.  The program's final OUT to
  * PORT_DONE is never completed; the capture is stopped after it.
  *
- * The guest's own single-step #DBs (TF it sets with POPFQ) are delivered
- * through its IDT exactly as a CPU does, and its kernel runs in the model
- * too, so the kernel's counters come out as on real hardware.
+ * The guest's own single-step #DBs (TF it sets with POPFQ) and the NMIs it
+ * asks the VMM for (PORT_NMI) are delivered through its IDT as a CPU does,
+ * and its kernel runs in the model too, so the kernel's counters come out
+ * as on real hardware.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -78,8 +79,18 @@ static int run_cpu(struct model_cpu *c, struct model_io *io, struct model_trace 
 		 * (after it for SYSCALL and SYSRET, whose TF is the one they
 		 * leave behind). */
 		if ((ev == EV_SYSCALL || ev == EV_SYSRET ? !!(c->rflags & RFLAGS_TF) : tf_before))
-			if (model_raise_db(c))
+			if (model_raise_exception(c, 1))
 				return -1;
+		/* A queued NMI arrives at the next boundary while NMIs are
+		 * unmasked; IRETQ unmasks them. */
+		if (ev == EV_IRET)
+			c->nmi_masked = 0;
+		if (c->nmi_pending && !c->nmi_masked) {
+			c->nmi_pending--;
+			c->nmi_masked = 1;
+			if (model_raise_exception(c, 2))
+				return -1;
+		}
 	}
 	snprintf(c->error, sizeof(c->error), "no PORT_DONE within %llu instructions",
 		 (unsigned long long)max_steps);
@@ -193,11 +204,12 @@ int main(int argc, char **argv)
 		if (trace.out && fclose(trace.out))
 			die("%s: %s", path, strerror(errno));
 	}
-	printf("result db_count=%llu db_rip_sum=0x%llx syscalls=%llu log_sum=0x%llx "
+	printf("result db_count=%llu db_rip_sum=0x%llx syscalls=%llu nmis=%llu log_sum=0x%llx "
 	       "log_count=%llu input_count=%llu\n",
 	       (unsigned long long)kdata(mem, KDATA_DB_COUNT),
 	       (unsigned long long)kdata(mem, KDATA_DB_RIP_SUM),
-	       (unsigned long long)kdata(mem, KDATA_SYSCALLS), (unsigned long long)io.log_sum,
+	       (unsigned long long)kdata(mem, KDATA_SYSCALLS),
+	       (unsigned long long)kdata(mem, KDATA_NMIS), (unsigned long long)io.log_sum,
 	       (unsigned long long)io.log_count, (unsigned long long)io.input_count);
 	free(kernel);
 	free(program);

@@ -33,6 +33,7 @@ enum model_event {
 	EV_DONE,		/* out PORT_DONE: the program ends here (not executed) */
 	EV_SYSCALL,		/* entered the kernel through SYSCALL */
 	EV_SYSRET,		/* returned to CPL 3 from a system call */
+	EV_IRET,		/* returned from an interrupt or exception */
 };
 
 struct model_cpu {
@@ -45,6 +46,8 @@ struct model_cpu {
 	uint64_t undefined_flags;	/* RFLAGS bits the last instruction left undefined */
 	int next_rip_override;		/* the instruction set RIP itself */
 	int trap_shadow;		/* MOV SS: no single-step trap after it */
+	int nmi_pending;		/* NMIs queued through PORT_NMI */
+	int nmi_masked;			/* in the NMI handler, until IRETQ */
 	uint32_t status;		/* EAX at PORT_DONE */
 	uint8_t *mem;			/* GUEST_MEM_SIZE bytes, shared by all vCPUs */
 	char error[256];
@@ -68,7 +71,8 @@ uint64_t flags_szp(uint64_t r, int bits);
 
 /* exec.c: execute one instruction; -1 with c->error set on anything unknown. */
 int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev);
-/* exec.c: deliver a #DB (vector 1, trap) through the IDT. */
-int model_raise_db(struct model_cpu *c);
+/* exec.c: deliver a trap or interrupt without error code (#DB, NMI)
+ * through the IDT. */
+int model_raise_exception(struct model_cpu *c, int vector);
 
 #endif /* E2E_MODEL_H */

@@ -133,11 +133,12 @@ static int report(const struct vmm *vm, double seconds)
 			ok = 0;
 		}
 	}
-	printf("result db_count=%llu db_rip_sum=0x%llx syscalls=%llu log_sum=0x%llx "
+	printf("result db_count=%llu db_rip_sum=0x%llx syscalls=%llu nmis=%llu log_sum=0x%llx "
 	       "log_count=%llu input_count=%llu\n",
 	       (unsigned long long)kdata(vm, KDATA_DB_COUNT),
 	       (unsigned long long)kdata(vm, KDATA_DB_RIP_SUM),
-	       (unsigned long long)kdata(vm, KDATA_SYSCALLS), (unsigned long long)vm->log_sum,
+	       (unsigned long long)kdata(vm, KDATA_SYSCALLS),
+	       (unsigned long long)kdata(vm, KDATA_NMIS), (unsigned long long)vm->log_sum,
 	       (unsigned long long)vm->log_count, (unsigned long long)vm->input_count);
 	if (vm->singlestep)
 		printf("singlestep steps=%llu seconds=%.3f steps_per_s=%.0f\n",

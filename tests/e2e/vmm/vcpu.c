@@ -216,6 +216,13 @@ static int handle_io(struct vcpu *v)
 		__atomic_add_fetch(&v->vm->log_sum, val, __ATOMIC_RELAXED);
 		__atomic_add_fetch(&v->vm->log_count, 1, __ATOMIC_RELAXED);
 		return 0;
+	case KVM_EXIT_IO_OUT << 16 | PORT_NMI:
+		for (uint32_t i = 0; i < val; i++)
+			if (ioctl(v->fd, KVM_NMI) < 0) {
+				set_err(v, "KVM_NMI");
+				return -1;
+			}
+		return 0;
 	case KVM_EXIT_IO_IN << 16 | PORT_INPUT:
 		val = INPUT_VALUE;
 		memcpy(data, &val, 4);
