@@ -8,7 +8,7 @@ E2E_PROGRAMS := $(sort $(basename $(notdir $(wildcard $(E2E_GUEST)/programs/*.S)
 E2E_BINS := $(E2E_DIR)/guest/kernel.bin $(patsubst %,$(E2E_DIR)/guest/%.bin,$(E2E_PROGRAMS))
 
 $(eval $(call program,svmtrace-e2e-vmm,tests/e2e/vmm/main.c tests/e2e/vmm/vcpu.c \
-	tests/e2e/guest/image.c $(CLI_SRCS),-pthread,TOOLS))
+	tests/e2e/guest/image.c tests/e2e/guest/results.c $(CLI_SRCS),-pthread,TOOLS))
 
 # Guest code: preprocess (layout.h), assemble with GNU as, link at its load
 # address, keep the ELF for `objdump -d` and flatten it for the VMM.
@@ -30,7 +30,7 @@ all: $(E2E_BINS)
 DEB_PACKAGES += qemu-system-x86 busybox-static cpio binutils kmod apt
 $(eval $(call program,svmtrace-e2e-model,tests/e2e/model/main.c tests/e2e/model/exec.c \
 	tests/e2e/model/flags.c tests/e2e/model/mem.c tests/e2e/model/tracer.c \
-	tests/e2e/guest/image.c $(CLI_SRCS),,TOOLS))
+	tests/e2e/guest/image.c tests/e2e/guest/results.c $(CLI_SRCS),,TOOLS))
 
 # With the kmod in the tree, the lab also runs our modules: `make kmod`
 # first, then e2e.sh --modules $(KMOD_DIR) (set by kmod/build.mk, which is

@@ -8,15 +8,14 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "image.h"
 #include "layout.h"
 
-#define PTE_P	(1ull << 0)
-#define PTE_W	(1ull << 1)
-#define PTE_U	(1ull << 2)
+#define PTE_P (1ull << 0)
+#define PTE_W (1ull << 1)
+#define PTE_U (1ull << 2)
 
 static void put64(uint8_t *mem, uint64_t gpa, uint64_t v)
 {
@@ -26,17 +25,17 @@ static void put64(uint8_t *mem, uint64_t gpa, uint64_t v)
 /* A flat 64-bit code or data segment descriptor. */
 static uint64_t seg_desc(unsigned int dpl, int code)
 {
-	uint64_t d = 0xffffull | (0xfull << 48);	/* limit 0xfffff, G below */
+	uint64_t d = 0xffffull | (0xfull << 48); /* limit 0xfffff, G below */
 
-	d |= 1ull << 47;				/* present */
+	d |= 1ull << 47; /* present */
 	d |= (uint64_t)dpl << 45;
-	d |= 1ull << 44;				/* code/data, not system */
-	d |= (code ? 0xaull : 0x2ull) << 40;		/* execute/read or read/write */
-	d |= 1ull << 55;				/* granularity 4 KiB */
+	d |= 1ull << 44;		     /* code/data, not system */
+	d |= (code ? 0xaull : 0x2ull) << 40; /* execute/read or read/write */
+	d |= 1ull << 55;		     /* granularity 4 KiB */
 	if (code)
-		d |= 1ull << 53;			/* L: 64-bit code */
+		d |= 1ull << 53; /* L: 64-bit code */
 	else
-		d |= 1ull << 54;			/* D/B for data */
+		d |= 1ull << 54; /* D/B for data */
 	return d;
 }
 
@@ -51,10 +50,10 @@ static void build_gdt(uint8_t *mem)
 		uint64_t lo = (limit & 0xffff) | ((base & 0xffffff) << 16) | (0x9ull << 40) |
 			      (1ull << 47) | (((base >> 24) & 0xff) << 56);
 
-		put64(mem, GDT_GPA + SEL_TSS(cpu), lo);		/* available 64-bit TSS */
+		put64(mem, GDT_GPA + SEL_TSS(cpu), lo); /* available 64-bit TSS */
 		put64(mem, GDT_GPA + SEL_TSS(cpu) + 8, base >> 32);
-		put64(mem, TSS_GPA(cpu) + 4, KSTACK_TOP(cpu));	/* RSP0 */
-		mem[TSS_GPA(cpu) + 102] = 104;			/* I/O map base: none */
+		put64(mem, TSS_GPA(cpu) + 4, KSTACK_TOP(cpu)); /* RSP0 */
+		mem[TSS_GPA(cpu) + 102] = 104;		       /* I/O map base: none */
 	}
 }
 
@@ -64,10 +63,10 @@ static void build_idt(uint8_t *mem)
 		uint64_t h = v == 1   ? KERNEL_DB_HANDLER
 			     : v == 2 ? KERNEL_NMI_HANDLER
 				      : KERNEL_EXC_STUBS + v * KERNEL_EXC_STUB_SIZE;
-		uint64_t lo = (h & 0xffff) | ((uint64_t)SEL_KERNEL_CS << 16) |
-			      (0xeull << 40) | (1ull << 47) | (((h >> 16) & 0xffff) << 48);
+		uint64_t lo = (h & 0xffff) | ((uint64_t)SEL_KERNEL_CS << 16) | (0xeull << 40) |
+			      (1ull << 47) | (((h >> 16) & 0xffff) << 48);
 
-		put64(mem, IDT_GPA + v * 16, lo);		/* 64-bit interrupt gate, DPL 0 */
+		put64(mem, IDT_GPA + v * 16, lo); /* 64-bit interrupt gate, DPL 0 */
 		put64(mem, IDT_GPA + v * 16 + 8, h >> 32);
 	}
 }
@@ -86,52 +85,36 @@ static void build_page_tables(uint8_t *mem)
 		put64(mem, PT_USER_GPA + i * 8, (USER_GPA + (i << 12)) | PTE_P | PTE_W | PTE_U);
 }
 
-int guest_image_build(uint8_t *mem, const void *kernel, size_t kernel_size, const void *program,
-		      size_t program_size, char *err, size_t errlen)
-{
-	if (kernel_size > KERNEL_MAX) {
-		snprintf(err, errlen, "kernel image is %zu bytes, at most %d fit", kernel_size,
-			 KERNEL_MAX);
-		return -1;
-	}
-	if (program_size > USER_MAX) {
-		snprintf(err, errlen, "program image is %zu bytes, at most %d fit", program_size,
-			 USER_MAX);
-		return -1;
-	}
-	build_gdt(mem);
-	build_idt(mem);
-	build_page_tables(mem);
-	memcpy(mem + KERNEL_GPA, kernel, kernel_size);
-	memcpy(mem + USER_GPA, program, program_size);
-	return 0;
-}
-
-void *guest_image_load_file(const char *path, size_t max, size_t *size, char *err, size_t errlen)
+/* Read a whole flat image of at most max bytes to dst. */
+static int load_file(uint8_t *dst, const char *path, size_t max, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "rb");
-	uint8_t *buf;
 	size_t n;
+	int failed;
 
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return NULL;
+		return -1;
 	}
-	buf = malloc(max + 1);
-	if (!buf) {
-		fclose(f);
-		snprintf(err, errlen, "%s: out of memory", path);
-		return NULL;
-	}
-	n = fread(buf, 1, max + 1, f);
-	if (ferror(f) || n == 0 || n > max) {
+	n = fread(dst, 1, max, f);
+	failed = ferror(f) || n == 0 || fgetc(f) != EOF;
+	if (failed)
 		snprintf(err, errlen, "%s: %s", path,
-			 ferror(f) ? strerror(errno) : n ? "too large for its slot" : "empty file");
-		fclose(f);
-		free(buf);
-		return NULL;
-	}
+			 ferror(f) ? strerror(errno)
+			 : n	   ? "larger than its slot in guest memory (guest/layout.h)"
+				   : "empty file");
 	fclose(f);
-	*size = n;
-	return buf;
+	return failed ? -1 : 0;
+}
+
+int guest_image_load(uint8_t *mem, const char *kernel_path, const char *program_path, char *err,
+		     size_t errlen)
+{
+	if (load_file(mem + KERNEL_GPA, kernel_path, KERNEL_MAX, err, errlen) ||
+	    load_file(mem + USER_GPA, program_path, USER_MAX, err, errlen))
+		return -1;
+	build_gdt(mem);
+	build_idt(mem);
+	build_page_tables(mem);
+	return 0;
 }

@@ -11,12 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Build the machine into mem (GUEST_MEM_SIZE bytes, zeroed by the caller).
- * Returns 0, or -1 with a message in err when an image does not fit. */
-int guest_image_build(uint8_t *mem, const void *kernel, size_t kernel_size, const void *program,
-		      size_t program_size, char *err, size_t errlen);
-
-/* Read a whole file (at most max bytes); NULL with a message in err. */
-void *guest_image_load_file(const char *path, size_t max, size_t *size, char *err, size_t errlen);
+/* Build the machine from the kernel and program files into mem
+ * (GUEST_MEM_SIZE bytes, zeroed by the caller).  Returns 0, or -1 with a
+ * message naming the file and the problem in err. */
+int guest_image_load(uint8_t *mem, const char *kernel_path, const char *program_path, char *err,
+		     size_t errlen);
 
 #endif /* E2E_GUEST_IMAGE_H */

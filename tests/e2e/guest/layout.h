@@ -13,77 +13,77 @@
 #ifndef E2E_GUEST_LAYOUT_H
 #define E2E_GUEST_LAYOUT_H
 
-#define GUEST_MEM_SIZE		0x400000	/* 4 MiB of RAM at GPA 0, 2 MiB aligned */
+#define GUEST_MEM_SIZE 0x400000 /* 4 MiB of RAM at GPA 0, 2 MiB aligned */
 
 /* System structures (guest-physical = kernel-virtual below 2 MiB). */
-#define GDT_GPA			0x1000
-#define TSS_GPA(cpu)		(0x1800 + (cpu) * 0x100)
-#define IDT_GPA			0x2000
-#define IDT_VECTORS		32
-#define PML4_GPA		0x3000		/* guest CR3 */
-#define PDPT_GPA		0x4000
-#define PD_GPA			0x5000
-#define PT_KERNEL_GPA		0x6000		/* 4 KiB pages for VA 0 - 2 MiB */
-#define PT_USER_GPA		0x7000		/* 4 KiB pages for VA 4 - 6 MiB */
-#define PML4_ALT_GPA		0xf000		/* a second address space, same mappings */
+#define GDT_GPA	      0x1000
+#define TSS_GPA(cpu)  (0x1800 + (cpu)*0x100)
+#define IDT_GPA	      0x2000
+#define IDT_VECTORS   32
+#define PML4_GPA      0x3000 /* guest CR3 */
+#define PDPT_GPA      0x4000
+#define PD_GPA	      0x5000
+#define PT_KERNEL_GPA 0x6000 /* 4 KiB pages for VA 0 - 2 MiB */
+#define PT_USER_GPA   0x7000 /* 4 KiB pages for VA 4 - 6 MiB */
+#define PML4_ALT_GPA  0xf000 /* a second address space, same mappings */
 
 /* GDT selectors.  STAR wants kernel CS, SS = CS + 8; user SS = base + 8, CS = base + 16. */
-#define SEL_KERNEL_CS		0x08
-#define SEL_KERNEL_SS		0x10
-#define SEL_STAR_USER_BASE	0x18		/* a 32-bit user code slot SYSRET skips */
-#define SEL_USER_SS		0x23		/* 0x20 | RPL 3 */
-#define SEL_USER_CS		0x2b		/* 0x28 | RPL 3 */
-#define SEL_TSS(cpu)		(0x30 + (cpu) * 0x10)
+#define SEL_KERNEL_CS	   0x08
+#define SEL_KERNEL_SS	   0x10
+#define SEL_STAR_USER_BASE 0x18 /* a 32-bit user code slot SYSRET skips */
+#define SEL_USER_SS	   0x23 /* 0x20 | RPL 3 */
+#define SEL_USER_CS	   0x2b /* 0x28 | RPL 3 */
+#define SEL_TSS(cpu)	   (0x30 + (cpu)*0x10)
 
 /* The kernel image (kernel.S) is loaded at KERNEL_GPA and linked there. */
-#define KERNEL_GPA		0x8000
-#define KERNEL_MAX		0x4000
-#define KERNEL_SYSCALL_ENTRY	0x8000		/* LSTAR */
-#define KERNEL_DB_HANDLER	0x8100		/* IDT vector 1 */
-#define KERNEL_NMI_HANDLER	0x8180		/* IDT vector 2 */
-#define KERNEL_EXC_STUBS	0x8200		/* vector v at + v * KERNEL_EXC_STUB_SIZE */
-#define KERNEL_EXC_STUB_SIZE	16
+#define KERNEL_GPA	     0x8000
+#define KERNEL_MAX	     0x4000
+#define KERNEL_SYSCALL_ENTRY 0x8000 /* LSTAR */
+#define KERNEL_DB_HANDLER    0x8100 /* IDT vector 1 */
+#define KERNEL_NMI_HANDLER   0x8180 /* IDT vector 2 */
+#define KERNEL_EXC_STUBS     0x8200 /* vector v at + v * KERNEL_EXC_STUB_SIZE */
+#define KERNEL_EXC_STUB_SIZE 16
 
 /* Kernel counters the VMM reads after the run (one page, supervisor only). */
-#define KDATA_GPA		0xc000
-#define KDATA_DB_COUNT		(KDATA_GPA + 0x00)	/* #DBs the guest handled */
-#define KDATA_DB_RIP_SUM	(KDATA_GPA + 0x08)	/* sum of their frame RIPs */
-#define KDATA_SYSCALLS		(KDATA_GPA + 0x10)	/* SYSCALLs served */
-#define KDATA_NMIS		(KDATA_GPA + 0x18)	/* NMIs handled */
+#define KDATA_GPA	 0xc000
+#define KDATA_DB_COUNT	 (KDATA_GPA + 0x00) /* #DBs the guest handled */
+#define KDATA_DB_RIP_SUM (KDATA_GPA + 0x08) /* sum of their frame RIPs */
+#define KDATA_SYSCALLS	 (KDATA_GPA + 0x10) /* SYSCALLs served */
+#define KDATA_NMIS	 (KDATA_GPA + 0x18) /* NMIs handled */
 
-#define KSTACK_TOP(cpu)		(0xe000 + (cpu) * 0x1000)	/* TSS.RSP0 */
+#define KSTACK_TOP(cpu) (0xe000 + (cpu)*0x1000) /* TSS.RSP0 */
 
 /* The user program: image at USER_VA (backed by USER_GPA), vCPU n enters at
  * USER_VA + n * 4 KiB (each vCPU's entry page can be its own gate) with
  * RSP = USER_STACK_TOP(n) and every other GPR zero. */
-#define USER_VA			0x400000
-#define USER_GPA		0x100000
-#define USER_MAX		0x40000
-#define USER_SPAN		0x200000	/* VA 4 MiB - 6 MiB is user-mapped */
-#define USER_STACK_TOP(cpu)	(USER_VA + USER_SPAN - 0x1000 - (cpu) * 0x2000)
-#define USER_ENTRY(cpu)		(USER_VA + (cpu) * 0x1000)
-#define USER_VA_TO_GPA(va)	((va) - USER_VA + USER_GPA)
+#define USER_VA		    0x400000
+#define USER_GPA	    0x100000
+#define USER_MAX	    0x40000
+#define USER_SPAN	    0x200000 /* VA 4 MiB - 6 MiB is user-mapped */
+#define USER_STACK_TOP(cpu) (USER_VA + USER_SPAN - 0x1000 - (cpu)*0x2000)
+#define USER_ENTRY(cpu)	    (USER_VA + (cpu)*0x1000)
+#define USER_VA_TO_GPA(va)  ((va)-USER_VA + USER_GPA)
 
-#define USER_RFLAGS		0x3002		/* IOPL 3 (user I/O allowed), IF 0 */
-#define MAX_VCPUS		2
+#define USER_RFLAGS 0x3002 /* IOPL 3 (user I/O allowed), IF 0 */
+#define MAX_VCPUS   2
 
 /* MSRs. */
-#define GUEST_EFER		0xd01		/* SCE | LME | LMA | NXE */
-#define GUEST_STAR		((0x18ull << 48) | (0x08ull << 32))
-#define GUEST_FMASK		0x47700		/* TF IF DF IOPL NT AC, as Linux/Windows mask TF */
+#define GUEST_EFER  0xd01 /* SCE | LME | LMA | NXE */
+#define GUEST_STAR  ((0x18ull << 48) | (0x08ull << 32))
+#define GUEST_FMASK 0x47700 /* TF IF DF IOPL NT AC, as Linux/Windows mask TF */
 
 /* I/O ports the programs use (OUT/IN from CPL 3, IOPL 3). */
-#define PORT_DONE		0xe0	/* out: the program ends, EAX = status */
-#define PORT_PANIC		0xe1	/* out: unexpected exception, EAX = vector */
-#define PORT_LOG		0xe2	/* out: VMM adds EAX to a checksum */
-#define PORT_INPUT		0xe3	/* in: VMM answers INPUT_VALUE */
-#define PORT_NMI		0xe4	/* out: VMM queues EAX NMIs (KVM_NMI) */
-#define INPUT_VALUE		0x5eed1234
+#define PORT_DONE   0xe0 /* out: the program ends, EAX = status */
+#define PORT_PANIC  0xe1 /* out: unexpected exception, EAX = vector */
+#define PORT_LOG    0xe2 /* out: VMM adds EAX to a checksum */
+#define PORT_INPUT  0xe3 /* in: VMM answers INPUT_VALUE */
+#define PORT_NMI    0xe4 /* out: VMM queues EAX NMIs (KVM_NMI) */
+#define INPUT_VALUE 0x5eed1234
 
 /* CPUID leaf 0 as the VMM sets it (max basic leaf 0xd, "AuthenticAMD"). */
-#define CPUID0_EAX		0xd
-#define CPUID0_EBX		0x68747541
-#define CPUID0_ECX		0x444d4163
-#define CPUID0_EDX		0x69746e65
+#define CPUID0_EAX 0xd
+#define CPUID0_EBX 0x68747541
+#define CPUID0_ECX 0x444d4163
+#define CPUID0_EDX 0x69746e65
 
 #endif /* E2E_GUEST_LAYOUT_H */

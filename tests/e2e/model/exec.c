@@ -11,25 +11,25 @@
 
 #include "model.h"
 
-#define RFLAGS_FIXED	0x2ull
-#define RFLAGS_IOPL	0x3000ull
-#define RFLAGS_NT	0x4000ull
-#define RFLAGS_RF	0x10000ull
-#define RFLAGS_AC	0x40000ull
-#define RFLAGS_ID	0x200000ull
+#define RFLAGS_FIXED 0x2ull
+#define RFLAGS_IOPL  0x3000ull
+#define RFLAGS_NT    0x4000ull
+#define RFLAGS_RF    0x10000ull
+#define RFLAGS_AC    0x40000ull
+#define RFLAGS_ID    0x200000ull
 /* What POPFQ may change at CPL 3 with IOPL 3 (IOPL itself only at CPL 0). */
-#define RFLAGS_POPF	(RFLAGS_ARITH | RFLAGS_TF | RFLAGS_IF | RFLAGS_DF | RFLAGS_NT | \
-			 RFLAGS_AC | RFLAGS_ID)
-#define RFLAGS_SYSRET	0x3c7fd7ull
+#define RFLAGS_POPF                                                                                \
+	(RFLAGS_ARITH | RFLAGS_TF | RFLAGS_IF | RFLAGS_DF | RFLAGS_NT | RFLAGS_AC | RFLAGS_ID)
+#define RFLAGS_SYSRET 0x3c7fd7ull
 
 struct insn {
 	uint64_t start, next;
 	int len;
 	int rex_w, rex_r, rex_x, rex_b;
-	int bits;			/* operand size: 32 or 64 */
-	int mod, reg, rm;		/* ModRM, with REX extensions applied */
+	int bits;	  /* operand size: 32 or 64 */
+	int mod, reg, rm; /* ModRM, with REX extensions applied */
 	int is_mem;
-	int base, index, scale;		/* base/index -1 when absent */
+	int base, index, scale; /* base/index -1 when absent */
 	int riprel;
 	int64_t disp;
 	uint64_t ea;
@@ -230,8 +230,8 @@ static int do_inc_dec(struct model_cpu *c, struct insn *in, int dec)
 	if (rm_get(c, in, &a))
 		return -1;
 	r = dec ? a - 1 : a + 1;
-	set_arith(c, (dec ? flags_sub(a, 1, r, in->bits) : flags_add(a, 1, r, in->bits)) &
-			     ~RFLAGS_CF);
+	set_arith(c,
+		  (dec ? flags_sub(a, 1, r, in->bits) : flags_add(a, 1, r, in->bits)) & ~RFLAGS_CF);
 	c->rflags |= cf;
 	return rm_set(c, in, r);
 }
@@ -271,14 +271,30 @@ static int condition(const struct model_cpu *c, int cc)
 	int of = !!(f & RFLAGS_OF), pf = !!(f & RFLAGS_PF), r;
 
 	switch (cc >> 1) {
-	case 0: r = of; break;
-	case 1: r = cf; break;
-	case 2: r = zf; break;
-	case 3: r = cf || zf; break;
-	case 4: r = sf; break;
-	case 5: r = pf; break;
-	case 6: r = sf != of; break;
-	default: r = zf || sf != of; break;
+	case 0:
+		r = of;
+		break;
+	case 1:
+		r = cf;
+		break;
+	case 2:
+		r = zf;
+		break;
+	case 3:
+		r = cf || zf;
+		break;
+	case 4:
+		r = sf;
+		break;
+	case 5:
+		r = pf;
+		break;
+	case 6:
+		r = sf != of;
+		break;
+	default:
+		r = zf || sf != of;
+		break;
 	}
 	return (cc & 1) ? !r : r;
 }
@@ -335,8 +351,7 @@ static int do_iret(struct model_cpu *c)
 {
 	uint64_t rip, cs, rflags, rsp, ss;
 
-	if (pop64(c, &rip) || pop64(c, &cs) || pop64(c, &rflags) || pop64(c, &rsp) ||
-	    pop64(c, &ss))
+	if (pop64(c, &rip) || pop64(c, &cs) || pop64(c, &rflags) || pop64(c, &rsp) || pop64(c, &ss))
 		return -1;
 	c->rip = rip;
 	c->cpl = cs & 3;
@@ -366,14 +381,13 @@ int model_raise_exception(struct model_cpu *c, int vector)
 }
 
 /* Opcodes after 0x0f. */
-static int step_0f(struct model_cpu *c, struct model_io *io, struct insn *in,
-		   enum model_event *ev)
+static int step_0f(struct model_cpu *c, struct model_io *io, struct insn *in, enum model_event *ev)
 {
 	uint64_t op, d;
 
 	if (fetch(c, in, 1, &op))
 		return -1;
-	if (op >= 0x80 && op <= 0x8f) {		/* Jcc rel32 */
+	if (op >= 0x80 && op <= 0x8f) { /* Jcc rel32 */
 		if (fetch(c, in, 4, &d))
 			return -1;
 		finish(c, in);
@@ -381,7 +395,7 @@ static int step_0f(struct model_cpu *c, struct model_io *io, struct insn *in,
 			in->next += sext(d, 4);
 		return 0;
 	}
-	if (op == 0x22) {				/* mov crN, r64 */
+	if (op == 0x22) { /* mov crN, r64 */
 		if (decode_modrm(c, in))
 			return -1;
 		finish(c, in);
@@ -416,7 +430,7 @@ static int step_0f(struct model_cpu *c, struct model_io *io, struct insn *in,
 
 int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 {
-	struct insn in = { .start = c->rip };
+	struct insn in = {.start = c->rip};
 	uint64_t op, imm, v;
 
 	*ev = EV_NONE;
@@ -436,14 +450,24 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 	in.bits = in.rex_w ? 64 : 32;
 
 	switch (op) {
-	case 0x01: case 0x09: case 0x21: case 0x29: case 0x31: case 0x39:	/* op r/m, r */
+	case 0x01:
+	case 0x09:
+	case 0x21:
+	case 0x29:
+	case 0x31:
+	case 0x39: /* op r/m, r */
 		if (decode_modrm(c, &in))
 			return -1;
 		finish(c, &in);
 		if (do_alu_rm(c, &in, op >> 3, reg_get(c, in.reg, in.bits)))
 			return -1;
 		break;
-	case 0x03: case 0x0b: case 0x23: case 0x2b: case 0x33: case 0x3b: {	/* op r, r/m */
+	case 0x03:
+	case 0x0b:
+	case 0x23:
+	case 0x2b:
+	case 0x33:
+	case 0x3b: { /* op r, r/m */
 		uint64_t r;
 		int wb;
 
@@ -459,7 +483,12 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 			reg_set(c, in.reg, r, in.bits);
 		break;
 	}
-	case 0x05: case 0x0d: case 0x25: case 0x2d: case 0x35: case 0x3d:	/* op eAX, imm32 */
+	case 0x05:
+	case 0x0d:
+	case 0x25:
+	case 0x2d:
+	case 0x35:
+	case 0x3d: /* op eAX, imm32 */
 		if (fetch(c, &in, 4, &imm))
 			return -1;
 		finish(c, &in);
@@ -467,28 +496,29 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 		if (do_alu_rm(c, &in, op >> 3, sext(imm, 4)))
 			return -1;
 		break;
-	case 0x81: case 0x83:						/* op r/m, imm */
+	case 0x81:
+	case 0x83: /* op r/m, imm */
 		if (decode_modrm(c, &in) || fetch(c, &in, op == 0x81 ? 4 : 1, &imm))
 			return -1;
 		finish(c, &in);
 		if (do_alu_rm(c, &in, in.reg, sext(imm, op == 0x81 ? 4 : 1)))
 			return -1;
 		break;
-	case 0x85:							/* test r/m, r */
+	case 0x85: /* test r/m, r */
 		if (decode_modrm(c, &in))
 			return -1;
 		finish(c, &in);
 		if (do_alu_rm(c, &in, 8, reg_get(c, in.reg, in.bits)))
 			return -1;
 		break;
-	case 0x89:							/* mov r/m, r */
+	case 0x89: /* mov r/m, r */
 		if (decode_modrm(c, &in))
 			return -1;
 		finish(c, &in);
 		if (rm_set(c, &in, reg_get(c, in.reg, in.bits)))
 			return -1;
 		break;
-	case 0x8b:							/* mov r, r/m */
+	case 0x8b: /* mov r, r/m */
 		if (decode_modrm(c, &in))
 			return -1;
 		finish(c, &in);
@@ -496,7 +526,7 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 			return -1;
 		reg_set(c, in.reg, v, in.bits);
 		break;
-	case 0x8d:							/* lea */
+	case 0x8d: /* lea */
 		if (decode_modrm(c, &in))
 			return -1;
 		finish(c, &in);
@@ -504,16 +534,18 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 			return fail(c, &in, "LEA with a register operand");
 		reg_set(c, in.reg, in.ea, in.bits);
 		break;
-	case 0x8e:							/* mov sreg, r/m */
+	case 0x8e: /* mov sreg, r/m */
 		if (decode_modrm(c, &in))
 			return -1;
 		finish(c, &in);
-		if ((in.reg & 7) != 2 || in.is_mem || (uint16_t)c->gpr[in.rm] !=
-		    (c->cpl == 3 ? SEL_USER_SS : SEL_KERNEL_SS))
-			return fail(c, &in, "only MOV SS of the current SS selector is in the model's subset");
-		c->trap_shadow = 1;	/* and SS itself does not change */
+		if ((in.reg & 7) != 2 || in.is_mem ||
+		    (uint16_t)c->gpr[in.rm] != (c->cpl == 3 ? SEL_USER_SS : SEL_KERNEL_SS))
+			return fail(
+				c, &in,
+				"only MOV SS of the current SS selector is in the model's subset");
+		c->trap_shadow = 1; /* and SS itself does not change */
 		break;
-	case 0xc7:							/* mov r/m, imm32 */
+	case 0xc7: /* mov r/m, imm32 */
 		if (decode_modrm(c, &in) || fetch(c, &in, 4, &imm))
 			return -1;
 		finish(c, &in);
@@ -522,14 +554,20 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 		if (rm_set(c, &in, sext(imm, 4)))
 			return -1;
 		break;
-	case 0xb8: case 0xb9: case 0xba: case 0xbb:
-	case 0xbc: case 0xbd: case 0xbe: case 0xbf:			/* mov r, imm */
+	case 0xb8:
+	case 0xb9:
+	case 0xba:
+	case 0xbb:
+	case 0xbc:
+	case 0xbd:
+	case 0xbe:
+	case 0xbf: /* mov r, imm */
 		if (fetch(c, &in, in.rex_w ? 8 : 4, &imm))
 			return -1;
 		finish(c, &in);
 		reg_set(c, (op & 7) | (in.rex_b << 3), imm, in.bits);
 		break;
-	case 0xff:							/* inc/dec r/m */
+	case 0xff: /* inc/dec r/m */
 		if (decode_modrm(c, &in))
 			return -1;
 		finish(c, &in);
@@ -538,32 +576,45 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 		if (do_inc_dec(c, &in, in.reg))
 			return -1;
 		break;
-	case 0xd1: case 0xc1:						/* shl/shr r/m, 1 or imm8 */
+	case 0xd1:
+	case 0xc1: /* shl/shr r/m, 1 or imm8 */
 		if (decode_modrm(c, &in) || (op == 0xc1 && fetch(c, &in, 1, &imm)))
 			return -1;
 		finish(c, &in);
 		if (do_shift(c, &in, op == 0xd1 ? 1 : imm))
 			return -1;
 		break;
-	case 0x50: case 0x51: case 0x52: case 0x53:
-	case 0x54: case 0x55: case 0x56: case 0x57:			/* push r64 */
+	case 0x50:
+	case 0x51:
+	case 0x52:
+	case 0x53:
+	case 0x54:
+	case 0x55:
+	case 0x56:
+	case 0x57: /* push r64 */
 		finish(c, &in);
 		if (push64(c, c->gpr[(op & 7) | (in.rex_b << 3)]))
 			return -1;
 		break;
-	case 0x58: case 0x59: case 0x5a: case 0x5b:
-	case 0x5c: case 0x5d: case 0x5e: case 0x5f:			/* pop r64 */
+	case 0x58:
+	case 0x59:
+	case 0x5a:
+	case 0x5b:
+	case 0x5c:
+	case 0x5d:
+	case 0x5e:
+	case 0x5f: /* pop r64 */
 		finish(c, &in);
 		if (pop64(c, &v))
 			return -1;
 		c->gpr[(op & 7) | (in.rex_b << 3)] = v;
 		break;
-	case 0x9c:							/* pushfq */
+	case 0x9c: /* pushfq */
 		finish(c, &in);
 		if (push64(c, c->rflags & ~RFLAGS_RF))
 			return -1;
 		break;
-	case 0x9d: {							/* popfq */
+	case 0x9d: { /* popfq */
 		uint64_t can = RFLAGS_POPF | (c->cpl == 0 ? RFLAGS_IOPL : 0);
 
 		finish(c, &in);
@@ -572,21 +623,36 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 		c->rflags = (c->rflags & ~can) | (v & can) | RFLAGS_FIXED;
 		break;
 	}
-	case 0x70: case 0x71: case 0x72: case 0x73: case 0x74: case 0x75: case 0x76: case 0x77:
-	case 0x78: case 0x79: case 0x7a: case 0x7b: case 0x7c: case 0x7d: case 0x7e: case 0x7f:
-		if (fetch(c, &in, 1, &imm))					/* jcc rel8 */
+	case 0x70:
+	case 0x71:
+	case 0x72:
+	case 0x73:
+	case 0x74:
+	case 0x75:
+	case 0x76:
+	case 0x77:
+	case 0x78:
+	case 0x79:
+	case 0x7a:
+	case 0x7b:
+	case 0x7c:
+	case 0x7d:
+	case 0x7e:
+	case 0x7f:
+		if (fetch(c, &in, 1, &imm)) /* jcc rel8 */
 			return -1;
 		finish(c, &in);
 		if (condition(c, op & 15))
 			in.next += sext(imm, 1);
 		break;
-	case 0xeb: case 0xe9:						/* jmp rel8/rel32 */
+	case 0xeb:
+	case 0xe9: /* jmp rel8/rel32 */
 		if (fetch(c, &in, op == 0xeb ? 1 : 4, &imm))
 			return -1;
 		finish(c, &in);
 		in.next += sext(imm, op == 0xeb ? 1 : 4);
 		break;
-	case 0xe8:							/* call rel32 */
+	case 0xe8: /* call rel32 */
 		if (fetch(c, &in, 4, &imm))
 			return -1;
 		finish(c, &in);
@@ -594,37 +660,39 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 			return -1;
 		in.next += sext(imm, 4);
 		break;
-	case 0xc3:							/* ret */
+	case 0xc3: /* ret */
 		finish(c, &in);
 		if (pop64(c, &in.next))
 			return -1;
 		break;
-	case 0xe2:							/* loop rel8 */
+	case 0xe2: /* loop rel8 */
 		if (fetch(c, &in, 1, &imm))
 			return -1;
 		finish(c, &in);
 		if (--c->gpr[RCX])
 			in.next += sext(imm, 1);
 		break;
-	case 0xe5: case 0xe7:						/* in/out eax, imm8 */
+	case 0xe5:
+	case 0xe7: /* in/out eax, imm8 */
 		if (fetch(c, &in, 1, &imm))
 			return -1;
 		finish(c, &in);
 		if (do_port(c, io, &in, op == 0xe7, imm, ev))
 			return -1;
 		if (*ev == EV_DONE)
-			return 0;			/* not executed: RIP stays on it */
+			return 0; /* not executed: RIP stays on it */
 		break;
 	case 0x90:
 		if (in.rex_b)
 			return fail(c, &in, "XCHG is not in the model's subset");
 		finish(c, &in);
 		break;
-	case 0xfa: case 0xfb:						/* cli/sti */
+	case 0xfa:
+	case 0xfb: /* cli/sti */
 		finish(c, &in);
 		c->rflags = op == 0xfb ? c->rflags | RFLAGS_IF : c->rflags & ~RFLAGS_IF;
 		break;
-	case 0xcf:							/* iretq */
+	case 0xcf: /* iretq */
 		if (!in.rex_w || c->cpl != 0)
 			return fail(c, &in, "only IRETQ at CPL 0 is in the model's subset");
 		finish(c, &in);

@@ -23,6 +23,7 @@
 
 #include "common/cli.h"
 #include "../guest/image.h"
+#include "../guest/results.h"
 #include "model.h"
 #include "tracer.h"
 
@@ -97,33 +98,23 @@ static int run_cpu(struct model_cpu *c, struct model_io *io, struct model_trace 
 	return -1;
 }
 
-static uint64_t kdata(const uint8_t *mem, uint64_t gpa)
-{
-	uint64_t v;
-
-	memcpy(&v, mem + gpa, 8);
-	return v;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "vcpus", required_argument, NULL, 'c' },
-		{ "arg", required_argument, NULL, 'a' },
-		{ "expect", required_argument, NULL, 'o' },
-		{ "max-steps", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{"vcpus", required_argument, NULL, 'c'},
+		{"arg", required_argument, NULL, 'a'},
+		{"expect", required_argument, NULL, 'o'},
+		{"max-steps", required_argument, NULL, 'n'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	static struct model_cpu cpus[MAX_VCPUS];
-	struct model_gates gates = { 0 };
-	struct model_io io = { 0 };
+	struct model_gates gates = {0};
+	struct model_io io = {0};
 	const char *expect = NULL;
 	uint64_t arg = 0, max_steps = 100000000, n;
 	int nr_vcpus = 1, c, ok = 1;
-	size_t ksize, psize;
 	char err[512];
-	void *kernel, *program;
 	uint8_t *mem;
 
 	cli_progname = "svmtrace-e2e-model";
@@ -156,19 +147,15 @@ int main(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
-	kernel = guest_image_load_file(argv[optind], KERNEL_MAX, &ksize, err, sizeof(err));
-	program = kernel ? guest_image_load_file(argv[optind + 1], USER_MAX, &psize, err,
-						 sizeof(err))
-			 : NULL;
 	mem = calloc(1, GUEST_MEM_SIZE);
-	if (!program || !mem)
-		die("%s", program ? "out of memory" : err);
-	if (guest_image_build(mem, kernel, ksize, program, psize, err, sizeof(err)))
+	if (!mem)
+		die("out of memory");
+	if (guest_image_load(mem, argv[optind], argv[optind + 1], err, sizeof(err)))
 		die("%s", err);
 
 	gates.nr = nr_vcpus;
 	for (int i = 0; i < nr_vcpus; i++) {
-		struct model_trace trace = { .gates = &gates };
+		struct model_trace trace = {.gates = &gates};
 		char path[4096];
 
 		init_cpu(&cpus[i], i, mem, arg);
@@ -183,36 +170,17 @@ int main(int argc, char **argv)
 			printf("cpu%d failed: %s\n", i, cpus[i].error);
 			ok = 0;
 		} else {
-			const struct model_cpu *m = &cpus[i];
-			const uint64_t *g = m->gpr;
+			const uint64_t *g = cpus[i].gpr;
+			const uint64_t gpr[16] = {g[RAX], g[RBX], g[RCX], g[RDX], g[RSI], g[RDI],
+						  g[RBP], g[RSP], g[8],	  g[9],	  g[10],  g[11],
+						  g[12],  g[13],  g[14],  g[15]};
 
-			printf("cpu%d done status=0x%x rip=0x%llx rflags=0x%llx rax=0x%llx rbx=0x%llx "
-			       "rcx=0x%llx rdx=0x%llx rsi=0x%llx rdi=0x%llx rbp=0x%llx rsp=0x%llx "
-			       "r8=0x%llx r9=0x%llx r10=0x%llx r11=0x%llx r12=0x%llx r13=0x%llx "
-			       "r14=0x%llx r15=0x%llx\n",
-			       i, m->status, (unsigned long long)m->rip,
-			       (unsigned long long)m->rflags, (unsigned long long)g[RAX],
-			       (unsigned long long)g[RBX], (unsigned long long)g[RCX],
-			       (unsigned long long)g[RDX], (unsigned long long)g[RSI],
-			       (unsigned long long)g[RDI], (unsigned long long)g[RBP],
-			       (unsigned long long)g[RSP], (unsigned long long)g[8],
-			       (unsigned long long)g[9], (unsigned long long)g[10],
-			       (unsigned long long)g[11], (unsigned long long)g[12],
-			       (unsigned long long)g[13], (unsigned long long)g[14],
-			       (unsigned long long)g[15]);
+			results_print_cpu(i, cpus[i].status, cpus[i].rip, cpus[i].rflags, gpr);
 		}
 		if (trace.out && fclose(trace.out))
 			die("%s: %s", path, strerror(errno));
 	}
-	printf("result db_count=%llu db_rip_sum=0x%llx syscalls=%llu nmis=%llu log_sum=0x%llx "
-	       "log_count=%llu input_count=%llu\n",
-	       (unsigned long long)kdata(mem, KDATA_DB_COUNT),
-	       (unsigned long long)kdata(mem, KDATA_DB_RIP_SUM),
-	       (unsigned long long)kdata(mem, KDATA_SYSCALLS),
-	       (unsigned long long)kdata(mem, KDATA_NMIS), (unsigned long long)io.log_sum,
-	       (unsigned long long)io.log_count, (unsigned long long)io.input_count);
-	free(kernel);
-	free(program);
+	results_print_totals(mem, io.log_sum, io.log_count, io.input_count);
 	free(mem);
 	return ok ? 0 : 1;
 }

@@ -9,11 +9,11 @@
 
 #include "model.h"
 
-#define PTE_P		(1ull << 0)
-#define PTE_W		(1ull << 1)
-#define PTE_U		(1ull << 2)
-#define PTE_PS		(1ull << 7)
-#define PTE_ADDR	0x000ffffffffff000ull
+#define PTE_P	 (1ull << 0)
+#define PTE_W	 (1ull << 1)
+#define PTE_U	 (1ull << 2)
+#define PTE_PS	 (1ull << 7)
+#define PTE_ADDR 0x000ffffffffff000ull
 
 int model_translate(struct model_cpu *c, uint64_t va, int write, uint64_t *gpa)
 {
@@ -25,8 +25,8 @@ int model_translate(struct model_cpu *c, uint64_t va, int write, uint64_t *gpa)
 		if (table + idx * 8 + 8 > GUEST_MEM_SIZE)
 			goto fault;
 		memcpy(&pte, c->mem + table + idx * 8, 8);
-		if (!(pte & PTE_P) || (c->cpl == 3 && !(pte & PTE_U)) || (write && !(pte & PTE_W)) ||
-		    (level && (pte & PTE_PS)))
+		if (!(pte & PTE_P) || (c->cpl == 3 && !(pte & PTE_U)) ||
+		    (write && !(pte & PTE_W)) || (level && (pte & PTE_PS)))
 			goto fault;
 		table = pte & PTE_ADDR;
 	}

@@ -14,42 +14,42 @@
 
 #include "../guest/layout.h"
 
-#define RFLAGS_CF	0x1ull
-#define RFLAGS_PF	0x4ull
-#define RFLAGS_AF	0x10ull
-#define RFLAGS_ZF	0x40ull
-#define RFLAGS_SF	0x80ull
-#define RFLAGS_TF	0x100ull
-#define RFLAGS_IF	0x200ull
-#define RFLAGS_DF	0x400ull
-#define RFLAGS_OF	0x800ull
-#define RFLAGS_ARITH	(RFLAGS_CF | RFLAGS_PF | RFLAGS_AF | RFLAGS_ZF | RFLAGS_SF | RFLAGS_OF)
+#define RFLAGS_CF    0x1ull
+#define RFLAGS_PF    0x4ull
+#define RFLAGS_AF    0x10ull
+#define RFLAGS_ZF    0x40ull
+#define RFLAGS_SF    0x80ull
+#define RFLAGS_TF    0x100ull
+#define RFLAGS_IF    0x200ull
+#define RFLAGS_DF    0x400ull
+#define RFLAGS_OF    0x800ull
+#define RFLAGS_ARITH (RFLAGS_CF | RFLAGS_PF | RFLAGS_AF | RFLAGS_ZF | RFLAGS_SF | RFLAGS_OF)
 
-enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI };	/* x86 encoding order */
+enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI }; /* x86 encoding order */
 
 /* What one executed instruction did besides changing registers/memory. */
 enum model_event {
 	EV_NONE,
-	EV_DONE,		/* out PORT_DONE: the program ends here (not executed) */
-	EV_SYSCALL,		/* entered the kernel through SYSCALL */
-	EV_SYSRET,		/* returned to CPL 3 from a system call */
-	EV_IRET,		/* returned from an interrupt or exception */
+	EV_DONE,    /* out PORT_DONE: the program ends here (not executed) */
+	EV_SYSCALL, /* entered the kernel through SYSCALL */
+	EV_SYSRET,  /* returned to CPL 3 from a system call */
+	EV_IRET,    /* returned from an interrupt or exception */
 };
 
 struct model_cpu {
 	int index;
-	uint64_t gpr[16];		/* x86 encoding order (RAX RCX RDX RBX ...) */
+	uint64_t gpr[16]; /* x86 encoding order (RAX RCX RDX RBX ...) */
 	uint64_t rip;
 	uint64_t rflags;
 	uint64_t cr3;
 	int cpl;
-	uint64_t undefined_flags;	/* RFLAGS bits the last instruction left undefined */
-	int next_rip_override;		/* the instruction set RIP itself */
-	int trap_shadow;		/* MOV SS: no single-step trap after it */
-	int nmi_pending;		/* NMIs queued through PORT_NMI */
-	int nmi_masked;			/* in the NMI handler, until IRETQ */
-	uint32_t status;		/* EAX at PORT_DONE */
-	uint8_t *mem;			/* GUEST_MEM_SIZE bytes, shared by all vCPUs */
+	uint64_t undefined_flags; /* RFLAGS bits the last instruction left undefined */
+	int next_rip_override;	  /* the instruction set RIP itself */
+	int trap_shadow;	  /* MOV SS: no single-step trap after it */
+	int nmi_pending;	  /* NMIs queued through PORT_NMI */
+	int nmi_masked;		  /* in the NMI handler, until IRETQ */
+	uint32_t status;	  /* EAX at PORT_DONE */
+	uint8_t *mem;		  /* GUEST_MEM_SIZE bytes, shared by all vCPUs */
 	char error[256];
 };
 

@@ -19,13 +19,14 @@
 #include "tracer.h"
 
 /* Seed order of GPRs in files: RAX RBX RCX RDX RSI RDI RBP RSP R8..R15. */
-static const int file_order[16] = { RAX, RBX, RCX, RDX, RSI, RDI, RBP, RSP,
-				    8, 9, 10, 11, 12, 13, 14, 15 };
+static const int file_order[16] = {RAX, RBX, RCX, RDX, RSI, RDI, RBP, RSP,
+				   8,	9,   10,  11,  12,  13,	 14,  15};
 
 void trace_header(FILE *out)
 {
 	fputs("cpu,index,kind,rip,rflags,cr3,reason,rax,rbx,rcx,rdx,rsi,rdi,rbp,rsp,"
-	      "r8,r9,r10,r11,r12,r13,r14,r15,rflags_undefined\n", out);
+	      "r8,r9,r10,r11,r12,r13,r14,r15,rflags_undefined\n",
+	      out);
 }
 
 static void emit(struct model_trace *t, const struct model_cpu *c, const char *kind,

@@ -18,12 +18,12 @@ struct model_gates {
 
 /* One vCPU's view of the capture. */
 struct model_trace {
-	FILE *out;			/* expected_cpuN.csv, or NULL */
+	FILE *out; /* expected_cpuN.csv, or NULL */
 	struct model_gates *gates;
 	int in_session, start_pending, start_gate;
-	int silent, silent_gate;	/* stepping one instruction off a foreign gate fetch */
+	int silent, silent_gate; /* stepping one instruction off a foreign gate fetch */
 	unsigned long long rows;
-	struct model_cpu last;		/* state of the last record (session_end repeats it) */
+	struct model_cpu last; /* state of the last record (session_end repeats it) */
 	uint64_t last_undefined;
 };
 

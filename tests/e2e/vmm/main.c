@@ -25,6 +25,7 @@
 
 #include "common/cli.h"
 #include "../guest/image.h"
+#include "../guest/results.h"
 #include "vmm.h"
 
 static const char usage[] =
@@ -76,15 +77,8 @@ static uint8_t *alloc_guest_ram(void)
 static void create_vm(struct vmm *vm, const char *kernel_path, const char *program_path)
 {
 	char err[512];
-	size_t ksize, psize;
-	void *kernel = guest_image_load_file(kernel_path, KERNEL_MAX, &ksize, err, sizeof(err));
-	void *program = kernel ? guest_image_load_file(program_path, USER_MAX, &psize, err,
-						      sizeof(err))
-			       : NULL;
 	struct kvm_userspace_memory_region region;
 
-	if (!program)
-		die("%s", err);
 	vm->kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	if (vm->kvm_fd < 0)
 		die("/dev/kvm: %s", strerror(errno));
@@ -94,12 +88,12 @@ static void create_vm(struct vmm *vm, const char *kernel_path, const char *progr
 	vm->mem = alloc_guest_ram();
 	if (!vm->mem)
 		die("cannot allocate %d bytes of guest RAM", GUEST_MEM_SIZE);
-	if (guest_image_build(vm->mem, kernel, ksize, program, psize, err, sizeof(err)))
+	if (guest_image_load(vm->mem, kernel_path, program_path, err, sizeof(err)))
 		die("%s", err);
-	free(kernel);
-	free(program);
 	region = (struct kvm_userspace_memory_region){
-		.slot = 0, .guest_phys_addr = 0, .memory_size = GUEST_MEM_SIZE,
+		.slot = 0,
+		.guest_phys_addr = 0,
+		.memory_size = GUEST_MEM_SIZE,
 		.userspace_addr = (uintptr_t)vm->mem,
 	};
 	if (ioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, &region) < 0)
@@ -107,14 +101,6 @@ static void create_vm(struct vmm *vm, const char *kernel_path, const char *progr
 	for (int i = 0; i < vm->nr_vcpus; i++)
 		if (vcpu_create(vm, i, err, sizeof(err)))
 			die("%s", err);
-}
-
-static uint64_t kdata(const struct vmm *vm, uint64_t gpa)
-{
-	uint64_t v;
-
-	memcpy(&v, vm->mem + gpa, sizeof(v));
-	return v;
 }
 
 static int report(const struct vmm *vm, double seconds)
@@ -133,13 +119,7 @@ static int report(const struct vmm *vm, double seconds)
 			ok = 0;
 		}
 	}
-	printf("result db_count=%llu db_rip_sum=0x%llx syscalls=%llu nmis=%llu log_sum=0x%llx "
-	       "log_count=%llu input_count=%llu\n",
-	       (unsigned long long)kdata(vm, KDATA_DB_COUNT),
-	       (unsigned long long)kdata(vm, KDATA_DB_RIP_SUM),
-	       (unsigned long long)kdata(vm, KDATA_SYSCALLS),
-	       (unsigned long long)kdata(vm, KDATA_NMIS), (unsigned long long)vm->log_sum,
-	       (unsigned long long)vm->log_count, (unsigned long long)vm->input_count);
+	results_print_totals(vm->mem, vm->log_sum, vm->log_count, vm->input_count);
 	if (vm->singlestep)
 		printf("singlestep steps=%llu seconds=%.3f steps_per_s=%.0f\n",
 		       (unsigned long long)steps, seconds, seconds > 0 ? steps / seconds : 0.0);
@@ -152,16 +132,12 @@ static int report(const struct vmm *vm, double seconds)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "vcpus", required_argument, NULL, 'c' },
-		{ "arg", required_argument, NULL, 'a' },
-		{ "wait", no_argument, NULL, 'w' },
-		{ "hold", no_argument, NULL, 'H' },
-		{ "singlestep", no_argument, NULL, 's' },
-		{ "step-log", required_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{"vcpus", required_argument, NULL, 'c'}, {"arg", required_argument, NULL, 'a'},
+		{"wait", no_argument, NULL, 'w'},	 {"hold", no_argument, NULL, 'H'},
+		{"singlestep", no_argument, NULL, 's'},	 {"step-log", required_argument, NULL, 'l'},
+		{"help", no_argument, NULL, 'h'},	 {NULL, 0, NULL, 0},
 	};
-	static struct vmm vm = { .nr_vcpus = 1 };
+	static struct vmm vm = {.nr_vcpus = 1};
 	pthread_t threads[MAX_VCPUS];
 	int wait = 0, hold = 0, c, ok;
 	uint64_t n;
@@ -194,7 +170,8 @@ int main(int argc, char **argv)
 			if (!vm.step_log)
 				die("%s: %s", optarg, strerror(errno));
 			fputs("cpu,sequence,kind,rip,rflags,cr3,reason,rax,rbx,rcx,rdx,rsi,rdi,rbp,"
-			      "rsp,r8,r9,r10,r11,r12,r13,r14,r15\n", vm.step_log);
+			      "rsp,r8,r9,r10,r11,r12,r13,r14,r15\n",
+			      vm.step_log);
 			break;
 		case 'h':
 			fputs(usage, stdout);

@@ -19,30 +19,30 @@ struct vcpu {
 	int index;
 	int fd;
 	struct kvm_run *run;
-	uint64_t exits;			/* KVM_RUN returns */
-	uint64_t steps;			/* KVM_EXIT_DEBUG single-step exits */
-	uint64_t logged;		/* rows written to the step log */
-	int done;			/* reached PORT_DONE */
-	uint32_t status;		/* EAX at PORT_DONE */
-	struct kvm_regs final;		/* registers at PORT_DONE */
-	char error[256];		/* why the vCPU stopped early, if it did */
+	uint64_t exits;	       /* KVM_RUN returns */
+	uint64_t steps;	       /* KVM_EXIT_DEBUG single-step exits */
+	uint64_t logged;       /* rows written to the step log */
+	int done;	       /* reached PORT_DONE */
+	uint32_t status;       /* EAX at PORT_DONE */
+	struct kvm_regs final; /* registers at PORT_DONE */
+	char error[256];       /* why the vCPU stopped early, if it did */
 };
 
 struct vmm {
 	int kvm_fd;
 	int vm_fd;
-	uint8_t *mem;			/* GUEST_MEM_SIZE bytes of guest RAM */
+	uint8_t *mem; /* GUEST_MEM_SIZE bytes of guest RAM */
 	int nr_vcpus;
-	uint64_t arg;			/* initial RDI of every vCPU */
-	int singlestep;			/* KVM_SET_GUEST_DEBUG(SINGLESTEP) on every vCPU */
-	FILE *step_log;			/* per-step CSV in singlestep mode, or NULL */
-	uint64_t step_seq;		/* global sequence of step-log rows */
+	uint64_t arg;	   /* initial RDI of every vCPU */
+	int singlestep;	   /* KVM_SET_GUEST_DEBUG(SINGLESTEP) on every vCPU */
+	FILE *step_log;	   /* per-step CSV in singlestep mode, or NULL */
+	uint64_t step_seq; /* global sequence of step-log rows */
 	struct vcpu vcpus[MAX_VCPUS];
 
 	/* Device model: totals over all vCPUs (updated atomically). */
-	uint64_t log_sum;		/* sum of EAX written to PORT_LOG */
+	uint64_t log_sum; /* sum of EAX written to PORT_LOG */
 	uint64_t log_count;
-	uint64_t input_count;		/* reads of PORT_INPUT */
+	uint64_t input_count; /* reads of PORT_INPUT */
 };
 
 /* vcpu.c */
