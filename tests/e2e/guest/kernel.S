@@ -7,7 +7,9 @@
  *   - #DB handler (IDT vector 1): counts the guest's own #DBs (TF, ICEBP)
  *     and sums their frame RIPs, so a tracer that swallows, duplicates or
  *     misplaces one changes the result the VMM prints.
- *   - NMI handler (IDT vector 2): counts NMIs.
+ *   - NMI handler (IDT vector 2): counts NMIs, and collects the TF bit of
+ *     the RFLAGS image in each NMI frame (hazard 2: a tracer's TF must not
+ *     show there either).
  *   - every other vector reports itself on PORT_PANIC and stops there.
  * Entry points sit at fixed addresses (layout.h) so the VMM and the model
  * need no symbol table.  It never touches the user stack.
@@ -38,8 +40,13 @@ db_handler:				/* trap frame: RIP CS RFLAGS RSP SS */
 	iretq
 
 	.org KERNEL_NMI_HANDLER - KERNEL_GPA
-nmi_handler:
+nmi_handler:				/* frame: RIP CS RFLAGS RSP SS */
+	push	rax
 	inc	qword ptr [KDATA_NMIS]
+	mov	rax, qword ptr [rsp + 24]
+	and	eax, 0x100
+	or	qword ptr [KDATA_NMI_FRAME_TF], rax
+	pop	rax
 	iretq
 
 	.org KERNEL_EXC_STUBS - KERNEL_GPA

@@ -45,11 +45,12 @@
 #define KERNEL_EXC_STUB_SIZE 16
 
 /* Kernel counters the VMM reads after the run (one page, supervisor only). */
-#define KDATA_GPA	 0xc000
-#define KDATA_DB_COUNT	 (KDATA_GPA + 0x00) /* #DBs the guest handled */
-#define KDATA_DB_RIP_SUM (KDATA_GPA + 0x08) /* sum of their frame RIPs */
-#define KDATA_SYSCALLS	 (KDATA_GPA + 0x10) /* SYSCALLs served */
-#define KDATA_NMIS	 (KDATA_GPA + 0x18) /* NMIs handled */
+#define KDATA_GPA	   0xc000
+#define KDATA_DB_COUNT	   (KDATA_GPA + 0x00) /* #DBs the guest handled */
+#define KDATA_DB_RIP_SUM   (KDATA_GPA + 0x08) /* sum of their frame RIPs */
+#define KDATA_SYSCALLS	   (KDATA_GPA + 0x10) /* SYSCALLs served */
+#define KDATA_NMIS	   (KDATA_GPA + 0x18) /* NMIs handled */
+#define KDATA_NMI_FRAME_TF (KDATA_GPA + 0x20) /* TF bits seen in NMI frames */
 
 #define KSTACK_TOP(cpu) (0xe000 + (cpu)*0x1000) /* TSS.RSP0 */
 

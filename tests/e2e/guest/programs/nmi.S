@@ -5,8 +5,9 @@
  * second is still pending when the first handler's IRETQ runs, so KVM
  * single-steps past that IRETQ with its own TF (nmi_singlestep) to find the
  * NMI window -- on top of the tracer's TF.  The trace must not change (the
- * NMI handler is kernel code, no step may be lost or doubled) and the
- * guest's kernel must count every NMI.
+ * NMI handler is kernel code, no step may be lost or doubled), the guest's
+ * kernel must count every NMI, and the RFLAGS images in the NMI frames
+ * must not carry the tracer's TF (nmi_frame_tf=0).
  */
 #include "layout.h"
 
