@@ -82,6 +82,13 @@ static void follow_popf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip
 		vt->guest_tf = image & X86_EFLAGS_TF;
 }
 
+/* A new starting point (session start, after KVM's own step): no repair. */
+void svmtrace_hide_restart(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
+{
+	vt->prev_valid = false;
+	svmtrace_hide_tf(vcpu, vt);
+}
+
 /* After a traced step: repair what it leaked, remember where it ended. */
 void svmtrace_hide_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 {

@@ -19,7 +19,7 @@ void svmtrace_vm_destroy(struct kvm *kvm);
 bool __svmtrace_gfn_noexec(struct kvm *kvm, gfn_t gfn);
 int __svmtrace_max_level(struct kvm *kvm, gfn_t gfn, int max_level);
 void __svmtrace_npf_exit(struct kvm_vcpu *vcpu, u64 gpa, u64 error_code);
-bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, unsigned long dr6);
+bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, unsigned long dr6, u64 *nmi_rflags);
 bool __svmtrace_emulated_step(struct kvm_vcpu *vcpu);
 unsigned long __svmtrace_regs_get_rflags(struct kvm_vcpu *vcpu, unsigned long rflags);
 unsigned long __svmtrace_regs_set_rflags(struct kvm_vcpu *vcpu, unsigned long rflags);
@@ -45,10 +45,14 @@ static inline void svmtrace_npf_exit(struct kvm_vcpu *vcpu, u64 gpa, u64 error_c
 		__svmtrace_npf_exit(vcpu, gpa, error_code);
 }
 
-/* db_interception(): true when the #DB was the tracer's step and is done. */
-static inline bool svmtrace_db_exit(struct kvm_vcpu *vcpu, unsigned long dr6)
+/*
+ * db_interception(): true when the #DB was the tracer's step and is done.
+ * @nmi_rflags: KVM's saved RFLAGS while it single-steps to an NMI window,
+ * else NULL (see step.c).
+ */
+static inline bool svmtrace_db_exit(struct kvm_vcpu *vcpu, unsigned long dr6, u64 *nmi_rflags)
 {
-	return static_branch_unlikely(&svmtrace_live) && __svmtrace_db_exit(vcpu, dr6);
+	return static_branch_unlikely(&svmtrace_live) && __svmtrace_db_exit(vcpu, dr6, nmi_rflags);
 }
 
 /*

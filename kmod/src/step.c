@@ -78,8 +78,7 @@ void svmtrace_session_begin(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			    struct kvm_vcpu *vcpu, u32 gate_id)
 {
 	take_tf(vcpu, vt);
-	vt->prev_valid = false;
-	svmtrace_hide_tf(vcpu, vt);	/* where the first step starts */
+	svmtrace_hide_restart(vcpu, vt);	/* where the first step starts */
 	vt->in_session = true;
 	vt->start_pending = true;
 	vt->start_gate = gate_id;
@@ -272,58 +271,90 @@ static bool adopt_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct 
 }
 
 /*
+ * Move the session on after a step.  @ran_ours is false when the step was
+ * only KVM's NMI-window single-step over guest kernel code (nothing of the
+ * target ran).  Returns whether the vCPU keeps our TF.
+ */
+static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
+			 struct svmtrace_vcpu *vt, bool ran_ours)
+{
+	struct svmtrace_target *t = rcu_access_pointer(vm->armed);
+	bool kernel;
+
+	if (vt->silent) {
+		silent_end(vm, vt, vcpu);
+		return false;
+	}
+	if (!t) {
+		session_end(vm, vt, vcpu, SVMTRACE_END_STOP);
+		release_tf(vcpu, vt);
+		return false;
+	}
+	if (!svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu))) {
+		session_end(vm, vt, vcpu, SVMTRACE_END_CR3);
+		release_tf(vcpu, vt);
+		svmtrace_gates_close_all(vm, t);
+		return false;
+	}
+	if (READ_ONCE(vm->paused)) {
+		if (ran_ours) {
+			/* Not recorded, but it happened: the sequence shows the hole. */
+			atomic64_inc(&vm->seq);
+			vt->skipped = true;
+		}
+		return true;
+	}
+	kernel = static_call(kvm_x86_get_cpl)(vcpu) == 0;
+	if (kernel && !(t->flags & SVMTRACE_TARGET_F_KERNEL)) {
+		/* Keep the session: TF comes back with the user frame. */
+		if (!vt->guest_tf)
+			set_tf(vcpu, false);
+		return false;
+	}
+	if (ran_ours) {
+		svmtrace_hide_tf(vcpu, vt);
+		record_step(vm, vt, vcpu, kernel);
+	} else {
+		svmtrace_hide_restart(vcpu, vt);
+	}
+	set_tf(vcpu, true);
+	return true;
+}
+
+/*
  * One single-step trap (or KVM-completed step) with TF set.  Returns true
  * when it was ours alone; false when KVM must go on with its stock handling
- * (the guest's own TF or breakpoints, KVM_SET_GUEST_DEBUG single-stepping).
+ * (the guest's own TF or breakpoints, KVM_SET_GUEST_DEBUG single-stepping,
+ * KVM's NMI-window single-step).
+ *
+ * @nmi_rflags: KVM's saved RFLAGS while it single-steps to an NMI window
+ * (svm->nmi_singlestep_guest_rflags), else NULL.  TF there means our TF was
+ * on when KVM began, so the instruction was also our step; setting TF there
+ * makes disable_nmi_singlestep() leave our TF in place.
  */
 static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
-			bool db_exit, bool guest_bits)
+			bool db_exit, bool guest_bits, u64 *nmi_rflags)
 {
-	struct svmtrace_target *t;
-	bool kernel, others;
+	bool ran_ours = !nmi_rflags || (*nmi_rflags & X86_EFLAGS_TF);
+	bool others;
 
 	mutex_lock(&vt->lock);
-	if (!vt->tf_ours && (guest_bits || !adopt_step(vm, vt, vcpu))) {
+	if (!vt->tf_ours && (guest_bits || !ran_ours || !adopt_step(vm, vt, vcpu))) {
 		mutex_unlock(&vt->lock);
 		return false;
 	}
 	others = guest_bits || vt->guest_tf || (vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP);
-	if (db_exit)
+	if (ran_ours && db_exit)
 		vt->stats.db_exits++;
-	else
+	else if (ran_ours)
 		vt->stats.emulated_steps++;
-
-	t = rcu_access_pointer(vm->armed);
-	if (vt->silent) {
-		silent_end(vm, vt, vcpu);
-	} else if (!t) {
-		session_end(vm, vt, vcpu, SVMTRACE_END_STOP);
-		release_tf(vcpu, vt);
-	} else if (!svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu))) {
-		session_end(vm, vt, vcpu, SVMTRACE_END_CR3);
-		release_tf(vcpu, vt);
-		svmtrace_gates_close_all(vm, t);
-	} else if (READ_ONCE(vm->paused)) {
-		/* Not recorded, but it happened: the sequence shows the hole. */
-		atomic64_inc(&vm->seq);
-		vt->skipped = true;
-	} else {
-		kernel = static_call(kvm_x86_get_cpl)(vcpu) == 0;
-		if (kernel && !(t->flags & SVMTRACE_TARGET_F_KERNEL)) {
-			/* Keep the session: TF comes back with the user frame. */
-			if (!vt->guest_tf)
-				set_tf(vcpu, false);
-		} else {
-			svmtrace_hide_tf(vcpu, vt);
-			record_step(vm, vt, vcpu, kernel);
-			set_tf(vcpu, true);
-		}
-	}
+	if (session_step(vcpu, vm, vt, ran_ours) && nmi_rflags)
+		*nmi_rflags |= X86_EFLAGS_TF;
 	mutex_unlock(&vt->lock);
 	return !others;
 }
 
-bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, unsigned long dr6)
+bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, unsigned long dr6, u64 *nmi_rflags)
 {
 	struct svmtrace_vcpu *vt;
 	struct svmtrace_vm *vm;
@@ -333,7 +364,7 @@ bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, unsigned long dr6)
 	vt = svmtrace_vcpu_of(vcpu, &vm);
 	if (!vt)
 		return false;
-	return handle_step(vcpu, vm, vt, true, dr6 & (DR_TRAP_BITS | DR6_BD | DR6_BT));
+	return handle_step(vcpu, vm, vt, true, dr6 & (DR_TRAP_BITS | DR6_BD | DR6_BT), nmi_rflags);
 }
 EXPORT_SYMBOL_GPL(__svmtrace_db_exit);
 
@@ -342,7 +373,7 @@ bool __svmtrace_emulated_step(struct kvm_vcpu *vcpu)
 	struct svmtrace_vm *vm;
 	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, &vm);
 
-	return vt && handle_step(vcpu, vm, vt, false, false);
+	return vt && handle_step(vcpu, vm, vt, false, false, NULL);
 }
 
 /*

@@ -117,6 +117,7 @@ void svmtrace_sessions_stop(struct svmtrace_vm *vm);
 
 /* hide.c */
 void svmtrace_hide_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
+void svmtrace_hide_restart(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
 
 /* control.c */
 int svmtrace_control_init(void);
