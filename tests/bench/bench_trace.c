@@ -147,7 +147,7 @@ int main(int argc, char **argv)
 {
 	double enc = 1e9, dec = 1e9;
 	unsigned int repeat = 7;
-	int level = 0;
+	int level = SVMTRACE_DEFAULT_LZ4_LEVEL;
 	struct svmtrace_slot *slots;
 	struct stat st;
 	size_t n;

@@ -72,33 +72,39 @@ static const uint8_t *check_sequence(struct decoder *d, uint64_t seq)
 
 static const uint8_t *full_record(struct decoder *d, const uint8_t *p, const uint8_t *end)
 {
-	uint8_t h = *p;
+	uint8_t h = *p++;
 	const char *what = (h & WIRE_TYPE_MASK) == WIRE_ANCHOR ? "anchor" : "session start";
-	size_t size = WIRE_FULL_SIZE + (h & WIRE_FULL_GAP ? 8 : 0) +
-		      (h & WIRE_FULL_XSTATE ? WIRE_XSTATE_SIZE : 0);
 	struct svmtrace_record *r = &d->rec;
+	uint64_t seq, v;
 
 	if (h & WIRE_FULL_RESERVED)
 		return fail(d, "%s header 0x%02x has reserved bits 0x%02x set", what, h,
 			    h & WIRE_FULL_RESERVED);
-	if (!need(d, p, end, size, what) || !check_sequence(d, wire_get64(p + 1)))
+	if (!(p = varint(d, p, end, &seq, "sequence")) || !check_sequence(d, seq) ||
+	    !need(d, p, end, 8, "TSC"))
 		return NULL;
-	p++;
-	r->tsc = wire_get64(p + 8);
-	r->reason = wire_get32(p + 16);
-	p += 20;
+	r->tsc = wire_get64(p);
+	if (!(p = varint(d, p + 8, end, &v, "reason")))
+		return NULL;
+	if (v > UINT32_MAX)
+		return fail(d, "reason %llu does not fit in 32 bits", (unsigned long long)v);
+	r->reason = (uint32_t)v;
+	if (!need(d, p, end, 8, "RIP"))
+		return NULL;
 	d->state.rip = wire_get64(p);
-	d->state.rflags = wire_get64(p + 8);
-	d->state.cr3 = wire_get64(p + 16);
-	memcpy(d->state.gpr, p + 24, sizeof(d->state.gpr));
-	p += 24 + sizeof(d->state.gpr);
+	if (!(p = varint(d, p + 8, end, &d->state.rflags, "RFLAGS")) ||
+	    !(p = varint(d, p, end, &d->state.cr3, "CR3")))
+		return NULL;
+	for (int i = 0; i < SVMTRACE_NR_GPRS; i++)
+		if (!(p = varint(d, p, end, &d->state.gpr[i], svmtrace_gpr_names[i])))
+			return NULL;
 	r->dropped = 0;
-	if (h & WIRE_FULL_GAP) {
-		r->dropped = wire_get64(p);
-		p += 8;
-	}
+	if ((h & WIRE_FULL_GAP) && !(p = varint(d, p, end, &r->dropped, "dropped count")))
+		return NULL;
 	d->xstate = h & WIRE_FULL_XSTATE;
 	if (d->xstate) {
+		if (!need(d, p, end, WIRE_XSTATE_SIZE, "YMM state"))
+			return NULL;
 		d->state.xstate_bv = wire_get64(p);
 		memcpy(d->state.ymm, p + 8, sizeof(d->state.ymm));
 		p += WIRE_XSTATE_SIZE;

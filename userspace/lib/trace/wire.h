@@ -21,12 +21,14 @@
 #define WIRE_SESSION_START 0x02
 #define WIRE_SESSION_END 0x03
 
-/* Full-state records (anchor, session start). */
-#define WIRE_FULL_XSTATE 0x04	/* xstate_bv + YMM0-15 follow */
-#define WIRE_FULL_GAP 0x08	/* u64 dropped count follows */
+/*
+ * Full-state records (anchor, session start): header, varint seq, u64 tsc,
+ * varint reason, u64 rip, varint rflags, varint cr3, 16 varint GPRs, then
+ * the optional parts below.
+ */
+#define WIRE_FULL_XSTATE 0x04	/* u64 xstate_bv + YMM0-15 follow */
+#define WIRE_FULL_GAP 0x08	/* varint dropped count follows */
 #define WIRE_FULL_RESERVED 0xf0
-/* type, seq, tsc, reason, rip, rflags, cr3, gpr[16] */
-#define WIRE_FULL_SIZE (1 + 8 + 8 + 4 + 8 + 8 + 8 + 8 * 16)
 
 /* Delta records: what is stored explicitly instead of predicted. */
 #define WIRE_DELTA_RIP 0x04	/* zigzag varint: rip - previous rip */
@@ -44,10 +46,12 @@
 #define WIRE_XSTATE_SIZE (8 + 16 * WIRE_YMM_BYTES)
 
 /*
- * Worst case of any record: a delta with every part explicit (header, RIP
- * varint, mask + 16 varints, RFLAGS varint, sequence varint, full xstate).
+ * Worst cases: a full record with every varint at its longest, and a delta
+ * with every part explicit (RIP, mask + 16 GPRs, RFLAGS, sequence, YMM).
  */
-#define WIRE_RECORD_MAX (1 + 10 + 2 + 16 * 10 + 10 + 10 + 8 + 2 + 16 * WIRE_YMM_BYTES)
+#define WIRE_FULL_MAX (1 + 10 + 8 + 5 + 8 + 10 + 10 + 16 * 10 + 10 + WIRE_XSTATE_SIZE)
+#define WIRE_DELTA_MAX (1 + 10 + 2 + 16 * 10 + 10 + 10 + 8 + 2 + 16 * WIRE_YMM_BYTES)
+#define WIRE_RECORD_MAX (WIRE_FULL_MAX > WIRE_DELTA_MAX ? WIRE_FULL_MAX : WIRE_DELTA_MAX)
 
 static inline uint64_t wire_get64(const uint8_t *p)
 {

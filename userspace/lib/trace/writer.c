@@ -37,6 +37,7 @@ void svmtrace_writer_options_init(struct svmtrace_writer_options *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->anchor_interval = SVMTRACE_DEFAULT_ANCHOR_INTERVAL;
+	o->lz4_level = SVMTRACE_DEFAULT_LZ4_LEVEL;
 }
 
 static int write_all(struct svmtrace_writer *w, const uint8_t *buf, size_t len,
