@@ -116,8 +116,10 @@ void svmtrace_reader_close(struct svmtrace_reader *reader);
 typedef bool (*svmtrace_visit_fn)(const struct svmtrace_record *record, void *ctx);
 
 /*
- * Open @path, visit every record in order, fill @summary (may be NULL) and
- * close: the one-call form of the reader.
+ * Open @path, visit every record in order (@visit may be NULL to only
+ * validate and count), fill @summary (may be NULL) and close: the one-call
+ * form of the reader.  Returns 0, or the first error (SVMTRACE_E_TRUNCATED
+ * after every complete frame was visited).
  */
 int svmtrace_read(const char *path, svmtrace_visit_fn visit, void *ctx,
 		  struct svmtrace_summary *summary, struct svmtrace_error *err);

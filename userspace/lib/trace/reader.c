@@ -333,7 +333,7 @@ int svmtrace_read(const char *path, svmtrace_visit_fn visit, void *ctx,
 	if (ret)
 		return ret;
 	while ((ret = svmtrace_reader_next(r, &rec)) > 0)
-		if (!visit(rec, ctx))
+		if (visit && !visit(rec, ctx))
 			break;
 	if (ret < 0 && err)
 		*err = r->err;
