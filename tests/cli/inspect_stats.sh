@@ -9,14 +9,15 @@ cat "$WORK/inspect"
 grep -qx '  header:      v5, cpu 1, framed' "$WORK/inspect"
 grep -qx '  records:     252: 2 session_start, 248 instruction (3 anchors, 245 deltas), 2 session_end' \
 	"$WORK/inspect"
-grep -qx '  sequence:    1..289, 1 jumps skipping 37 numbers' "$WORK/inspect"
-grep -qx '  gaps:        1 (37 records dropped by the producer)' "$WORK/inspect"
+grep -qx '  sequence:    1..292, 2 jumps skipping 40 numbers' "$WORK/inspect"
+grep -qx '  gaps:        2 (40 records dropped by the producer)' "$WORK/inspect"
 grep -qx '  sessions:    2' "$WORK/inspect"
 grep -qx '    #1: sequence 1..238, 201 records, gate 4, end: cr3' "$WORK/inspect"
-grep -qx '    #2: sequence 239..289, 51 records, gate 9, end: stop' "$WORK/inspect"
+grep -qx '    #2: sequence 239..292, 51 records, gate 9, end: stop' "$WORK/inspect"
 grep -q '^  frames:      1 (1 LZ4, 0 raw)' "$WORK/inspect"
-# the record after the loss carries it in JSON lines
+# the records after the losses carry them in JSON lines
 $D dump --format jsonl "$WORK/gap.v5" | grep -c '"dropped":37' | grep -qx 1
+$D dump --format jsonl "$WORK/gap.v5" | tail -n 1 | grep -q '"kind":"session_end".*"dropped":3'
 
 # a synthetic loop of 37 instructions, 37000 times
 "$BIN/svmtrace-synth-raw" 37000 >"$WORK/loop.raw"

@@ -79,6 +79,9 @@ int main(int argc, char **argv)
 		put(w, &s);
 	s.kind = SVMTRACE_SLOT_SESSION_END;
 	s.reason = SVMTRACE_END_STOP;
+	s.seq += 3;
+	s.flags = SVMTRACE_SLOT_F_GAP;
+	s.dropped = 3;
 	put(w, &s);
 	if (svmtrace_writer_close(w, &err))
 		die("%s", err.message);

@@ -374,7 +374,7 @@ static void end_reserved(struct bytes *f)
 {
 	struct bytes *r = new_bytes();
 
-	put8(r, 0x07);
+	put8(r, 0x0f);
 	for (int i = 0; i < 28; i++)
 		put8(r, 0);
 	frame_of_records(f, r);
@@ -505,7 +505,7 @@ static const struct broken broken_files[] = {
 	  "offset 16: frame byte 0 of 42: session start header 0x12 has reserved bits 0x10 set",
 	  full_reserved },
 	{ "end reserved", SVMTRACE_E_FORMAT,
-	  "offset 16: frame byte 0 of 29: session end header 0x07 has reserved bits 0x04 set",
+	  "offset 16: frame byte 0 of 29: session end header 0x0f has reserved bits 0x08 set",
 	  end_reserved },
 	{ "record past frame", SVMTRACE_E_FORMAT,
 	  "offset 16: frame byte 0 of 5: TSC needs 8 bytes, the frame has 3 left",

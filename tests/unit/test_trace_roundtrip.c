@@ -73,8 +73,15 @@ static void make_program_stream(struct stream *st, uint64_t seed, bool ymm)
 			s->kind = SVMTRACE_SLOT_SESSION_END;
 		if (s->kind == SVMTRACE_SLOT_SESSION_START)
 			s->reason = (uint32_t)(test_rand(&r) % 8);
-		if (s->kind == SVMTRACE_SLOT_SESSION_END)
+		if (s->kind == SVMTRACE_SLOT_SESSION_END) {
 			s->reason = SVMTRACE_END_CR3;
+			if (test_rand(&r) & 1) {	/* losses right before the end */
+				s->flags |= SVMTRACE_SLOT_F_GAP;
+				s->dropped = 5;
+				seq += 5;
+				s->seq = seq;
+			}
+		}
 		st->s[i] = cur;
 	}
 	st->n = STREAM_SLOTS;

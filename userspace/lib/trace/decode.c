@@ -124,10 +124,11 @@ static const uint8_t *full_record(struct decoder *d, const uint8_t *p, const uin
 static const uint8_t *session_end(struct decoder *d, const uint8_t *p, const uint8_t *end)
 {
 	struct svmtrace_record *r = &d->rec;
+	uint8_t h = *p;
 
-	if (*p & WIRE_END_RESERVED)
-		return fail(d, "session end header 0x%02x has reserved bits 0x%02x set", *p,
-			    *p & WIRE_END_RESERVED);
+	if (h & WIRE_END_RESERVED)
+		return fail(d, "session end header 0x%02x has reserved bits 0x%02x set", h,
+			    h & WIRE_END_RESERVED);
 	if (!need(d, p, end, WIRE_END_SIZE, "session end") ||
 	    !check_sequence(d, wire_get64(p + 1)))
 		return NULL;
@@ -135,12 +136,15 @@ static const uint8_t *session_end(struct decoder *d, const uint8_t *p, const uin
 	r->tsc = wire_get64(p + 9);
 	r->reason = wire_get32(p + 17);
 	d->state.rip = wire_get64(p + 21);
+	p += WIRE_END_SIZE;
+	r->dropped = 0;
+	if ((h & WIRE_END_GAP) && !(p = varint(d, p, end, &r->dropped, "dropped count")))
+		return NULL;
 	r->has_tsc = true;
 	r->has_ymm = d->xstate;
 	r->anchor = false;
-	r->dropped = 0;
 	d->have_state = false;	/* the next session starts from a full record */
-	return p + WIRE_END_SIZE;
+	return p;
 }
 
 static const uint8_t *ymm_delta(struct decoder *d, const uint8_t *p, const uint8_t *end)

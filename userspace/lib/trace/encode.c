@@ -69,12 +69,15 @@ static size_t put_full(struct encoder *e, const struct svmtrace_slot *s,
 static size_t put_end(struct encoder *e, const struct svmtrace_slot *s, uint8_t *out)
 {
 	uint8_t *p = out;
+	bool gap = s->flags & SVMTRACE_SLOT_F_GAP;
 
-	*p++ = WIRE_SESSION_END;
+	*p++ = WIRE_SESSION_END | (gap ? WIRE_END_GAP : 0);
 	p = wire_put64(p, s->seq);
 	p = wire_put64(p, s->tsc);
 	p = wire_put32(p, s->reason);
 	p = wire_put64(p, s->rip);
+	if (gap)
+		p = wire_put_varint(p, s->dropped);
 	e->prev_seq = s->seq;
 	e->have_state = false;
 	return (size_t)(p - out);

@@ -38,9 +38,10 @@
 #define WIRE_DELTA_XSTATE 0x40	/* u64 xstate_bv, u16 YMM mask, 32 bytes per set bit */
 #define WIRE_DELTA_RESERVED 0x80
 
-/* Session end: type, seq, tsc, reason, rip. */
+/* Session end: type, u64 seq, u64 tsc, u32 reason, u64 rip [, varint dropped]. */
 #define WIRE_END_SIZE (1 + 8 + 8 + 4 + 8)
-#define WIRE_END_RESERVED 0xfc
+#define WIRE_END_GAP 0x04	/* varint dropped count follows */
+#define WIRE_END_RESERVED 0xf8
 
 #define WIRE_YMM_BYTES 32
 #define WIRE_XSTATE_SIZE (8 + 16 * WIRE_YMM_BYTES)
