@@ -94,7 +94,7 @@ static bool count(const struct svmtrace_record *r, void *ctx)
 {
 	uint64_t *n = ctx;
 
-	*n += r->state->rip != 0;	/* touch the state so nothing is optimised away */
+	*n += r->state->rip != 0; /* touch the state so nothing is optimised away */
 	return true;
 }
 

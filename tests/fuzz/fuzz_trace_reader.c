@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	while ((ret = svmtrace_reader_next(r, &rec)) > 0) {
 		if (n && rec->sequence <= last)
-			abort();	/* the reader promises increasing sequences */
+			abort(); /* the reader promises increasing sequences */
 		last = rec->sequence;
 		n++;
 	}

@@ -47,8 +47,9 @@ int main(int argc, char **argv)
 	struct svmtrace_writer_options o;
 	struct svmtrace_writer *w;
 	struct svmtrace_error err;
-	struct svmtrace_slot s = { .seq = 1, .tsc = 5000, .rip = 0x7ff600001000, .cr3 = 0x1aa000,
-				   .rflags = 0x202 };
+	struct svmtrace_slot s = {
+		.seq = 1, .tsc = 5000, .rip = 0x7ff600001000, .cr3 = 0x1aa000, .rflags = 0x202
+	};
 
 	cli_progname = "svmtrace-gap-trace";
 	with_xstate = argc == 3 && !strcmp(argv[1], "--xstate");

@@ -15,7 +15,7 @@
 #include "common/cli.h"
 
 #define BATCH 4096
-#define BODY 37
+#define BODY  37
 
 int main(int argc, char **argv)
 {
@@ -47,7 +47,7 @@ int main(int argc, char **argv)
 		r.seq++;
 		if (n == BATCH) {
 			if (fwrite(buf, sizeof(buf[0]), n, stdout) != n)
-				return 1;	/* the reader went away */
+				return 1; /* the reader went away */
 			n = 0;
 		}
 	}

@@ -12,11 +12,12 @@
  * Check's ck_assert_* writes to a pipe on every call; loops over millions of
  * fields use this instead, which only reaches Check on a mismatch.
  */
-#define expect_eq(a, b, what, index)                                                          \
-	do {                                                                                  \
-		unsigned long long a_ = (unsigned long long)(a), b_ = (unsigned long long)(b); \
-		if (a_ != b_)                                                                 \
-			ck_abort_msg("%s at %zu: 0x%llx != 0x%llx", what, (size_t)(index), a_, b_); \
+#define expect_eq(a, b, what, index)                                                               \
+	do {                                                                                       \
+		unsigned long long a_ = (unsigned long long)(a), b_ = (unsigned long long)(b);     \
+		if (a_ != b_)                                                                      \
+			ck_abort_msg("%s at %zu: 0x%llx != 0x%llx", what, (size_t)(index), a_,     \
+				     b_);                                                          \
 	} while (0)
 
 /* A path "NAME" inside a scratch directory made for this test process. */

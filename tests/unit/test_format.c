@@ -26,21 +26,21 @@ static void file_header(struct bytes *b, uint32_t cpu)
 /* Seed 000's walkthrough: session start after `mov eax, 7`, then `add eax, 1`. */
 static void walkthrough_records(struct bytes *r)
 {
-	put8(r, 0x02);			/* session start, no X, no G */
-	put_varint(r, 10);		/* sequence */
-	put64(r, 1000);			/* tsc */
-	put_varint(r, 0);		/* gate id */
-	put64(r, 0x140001005);		/* rip */
-	put_varint(r, 0x202);		/* rflags */
-	put_varint(r, 0x12345000);	/* cr3 */
-	put_varint(r, 7);		/* rax */
+	put8(r, 0x02);		   /* session start, no X, no G */
+	put_varint(r, 10);	   /* sequence */
+	put64(r, 1000);		   /* tsc */
+	put_varint(r, 0);	   /* gate id */
+	put64(r, 0x140001005);	   /* rip */
+	put_varint(r, 0x202);	   /* rflags */
+	put_varint(r, 0x12345000); /* cr3 */
+	put_varint(r, 7);	   /* rax */
 	for (int i = 1; i < 16; i++)
 		put_varint(r, 0);
-	put8(r, 0x0c);			/* delta: RIP and GPR explicit */
-	put_svarint(r, 3);		/* rip + 3 */
-	put16(r, 0x0001);		/* rax changed */
-	put_svarint(r, 1);		/* by + 1 */
-	put8(r, 0x03);			/* session end */
+	put8(r, 0x0c);	   /* delta: RIP and GPR explicit */
+	put_svarint(r, 3); /* rip + 3 */
+	put16(r, 0x0001);  /* rax changed */
+	put_svarint(r, 1); /* by + 1 */
+	put8(r, 0x03);	   /* session end */
 	put64(r, 12);
 	put64(r, 1010);
 	put32(r, SVMTRACE_END_STOP);
@@ -117,8 +117,12 @@ START_TEST(writer_produces_the_specified_bytes)
 	struct svmtrace_writer_options o;
 	struct svmtrace_writer *w;
 	struct svmtrace_error err;
-	struct svmtrace_slot s = { .kind = SVMTRACE_SLOT_SESSION_START, .seq = 10, .tsc = 1000,
-				   .rip = 0x140001005, .rflags = 0x202, .cr3 = 0x12345000 };
+	struct svmtrace_slot s = { .kind = SVMTRACE_SLOT_SESSION_START,
+				   .seq = 10,
+				   .tsc = 1000,
+				   .rip = 0x140001005,
+				   .rflags = 0x202,
+				   .cr3 = 0x12345000 };
 	FILE *in;
 	uint8_t got[4096];
 	size_t n;
@@ -170,8 +174,8 @@ START_TEST(lz4_frame_decodes)
 		struct bytes *one = new_bytes();
 
 		walkthrough_records(one);
-		one->b[1] = (uint8_t)(10 + 3 * i);	/* sequence 10, 13, ... (one-byte varint) */
-		one->b[one->n - 28] = (uint8_t)(12 + 3 * i);	/* session end sequence */
+		one->b[1] = (uint8_t)(10 + 3 * i); /* sequence 10, 13, ... (one-byte varint) */
+		one->b[one->n - 28] = (uint8_t)(12 + 3 * i); /* session end sequence */
 		put_raw(r, one->b, one->n);
 		free(one);
 	}
@@ -199,7 +203,7 @@ END_TEST
 struct broken {
 	const char *name;
 	int status;
-	const char *message;	/* after "PATH: " */
+	const char *message; /* after "PATH: " */
 	void (*build)(struct bytes *f);
 };
 
@@ -418,7 +422,7 @@ static void rip_without_history(struct bytes *f)
 	struct bytes *r = new_bytes();
 
 	start_record(r, 0x02, 10);
-	put8(r, 0x00);	/* everything predicted, but nothing ran here before */
+	put8(r, 0x00); /* everything predicted, but nothing ran here before */
 	frame_of_records(f, r);
 	free(r);
 }
@@ -428,7 +432,7 @@ static void ymm_without_xstate(struct bytes *f)
 	struct bytes *r = new_bytes();
 
 	start_record(r, 0x02, 10);
-	put8(r, 0x44);	/* RIP explicit + XSTATE */
+	put8(r, 0x44); /* RIP explicit + XSTATE */
 	put_svarint(r, 3);
 	put64(r, 7);
 	put16(r, 0);
@@ -600,7 +604,7 @@ START_TEST(truncated_file_keeps_complete_frames)
 	int ret;
 
 	svmtrace_writer_options_init(&o);
-	o.anchor_interval = 4;	/* big records: three frames come quickly */
+	o.anchor_interval = 4; /* big records: three frames come quickly */
 	ck_assert_int_eq(svmtrace_writer_open(&w, path, &o, &err), 0);
 	for (uint64_t i = 0; i < 9000; i++) {
 		s.kind = i ? SVMTRACE_SLOT_INSTRUCTION : SVMTRACE_SLOT_SESSION_START;
@@ -627,7 +631,7 @@ START_TEST(truncated_file_keeps_complete_frames)
 	f->n = fread(f->b, 1, (size_t)frame3 + 100, in);
 	fclose(in);
 	ck_assert_uint_eq(f->n, frame3 + 100);
-	write_bytes(path, f->b, f->n);	/* keep frames 1-2 and 100 bytes of frame 3 */
+	write_bytes(path, f->b, f->n); /* keep frames 1-2 and 100 bytes of frame 3 */
 
 	ck_assert_int_eq(svmtrace_reader_open(&r, path, &err), 0);
 	while ((ret = svmtrace_reader_next(r, &rec)) > 0) {

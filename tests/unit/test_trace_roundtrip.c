@@ -44,15 +44,15 @@ static void make_program_stream(struct stream *st, uint64_t seed, bool ymm)
 		s->flags = ymm ? SVMTRACE_SLOT_F_XSTATE : 0;
 		s->reason = 0;
 		s->dropped = 0;
-		seq += roll < 20 ? 2 + test_rand(&r) % 5 : 1;	/* another vCPU stepped */
+		seq += roll < 20 ? 2 + test_rand(&r) % 5 : 1; /* another vCPU stepped */
 		s->seq = seq;
 		s->tsc += 50 + test_rand(&r) % 9;
 		s->rip = 0x140001000 + (uint64_t)pc * 3 + (roll < 5 ? test_rand(&r) % 4096 : 0);
 		s->gpr[pc % 16] += effect[pc];
 		if (roll < 30)
-			s->gpr[test_rand(&r) % 16] = test_rand(&r);	/* a load */
+			s->gpr[test_rand(&r) % 16] = test_rand(&r); /* a load */
 		if (roll >= 30 && roll < 60)
-			s->rflags ^= 0x40 | 0x1;	/* compare flips ZF/CF */
+			s->rflags ^= 0x40 | 0x1; /* compare flips ZF/CF */
 		if (roll == 61) {
 			s->flags |= SVMTRACE_SLOT_F_GAP;
 			s->dropped = 1 + test_rand(&r) % 100;
@@ -62,7 +62,7 @@ static void make_program_stream(struct stream *st, uint64_t seed, bool ymm)
 		if (roll == 62)
 			s->cr3 ^= 0x1000;
 		if (roll == 63)
-			s->reason = 0x41;	/* an instruction slot with a reason */
+			s->reason = 0x41; /* an instruction slot with a reason */
 		if (ymm && roll < 50)
 			cur.ymm[test_rand(&r) % 16][test_rand(&r) % 4] = test_rand(&r);
 		if (ymm && roll == 64)
@@ -75,7 +75,7 @@ static void make_program_stream(struct stream *st, uint64_t seed, bool ymm)
 			s->reason = (uint32_t)(test_rand(&r) % 8);
 		if (s->kind == SVMTRACE_SLOT_SESSION_END) {
 			s->reason = SVMTRACE_END_CR3;
-			if (test_rand(&r) & 1) {	/* losses right before the end */
+			if (test_rand(&r) & 1) { /* losses right before the end */
 				s->flags |= SVMTRACE_SLOT_F_GAP;
 				s->dropped = 5;
 				seq += 5;
@@ -151,9 +151,11 @@ static void check_stream(const struct stream *st, const char *path, uint32_t cpu
 		expect_eq(rec->reason, s->reason, "reason", i);
 		if (rec->has_tsc)
 			expect_eq(rec->tsc, s->tsc, "tsc", i);
-		if (s->kind != SVMTRACE_SLOT_INSTRUCTION || s->reason || (s->flags & SVMTRACE_SLOT_F_GAP))
+		if (s->kind != SVMTRACE_SLOT_INSTRUCTION || s->reason ||
+		    (s->flags & SVMTRACE_SLOT_F_GAP))
 			expect_eq(rec->has_tsc, true, "has_tsc", i);
-		expect_eq(rec->dropped, s->flags & SVMTRACE_SLOT_F_GAP ? s->dropped : 0, "dropped", i);
+		expect_eq(rec->dropped, s->flags & SVMTRACE_SLOT_F_GAP ? s->dropped : 0, "dropped",
+			  i);
 		anchors_seen += rec->anchor;
 		if (s->kind != SVMTRACE_SLOT_SESSION_END) {
 			expect_eq(rec->state->rflags, s->rflags, "rflags", i);
@@ -162,7 +164,8 @@ static void check_stream(const struct stream *st, const char *path, uint32_t cpu
 				expect_eq(rec->state->gpr[g], s->gpr[g], svmtrace_gpr_names[g], i);
 			expect_eq(rec->has_ymm, ymm, "has_ymm", i);
 			if (ymm) {
-				expect_eq(rec->state->xstate_bv, st->s[i].xstate_bv, "xstate_bv", i);
+				expect_eq(rec->state->xstate_bv, st->s[i].xstate_bv, "xstate_bv",
+					  i);
 				if (memcmp(rec->state->ymm, st->s[i].ymm, sizeof(st->s[i].ymm)))
 					ck_abort_msg("ymm differs at %zu", i);
 			}

@@ -119,15 +119,16 @@ START_TEST(bad_options_are_refused)
 	svmtrace_writer_options_init(&o);
 	ck_assert_int_eq(svmtrace_writer_open(&w, "/nonexistent-dir/x.bin", &o, &err),
 			 SVMTRACE_E_IO);
-	ck_assert_str_eq(err.message,
-			 "/nonexistent-dir/x.bin.partial: cannot create: No such file or directory");
+	ck_assert_str_eq(
+		err.message,
+		"/nonexistent-dir/x.bin.partial: cannot create: No such file or directory");
 }
 END_TEST
 
 START_TEST(frames_stay_within_64k)
 {
 	const char *path = scratch_path("frames.bin");
-	struct svmtrace_writer *w = open_writer(path, 1);	/* anchors only: big records */
+	struct svmtrace_writer *w = open_writer(path, 1); /* anchors only: big records */
 	struct svmtrace_summary sum;
 	struct svmtrace_error err;
 

@@ -22,8 +22,8 @@ struct session {
 	uint64_t first_seq, last_seq;
 	uint64_t records;
 	uint32_t gate;
-	bool started;		/* opened by a session start record */
-	const char *end;	/* how it ended */
+	bool started;	 /* opened by a session start record */
+	const char *end; /* how it ended */
 };
 
 /* The first SESSIONS_SHOWN sessions of a file, and how many there were. */
@@ -98,12 +98,11 @@ static void print_summary(const struct svmtrace_summary *s)
 	       " bytes decoded\n",
 	       s->frames_lz4 + s->frames_raw, s->frames_lz4, s->frames_raw, s->decoded_bytes);
 	printf("  records:     %" PRIu64 ": %" PRIu64 " session_start, %" PRIu64
-	       " instruction (%" PRIu64 " anchors, %" PRIu64 " deltas), %" PRIu64
-	       " session_end\n",
+	       " instruction (%" PRIu64 " anchors, %" PRIu64 " deltas), %" PRIu64 " session_end\n",
 	       s->records, s->session_starts, s->instructions, s->anchors, deltas, s->session_ends);
 	if (s->records)
-		printf("  sequence:    %" PRIu64 "..%" PRIu64 ", %" PRIu64 " jumps skipping %" PRIu64
-		       " numbers\n",
+		printf("  sequence:    %" PRIu64 "..%" PRIu64 ", %" PRIu64
+		       " jumps skipping %" PRIu64 " numbers\n",
 		       s->first_sequence, s->last_sequence, s->sequence_jumps, s->sequence_skipped);
 	if (s->gaps)
 		printf("  gaps:        %" PRIu64 " (%" PRIu64 " records dropped by the producer)\n",
@@ -111,8 +110,8 @@ static void print_summary(const struct svmtrace_summary *s)
 	else
 		printf("  gaps:        none\n");
 	if (s->has_tsc)
-		printf("  tsc:         0x%" PRIx64 "..0x%" PRIx64 " (%" PRIu64 " ticks)\n", s->first_tsc,
-		       s->last_tsc, s->last_tsc - s->first_tsc);
+		printf("  tsc:         0x%" PRIx64 "..0x%" PRIx64 " (%" PRIu64 " ticks)\n",
+		       s->first_tsc, s->last_tsc, s->last_tsc - s->first_tsc);
 	if (s->records)
 		printf("  size:        %" PRIu64 " bytes, %.2f bytes/record, frames %.2f:1, "
 		       "%.1fx smaller than 168-byte raw records\n",

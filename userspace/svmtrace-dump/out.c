@@ -44,7 +44,7 @@ void out_flush(void)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EPIPE)
-			exit(0);	/* the reader went away: `dump | head` */
+			exit(0); /* the reader went away: `dump | head` */
 		if (n < 0)
 			die("writing output: %s", strerror(errno));
 		p += n;

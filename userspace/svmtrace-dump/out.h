@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#define OUT_BUFFER (1u << 18)
-#define OUT_ROW_MAX 2048	/* the longest row any command writes */
+#define OUT_BUFFER  (1u << 18)
+#define OUT_ROW_MAX 2048 /* the longest row any command writes */
 
 struct out {
 	int fd;
@@ -59,7 +59,8 @@ static inline uint64_t hex_digits8(uint32_t x)
 	t = (t | (t << 8)) & 0x00ff00ff00ff00ffull;
 	t = (t | (t << 4)) & 0x0f0f0f0f0f0f0f0full;
 	/* '0' + nibble, plus 39 more ('a' - '0' - 10) where the nibble is >= 10 */
-	t += 0x3030303030303030ull + (((t + 0x0606060606060606ull) >> 4) & 0x0101010101010101ull) * 39;
+	t += 0x3030303030303030ull +
+	     (((t + 0x0606060606060606ull) >> 4) & 0x0101010101010101ull) * 39;
 	return __builtin_bswap64(t);
 }
 
@@ -76,7 +77,7 @@ static inline char *put_hex(char *p, uint64_t v)
 
 	p[0] = '0';
 	p[1] = 'x';
-	chars >>= 8 * (16 - digits);	/* drop the leading zeros */
+	chars >>= 8 * (16 - digits); /* drop the leading zeros */
 	memcpy(p + 2, &chars, 16);
 	return p + 2 + digits;
 }

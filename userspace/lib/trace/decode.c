@@ -26,8 +26,8 @@ void decoder_frame_start(struct decoder *d)
 	predict_reset(&d->predict);
 }
 
-__attribute__((format(printf, 2, 3))) static const uint8_t *fail(struct decoder *d,
-								  const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static const uint8_t *fail(struct decoder *d, const char *fmt,
+								 ...)
 {
 	va_list ap;
 
@@ -45,8 +45,8 @@ static const uint8_t *need(struct decoder *d, const uint8_t *p, const uint8_t *e
 	return fail(d, "%s needs %zu bytes, the frame has %zu left", what, n, (size_t)(end - p));
 }
 
-static const uint8_t *varint(struct decoder *d, const uint8_t *p, const uint8_t *end,
-			     uint64_t *v, const char *what)
+static const uint8_t *varint(struct decoder *d, const uint8_t *p, const uint8_t *end, uint64_t *v,
+			     const char *what)
 {
 	const uint8_t *q = wire_get_varint(p, end, v);
 
@@ -67,7 +67,7 @@ static const uint8_t *check_sequence(struct decoder *d, uint64_t seq)
 			    (unsigned long long)d->rec.sequence);
 	d->have_seq = true;
 	d->rec.sequence = seq;
-	return (const uint8_t *)d;	/* any non-NULL */
+	return (const uint8_t *)d; /* any non-NULL */
 }
 
 static const uint8_t *full_record(struct decoder *d, const uint8_t *p, const uint8_t *end)
@@ -113,7 +113,7 @@ static const uint8_t *full_record(struct decoder *d, const uint8_t *p, const uin
 		memset(d->state.ymm, 0, sizeof(d->state.ymm));
 	}
 	r->kind = (h & WIRE_TYPE_MASK) == WIRE_ANCHOR ? SVMTRACE_SLOT_INSTRUCTION
-						       : SVMTRACE_SLOT_SESSION_START;
+						      : SVMTRACE_SLOT_SESSION_START;
 	r->has_tsc = true;
 	r->has_ymm = d->xstate;
 	r->anchor = true;
@@ -129,8 +129,7 @@ static const uint8_t *session_end(struct decoder *d, const uint8_t *p, const uin
 	if (h & WIRE_END_RESERVED)
 		return fail(d, "session end header 0x%02x has reserved bits 0x%02x set", h,
 			    h & WIRE_END_RESERVED);
-	if (!need(d, p, end, WIRE_END_SIZE, "session end") ||
-	    !check_sequence(d, wire_get64(p + 1)))
+	if (!need(d, p, end, WIRE_END_SIZE, "session end") || !check_sequence(d, wire_get64(p + 1)))
 		return NULL;
 	r->kind = SVMTRACE_SLOT_SESSION_END;
 	r->tsc = wire_get64(p + 9);
@@ -143,7 +142,7 @@ static const uint8_t *session_end(struct decoder *d, const uint8_t *p, const uin
 	r->has_tsc = true;
 	r->has_ymm = d->xstate;
 	r->anchor = false;
-	d->have_state = false;	/* the next session starts from a full record */
+	d->have_state = false; /* the next session starts from a full record */
 	return p;
 }
 
