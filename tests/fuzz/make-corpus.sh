@@ -1,7 +1,9 @@
 #!/bin/sh
-# Regenerate the committed seed corpus of fuzz_trace_reader: small valid
-# files covering every record kind and frame mode, and broken ones.
-# Run from the repository root after `make`.
+# Regenerate the named seeds of fuzz_trace_reader's committed corpus: small
+# valid files covering every record kind and frame mode, and broken ones.
+# Run from the repository root after `make`.  The files named by a hash
+# beside them are what fuzzing found (minimised with `-merge=1`); they reach
+# the reader's error paths, so `make check` replays them too.
 set -eu
 BIN=build/bin
 C=tests/fuzz/corpus/fuzz_trace_reader
