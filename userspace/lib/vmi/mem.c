@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory sources: open a file (or caller buffer), pick the driver from its
+ * first bytes, and dispatch reads to it.
+ */
+#include "lib/vmi/mem_driver.h"
+#include "lib/vmi/vmi_error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const struct vmi_mem_ops raw_ops = {
+	.kind = "raw",
+	.read = mem_mapped_read,
+};
+
+static const struct vmi_mem_ops elfcore_ops = {
+	.kind = "qemu-elf-core",
+	.read = mem_mapped_read,
+};
+
+static int mem_parse(struct svmtrace_vmi_mem *mem, struct svmtrace_vmi_error *err)
+{
+	if (mem_is_elf(mem->map, mem->map_len)) {
+		mem->ops = &elfcore_ops;
+		return mem_elfcore_parse(mem, err);
+	}
+	mem->ops = &raw_ops;
+	return mem_raw_parse(mem, err);
+}
+
+static struct svmtrace_vmi_mem *mem_new(const char *name, struct svmtrace_vmi_error *err)
+{
+	struct svmtrace_vmi_mem *mem = calloc(1, sizeof(*mem));
+
+	if (!mem) {
+		vmi_fail(err, SVMTRACE_VMI_E_NOMEM, "%s: out of memory", name);
+		return NULL;
+	}
+	snprintf(mem->name, sizeof(mem->name), "%s", name);
+	return mem;
+}
+
+int svmtrace_vmi_mem_open_buffer(const void *buf, size_t len, const char *name,
+				 struct svmtrace_vmi_mem **out, struct svmtrace_vmi_error *err)
+{
+	struct svmtrace_vmi_mem *mem;
+	int rc;
+
+	*out = NULL;
+	if (!buf || !len)
+		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT, "%s: empty memory image", name);
+	mem = mem_new(name, err);
+	if (!mem)
+		return SVMTRACE_VMI_E_NOMEM;
+	mem->map = buf;
+	mem->map_len = len;
+	rc = mem_parse(mem, err);
+	if (rc) {
+		svmtrace_vmi_mem_close(mem);
+		return rc;
+	}
+	*out = mem;
+	return 0;
+}
+
+int svmtrace_vmi_mem_open(const char *path, struct svmtrace_vmi_mem **out,
+			  struct svmtrace_vmi_error *err)
+{
+	struct svmtrace_vmi_mem *mem;
+	struct stat st;
+	void *map;
+	int fd, rc;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return vmi_fail(err, SVMTRACE_VMI_E_IO, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0) {
+		rc = vmi_fail(err, SVMTRACE_VMI_E_IO, "%s: %s", path, strerror(errno));
+		close(fd);
+		return rc;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size == 0) {
+		close(fd);
+		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT, "%s: not a memory image (%s)", path,
+				S_ISREG(st.st_mode) ? "empty file" : "not a regular file");
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	rc = errno;
+	close(fd);
+	if (map == MAP_FAILED)
+		return vmi_fail(err, SVMTRACE_VMI_E_IO, "%s: mmap: %s", path, strerror(rc));
+	mem = mem_new(path, err);
+	if (!mem) {
+		munmap(map, (size_t)st.st_size);
+		return SVMTRACE_VMI_E_NOMEM;
+	}
+	mem->map = map;
+	mem->map_len = (size_t)st.st_size;
+	mem->owns_map = 1;
+	rc = mem_parse(mem, err);
+	if (rc) {
+		svmtrace_vmi_mem_close(mem);
+		return rc;
+	}
+	*out = mem;
+	return 0;
+}
+
+void svmtrace_vmi_mem_close(struct svmtrace_vmi_mem *mem)
+{
+	if (!mem)
+		return;
+	if (mem->ops && mem->ops->release)
+		mem->ops->release(mem);
+	if (mem->owns_map)
+		munmap((void *)mem->map, mem->map_len);
+	free(mem->ranges);
+	free(mem->vcpus);
+	free(mem);
+}
+
+const char *svmtrace_vmi_mem_kind(const struct svmtrace_vmi_mem *mem)
+{
+	return mem->ops->kind;
+}
+
+const char *svmtrace_vmi_mem_name(const struct svmtrace_vmi_mem *mem)
+{
+	return mem->name;
+}
+
+int svmtrace_vmi_mem_read(const struct svmtrace_vmi_mem *mem, uint64_t gpa, void *buf, size_t len,
+			  struct svmtrace_vmi_error *err)
+{
+	if (len > UINT64_MAX - gpa)
+		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND,
+				"%s: GPA 0x%llx + %zu wraps around", mem->name,
+				(unsigned long long)gpa, len);
+	return mem->ops->read(mem, gpa, buf, len, err);
+}
+
+unsigned int svmtrace_vmi_mem_vcpu_count(const struct svmtrace_vmi_mem *mem)
+{
+	return mem->nr_vcpus;
+}
+
+const struct svmtrace_vmi_vcpu *svmtrace_vmi_mem_vcpu(const struct svmtrace_vmi_mem *mem,
+						      unsigned int index)
+{
+	return index < mem->nr_vcpus ? &mem->vcpus[index] : NULL;
+}
