@@ -21,3 +21,12 @@ $(VMI_PE)/tiny.exe: tests/vmi/pe/tiny.c
 VMI_PE_FILES := $(VMI_PE)/helper.dll $(VMI_PE)/target.exe $(VMI_PE)/tiny.exe
 
 DEB_PACKAGES += gcc-mingw-w64-x86-64
+
+# Command-level tests: tests/vmi/*.sh except the sourced lib.sh.
+VMI_TESTS := $(filter-out tests/vmi/lib.sh,$(sort $(wildcard tests/vmi/*.sh)))
+.PHONY: check-vmi
+check-vmi: all $(VMI_PE_FILES)
+	@BIN=$(abspath $(BUILD)/bin) TMPROOT=$(abspath $(BUILD)/tmp) \
+		VMI_PROFILES=$(VMI_PROFILES) VMI_PE=$(abspath $(VMI_PE)) \
+		tests/lib/run-scripts.sh $(VMI_TESTS)
+CHECK_STEPS += check-vmi

@@ -6,12 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static void print_dtb(uint64_t v)
+/* An address column: hex, or "-" for none. */
+static const char *column(char *buf, uint64_t v)
 {
-	if (v)
-		printf("  0x%016llx", (unsigned long long)v);
-	else
-		printf("  %-18s", "-");
+	if (!v)
+		return "-";
+	snprintf(buf, 19, "0x%016llx", (unsigned long long)v);
+	return buf;
 }
 
 static json_object *process_json(const struct svmtrace_vmi_process *p)
@@ -52,16 +53,15 @@ int cmd_ps(struct vmi_cmd *c, int argc, char **argv)
 		json_object_object_add(o, "processes", a);
 		vmi_json_print(o);
 	} else {
-		printf("%-8s %-8s %-15s  %-18s  %-18s  %-18s  %-18s\n", "PID", "PPID", "NAME", "DTB",
+		printf("%-8s %-8s %-15s  %-18s  %-18s  %-18s  %s\n", "PID", "PPID", "NAME", "DTB",
 		       "USER-DTB", "PEB", "IMAGE-BASE");
 		for (i = 0; i < n; i++) {
-			printf("%-8llu %-8llu %-15s", (unsigned long long)list[i].pid,
-			       (unsigned long long)list[i].ppid, list[i].name);
-			print_dtb(list[i].dtb);
-			print_dtb(list[i].user_dtb);
-			print_dtb(list[i].peb);
-			print_dtb(list[i].image_base);
-			putchar('\n');
+			char a[19], b[19], c2[19], d[19];
+
+			printf("%-8llu %-8llu %-15s  %-18s  %-18s  %-18s  %s\n",
+			       (unsigned long long)list[i].pid, (unsigned long long)list[i].ppid,
+			       list[i].name, column(a, list[i].dtb), column(b, list[i].user_dtb),
+			       column(c2, list[i].peb), column(d, list[i].image_base));
 		}
 	}
 	free(list);
