@@ -156,6 +156,12 @@ static int parse_notes(struct svmtrace_vmi_mem *mem, uint64_t off, uint64_t size
 			rc = note_qemu(mem, (*nr_qemu)++, p + desc_at, descsz, off + pos, err);
 		pos = next;
 	}
+	if (!rc && pos != size)
+		rc = vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+			      "%s: offset 0x%llx: %llu stray bytes at the end of the PT_NOTE "
+			      "segment",
+			      mem->name, (unsigned long long)(off + pos),
+			      (unsigned long long)(size - pos));
 	return rc;
 }
 
