@@ -3,6 +3,7 @@
  * Memory sources: open a file (or caller buffer), pick the driver from its
  * first bytes, and dispatch reads to it.
  */
+#include "lib/vmi/mem_cache.h"
 #include "lib/vmi/mem_driver.h"
 #include "lib/vmi/vmi_error.h"
 
@@ -93,14 +94,19 @@ int svmtrace_vmi_mem_open(const char *path, struct svmtrace_vmi_mem **out,
 				S_ISREG(st.st_mode) ? "empty file" : "not a regular file");
 	}
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	rc = errno;
-	close(fd);
-	if (map == MAP_FAILED)
-		return vmi_fail(err, SVMTRACE_VMI_E_IO, "%s: mmap: %s", path, strerror(rc));
+	if (map == MAP_FAILED) {
+		rc = vmi_fail(err, SVMTRACE_VMI_E_IO, "%s: mmap: %s", path, strerror(errno));
+		close(fd);
+		return rc;
+	}
 	mem = mem_new(path, err);
-	if (!mem) {
+	if (mem)
+		mem->cache = mem_cache_new(fd); /* owns fd from here */
+	if (!mem || !mem->cache) { /* the cache did not take the fd */
+		close(fd);
 		munmap(map, (size_t)st.st_size);
-		return SVMTRACE_VMI_E_NOMEM;
+		free(mem);
+		return vmi_fail(err, SVMTRACE_VMI_E_NOMEM, "%s: out of memory", path);
 	}
 	mem->map = map;
 	mem->map_len = (size_t)st.st_size;
@@ -122,6 +128,7 @@ void svmtrace_vmi_mem_close(struct svmtrace_vmi_mem *mem)
 		mem->ops->release(mem);
 	if (mem->owns_map)
 		munmap((void *)mem->map, mem->map_len);
+	mem_cache_free(mem->cache);
 	free(mem->ranges);
 	free(mem->vcpus);
 	free(mem);

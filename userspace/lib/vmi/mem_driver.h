@@ -30,10 +30,15 @@ struct svmtrace_vmi_mem {
 	const struct vmi_mem_ops *ops;
 	char name[256]; /* the file, for messages */
 
-	/* Mapped sources: the bytes and the sorted, disjoint ranges. */
+	/*
+	 * Mapped sources: the bytes (headers are parsed from here) and the
+	 * sorted, disjoint ranges.  Files also have a page cache that serves
+	 * guest reads; buffers are read directly.
+	 */
 	const uint8_t *map;
 	size_t map_len;
 	int owns_map; /* munmap on close */
+	struct mem_cache *cache;
 	struct vmi_mem_range *ranges;
 	unsigned int nr_ranges;
 

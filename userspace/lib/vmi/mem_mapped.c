@@ -3,6 +3,7 @@
  * Reads from a mapped file described by ranges (guest-physical address ->
  * file offset), shared by the raw and the ELF-core drivers.
  */
+#include "lib/vmi/mem_cache.h"
 #include "lib/vmi/mem_driver.h"
 #include "lib/vmi/vmi_error.h"
 
@@ -48,7 +49,10 @@ int mem_mapped_read(const struct svmtrace_vmi_mem *mem, uint64_t gpa, void *buf,
 		} else {
 			size_t have = r->file_size - in < n ? (size_t)(r->file_size - in) : n;
 
-			memcpy(dst, mem->map + r->offset + in, have);
+			if (!mem->cache)
+				memcpy(dst, mem->map + r->offset + in, have);
+			else if (mem_cache_read(mem->cache, r->offset + in, dst, have, mem->name, err))
+				return err ? err->status : SVMTRACE_VMI_E_IO;
 			memset(dst + have, 0, n - have);
 		}
 		dst += n;

@@ -108,15 +108,25 @@ struct find {
 	int found;
 };
 
+/* Compare the PID first: only the match is read in full (its PEB is in
+ * another address space, and touching every process's page tables is what
+ * makes a lookup slow on a large image). */
 static int find_one(void *ctx, uint64_t link, struct svmtrace_vmi_error *err)
 {
 	struct find *f = ctx;
-	int rc = win_process_read(f->vmi, link, f->out, err);
+	const struct svmtrace_vmi_profile *p = f->vmi->profile;
+	uint64_t pid;
+	int rc = win_read_u64(f->vmi, f->vmi->kernel.dtb, link - p->eprocess.links + p->eprocess.pid,
+			      &pid, err);
 
 	if (rc)
-		return rc;
-	f->found = f->out->pid == f->pid;
-	return f->found;
+		return vmi_prefix(err, SVMTRACE_VMI_E_CORRUPT, "EPROCESS at VA 0x%llx",
+				  (unsigned long long)(link - p->eprocess.links));
+	if (pid != f->pid)
+		return 0;
+	rc = win_process_read(f->vmi, link, f->out, err);
+	f->found = !rc;
+	return rc ? rc : 1;
 }
 
 int svmtrace_vmi_process_find(const struct svmtrace_vmi *vmi, uint64_t pid,
