@@ -42,7 +42,7 @@ DEB_PACKAGES :=
 
 # Packages every part needs; fragments add their own to DEB_PACKAGES.
 DEB_PACKAGES += build-essential pkg-config clang libclang-rt-14-dev llvm liblz4-dev lz4 \
-	check libsubunit-dev zstd xz-utils time
+	check libsubunit-dev zstd xz-utils time perl
 
 .PHONY: all check bench fuzz deps install clean demo kmod e2e
 all:

@@ -73,13 +73,12 @@ struct svmtrace_slot {
 	__u32 reason;			/* gate id, exit code, or end reason (see kind) */
 	__u64 dropped;			/* slots lost on this vCPU right before this one */
 	__u32 vcpu;			/* vCPU index that produced the step */
-	__u32 reserved0;
-	__u64 reserved[1];
+	__u32 reserved;
 };
 
 /*
  * A ring created with SVMTRACE_RING_F_XSTATE carries this larger slot
- * (704 bytes, eleven cache lines): the base slot plus YMM0-15.
+ * (768 bytes, twelve cache lines): the base slot plus YMM0-15.
  */
 struct svmtrace_slot_xstate {
 	struct svmtrace_slot base;
@@ -134,7 +133,7 @@ struct svmtrace_ring_header {
 #define SVMTRACE_STATIC_ASSERT _Static_assert
 #endif
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_slot) == 192, "slot is 3 cache lines");
-SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_slot_xstate) == 704, "xstate slot is 11 lines");
+SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_slot_xstate) == 768, "xstate slot is 12 lines");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_ring_header) == 192, "ring header is 3 lines");
 SVMTRACE_STATIC_ASSERT(__builtin_offsetof(struct svmtrace_slot, kind) == 168, "kind after gprs");
 SVMTRACE_STATIC_ASSERT(__builtin_offsetof(struct svmtrace_ring_header, head) == 64,

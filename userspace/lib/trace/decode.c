@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "lib/trace/decode.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/trace/wire.h"
+
+int decoder_init(struct decoder *d, uint32_t cpu)
+{
+	memset(d, 0, sizeof(*d));
+	d->rec.cpu = cpu;
+	d->rec.state = &d->state;
+	return predict_init(&d->predict);
+}
+
+void decoder_free(struct decoder *d)
+{
+	predict_free(&d->predict);
+}
+
+void decoder_frame_start(struct decoder *d)
+{
+	d->have_state = false;
+	predict_reset(&d->predict);
+}
+
+__attribute__((format(printf, 2, 3))) static const uint8_t *fail(struct decoder *d, const char *fmt,
+								 ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(d->why, sizeof(d->why), fmt, ap);
+	va_end(ap);
+	return NULL;
+}
+
+static const uint8_t *need(struct decoder *d, const uint8_t *p, const uint8_t *end, size_t n,
+			   const char *what)
+{
+	if ((size_t)(end - p) >= n)
+		return p;
+	return fail(d, "%s needs %zu bytes, the frame has %zu left", what, n, (size_t)(end - p));
+}
+
+static const uint8_t *varint(struct decoder *d, const uint8_t *p, const uint8_t *end, uint64_t *v,
+			     const char *what)
+{
+	const uint8_t *q = wire_get_varint(p, end, v);
+
+	if (q)
+		return q;
+	for (const uint8_t *s = p; s < end && s < p + 10; s++)
+		if (!(*s & 0x80))
+			return fail(d, "%s varint does not fit in 64 bits", what);
+	if (end - p < 10)
+		return fail(d, "%s varint runs past the end of the frame", what);
+	return fail(d, "%s varint is longer than 10 bytes", what);
+}
+
+static const uint8_t *check_sequence(struct decoder *d, uint64_t seq)
+{
+	if (d->have_seq && seq <= d->rec.sequence)
+		return fail(d, "sequence %llu does not follow %llu", (unsigned long long)seq,
+			    (unsigned long long)d->rec.sequence);
+	d->have_seq = true;
+	d->rec.sequence = seq;
+	return (const uint8_t *)d; /* any non-NULL */
+}
+
+static const uint8_t *full_record(struct decoder *d, const uint8_t *p, const uint8_t *end)
+{
+	uint8_t h = *p++;
+	const char *what = (h & WIRE_TYPE_MASK) == WIRE_ANCHOR ? "anchor" : "session start";
+	struct svmtrace_record *r = &d->rec;
+	uint64_t seq, v;
+
+	if (h & WIRE_FULL_RESERVED)
+		return fail(d, "%s header 0x%02x has reserved bits 0x%02x set", what, h,
+			    h & WIRE_FULL_RESERVED);
+	if (!(p = varint(d, p, end, &seq, "sequence")) || !check_sequence(d, seq) ||
+	    !need(d, p, end, 8, "TSC"))
+		return NULL;
+	r->tsc = wire_get64(p);
+	if (!(p = varint(d, p + 8, end, &v, "reason")))
+		return NULL;
+	if (v > UINT32_MAX)
+		return fail(d, "reason %llu does not fit in 32 bits", (unsigned long long)v);
+	r->reason = (uint32_t)v;
+	if (!need(d, p, end, 8, "RIP"))
+		return NULL;
+	d->state.rip = wire_get64(p);
+	if (!(p = varint(d, p + 8, end, &d->state.rflags, "RFLAGS")) ||
+	    !(p = varint(d, p, end, &d->state.cr3, "CR3")))
+		return NULL;
+	for (int i = 0; i < SVMTRACE_NR_GPRS; i++)
+		if (!(p = varint(d, p, end, &d->state.gpr[i], svmtrace_gpr_names[i])))
+			return NULL;
+	r->dropped = 0;
+	if ((h & WIRE_FULL_GAP) && !(p = varint(d, p, end, &r->dropped, "dropped count")))
+		return NULL;
+	d->xstate = h & WIRE_FULL_XSTATE;
+	if (d->xstate) {
+		if (!need(d, p, end, WIRE_XSTATE_SIZE, "YMM state"))
+			return NULL;
+		d->state.xstate_bv = wire_get64(p);
+		memcpy(d->state.ymm, p + 8, sizeof(d->state.ymm));
+		p += WIRE_XSTATE_SIZE;
+	} else {
+		d->state.xstate_bv = 0;
+		memset(d->state.ymm, 0, sizeof(d->state.ymm));
+	}
+	r->kind = (h & WIRE_TYPE_MASK) == WIRE_ANCHOR ? SVMTRACE_SLOT_INSTRUCTION
+						      : SVMTRACE_SLOT_SESSION_START;
+	r->has_tsc = true;
+	r->has_ymm = d->xstate;
+	r->anchor = true;
+	d->have_state = true;
+	return p;
+}
+
+static const uint8_t *session_end(struct decoder *d, const uint8_t *p, const uint8_t *end)
+{
+	struct svmtrace_record *r = &d->rec;
+	uint8_t h = *p;
+
+	if (h & WIRE_END_RESERVED)
+		return fail(d, "session end header 0x%02x has reserved bits 0x%02x set", h,
+			    h & WIRE_END_RESERVED);
+	if (!need(d, p, end, WIRE_END_SIZE, "session end") || !check_sequence(d, wire_get64(p + 1)))
+		return NULL;
+	r->kind = SVMTRACE_SLOT_SESSION_END;
+	r->tsc = wire_get64(p + 9);
+	r->reason = wire_get32(p + 17);
+	d->state.rip = wire_get64(p + 21);
+	p += WIRE_END_SIZE;
+	r->dropped = 0;
+	if ((h & WIRE_END_GAP) && !(p = varint(d, p, end, &r->dropped, "dropped count")))
+		return NULL;
+	r->has_tsc = true;
+	r->has_ymm = d->xstate;
+	r->anchor = false;
+	d->have_state = false; /* the next session starts from a full record */
+	return p;
+}
+
+static const uint8_t *ymm_delta(struct decoder *d, const uint8_t *p, const uint8_t *end)
+{
+	unsigned int mask;
+
+	if (!d->xstate)
+		return fail(d, "delta carries YMM state, its anchor has none");
+	if (!need(d, p, end, 10, "YMM delta header"))
+		return NULL;
+	d->state.xstate_bv = wire_get64(p);
+	mask = wire_get16(p + 8);
+	p += 10;
+	for (; mask; mask &= mask - 1) {
+		if (!need(d, p, end, WIRE_YMM_BYTES, "YMM register"))
+			return NULL;
+		memcpy(d->state.ymm[__builtin_ctz(mask)], p, WIRE_YMM_BYTES);
+		p += WIRE_YMM_BYTES;
+	}
+	return p;
+}
+
+static const uint8_t *explicit_gprs(struct decoder *d, const uint8_t *p, const uint8_t *end,
+				    unsigned int *maskp, uint64_t *delta)
+{
+	unsigned int mask;
+
+	if (!need(d, p, end, 2, "GPR mask"))
+		return NULL;
+	mask = wire_get16(p);
+	p += 2;
+	*maskp = mask;
+	for (; mask; mask &= mask - 1) {
+		unsigned int i = (unsigned int)__builtin_ctz(mask);
+		uint64_t v;
+
+		p = varint(d, p, end, &v, svmtrace_gpr_names[i]);
+		if (!p)
+			return NULL;
+		delta[i] = unzigzag(v);
+		d->state.gpr[i] += delta[i];
+	}
+	return p;
+}
+
+static const uint8_t *delta_record(struct decoder *d, const uint8_t *p, const uint8_t *end)
+{
+	uint8_t h = *p++;
+	uint64_t from = d->state.rip;
+	struct predict_entry *pe = predict_slot(&d->predict, from);
+	bool hit = predict_hit(&d->predict, pe, from);
+	uint64_t delta[SVMTRACE_NR_GPRS], v, step = 1;
+	unsigned int mask = 0;
+	struct svmtrace_record *r = &d->rec;
+
+	if (!d->have_state)
+		return fail(d, "delta record before any anchor in this frame");
+	if (h & WIRE_DELTA_RESERVED)
+		return fail(d, "delta header 0x%02x has reserved bit 0x80 set", h);
+
+	if (h & WIRE_DELTA_RIP) {
+		p = varint(d, p, end, &v, "RIP");
+		if (!p)
+			return NULL;
+		d->state.rip = from + unzigzag(v);
+	} else if (hit) {
+		d->state.rip = pe->next_rip;
+	} else {
+		return fail(d, "delta predicts the RIP after 0x%llx, which has no history",
+			    (unsigned long long)from);
+	}
+
+	if (h & WIRE_DELTA_GPR) {
+		p = explicit_gprs(d, p, end, &mask, delta);
+		if (!p)
+			return NULL;
+	} else if (hit) {
+		unsigned int n = 0;
+
+		for (unsigned int m = pe->mask; m; m &= m - 1)
+			d->state.gpr[__builtin_ctz(m)] += pe->delta[n++];
+	}
+
+	v = 0;
+	if (h & WIRE_DELTA_RFLAGS) {
+		p = varint(d, p, end, &v, "RFLAGS");
+		if (!p)
+			return NULL;
+	}
+	d->state.rflags = (hit ? pe->rflags : d->state.rflags) ^ v;
+
+	if (h & WIRE_DELTA_SEQ) {
+		p = varint(d, p, end, &v, "sequence step");
+		if (!p)
+			return NULL;
+		if (r->sequence > UINT64_MAX - 2 || v > UINT64_MAX - 2 - r->sequence)
+			return fail(d, "sequence step %llu overflows after %llu",
+				    (unsigned long long)v, (unsigned long long)r->sequence);
+		step = v + 2;
+	} else if (r->sequence == UINT64_MAX) {
+		return fail(d, "sequence overflows after %llu", (unsigned long long)r->sequence);
+	}
+	r->sequence += step;
+
+	if (h & WIRE_DELTA_XSTATE) {
+		p = ymm_delta(d, p, end);
+		if (!p)
+			return NULL;
+	}
+
+	if (!hit || (h & (WIRE_DELTA_RIP | WIRE_DELTA_GPR | WIRE_DELTA_RFLAGS))) {
+		predict_learn_flow(&d->predict, pe, from, d->state.rip, d->state.rflags);
+		if (!hit || (h & WIRE_DELTA_GPR))
+			predict_learn_gprs(pe, mask, delta);
+	}
+	r->kind = SVMTRACE_SLOT_INSTRUCTION;
+	r->has_tsc = false;
+	r->anchor = false;
+	r->reason = 0;
+	r->dropped = 0;
+	return p;
+}
+
+const uint8_t *decoder_next(struct decoder *d, const uint8_t *p, const uint8_t *end)
+{
+	switch (*p & WIRE_TYPE_MASK) {
+	case WIRE_DELTA:
+		return delta_record(d, p, end);
+	case WIRE_SESSION_END:
+		return session_end(d, p, end);
+	default:
+		return full_record(d, p, end);
+	}
+}

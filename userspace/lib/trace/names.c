@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <svmtrace/trace.h>
+
+const char *const svmtrace_gpr_names[SVMTRACE_NR_GPRS] = {
+	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",
+	"r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15",
+};
+
+const char *svmtrace_kind_name(enum svmtrace_slot_kind kind)
+{
+	switch (kind) {
+	case SVMTRACE_SLOT_INSTRUCTION:
+		return "instruction";
+	case SVMTRACE_SLOT_SESSION_START:
+		return "session_start";
+	case SVMTRACE_SLOT_SESSION_END:
+		return "session_end";
+	}
+	return "unknown";
+}
+
+const char *svmtrace_end_reason_name(uint32_t reason)
+{
+	switch (reason) {
+	case SVMTRACE_END_STOP:
+		return "stop";
+	case SVMTRACE_END_CR3:
+		return "cr3";
+	case SVMTRACE_END_VCPU_GONE:
+		return "vcpu-gone";
+	case SVMTRACE_END_LIMIT:
+		return "limit";
+	case SVMTRACE_END_ERROR:
+		return "error";
+	}
+	return "unknown";
+}

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The v5 wire format, as docs/format.md specifies it byte by byte.  Only the
+ * encoder, the decoder and the frame layer include this.
+ */
+#ifndef SVMTRACE_WIRE_H
+#define SVMTRACE_WIRE_H
+
+#include <stdint.h>
+#include <string.h>
+
+#define WIRE_MAGIC	       "FTRC"
+#define WIRE_HEADER_SIZE       16
+#define WIRE_FLAG_FRAMED       0x1u
+#define WIRE_FRAME_HEADER_SIZE 8
+
+/* Low two bits of every record's first byte. */
+#define WIRE_TYPE_MASK	   0x03
+#define WIRE_DELTA	   0x00
+#define WIRE_ANCHOR	   0x01
+#define WIRE_SESSION_START 0x02
+#define WIRE_SESSION_END   0x03
+
+/*
+ * Full-state records (anchor, session start): header, varint seq, u64 tsc,
+ * varint reason, u64 rip, varint rflags, varint cr3, 16 varint GPRs, then
+ * the optional parts below.
+ */
+#define WIRE_FULL_XSTATE   0x04 /* u64 xstate_bv + YMM0-15 follow */
+#define WIRE_FULL_GAP	   0x08 /* varint dropped count follows */
+#define WIRE_FULL_RESERVED 0xf0
+
+/* Delta records: what is stored explicitly instead of predicted. */
+#define WIRE_DELTA_RIP	    0x04 /* zigzag varint: rip - previous rip */
+#define WIRE_DELTA_GPR	    0x08 /* u16 mask, then a zigzag varint per set bit */
+#define WIRE_DELTA_RFLAGS   0x10 /* varint: rflags XOR predicted rflags */
+#define WIRE_DELTA_SEQ	    0x20 /* varint: sequence step - 2 */
+#define WIRE_DELTA_XSTATE   0x40 /* u64 xstate_bv, u16 YMM mask, 32 bytes per set bit */
+#define WIRE_DELTA_RESERVED 0x80
+
+/* Session end: type, u64 seq, u64 tsc, u32 reason, u64 rip [, varint dropped]. */
+#define WIRE_END_SIZE	  (1 + 8 + 8 + 4 + 8)
+#define WIRE_END_GAP	  0x04 /* varint dropped count follows */
+#define WIRE_END_RESERVED 0xf8
+
+#define WIRE_YMM_BYTES	 32
+#define WIRE_XSTATE_SIZE (8 + 16 * WIRE_YMM_BYTES)
+
+/*
+ * Worst cases: a full record with every varint at its longest, and a delta
+ * with every part explicit (RIP, mask + 16 GPRs, RFLAGS, sequence, YMM).
+ */
+#define WIRE_FULL_MAX	(1 + 10 + 8 + 5 + 8 + 10 + 10 + 16 * 10 + 10 + WIRE_XSTATE_SIZE)
+#define WIRE_DELTA_MAX	(1 + 10 + 2 + 16 * 10 + 10 + 10 + 8 + 2 + 16 * WIRE_YMM_BYTES)
+#define WIRE_RECORD_MAX (WIRE_FULL_MAX > WIRE_DELTA_MAX ? WIRE_FULL_MAX : WIRE_DELTA_MAX)
+
+static inline uint64_t wire_get64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint32_t wire_get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline uint16_t wire_get16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return v;
+}
+
+static inline uint8_t *wire_put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+	return p + 8;
+}
+
+static inline uint8_t *wire_put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+	return p + 4;
+}
+
+static inline uint8_t *wire_put16(uint8_t *p, uint16_t v)
+{
+	memcpy(p, &v, 2);
+	return p + 2;
+}
+
+/* Signed values become unsigned varints with the sign in bit 0. */
+static inline uint64_t zigzag(uint64_t delta)
+{
+	return (delta << 1) ^ (uint64_t)((int64_t)delta >> 63);
+}
+
+static inline uint64_t unzigzag(uint64_t v)
+{
+	return (v >> 1) ^ (0 - (v & 1));
+}
+
+/* LEB128: seven bits a byte, low first, high bit = more. At most 10 bytes. */
+static inline uint8_t *wire_put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)v | 0x80;
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/*
+ * Read a varint from [p, end).  Returns the byte after it, or NULL when it
+ * runs past end or over 10 bytes or past 64 bits.
+ */
+static inline const uint8_t *wire_get_varint(const uint8_t *p, const uint8_t *end, uint64_t *out)
+{
+	uint64_t v = 0;
+	unsigned int shift = 0;
+
+	if (p < end && *p < 0x80) { /* the common one-byte case */
+		*out = *p;
+		return p + 1;
+	}
+	while (p < end) {
+		uint8_t b = *p++;
+
+		if (shift == 63 && b > 1)
+			return NULL;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*out = v;
+			return p;
+		}
+		shift += 7;
+		if (shift > 63)
+			return NULL;
+	}
+	return NULL;
+}
+
+#endif

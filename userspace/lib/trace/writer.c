@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * v5 writer: records from the encoder are packed into frames of at most
+ * SVMTRACE_FRAME_MAX decoded bytes, each compressed as one LZ4 block (or
+ * stored raw when LZ4 does not shrink it) and written with its 8-byte frame
+ * header in a single write, so a crash can only cut the last frame.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <lz4.h>
+#include <lz4hc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/trace/encode.h"
+#include "lib/trace/error.h"
+#include "lib/trace/wire.h"
+
+struct svmtrace_writer {
+	int fd;
+	char *path;
+	char *partial; /* path + ".partial" while writing */
+	struct svmtrace_writer_options opt;
+	struct encoder enc;
+	bool started; /* at least one slot appended */
+	uint64_t last_seq;
+	size_t len; /* bytes in frame[] */
+	uint8_t frame[SVMTRACE_FRAME_MAX];
+	uint8_t out[WIRE_FRAME_HEADER_SIZE + LZ4_COMPRESSBOUND(SVMTRACE_FRAME_MAX)];
+	void *lz4_state;
+	struct svmtrace_writer_stats stats;
+};
+
+void svmtrace_writer_options_init(struct svmtrace_writer_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->anchor_interval = SVMTRACE_DEFAULT_ANCHOR_INTERVAL;
+	o->lz4_level = SVMTRACE_DEFAULT_LZ4_LEVEL;
+}
+
+static int write_all(struct svmtrace_writer *w, const uint8_t *buf, size_t len,
+		     struct svmtrace_error *err)
+{
+	while (len) {
+		ssize_t n = write(w->fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return trace_error(err, SVMTRACE_E_IO, w->partial, w->stats.file_bytes,
+					   "write failed: %s", strerror(errno));
+		buf += n;
+		len -= (size_t)n;
+		w->stats.file_bytes += (uint64_t)n;
+	}
+	return 0;
+}
+
+static size_t compress_frame(struct svmtrace_writer *w, uint8_t *dst, size_t cap)
+{
+	int n;
+
+	if (w->opt.raw_frames)
+		return 0;
+	if (w->opt.lz4_level > 0)
+		n = LZ4_compress_HC_extStateHC(w->lz4_state, (const char *)w->frame, (char *)dst,
+					       (int)w->len, (int)cap, w->opt.lz4_level);
+	else
+		n = LZ4_compress_fast_extState(w->lz4_state, (const char *)w->frame, (char *)dst,
+					       (int)w->len, (int)cap, 1);
+	return n > 0 && (size_t)n < w->len ? (size_t)n : 0;
+}
+
+static int flush_frame(struct svmtrace_writer *w, struct svmtrace_error *err)
+{
+	uint8_t *payload = w->out + WIRE_FRAME_HEADER_SIZE;
+	size_t stored;
+	int ret;
+
+	if (!w->len)
+		return 0;
+	stored = compress_frame(w, payload, sizeof(w->out) - WIRE_FRAME_HEADER_SIZE);
+	if (stored) {
+		w->stats.frames_lz4++;
+	} else {
+		memcpy(payload, w->frame, w->len);
+		stored = w->len;
+		w->stats.frames_raw++;
+	}
+	wire_put32(w->out, (uint32_t)w->len);
+	wire_put32(w->out + 4, (uint32_t)stored);
+	ret = write_all(w, w->out, WIRE_FRAME_HEADER_SIZE + stored, err);
+	w->stats.decoded_bytes += w->len;
+	w->len = 0;
+	return ret;
+}
+
+static int write_header(struct svmtrace_writer *w, struct svmtrace_error *err)
+{
+	uint8_t h[WIRE_HEADER_SIZE];
+
+	memcpy(h, WIRE_MAGIC, 4);
+	wire_put32(h + 4, SVMTRACE_FORMAT_VERSION);
+	wire_put32(h + 8, w->opt.cpu);
+	wire_put32(h + 12, WIRE_FLAG_FRAMED);
+	return write_all(w, h, sizeof(h), err);
+}
+
+static void writer_free(struct svmtrace_writer *w)
+{
+	if (w->fd >= 0)
+		close(w->fd);
+	encoder_free(&w->enc);
+	free(w->lz4_state);
+	free(w->path);
+	free(w->partial);
+	free(w);
+}
+
+int svmtrace_writer_open(struct svmtrace_writer **writer, const char *path,
+			 const struct svmtrace_writer_options *options, struct svmtrace_error *err)
+{
+	struct svmtrace_writer *w;
+	int ret;
+
+	*writer = NULL;
+	if (options->anchor_interval < 1)
+		return trace_error_noloc(err, SVMTRACE_E_INVALID, path,
+					 "anchor interval must be at least 1");
+	if (options->lz4_level < 0 || options->lz4_level > LZ4HC_CLEVEL_MAX)
+		return trace_error_noloc(err, SVMTRACE_E_INVALID, path,
+					 "LZ4 level %d is outside 0..%d", options->lz4_level,
+					 LZ4HC_CLEVEL_MAX);
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return trace_error_noloc(err, SVMTRACE_E_NOMEM, path, "out of memory");
+	w->fd = -1;
+	w->opt = *options;
+	w->path = strdup(path);
+	if (asprintf(&w->partial, "%s.partial", path) < 0)
+		w->partial = NULL;
+	w->lz4_state = malloc(options->lz4_level > 0 ? (size_t)LZ4_sizeofStateHC()
+						     : (size_t)LZ4_sizeofState());
+	if (!w->path || !w->partial || !w->lz4_state ||
+	    encoder_init(&w->enc, options->anchor_interval) < 0) {
+		writer_free(w);
+		return trace_error_noloc(err, SVMTRACE_E_NOMEM, path, "out of memory");
+	}
+	w->fd = open(w->partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		ret = trace_error_noloc(err, SVMTRACE_E_IO, w->partial, "cannot create: %s",
+					strerror(errno));
+		writer_free(w);
+		return ret;
+	}
+	ret = write_header(w, err);
+	if (ret) {
+		svmtrace_writer_discard(w);
+		return ret;
+	}
+	*writer = w;
+	return 0;
+}
+
+static int append(struct svmtrace_writer *w, const struct svmtrace_slot *s,
+		  const struct svmtrace_slot_xstate *x, struct svmtrace_error *err)
+{
+	bool full;
+	int ret;
+
+	if (s->kind < SVMTRACE_SLOT_INSTRUCTION || s->kind > SVMTRACE_SLOT_SESSION_END)
+		return trace_error_noloc(err, SVMTRACE_E_INVALID, w->path,
+					 "slot %llu has kind %u (expected 1..3)",
+					 (unsigned long long)s->seq, s->kind);
+	if (w->started && s->seq <= w->last_seq)
+		return trace_error_noloc(
+			err, SVMTRACE_E_INVALID, w->path, "slot sequence %llu does not follow %llu",
+			(unsigned long long)s->seq, (unsigned long long)w->last_seq);
+	if (w->len + WIRE_RECORD_MAX > SVMTRACE_FRAME_MAX) {
+		ret = flush_frame(w, err);
+		if (ret)
+			return ret;
+	}
+	if (!w->len)
+		encoder_frame_start(&w->enc);
+	w->len += encoder_put(&w->enc, s, x, w->frame + w->len, &full);
+	w->started = true;
+	w->last_seq = s->seq;
+	w->stats.records++;
+	w->stats.anchors += full;
+	return 0;
+}
+
+int svmtrace_writer_append(struct svmtrace_writer *w, const struct svmtrace_slot *slot,
+			   struct svmtrace_error *err)
+{
+	return append(w, slot, NULL, err);
+}
+
+int svmtrace_writer_append_xstate(struct svmtrace_writer *w,
+				  const struct svmtrace_slot_xstate *slot,
+				  struct svmtrace_error *err)
+{
+	return append(w, &slot->base, slot, err);
+}
+
+int svmtrace_writer_flush(struct svmtrace_writer *w, struct svmtrace_error *err)
+{
+	return flush_frame(w, err);
+}
+
+const struct svmtrace_writer_stats *svmtrace_writer_stats(const struct svmtrace_writer *w)
+{
+	return &w->stats;
+}
+
+int svmtrace_writer_close(struct svmtrace_writer *w, struct svmtrace_error *err)
+{
+	int ret = flush_frame(w, err);
+
+	if (!ret && fsync(w->fd) < 0)
+		ret = trace_error_noloc(err, SVMTRACE_E_IO, w->partial, "fsync failed: %s",
+					strerror(errno));
+	if (close(w->fd) < 0 && !ret)
+		ret = trace_error_noloc(err, SVMTRACE_E_IO, w->partial, "close failed: %s",
+					strerror(errno));
+	w->fd = -1;
+	if (!ret && rename(w->partial, w->path) < 0)
+		ret = trace_error_noloc(err, SVMTRACE_E_IO, w->path, "cannot rename %s: %s",
+					w->partial, strerror(errno));
+	writer_free(w);
+	return ret;
+}
+
+void svmtrace_writer_discard(struct svmtrace_writer *w)
+{
+	unlink(w->partial);
+	writer_free(w);
+}

@@ -1,0 +1,5 @@
+# svmtrace-dump: offline analysis of v5 files, one subcommand per cmd_*.c.
+DUMP_SRCS := $(addprefix userspace/svmtrace-dump/,main.c cmd_inspect.c cmd_dump.c cmd_stats.c \
+	cmd_pack.c files.c out.c counts.c) $(CLI_SRCS)
+$(eval $(call program,svmtrace-dump,$(DUMP_SRCS)))
+MAN_PAGES += docs/man/svmtrace-dump.1

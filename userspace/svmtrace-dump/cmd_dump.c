@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dump: decoded records as CSV (cpu,sequence,kind,rip,rflags,cr3,reason and
+ * with --regs the 16 GPRs) or JSON lines, filtered, from one file or merged
+ * from several per-vCPU files in global sequence order.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cli.h"
+#include "svmtrace-dump/commands.h"
+#include "svmtrace-dump/files.h"
+#include "svmtrace-dump/out.h"
+
+static const char dump_usage[] =
+	"usage: svmtrace-dump dump [options] FILE [LIMIT]\n"
+	"       svmtrace-dump dump --merge [options] FILE...\n"
+	"Print decoded records, one row each: cpu,sequence,kind,rip,rflags,cr3,reason.\n"
+	"  --regs              add the 16 GPRs: rax rbx rcx rdx rsi rdi rbp rsp r8..r15\n"
+	"  --format csv|jsonl  output format (default csv)\n"
+	"  --cr3 X             only rows whose CR3 is X\n"
+	"  --rip-range A-B     only rows with A <= rip <= B\n"
+	"  --seq A-B           only rows with A <= sequence <= B\n"
+	"  --limit N           stop after N rows (also the optional LIMIT argument)\n"
+	"  --merge             interleave several per-vCPU files by global sequence\n"
+	"  --allow-truncated   exit 0 when a file ends inside a frame\n";
+
+struct filter {
+	bool cr3_set;
+	uint64_t cr3;
+	uint64_t rip_lo, rip_hi;
+	uint64_t seq_lo, seq_hi;
+};
+
+struct dump {
+	struct filter f;
+	bool regs;
+	bool jsonl;
+	bool merge;
+	bool allow_truncated;
+	uint64_t limit;
+	uint64_t rows;
+};
+
+static bool wanted(const struct filter *f, const struct svmtrace_record *r)
+{
+	const struct svmtrace_state *s = r->state;
+
+	return r->sequence >= f->seq_lo && r->sequence <= f->seq_hi && s->rip >= f->rip_lo &&
+	       s->rip <= f->rip_hi && (!f->cr3_set || s->cr3 == f->cr3);
+}
+
+static char *csv_row(char *p, const struct svmtrace_record *r, bool regs)
+{
+	const struct svmtrace_state *s = r->state;
+
+	p = put_dec(p, r->cpu);
+	*p++ = ',';
+	p = put_dec(p, r->sequence);
+	*p++ = ',';
+	p = put_str(p, svmtrace_kind_name(r->kind));
+	*p++ = ',';
+	p = put_hex(p, s->rip);
+	*p++ = ',';
+	p = put_hex(p, s->rflags);
+	*p++ = ',';
+	p = put_hex(p, s->cr3);
+	*p++ = ',';
+	p = put_dec(p, r->reason);
+	if (regs) {
+		for (int i = 0; i < SVMTRACE_NR_GPRS; i++) {
+			*p++ = ',';
+			p = put_hex(p, s->gpr[i]);
+		}
+	}
+	*p++ = '\n';
+	return p;
+}
+
+static char *json_hex(char *p, const char *key, uint64_t v)
+{
+	*p++ = '"';
+	p = put_str(p, key);
+	p = put_str(p, "\":\"");
+	p = put_hex(p, v);
+	*p++ = '"';
+	return p;
+}
+
+static char *json_row(char *p, const struct svmtrace_record *r, bool regs)
+{
+	const struct svmtrace_state *s = r->state;
+
+	p = put_str(p, "{\"cpu\":");
+	p = put_dec(p, r->cpu);
+	p = put_str(p, ",\"sequence\":");
+	p = put_dec(p, r->sequence);
+	p = put_str(p, ",\"kind\":\"");
+	p = put_str(p, svmtrace_kind_name(r->kind));
+	p = put_str(p, "\",");
+	p = json_hex(p, "rip", s->rip);
+	*p++ = ',';
+	p = json_hex(p, "rflags", s->rflags);
+	*p++ = ',';
+	p = json_hex(p, "cr3", s->cr3);
+	p = put_str(p, ",\"reason\":");
+	p = put_dec(p, r->reason);
+	if (r->has_tsc) {
+		*p++ = ',';
+		p = json_hex(p, "tsc", r->tsc);
+	}
+	if (r->dropped) {
+		p = put_str(p, ",\"dropped\":");
+		p = put_dec(p, r->dropped);
+	}
+	if (regs) {
+		p = put_str(p, ",\"regs\":{");
+		for (int i = 0; i < SVMTRACE_NR_GPRS; i++) {
+			if (i)
+				*p++ = ',';
+			p = json_hex(p, svmtrace_gpr_names[i], s->gpr[i]);
+		}
+		*p++ = '}';
+	}
+	p = put_str(p, "}\n");
+	return p;
+}
+
+/* Print @r if the filters take it; false once the row limit is reached. */
+static bool emit(struct dump *d, const struct svmtrace_record *r)
+{
+	char *p;
+
+	if (!wanted(&d->f, r))
+		return true;
+	p = out_row();
+	out_commit(d->jsonl ? json_row(p, r, d->regs) : csv_row(p, r, d->regs));
+	return ++d->rows < d->limit;
+}
+
+static void header(const struct dump *d)
+{
+	char *p;
+
+	if (d->jsonl)
+		return;
+	p = put_str(out_row(), "cpu,sequence,kind,rip,rflags,cr3,reason");
+	for (int i = 0; d->regs && i < SVMTRACE_NR_GPRS; i++) {
+		*p++ = ',';
+		p = put_str(p, svmtrace_gpr_names[i]);
+	}
+	*p++ = '\n';
+	out_commit(p);
+}
+
+static int dump_one(struct dump *d, const char *path)
+{
+	struct svmtrace_reader *r = open_trace(path);
+	const struct svmtrace_record *rec;
+	int ret, status;
+
+	while ((ret = svmtrace_reader_next(r, &rec)) > 0)
+		if (rec->sequence > d->f.seq_hi || !emit(d, rec))
+			break;
+	out_flush();
+	status = finish_trace(r, ret, d->allow_truncated);
+	svmtrace_reader_close(r);
+	return status;
+}
+
+static int dump_merged(struct dump *d, int n, char **paths)
+{
+	struct svmtrace_reader **r = calloc((size_t)n, sizeof(*r));
+	const struct svmtrace_record **head = calloc((size_t)n, sizeof(*head));
+	int status = 0, ret;
+
+	if (!r || !head)
+		die("out of memory");
+	for (int i = 0; i < n; i++) {
+		r[i] = open_trace(paths[i]);
+		ret = svmtrace_reader_next(r[i], &head[i]);
+		if (ret <= 0) {
+			head[i] = NULL;
+			status |= finish_trace(r[i], ret, d->allow_truncated);
+		}
+	}
+	for (;;) {
+		int best = -1;
+
+		for (int i = 0; i < n; i++)
+			if (head[i] && (best < 0 || head[i]->sequence < head[best]->sequence))
+				best = i;
+		if (best < 0 || head[best]->sequence > d->f.seq_hi || !emit(d, head[best]))
+			break;
+		ret = svmtrace_reader_next(r[best], &head[best]);
+		if (ret <= 0) {
+			head[best] = NULL;
+			out_flush();
+			status |= finish_trace(r[best], ret, d->allow_truncated);
+		}
+	}
+	out_flush();
+	for (int i = 0; i < n; i++)
+		svmtrace_reader_close(r[i]);
+	free(r);
+	free(head);
+	return status;
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "regs", no_argument, NULL, 'r' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "cr3", required_argument, NULL, 'c' },
+		{ "rip-range", required_argument, NULL, 'i' },
+		{ "seq", required_argument, NULL, 's' },
+		{ "limit", required_argument, NULL, 'l' },
+		{ "merge", no_argument, NULL, 'm' },
+		{ "allow-truncated", no_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dump d = { .f = { .rip_hi = UINT64_MAX, .seq_hi = UINT64_MAX },
+			  .limit = UINT64_MAX };
+	int c, nfiles;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			d.regs = true;
+			break;
+		case 'f':
+			if (strcmp(optarg, "csv") && strcmp(optarg, "jsonl"))
+				die("--format: expected csv or jsonl, got '%s'", optarg);
+			d.jsonl = !strcmp(optarg, "jsonl");
+			break;
+		case 'c':
+			d.f.cr3_set = true;
+			d.f.cr3 = parse_u64(optarg, "--cr3");
+			break;
+		case 'i':
+			parse_range(optarg, "--rip-range", &d.f.rip_lo, &d.f.rip_hi);
+			break;
+		case 's':
+			parse_range(optarg, "--seq", &d.f.seq_lo, &d.f.seq_hi);
+			break;
+		case 'l':
+			d.limit = parse_u64(optarg, "--limit");
+			break;
+		case 'm':
+			d.merge = true;
+			break;
+		case 't':
+			d.allow_truncated = true;
+			break;
+		case 'h':
+			fputs(dump_usage, stdout);
+			return 0;
+		default:
+			fputs(dump_usage, stderr);
+			return 2;
+		}
+	}
+	nfiles = argc - optind;
+	if (!d.merge && nfiles == 2) {
+		d.limit = parse_u64(argv[optind + 1], "LIMIT");
+		nfiles = 1;
+	}
+	if (nfiles < 1 || (!d.merge && nfiles != 1)) {
+		fputs(dump_usage, stderr);
+		return 2;
+	}
+	header(&d);
+	if (d.limit == 0) {
+		out_flush();
+		return 0;
+	}
+	return d.merge ? dump_merged(&d, nfiles, argv + optind) : dump_one(&d, argv[optind]);
+}

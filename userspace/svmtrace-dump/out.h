@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Buffered text output for rows: CSV and JSON lines are written millions of
+ * times a second, so numbers are formatted by hand into one large buffer
+ * instead of through printf.
+ */
+#ifndef SVMTRACE_DUMP_OUT_H
+#define SVMTRACE_DUMP_OUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define OUT_BUFFER  (1u << 18)
+#define OUT_ROW_MAX 2048 /* the longest row any command writes */
+
+struct out {
+	int fd;
+	size_t len;
+	char buf[OUT_BUFFER];
+};
+
+extern struct out out;
+
+/* Write the buffer to out.fd; dies on a write error (EPIPE exits quietly). */
+void out_flush(void);
+
+/* Room for one more row (at most OUT_ROW_MAX bytes); returns where to write. */
+static inline char *out_row(void)
+{
+	if (out.len > OUT_BUFFER - OUT_ROW_MAX)
+		out_flush();
+	return out.buf + out.len;
+}
+
+/* The row written up to @end is complete. */
+static inline void out_commit(char *end)
+{
+	out.len = (size_t)(end - out.buf);
+}
+
+static inline char *put_str(char *p, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(p, s, n);
+	return p + n;
+}
+
+char *put_dec(char *p, uint64_t v);
+
+/* Eight hex digits of @x as ASCII, most significant first in memory order. */
+static inline uint64_t hex_digits8(uint32_t x)
+{
+	uint64_t t = x;
+
+	/* one nibble per byte, least significant nibble in byte 0 */
+	t = (t | (t << 16)) & 0x0000ffff0000ffffull;
+	t = (t | (t << 8)) & 0x00ff00ff00ff00ffull;
+	t = (t | (t << 4)) & 0x0f0f0f0f0f0f0f0full;
+	/* '0' + nibble, plus 39 more ('a' - '0' - 10) where the nibble is >= 10 */
+	t += 0x3030303030303030ull +
+	     (((t + 0x0606060606060606ull) >> 4) & 0x0101010101010101ull) * 39;
+	return __builtin_bswap64(t);
+}
+
+/*
+ * "0x" and lowercase hex digits, no leading zeros ("0x0" for zero).  Writes
+ * 18 bytes whatever the length (rows have room to spare) and returns the end
+ * of the digits.
+ */
+static inline char *put_hex(char *p, uint64_t v)
+{
+	unsigned int digits = v ? (unsigned int)(67 - __builtin_clzll(v)) / 4 : 1;
+	unsigned __int128 chars = (unsigned __int128)hex_digits8((uint32_t)v) << 64 |
+				  hex_digits8((uint32_t)(v >> 32));
+
+	p[0] = '0';
+	p[1] = 'x';
+	chars >>= 8 * (16 - digits); /* drop the leading zeros */
+	memcpy(p + 2, &chars, 16);
+	return p + 2 + digits;
+}
+
+#endif
