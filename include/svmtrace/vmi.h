@@ -119,8 +119,8 @@ const char *svmtrace_vmi_profile_path(const struct svmtrace_vmi_profile *profile
  * file, which must be for @id.  A file for another kernel fails with
  * E_MISMATCH and a message naming both GUIDs.
  */
-int svmtrace_vmi_profile_find(const char *path, const char *id,
-			      struct svmtrace_vmi_profile **out, struct svmtrace_vmi_error *err);
+int svmtrace_vmi_profile_find(const char *path, const char *id, struct svmtrace_vmi_profile **out,
+			      struct svmtrace_vmi_error *err);
 
 /* ---- the kernel --------------------------------------------------------- */
 
@@ -136,11 +136,11 @@ enum svmtrace_vmi_method {
 const char *svmtrace_vmi_method_name(enum svmtrace_vmi_method method);
 
 struct svmtrace_vmi_kernel {
-	uint64_t base;		/* ntoskrnl's image base (VA) */
-	uint64_t dtb;		/* page-table root that maps it */
+	uint64_t base; /* ntoskrnl's image base (VA) */
+	uint64_t dtb;  /* page-table root that maps it */
 	uint32_t size_of_image;
-	char pdb_name[64];	/* from the RSDS record, e.g. "ntkrnlmp.pdb" */
-	char id[48];		/* "GUID-AGE" from the RSDS record */
+	char pdb_name[64]; /* from the RSDS record, e.g. "ntkrnlmp.pdb" */
+	char id[48];	   /* "GUID-AGE" from the RSDS record */
 	enum svmtrace_vmi_method method;
 };
 
@@ -190,14 +190,14 @@ struct svmtrace_vmi_process {
 	uint64_t pid;
 	uint64_t ppid;
 	char name[SVMTRACE_VMI_NAME_MAX + 1];
-	uint64_t eprocess;	/* VA of the EPROCESS */
-	uint64_t dtb;		/* DirectoryTableBase, PCID bits 11:0 masked */
-	uint64_t user_dtb;	/* UserDirectoryTableBase (KVA shadow), masked;
-				   0 when the process has none */
-	uint64_t dtb_raw;	/* the fields as stored */
+	uint64_t eprocess; /* VA of the EPROCESS */
+	uint64_t dtb;	   /* DirectoryTableBase, PCID bits 11:0 masked */
+	uint64_t user_dtb; /* UserDirectoryTableBase (KVA shadow), masked;
+			      0 when the process has none */
+	uint64_t dtb_raw;  /* the fields as stored */
 	uint64_t user_dtb_raw;
-	uint64_t peb;		/* 0 for kernel processes */
-	uint64_t image_base;	/* PEB.ImageBaseAddress, else SectionBaseAddress */
+	uint64_t peb;	     /* 0 for kernel processes */
+	uint64_t image_base; /* PEB.ImageBaseAddress, else SectionBaseAddress */
 };
 
 /*
@@ -217,11 +217,11 @@ int svmtrace_vmi_process_find(const struct svmtrace_vmi *vmi, uint64_t pid,
 
 /* How a virtual address reached its physical page. */
 enum svmtrace_vmi_page_state {
-	SVMTRACE_VMI_PAGE_VALID,	/* hardware-valid PTE */
-	SVMTRACE_VMI_PAGE_TRANSITION,	/* not valid, but the page is still in RAM
-					   (standby/modified list) */
-	SVMTRACE_VMI_PAGE_PROTOTYPE,	/* PTE refers to a prototype PTE that is
-					   valid */
+	SVMTRACE_VMI_PAGE_VALID,		/* hardware-valid PTE */
+	SVMTRACE_VMI_PAGE_TRANSITION,		/* not valid, but the page is still in RAM
+						   (standby/modified list) */
+	SVMTRACE_VMI_PAGE_PROTOTYPE,		/* PTE refers to a prototype PTE that is
+						   valid */
 	SVMTRACE_VMI_PAGE_PROTOTYPE_TRANSITION, /* ... that is in transition */
 };
 
@@ -229,11 +229,11 @@ const char *svmtrace_vmi_page_state_name(enum svmtrace_vmi_page_state state);
 
 struct svmtrace_vmi_translation {
 	uint64_t va;
-	uint64_t gpa;		/* guest-physical address of va */
-	uint64_t page_size;	/* 4 KiB, 2 MiB or 1 GiB mapping */
+	uint64_t gpa;	    /* guest-physical address of va */
+	uint64_t page_size; /* 4 KiB, 2 MiB or 1 GiB mapping */
 	enum svmtrace_vmi_page_state state;
-	uint64_t pte;		/* the entry that decided (leaf, or the prototype) */
-	uint64_t prototype_va;	/* prototype PTE's VA for PROTOTYPE* states */
+	uint64_t pte;	       /* the entry that decided (leaf, or the prototype) */
+	uint64_t prototype_va; /* prototype PTE's VA for PROTOTYPE* states */
 };
 
 /*
@@ -253,12 +253,12 @@ int svmtrace_vmi_read_va(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t 
 struct svmtrace_vmi_entry {
 	struct svmtrace_vmi_process process;
 	uint64_t image_base;
-	uint32_t entry_rva;	/* OptionalHeader.AddressOfEntryPoint */
+	uint32_t entry_rva; /* OptionalHeader.AddressOfEntryPoint */
 	uint64_t entry_va;
-	char section[9];	/* name of the section that holds the entry */
+	char section[9];		       /* name of the section that holds the entry */
 	struct svmtrace_vmi_translation where; /* entry_va -> entry GPA */
-	uint64_t entry_page;	/* where.gpa rounded down to 4 KiB: the page to
-				   gate */
+	uint64_t entry_page;		       /* where.gpa rounded down to 4 KiB: the page to
+						  gate */
 };
 
 /*
@@ -272,9 +272,9 @@ int svmtrace_vmi_resolve(const struct svmtrace_vmi *vmi, uint64_t pid,
 struct svmtrace_vmi_module {
 	uint64_t base;
 	uint32_t size;
-	uint64_t entry;		/* LDR_DATA_TABLE_ENTRY.EntryPoint */
-	char name[128];		/* BaseDllName, UTF-8 */
-	char path[520];		/* FullDllName, UTF-8 */
+	uint64_t entry; /* LDR_DATA_TABLE_ENTRY.EntryPoint */
+	char name[128]; /* BaseDllName, UTF-8 */
+	char path[520]; /* FullDllName, UTF-8 */
 };
 
 /*

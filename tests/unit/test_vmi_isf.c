@@ -3,6 +3,8 @@
 #include "lib/vmi/isf.h"
 #include "lib/vmi/win_profile.h"
 
+#include "../vmi/unit_fixture.h"
+
 #include <check.h>
 #include <lzma.h>
 #include <stdlib.h>
@@ -15,7 +17,8 @@ static const char mini[] =
 	"  \"symbols\": {\"PsActiveProcessHead\": {\"address\": 12705840},\n"
 	"               \"Big\": {\"address\": 18446744073709551615},\n"
 	"               \"Neg\": {\"address\": -1},\n"
-	"               \"Esc\\\"aped\": {\"address\": 1, \"x\": [1.5e3, true, null, \"\\u00e9\"]}},\n"
+	"               \"Esc\\\"aped\": {\"address\": 1, \"x\": [1.5e3, true, null, "
+	"\"\\u00e9\"]}},\n"
 	"  \"user_types\": {\"_S\": {\"size\": 32, \"fields\": {\n"
 	"      \"a\": {\"offset\": 8, \"type\": {\"kind\": \"base\", \"name\": \"int\"}},\n"
 	"      \"n\": {\"offset\": 16, \"type\": {\"kind\": \"array\", \"count\": 15,\n"
@@ -73,14 +76,14 @@ START_TEST(rejects_broken_json_with_offsets)
 	static const char *const bad[] = {
 		"",
 		"[]",
-		"{\"symbols\": {\"a\": {\"address\": 1}}",		/* unterminated */
-		"{\"symbols\": {\"a\" {\"address\": 1}}}",		/* missing ':' */
-		"{\"symbols\": {\"a\": {\"address\": 01x}}}",		/* bad number */
-		"{\"symbols\": {\"a\": \"\\q\"}}",			/* bad escape */
-		"{\"symbols\": {\"a\": \"\\u12\"}}",			/* short \\u */
-		"{\"symbols\": {\"a\": tru}}",				/* bad literal */
-		"{\"metadata\": {}} trailing",				/* bytes after */
-		"{\"a\": [1, 2,]}",					/* bad array */
+		"{\"symbols\": {\"a\": {\"address\": 1}}",    /* unterminated */
+		"{\"symbols\": {\"a\" {\"address\": 1}}}",    /* missing ':' */
+		"{\"symbols\": {\"a\": {\"address\": 01x}}}", /* bad number */
+		"{\"symbols\": {\"a\": \"\\q\"}}",	      /* bad escape */
+		"{\"symbols\": {\"a\": \"\\u12\"}}",	      /* short \\u */
+		"{\"symbols\": {\"a\": tru}}",		      /* bad literal */
+		"{\"metadata\": {}} trailing",		      /* bytes after */
+		"{\"a\": [1, 2,]}",			      /* bad array */
 	};
 	struct svmtrace_vmi_error err;
 	size_t i;
@@ -139,7 +142,8 @@ START_TEST(profile_names_missing_fields)
 	struct svmtrace_vmi_profile p;
 	struct isf *isf = load(mini, &err);
 
-	ck_assert_int_eq(win_profile_from_isf(isf, "mini.json", &p, &err), SVMTRACE_VMI_E_NOT_FOUND);
+	ck_assert_int_eq(win_profile_from_isf(isf, "mini.json", &p, &err),
+			 SVMTRACE_VMI_E_NOT_FOUND);
 	ck_assert_msg(strstr(err.message, "_EPROCESS"), "%s", err.message);
 	ck_assert_str_eq(p.id, "00112233445566778899AABBCCDDEEFF-2");
 	isf_free(isf);
@@ -148,20 +152,9 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("vmi-isf");
-	TCase *tc = tcase_create("isf");
-	SRunner *sr;
-	int failed;
+	const TTest *const tests[] = { loads_metadata_symbols_and_types,
+				       rejects_broken_json_with_offsets, nesting_is_bounded,
+				       reads_xz, profile_names_missing_fields };
 
-	tcase_add_test(tc, loads_metadata_symbols_and_types);
-	tcase_add_test(tc, rejects_broken_json_with_offsets);
-	tcase_add_test(tc, nesting_is_bounded);
-	tcase_add_test(tc, reads_xz);
-	tcase_add_test(tc, profile_names_missing_fields);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return fx_run("vmi-isf", NULL, NULL, tests, sizeof(tests) / sizeof(tests[0]));
 }

@@ -64,13 +64,19 @@ static size_t make_core(uint8_t *f, int qemu_size, int overlap)
 	memcpy(n + 20 + 384, &v, 8);
 	v = 0xfffff80000003000ULL;
 	memcpy(n + 20 + 432, &v, 8);
-	ph[0] = (Elf64_Phdr){ .p_type = PT_NOTE, .p_offset = 0x200,
+	ph[0] = (Elf64_Phdr){ .p_type = PT_NOTE,
+			      .p_offset = 0x200,
 			      .p_filesz = 20 + (((uint64_t)qemu_size + 3) & ~3ULL) };
-	ph[1] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_offset = 0x1000, .p_paddr = 0x100000,
-			      .p_filesz = 0x1000, .p_memsz = 0x1000 };
-	ph[2] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_offset = 0x2000,
+	ph[1] = (Elf64_Phdr){ .p_type = PT_LOAD,
+			      .p_offset = 0x1000,
+			      .p_paddr = 0x100000,
+			      .p_filesz = 0x1000,
+			      .p_memsz = 0x1000 };
+	ph[2] = (Elf64_Phdr){ .p_type = PT_LOAD,
+			      .p_offset = 0x2000,
 			      .p_paddr = overlap ? 0x100800 : 0x200000,
-			      .p_filesz = 0x1000, .p_memsz = 0x2000 };
+			      .p_filesz = 0x1000,
+			      .p_memsz = 0x2000 };
 	f[0x1000] = 0x11;
 	f[0x2fff] = 0x22;
 	return 0x3000;
@@ -126,7 +132,7 @@ START_TEST(elf_core_rejects_bad_files)
 	ck_assert_msg(strstr(err.message, "QEMU CPU note of 100 bytes"), "%s", err.message);
 	len = make_core(f, 440, 0);
 	((Elf64_Phdr *)(f + sizeof(Elf64_Ehdr)))[0].p_filesz = 8; /* note cut short */
-	f[0x200 + 4] = 0xff; /* descsz huge */
+	f[0x200 + 4] = 0xff;					  /* descsz huge */
 	ck_assert_int_eq(svmtrace_vmi_mem_open_buffer(f, len, "core", &mem, &err),
 			 SVMTRACE_VMI_E_FORMAT);
 	len = make_core(f, 440, 0);
@@ -183,19 +189,8 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("vmi-mem");
-	TCase *tc = tcase_create("mem");
-	SRunner *sr;
-	int failed;
+	const TTest *const tests[] = { raw_reads_and_bounds, elf_core_segments_and_notes,
+				       elf_core_rejects_bad_files, walks_4k_2m_1g_and_masks_pcid };
 
-	tcase_add_test(tc, raw_reads_and_bounds);
-	tcase_add_test(tc, elf_core_segments_and_notes);
-	tcase_add_test(tc, elf_core_rejects_bad_files);
-	tcase_add_test(tc, walks_4k_2m_1g_and_masks_pcid);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return fx_run("vmi-mem", NULL, NULL, tests, sizeof(tests) / sizeof(tests[0]));
 }

@@ -141,21 +141,9 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("vmi-pe");
-	TCase *tc = tcase_create("pe");
-	SRunner *sr;
-	int failed;
+	const TTest *const tests[] = { parses_headers_and_sections, reads_codeview_and_exports,
+				       rejects_bad_headers, bounds_checks_directories,
+				       reports_missing_pages };
 
-	tcase_add_checked_fixture(tc, setup, NULL);
-	tcase_add_test(tc, parses_headers_and_sections);
-	tcase_add_test(tc, reads_codeview_and_exports);
-	tcase_add_test(tc, rejects_bad_headers);
-	tcase_add_test(tc, bounds_checks_directories);
-	tcase_add_test(tc, reports_missing_pages);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return fx_run("vmi-pe", setup, NULL, tests, sizeof(tests) / sizeof(tests[0]));
 }

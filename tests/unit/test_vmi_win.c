@@ -12,8 +12,8 @@
 #include <check.h>
 
 #define MEM_SIZE (8ULL << 20)
-#define KVA 0xfffff80000000000ULL
-#define UVA 0x00007ff600000000ULL
+#define KVA	 0xfffff80000000000ULL
+#define UVA	 0x00007ff600000000ULL
 #define PROTO_VA (KVA + 0x10000)
 
 static struct fx_mem m;
@@ -39,8 +39,8 @@ static void setup(void)
 	prof.list.blink = 8;
 	fx_init(&m, MEM_SIZE, 0x1000);
 	pml4 = fx_page(&m);
-	fx_map(&m, pml4, PROTO_VA, 0x200000, 1, 2);	/* prototype PTE page */
-	fx_map(&m, pml4, KVA, 0x201000, 1, 2);		/* list page */
+	fx_map(&m, pml4, PROTO_VA, 0x200000, 1, 2); /* prototype PTE page */
+	fx_map(&m, pml4, KVA, 0x201000, 1, 2);	    /* list page */
 	ck_assert_int_eq(svmtrace_vmi_mem_open_buffer(m.buf, m.size, "m", &mem, &err), 0);
 	vmi = (struct svmtrace_vmi){ .mem = mem, .profile = &prof };
 	vmi.kernel.dtb = pml4;
@@ -264,23 +264,10 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("vmi-win");
-	TCase *tc = tcase_create("win");
-	SRunner *sr;
-	int failed;
+	const TTest *const tests[] = { transition_page_is_in_memory,  prototype_ptes_are_followed,
+				       not_resident_states_say_why,   page_table_in_transition,
+				       list_walker_checks_every_link, list_walker_is_bounded,
+				       lstar_finds_the_kernel };
 
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, transition_page_is_in_memory);
-	tcase_add_test(tc, prototype_ptes_are_followed);
-	tcase_add_test(tc, not_resident_states_say_why);
-	tcase_add_test(tc, page_table_in_transition);
-	tcase_add_test(tc, list_walker_checks_every_link);
-	tcase_add_test(tc, list_walker_is_bounded);
-	tcase_add_test(tc, lstar_finds_the_kernel);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return fx_run("vmi-win", setup, teardown, tests, sizeof(tests) / sizeof(tests[0]));
 }

@@ -14,7 +14,7 @@ expect_fail 2 "unknown command: frobnicate" "$VMI" --memory x --profiles y frobn
 expect_fail 2 "--memory FILE is required" "$VMI" --profiles y ps
 expect_fail 1 "nosuchfile: No such file" "$VMI" --memory "$WORK/nosuchfile" --profiles y ps
 : >"$WORK/empty"
-expect_fail 1 "not a memory image (empty file)" "$VMI" --memory "$WORK/empty" --profiles y ps
+expect_fail 1 "empty: empty file" "$VMI" --memory "$WORK/empty" --profiles y ps
 printf '\177ELF\002\001\001' >"$WORK/bad.elf"
 expect_fail 1 "bad.elf: ELF file is not 64-bit" "$VMI" --memory "$WORK/bad.elf" --profiles y ps
 gen "$WORK/img" "$WIN10" --scenario small --mem-size 0x8000000

@@ -7,6 +7,7 @@
 #ifndef SVMTRACE_VMI_UNIT_FIXTURE_H
 #define SVMTRACE_VMI_UNIT_FIXTURE_H
 
+#include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,8 +49,8 @@ static inline uint64_t fx_get64(struct fx_mem *m, uint64_t pa)
 }
 
 /* Map @va -> @pa with a leaf at @level (1 = 4K PTE, 2 = 2M PDE, 3 = 1G PDPTE). */
-static inline uint64_t fx_map(struct fx_mem *m, uint64_t pml4, uint64_t va, uint64_t pa,
-			      int level, uint64_t flags)
+static inline uint64_t fx_map(struct fx_mem *m, uint64_t pml4, uint64_t va, uint64_t pa, int level,
+			      uint64_t flags)
 {
 	uint64_t table = pml4, at = 0;
 	int l;
@@ -129,6 +130,28 @@ static inline void fx_pe(uint8_t *img, uint32_t size, uint32_t entry, const char
 	strcpy((char *)img + 0x1918, pdb);
 #undef FX_P32
 #undef FX_P16
+}
+
+/* Run @n tests as one suite; the exit status for main(). */
+static inline int fx_run(const char *name, void (*setup)(void), void (*teardown)(void),
+			 const TTest *const *tests, size_t n)
+{
+	Suite *s = suite_create(name);
+	TCase *tc = tcase_create(name);
+	SRunner *sr;
+	size_t i;
+	int failed;
+
+	if (setup || teardown)
+		tcase_add_checked_fixture(tc, setup, teardown);
+	for (i = 0; i < n; i++)
+		tcase_add_test(tc, tests[i]);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
 }
 
 #endif

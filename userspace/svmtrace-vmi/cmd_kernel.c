@@ -26,10 +26,10 @@ int cmd_kernel(struct vmi_cmd *c, int argc, char **argv)
 		o = json_object_new_object();
 		methods = json_object_new_object();
 		json_object_object_add(o, "memory", json_object_new_string(c->memory));
-		json_object_object_add(o, "source", json_object_new_string(
-							    svmtrace_vmi_mem_kind(c->mem)));
-		json_object_object_add(o, "vcpus", json_object_new_uint64(
-							   svmtrace_vmi_mem_vcpu_count(c->mem)));
+		json_object_object_add(o, "source",
+				       json_object_new_string(svmtrace_vmi_mem_kind(c->mem)));
+		json_object_object_add(o, "vcpus",
+				       json_object_new_uint64(svmtrace_vmi_mem_vcpu_count(c->mem)));
 		json_object_object_add(o, "kernel", vmi_json_kernel(vmi));
 	} else {
 		printf("memory:      %s (%s, %u vCPU records)\n", c->memory,

@@ -27,8 +27,8 @@ static json_object *entry_json(const struct svmtrace_vmi_entry *e, int rc,
 	json_object_object_add(o, "entry_gpa", vmi_json_hex(e->where.gpa));
 	json_object_object_add(o, "entry_page", vmi_json_hex(e->entry_page));
 	json_object_object_add(o, "page_size", json_object_new_uint64(e->where.page_size));
-	json_object_object_add(o, "state", json_object_new_string(
-						   svmtrace_vmi_page_state_name(e->where.state)));
+	json_object_object_add(
+		o, "state", json_object_new_string(svmtrace_vmi_page_state_name(e->where.state)));
 	json_object_object_add(o, "pte", vmi_json_hex(e->where.pte));
 	if (e->where.prototype_va)
 		json_object_object_add(o, "prototype_pte_va", vmi_json_hex(e->where.prototype_va));

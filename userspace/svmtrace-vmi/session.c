@@ -42,9 +42,9 @@ json_object *vmi_json_kernel(const struct svmtrace_vmi *vmi)
 	json_object_object_add(o, "pdb_id", json_object_new_string(k->id));
 	json_object_object_add(o, "method",
 			       json_object_new_string(svmtrace_vmi_method_name(k->method)));
-	json_object_object_add(o, "profile",
-			       json_object_new_string(
-				       svmtrace_vmi_profile_path(svmtrace_vmi_profile(vmi))));
+	json_object_object_add(
+		o, "profile",
+		json_object_new_string(svmtrace_vmi_profile_path(svmtrace_vmi_profile(vmi))));
 	return o;
 }
 

@@ -10,13 +10,13 @@
 #include <svmtrace/vmi.h>
 
 /* Exit statuses (svmtrace-vmi(1), EXIT STATUS). */
-#define EXIT_USAGE 2
+#define EXIT_USAGE	  2
 #define EXIT_NOT_RESIDENT 3
 
 struct vmi_cmd {
-	const char *memory;	/* --memory FILE */
-	const char *profiles;	/* --profiles DIR|FILE */
-	bool json;		/* --json */
+	const char *memory;   /* --memory FILE */
+	const char *profiles; /* --profiles DIR|FILE */
+	bool json;	      /* --json */
 	struct svmtrace_vmi_mem *mem;
 };
 

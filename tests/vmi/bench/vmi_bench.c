@@ -21,7 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-#define RUNS_LOAD 5
+#define RUNS_LOAD    5
 #define RUNS_RESOLVE 25
 
 static double now_ms(void)

@@ -15,14 +15,14 @@
 #include <stdint.h>
 
 #define GEN_PAGE 4096ULL
-#define GEN_2M (2ULL << 20)
-#define GEN_1G (1ULL << 30)
+#define GEN_2M	 (2ULL << 20)
+#define GEN_1G	 (1ULL << 30)
 
 /* x86-64 entry bits the generator writes. */
-#define GEN_P 0x1ULL
+#define GEN_P  0x1ULL
 #define GEN_RW 0x2ULL
 #define GEN_US 0x4ULL
-#define GEN_A 0x20ULL
+#define GEN_A  0x20ULL
 #define GEN_PS 0x80ULL
 #define GEN_NX (1ULL << 63)
 
@@ -48,8 +48,8 @@ void gen_phys_reserve(struct gen_phys *m, uint64_t pa, uint64_t len);
 void gen_phys_write(struct gen_phys *m, uint64_t pa, const void *buf, size_t len);
 
 /* Visit populated pages in address order. */
-void gen_phys_each(const struct gen_phys *m, void (*fn)(void *ctx, uint64_t pa, const uint8_t *page),
-		   void *ctx);
+void gen_phys_each(const struct gen_phys *m,
+		   void (*fn)(void *ctx, uint64_t pa, const uint8_t *page), void *ctx);
 
 /* ---- address spaces (gen_space.c) ---- */
 
@@ -88,10 +88,10 @@ void gen_space_share(struct gen_space *to, const struct gen_space *from, int fir
 /* ---- PE files (gen_pe.c) ---- */
 
 struct gen_pe {
-	uint8_t *image;		/* the file laid out as the loader maps it */
+	uint8_t *image; /* the file laid out as the loader maps it */
 	uint32_t size_of_image;
 	uint32_t entry_rva;
-	uint8_t entry_bytes[16];	/* read at the entry's file offset */
+	uint8_t entry_bytes[16]; /* read at the entry's file offset */
 };
 
 void gen_pe_load(const char *path, struct gen_pe *pe);

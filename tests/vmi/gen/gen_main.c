@@ -85,15 +85,33 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'p': profile = optarg; break;
-		case 'e': exe = optarg; break;
-		case 'd': dll = optarg; break;
-		case 'o': out = optarg; break;
-		case 'm': mem_size = strtoull(optarg, NULL, 0); break;
-		case 'n': decoys = strtoull(optarg, NULL, 0); break;
-		case 'c': corrupt = optarg; break;
-		case 'i': g.idt_shadow = true; break;
-		case 'q': old_notes = true; break;
+		case 'p':
+			profile = optarg;
+			break;
+		case 'e':
+			exe = optarg;
+			break;
+		case 'd':
+			dll = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'm':
+			mem_size = strtoull(optarg, NULL, 0);
+			break;
+		case 'n':
+			decoys = strtoull(optarg, NULL, 0);
+			break;
+		case 'c':
+			corrupt = optarg;
+			break;
+		case 'i':
+			g.idt_shadow = true;
+			break;
+		case 'q':
+			old_notes = true;
+			break;
 		case 's':
 			if (!strcmp(optarg, "small")) {
 				procs = small;
@@ -126,8 +144,9 @@ int main(int argc, char **argv)
 	gen_win_process(&g, &procs[0]);
 	for (i = 0; i < decoys; i++) {
 		char name[32];
-		struct gen_proc d = { .pid = 2000 + 4 * i, .ppid = 4, .name = name,
-				      .share_image = i > 0 };
+		struct gen_proc d = {
+			.pid = 2000 + 4 * i, .ppid = 4, .name = name, .share_image = i > 0
+		};
 
 		snprintf(name, sizeof(name), "decoy%zu.exe", i % 100000);
 		gen_win_process(&g, &d);

@@ -56,8 +56,8 @@ void gen_write_raw(const struct gen_phys *m, const char *path)
 /* ---- ELF core ---- */
 
 #define QEMU_STATE_FULL 440
-#define QEMU_STATE_OLD 432
-#define PRSTATUS_SIZE 336
+#define QEMU_STATE_OLD	432
+#define PRSTATUS_SIZE	336
 
 struct runs {
 	Elf64_Phdr *ph;
@@ -80,13 +80,15 @@ static void add_run(void *opaque, uint64_t pa, const uint8_t *page)
 		if (!r->ph)
 			gen_die("out of memory");
 	}
-	r->ph[r->n++] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_flags = PF_R | PF_W | PF_X,
-				      .p_paddr = pa, .p_memsz = GEN_PAGE, .p_filesz = GEN_PAGE };
+	r->ph[r->n++] = (Elf64_Phdr){ .p_type = PT_LOAD,
+				      .p_flags = PF_R | PF_W | PF_X,
+				      .p_paddr = pa,
+				      .p_memsz = GEN_PAGE,
+				      .p_filesz = GEN_PAGE };
 }
 
 /* One note: header, name padded to 4, descriptor padded to 4. */
-static size_t note(uint8_t *at, const char *name, uint32_t type, const void *desc,
-		   uint32_t descsz)
+static size_t note(uint8_t *at, const char *name, uint32_t type, const void *desc, uint32_t descsz)
 {
 	uint32_t namesz = (uint32_t)strlen(name) + 1;
 	size_t pos = 12;
@@ -128,11 +130,11 @@ static size_t notes(uint8_t *buf, const struct gen_vcpu *v, int n, bool old)
 		memset(qs, 0, sizeof(qs));
 		memcpy(qs, &one, 4);
 		memcpy(qs + 4, &qsize, 4);
-		set64(qs, 152 + 24 * 4 + 16, v[i].gs_base);	/* gs.base */
-		set64(qs, 152 + 24 * 9 + 16, v[i].idtr);	/* idt.base */
-		set64(qs, 392 + 8 * 0, 0x80050033);		/* cr0: PG PE ... */
+		set64(qs, 152 + 24 * 4 + 16, v[i].gs_base); /* gs.base */
+		set64(qs, 152 + 24 * 9 + 16, v[i].idtr);    /* idt.base */
+		set64(qs, 392 + 8 * 0, 0x80050033);	    /* cr0: PG PE ... */
 		set64(qs, 392 + 8 * 3, v[i].cr3);
-		set64(qs, 392 + 8 * 4, 0x350ef8);		/* cr4: PAE PGE PCIDE ... */
+		set64(qs, 392 + 8 * 4, 0x350ef8); /* cr4: PAE PGE PCIDE ... */
 		if (!old)
 			set64(qs, 432, v[i].kernel_gs_base);
 		pos += note(buf ? buf + pos : NULL, "QEMU", 0, qs, qsize);

@@ -45,8 +45,9 @@ void gen_pe_load(const char *path, struct gen_pe *pe)
 	size_t len;
 	uint8_t *file = slurp(path, &len);
 
-	if (len < 0x200 || file[0] != 'M' || file[1] != 'Z' || (nt = get32(file + 0x3c)) > len - 264 ||
-	    memcmp(file + nt, "PE\0\0", 4) || get16(file + nt + 24) != 0x20b)
+	if (len < 0x200 || file[0] != 'M' || file[1] != 'Z' ||
+	    (nt = get32(file + 0x3c)) > len - 264 || memcmp(file + nt, "PE\0\0", 4) ||
+	    get16(file + nt + 24) != 0x20b)
 		gen_die("%s: not a PE32+ file", path);
 	nsec = get16(file + nt + 6);
 	opt = get16(file + nt + 20);

@@ -16,9 +16,9 @@ struct reserved {
 
 struct gen_phys {
 	uint64_t size;
-	struct gen_hash index;	/* pfn -> index into pages */
+	struct gen_hash index; /* pfn -> index into pages */
 	uint8_t **pages;
-	uint64_t *pfns;		/* pfn of pages[i] */
+	uint64_t *pfns; /* pfn of pages[i] */
 	size_t nr_pages, cap;
 	struct reserved res[8];
 	int nr_res;
@@ -151,8 +151,8 @@ static int by_pfn(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-void gen_phys_each(const struct gen_phys *m, void (*fn)(void *ctx, uint64_t pa, const uint8_t *page),
-		   void *ctx)
+void gen_phys_each(const struct gen_phys *m,
+		   void (*fn)(void *ctx, uint64_t pa, const uint8_t *page), void *ctx)
 {
 	size_t *order = calloc(m->nr_pages ? m->nr_pages : 1, sizeof(*order)), i;
 

@@ -9,15 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ADDR_MASK 0x000ffffffffff000ULL
+#define ADDR_MASK   0x000ffffffffff000ULL
 #define TABLE_FLAGS (GEN_P | GEN_RW | GEN_US)
 
 struct gen_space {
 	struct gen_phys *m;
 	struct gen_space *kernel; /* consulted for upper-half VAs, may be NULL */
 	uint64_t pml4;
-	struct gen_hash pages;	/* VA page -> PA page */
-	struct gen_hash ptes;	/* VA page -> PA of its 4K leaf entry */
+	struct gen_hash pages; /* VA page -> PA page */
+	struct gen_hash ptes;  /* VA page -> PA of its 4K leaf entry */
 };
 
 struct gen_space *gen_space_new(struct gen_phys *m, struct gen_space *kernel)

@@ -9,24 +9,24 @@
 
 #include <string.h>
 
-#define KERNEL_BASE 0xfffff80412600000ULL
-#define KPCR_VA 0xfffff80410a00000ULL
-#define IDT_VA 0xfffff80410a20000ULL
-#define POOL_VA 0xffff9a8000000000ULL
-#define PROTO_VA 0xffffb08000000000ULL
-#define UNMAPPED_VA 0xffff9a7f00000000ULL
-#define OUTSIDE_VA 0xffff9a7e00000000ULL
-#define SUBSECTION_VA 0xffffc00012345670ULL
-#define TEB_VA 0x000000c5a0b2f000ULL
-#define PEB_VA 0x000000c5a0b2d000ULL
-#define LDR_VA 0x0000021a4c5e0000ULL
-#define EXE_4K_VA 0x00007ff7a1230000ULL
-#define EXE_2M_VA 0x00007ff600000000ULL
-#define EXE_1G_VA 0x00007fc000000000ULL
-#define DLL_VA 0x00007ffb12340000ULL
-#define LARGE_2M_PA 0x20000000ULL
-#define LARGE_1G_PA 0x40000000ULL
-#define KERNEL_RDATA 0x1000	/* export and debug directories */
+#define KERNEL_BASE		0xfffff80412600000ULL
+#define KPCR_VA			0xfffff80410a00000ULL
+#define IDT_VA			0xfffff80410a20000ULL
+#define POOL_VA			0xffff9a8000000000ULL
+#define PROTO_VA		0xffffb08000000000ULL
+#define UNMAPPED_VA		0xffff9a7f00000000ULL
+#define OUTSIDE_VA		0xffff9a7e00000000ULL
+#define SUBSECTION_VA		0xffffc00012345670ULL
+#define TEB_VA			0x000000c5a0b2f000ULL
+#define PEB_VA			0x000000c5a0b2d000ULL
+#define LDR_VA			0x0000021a4c5e0000ULL
+#define EXE_4K_VA		0x00007ff7a1230000ULL
+#define EXE_2M_VA		0x00007ff600000000ULL
+#define EXE_1G_VA		0x00007fc000000000ULL
+#define DLL_VA			0x00007ffb12340000ULL
+#define LARGE_2M_PA		0x20000000ULL
+#define LARGE_1G_PA		0x40000000ULL
+#define KERNEL_RDATA		0x1000 /* export and debug directories */
 #define PROTECTION_EXECUTE_READ 3ULL
 
 static uint64_t field(struct gen_win *g, const char *type, const char *name)
@@ -149,7 +149,7 @@ static void kernel_headers(struct gen_win *g, uint32_t size_of_image)
 	put32(opt + 56, size_of_image);
 	put32(opt + 60, 0x1000);
 	put32(opt + 108, 16);
-	put32(opt + 112, KERNEL_RDATA);		/* export directory */
+	put32(opt + 112, KERNEL_RDATA); /* export directory */
 	put32(opt + 116, 0x200);
 	put32(opt + 112 + 8 * 6, KERNEL_RDATA + 0x100); /* debug directory */
 	put32(opt + 116 + 8 * 6, 28);
@@ -476,12 +476,13 @@ static uint64_t loader_list(struct gen_win *g, struct gen_space *s, const struct
 	gen_map_new(s, LDR_VA, 2, GEN_US | GEN_RW | GEN_NX);
 	map_image_4k(g, s, &g->dll, DLL_VA, p->share_image ? g->last_user : NULL);
 	for (i = 0; i < 2; i++) {
-		uint64_t e = LDR_VA + 0x100 + 0x200 * (uint64_t)i, text = LDR_VA + 0x1000 + 0x400 * i;
+		uint64_t e = LDR_VA + 0x100 + 0x200 * (uint64_t)i,
+			 text = LDR_VA + 0x1000 + 0x400 * i;
 		char path[300];
 
 		snprintf(path, sizeof(path), "C:\\svmtrace\\tests\\%s", names[i]);
-		gen_vwrite_u64(s, prev, e + links);		/* prev->Flink */
-		gen_vwrite_u64(s, e + links + 8, prev);		/* Blink */
+		gen_vwrite_u64(s, prev, e + links);	/* prev->Flink */
+		gen_vwrite_u64(s, e + links + 8, prev); /* Blink */
 		gen_vwrite_u64(s, e + field(g, "_LDR_DATA_TABLE_ENTRY", "DllBase"), bases[i]);
 		gen_vwrite_u32(s, e + field(g, "_LDR_DATA_TABLE_ENTRY", "SizeOfImage"),
 			       pes[i]->size_of_image);
@@ -490,12 +491,13 @@ static uint64_t loader_list(struct gen_win *g, struct gen_space *s, const struct
 		unicode(g, s, e + field(g, "_LDR_DATA_TABLE_ENTRY", "BaseDllName"), text, names[i]);
 		unicode(g, s, e + field(g, "_LDR_DATA_TABLE_ENTRY", "FullDllName"), text + 0x100,
 			path);
-		fprintf(g->expect, "module %llu 0x%016llx 0x%08x %s %s\n", (unsigned long long)p->pid,
-			(unsigned long long)bases[i], pes[i]->size_of_image, names[i], path);
+		fprintf(g->expect, "module %llu 0x%016llx 0x%08x %s %s\n",
+			(unsigned long long)p->pid, (unsigned long long)bases[i],
+			pes[i]->size_of_image, names[i], path);
 		prev = e + links;
 	}
-	gen_vwrite_u64(s, prev, head);			/* last Flink -> head */
-	gen_vwrite_u64(s, head + 8, prev);		/* head Blink -> last */
+	gen_vwrite_u64(s, prev, head);	   /* last Flink -> head */
+	gen_vwrite_u64(s, head + 8, prev); /* head Blink -> last */
 	return LDR_VA;
 }
 

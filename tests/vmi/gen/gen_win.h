@@ -28,10 +28,10 @@ struct gen_proc {
 	const char *name;
 	enum gen_mapping map;
 	enum gen_entry entry;
-	bool system;		/* the System process: kernel tables, no PEB */
+	bool system; /* the System process: kernel tables, no PEB */
 	bool kva_shadow;
-	bool no_ldr;		/* PEB.Ldr still NULL (just created) */
-	bool share_image;	/* map the image pages of the previous process */
+	bool no_ldr;	  /* PEB.Ldr still NULL (just created) */
+	bool share_image; /* map the image pages of the previous process */
 };
 
 struct gen_win {
@@ -40,13 +40,13 @@ struct gen_win {
 	FILE *expect;
 	struct gen_space *kernel;
 	uint64_t kbase, head, tail, kpcr, idt;
-	bool idt_shadow;	/* IDT[0] -> KiDivideErrorFaultShadow */
+	bool idt_shadow; /* IDT[0] -> KiDivideErrorFaultShadow */
 	uint64_t pool, proto_slots;
 	struct gen_pe exe, dll;
 	struct gen_space *spaces[1024];
 	struct gen_space *shadows[1024];
 	int nr_spaces;
-	uint64_t links[1024];	/* ActiveProcessLinks of each process, in order */
+	uint64_t links[1024]; /* ActiveProcessLinks of each process, in order */
 	int nr_links;
 	struct gen_space *last_user; /* for share_image */
 	struct gen_vcpu vcpus[2];

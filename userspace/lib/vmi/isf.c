@@ -150,8 +150,10 @@ static int parse_metadata(struct isf *isf, struct isf_span span, struct svmtrace
 
 	if (!meta || !json_object_object_get_ex(meta, "windows", &win) ||
 	    !json_object_object_get_ex(win, "pdb", &pdb) ||
-	    !json_object_object_get_ex(pdb, "GUID", &v) || !json_object_is_type(v, json_type_string) ||
-	    strlen(guid = json_object_get_string(v)) != 32 || get_uint(pdb, "age", UINT32_MAX, &age) ||
+	    !json_object_object_get_ex(pdb, "GUID", &v) ||
+	    !json_object_is_type(v, json_type_string) ||
+	    strlen(guid = json_object_get_string(v)) != 32 ||
+	    get_uint(pdb, "age", UINT32_MAX, &age) ||
 	    !json_object_object_get_ex(pdb, "database", &v) ||
 	    !json_object_is_type(v, json_type_string) || !(db = json_object_get_string(v)))
 		goto out;
@@ -273,16 +275,15 @@ int isf_symbol(struct isf *isf, const char *name, uint64_t *rva, struct svmtrace
 	return 0;
 }
 
-int isf_type_size(struct isf *isf, const char *type, uint64_t *size,
-		  struct svmtrace_vmi_error *err)
+int isf_type_size(struct isf *isf, const char *type, uint64_t *size, struct svmtrace_vmi_error *err)
 {
 	json_object *t = lookup(isf, &isf->types, type);
 
 	if (!t)
 		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND, "%s: no type %s", isf->name, type);
 	if (get_uint(t, "size", ISF_MAX_OFFSET, size))
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
-				"%s: type %s has no size below 16 MiB", isf->name, type);
+		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT, "%s: type %s has no size below 16 MiB",
+				isf->name, type);
 	return 0;
 }
 

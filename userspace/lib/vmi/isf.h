@@ -17,10 +17,10 @@ struct isf;
 
 /* A member of a user type. */
 struct isf_field {
-	uint64_t offset;	/* byte offset in the structure */
+	uint64_t offset;	   /* byte offset in the structure */
 	unsigned int bit_position; /* bitfields only */
 	unsigned int bit_length;   /* 0: not a bitfield */
-	uint64_t count;		/* arrays: element count, else 0 */
+	uint64_t count;		   /* arrays: element count, else 0 */
 };
 
 /* Load @path (xz-compressed when it starts with the xz magic). */

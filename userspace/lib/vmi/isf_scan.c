@@ -112,12 +112,11 @@ static int literal(struct scan *s, const char *word)
 
 static int value(struct scan *s, int depth);
 
-/*
- * An object at s->p.  With @ops, each member's key and value span go to
- * ops->member as @section.
- */
-static int object(struct scan *s, int depth, const struct isf_scan_ops *ops,
-		  enum isf_section section)
+/* Parses one member's value at s->p (the key is already read). */
+typedef int (*member_fn)(struct scan *s, int depth, struct isf_span key, void *ctx);
+
+/* An object at s->p; each member's value is parsed by @member (NULL: skipped). */
+static int object(struct scan *s, int depth, member_fn member, void *ctx)
 {
 	int rc;
 
@@ -128,7 +127,7 @@ static int object(struct scan *s, int depth, const struct isf_scan_ops *ops,
 		return 0;
 	}
 	for (;;) {
-		struct isf_span key, val;
+		struct isf_span key;
 
 		ws(s);
 		rc = string(s, &key);
@@ -139,16 +138,9 @@ static int object(struct scan *s, int depth, const struct isf_scan_ops *ops,
 			return bad(s, "expected ':' after an object key");
 		s->p++;
 		ws(s);
-		val.at = s->p;
-		rc = value(s, depth + 1);
+		rc = member ? member(s, depth + 1, key, ctx) : value(s, depth + 1);
 		if (rc)
 			return rc;
-		val.len = (size_t)(s->p - val.at);
-		if (ops) {
-			rc = ops->member(ops->ctx, section, key, val, s->err);
-			if (rc)
-				return rc;
-		}
 		ws(s);
 		if (s->p < s->end && *s->p == ',') {
 			s->p++;
@@ -198,7 +190,7 @@ static int value(struct scan *s, int depth)
 		return bad(s, "file ends where a value was expected");
 	switch (*s->p) {
 	case '{':
-		return object(s, depth, NULL, ISF_SYMBOLS);
+		return object(s, depth, NULL, NULL);
 	case '[':
 		return array(s, depth);
 	case '"':
@@ -219,11 +211,53 @@ static int key_is(struct isf_span key, const char *word)
 	return key.len == strlen(word) && !memcmp(key.at, word, key.len);
 }
 
+struct section {
+	const struct isf_scan_ops *ops;
+	enum isf_section which;
+};
+
+/* A member of "symbols" or "user_types": skip its value, report its span. */
+static int indexed_member(struct scan *s, int depth, struct isf_span key, void *ctx)
+{
+	const struct section *sec = ctx;
+	struct isf_span val = { s->p, 0 };
+	int rc = value(s, depth);
+
+	if (rc)
+		return rc;
+	val.len = (size_t)(s->p - val.at);
+	return sec->ops->member(sec->ops->ctx, sec->which, key, val, s->err);
+}
+
+struct top {
+	const struct isf_scan_ops *ops;
+	struct isf_span *metadata;
+};
+
+/* A top-level member: index "symbols" and "user_types", note "metadata". */
+static int top_member(struct scan *s, int depth, struct isf_span key, void *ctx)
+{
+	const struct top *top = ctx;
+	const char *at = s->p;
+	struct section sec = { top->ops, key_is(key, "symbols") ? ISF_SYMBOLS : ISF_USER_TYPES };
+	int rc;
+
+	if ((key_is(key, "symbols") || key_is(key, "user_types")) && s->p < s->end && *s->p == '{')
+		return object(s, depth, indexed_member, &sec);
+	rc = value(s, depth);
+	if (!rc && key_is(key, "metadata")) {
+		top->metadata->at = at;
+		top->metadata->len = (size_t)(s->p - at);
+	}
+	return rc;
+}
+
 int isf_scan(const char *text, size_t len, const char *name, const struct isf_scan_ops *ops,
 	     struct isf_span *metadata, struct svmtrace_vmi_error *err)
 {
 	struct svmtrace_vmi_error local;
 	struct scan s = { text, text, text + len, name, err ? err : &local };
+	struct top top = { ops, metadata };
 	int rc;
 
 	metadata->at = NULL;
@@ -231,49 +265,9 @@ int isf_scan(const char *text, size_t len, const char *name, const struct isf_sc
 	ws(&s);
 	if (s.p >= s.end || *s.p != '{')
 		return bad(&s, "an ISF file is a JSON object");
-	s.p++;
-	ws(&s);
-	if (s.p < s.end && *s.p == '}')
-		s.p++;
-	else
-		for (;;) {
-			struct isf_span key;
-
-			ws(&s);
-			rc = string(&s, &key);
-			if (rc)
-				return rc;
-			ws(&s);
-			if (s.p >= s.end || *s.p != ':')
-				return bad(&s, "expected ':' after an object key");
-			s.p++;
-			ws(&s);
-			if ((key_is(key, "symbols") || key_is(key, "user_types")) &&
-			    s.p < s.end && *s.p == '{') {
-				rc = object(&s, 1, ops,
-					    key_is(key, "symbols") ? ISF_SYMBOLS : ISF_USER_TYPES);
-			} else {
-				const char *at = s.p;
-
-				rc = value(&s, 1);
-				if (!rc && key_is(key, "metadata")) {
-					metadata->at = at;
-					metadata->len = (size_t)(s.p - at);
-				}
-			}
-			if (rc)
-				return rc;
-			ws(&s);
-			if (s.p < s.end && *s.p == ',') {
-				s.p++;
-				continue;
-			}
-			if (s.p < s.end && *s.p == '}') {
-				s.p++;
-				break;
-			}
-			return bad(&s, "expected ',' or '}' in the top-level object");
-		}
+	rc = object(&s, 0, top_member, &top);
+	if (rc)
+		return rc;
 	ws(&s);
 	if (s.p != s.end)
 		return bad(&s, "bytes after the top-level object");

@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "lib/vmi/isf_text.h"
 #include "lib/vmi/vmi_error.h"
+#include "lib/vmi/vmi_file.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <lzma.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static const uint8_t xz_magic[6] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
@@ -43,8 +41,7 @@ static int decode_xz(const uint8_t *data, size_t len, const char *name, char **t
 	int rc = 0;
 
 	if (lzma_stream_decoder(&strm, UINT64_MAX, 0) != LZMA_OK)
-		return vmi_fail(err, SVMTRACE_VMI_E_NOMEM, "%s: cannot start the xz decoder",
-				name);
+		return vmi_fail(err, SVMTRACE_VMI_E_NOMEM, "%s: cannot start the xz decoder", name);
 	strm.next_in = data;
 	strm.avail_in = len;
 	for (;;) {
@@ -98,28 +95,17 @@ int isf_text_decode(const uint8_t *data, size_t len, const char *name, char **te
 	return 0;
 }
 
-int isf_text_read(const char *path, char **text, size_t *text_len,
-		  struct svmtrace_vmi_error *err)
+int isf_text_read(const char *path, char **text, size_t *text_len, struct svmtrace_vmi_error *err)
 {
-	struct stat st;
-	void *map;
+	const uint8_t *map;
+	size_t len;
 	int fd, rc;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return vmi_fail(err, SVMTRACE_VMI_E_IO, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
-		rc = vmi_fail(err, SVMTRACE_VMI_E_FORMAT, "%s: not a non-empty regular file",
-			      path);
-		close(fd);
+	rc = vmi_map_file(path, &map, &len, &fd, err);
+	if (rc)
 		return rc;
-	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	rc = errno;
 	close(fd);
-	if (map == MAP_FAILED)
-		return vmi_fail(err, SVMTRACE_VMI_E_IO, "%s: mmap: %s", path, strerror(rc));
-	rc = isf_text_decode(map, (size_t)st.st_size, path, text, text_len, err);
-	munmap(map, (size_t)st.st_size);
+	rc = isf_text_decode(map, len, path, text, text_len, err);
+	munmap((void *)map, len);
 	return rc;
 }

@@ -16,7 +16,6 @@ int isf_text_decode(const uint8_t *data, size_t len, const char *name, char **te
 		    size_t *text_len, struct svmtrace_vmi_error *err);
 
 /* Read @path and decode it as above. */
-int isf_text_read(const char *path, char **text, size_t *text_len,
-		  struct svmtrace_vmi_error *err);
+int isf_text_read(const char *path, char **text, size_t *text_len, struct svmtrace_vmi_error *err);
 
 #endif

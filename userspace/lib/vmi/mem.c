@@ -6,14 +6,11 @@
 #include "lib/vmi/mem_cache.h"
 #include "lib/vmi/mem_driver.h"
 #include "lib/vmi/vmi_error.h"
+#include "lib/vmi/vmi_file.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static const struct vmi_mem_ops raw_ops = {
@@ -75,41 +72,25 @@ int svmtrace_vmi_mem_open(const char *path, struct svmtrace_vmi_mem **out,
 			  struct svmtrace_vmi_error *err)
 {
 	struct svmtrace_vmi_mem *mem;
-	struct stat st;
-	void *map;
+	const uint8_t *map;
+	size_t len;
 	int fd, rc;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return vmi_fail(err, SVMTRACE_VMI_E_IO, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0) {
-		rc = vmi_fail(err, SVMTRACE_VMI_E_IO, "%s: %s", path, strerror(errno));
-		close(fd);
+	rc = vmi_map_file(path, &map, &len, &fd, err);
+	if (rc)
 		return rc;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size == 0) {
-		close(fd);
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT, "%s: not a memory image (%s)", path,
-				S_ISREG(st.st_mode) ? "empty file" : "not a regular file");
-	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED) {
-		rc = vmi_fail(err, SVMTRACE_VMI_E_IO, "%s: mmap: %s", path, strerror(errno));
-		close(fd);
-		return rc;
-	}
 	mem = mem_new(path, err);
 	if (mem)
 		mem->cache = mem_cache_new(fd); /* owns fd from here */
-	if (!mem || !mem->cache) { /* the cache did not take the fd */
+	if (!mem || !mem->cache) {		/* the cache did not take the fd */
 		close(fd);
-		munmap(map, (size_t)st.st_size);
+		munmap((void *)map, len);
 		free(mem);
 		return vmi_fail(err, SVMTRACE_VMI_E_NOMEM, "%s: out of memory", path);
 	}
 	mem->map = map;
-	mem->map_len = (size_t)st.st_size;
+	mem->map_len = len;
 	mem->owns_map = 1;
 	rc = mem_parse(mem, err);
 	if (rc) {
@@ -148,9 +129,8 @@ int svmtrace_vmi_mem_read(const struct svmtrace_vmi_mem *mem, uint64_t gpa, void
 			  struct svmtrace_vmi_error *err)
 {
 	if (len > UINT64_MAX - gpa)
-		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND,
-				"%s: GPA 0x%llx + %zu wraps around", mem->name,
-				(unsigned long long)gpa, len);
+		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND, "%s: GPA 0x%llx + %zu wraps around",
+				mem->name, (unsigned long long)gpa, len);
 	return mem->ops->read(mem, gpa, buf, len, err);
 }
 

@@ -11,7 +11,7 @@
 
 struct mem_cache {
 	int fd;
-	uint64_t tags[MEM_CACHE_PAGES];	/* file page index + 1; 0 = empty */
+	uint64_t tags[MEM_CACHE_PAGES]; /* file page index + 1; 0 = empty */
 	uint8_t pages[MEM_CACHE_PAGES][CACHE_PAGE];
 };
 

@@ -15,7 +15,7 @@ struct vmi_mem_ops {
 	const char *kind;
 	int (*read)(const struct svmtrace_vmi_mem *mem, uint64_t gpa, void *buf, size_t len,
 		    struct svmtrace_vmi_error *err);
-	void (*release)(struct svmtrace_vmi_mem *mem);	/* driver-private state */
+	void (*release)(struct svmtrace_vmi_mem *mem); /* driver-private state */
 };
 
 /* [gpa, gpa + mem_size) backed by file bytes [offset, offset + file_size). */

@@ -20,17 +20,17 @@
  * then kernel_gs_base in QEMU versions that added it (size says so).
  */
 #define QEMU_CPUSTATE_VERSION 1
-#define QEMU_SEG_BASE(i) (152 + 24 * (i) + 16)
-#define QEMU_GS_BASE QEMU_SEG_BASE(4)
-#define QEMU_IDT_BASE QEMU_SEG_BASE(9)
-#define QEMU_CR(n) (392 + 8 * (n))
-#define QEMU_KERNEL_GS_BASE 432
-#define QEMU_CPUSTATE_MIN QEMU_KERNEL_GS_BASE
+#define QEMU_SEG_BASE(i)      (152 + 24 * (i) + 16)
+#define QEMU_GS_BASE	      QEMU_SEG_BASE(4)
+#define QEMU_IDT_BASE	      QEMU_SEG_BASE(9)
+#define QEMU_CR(n)	      (392 + 8 * (n))
+#define QEMU_KERNEL_GS_BASE   432
+#define QEMU_CPUSTATE_MIN     QEMU_KERNEL_GS_BASE
 
 /* x86_64 elf_prstatus: 112 bytes, then user_regs_struct (gs_base is #22). */
-#define PRSTATUS_REGS 112
+#define PRSTATUS_REGS	 112
 #define PRSTATUS_GS_BASE (PRSTATUS_REGS + 22 * 8)
-#define PRSTATUS_SIZE 336
+#define PRSTATUS_SIZE	 336
 
 #define MAX_VCPUS 4096
 
@@ -199,9 +199,8 @@ static int check_header(const struct svmtrace_vmi_mem *mem, const Elf64_Ehdr *eh
 				"for x86-64 (EM_X86_64=%d)",
 				mem->name, eh->e_type, eh->e_machine, ET_CORE, EM_X86_64);
 	if (eh->e_phentsize != sizeof(Elf64_Phdr))
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
-				"%s: e_phentsize %u, expected %zu", mem->name, eh->e_phentsize,
-				sizeof(Elf64_Phdr));
+		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT, "%s: e_phentsize %u, expected %zu",
+				mem->name, eh->e_phentsize, sizeof(Elf64_Phdr));
 	return 0;
 }
 

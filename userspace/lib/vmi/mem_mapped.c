@@ -51,7 +51,8 @@ int mem_mapped_read(const struct svmtrace_vmi_mem *mem, uint64_t gpa, void *buf,
 
 			if (!mem->cache)
 				memcpy(dst, mem->map + r->offset + in, have);
-			else if (mem_cache_read(mem->cache, r->offset + in, dst, have, mem->name, err))
+			else if (mem_cache_read(mem->cache, r->offset + in, dst, have, mem->name,
+						err))
 				return err ? err->status : SVMTRACE_VMI_E_IO;
 			memset(dst + have, 0, n - have);
 		}

@@ -6,11 +6,11 @@
 #include <string.h>
 
 #define PE_MAX_HEADER_OFFSET 0x10000 /* e_lfanew beyond this is not a real image */
-#define PE_MACHINE_AMD64 0x8664
-#define PE_MAGIC_PE32PLUS 0x20b
-#define PE_DEBUG_CODEVIEW 2
+#define PE_MACHINE_AMD64     0x8664
+#define PE_MAGIC_PE32PLUS    0x20b
+#define PE_DEBUG_CODEVIEW    2
 #define PE_MAX_DEBUG_ENTRIES 64
-#define PE_MAX_NAME 256
+#define PE_MAX_NAME	     256
 
 static uint16_t le16(const uint8_t *p)
 {
@@ -28,8 +28,8 @@ static uint64_t le64(const uint8_t *p)
 }
 
 /* Read [rva, rva + len) of an image whose size is known to be @limit. */
-static int read_in(const struct pe_reader *r, uint32_t limit, uint32_t rva, void *buf,
-		   size_t len, const char *what, struct svmtrace_vmi_error *err)
+static int read_in(const struct pe_reader *r, uint32_t limit, uint32_t rva, void *buf, size_t len,
+		   const char *what, struct svmtrace_vmi_error *err)
 {
 	int rc;
 
@@ -66,8 +66,10 @@ static int read_name(const struct pe_reader *r, uint32_t limit, uint32_t rva, ch
 		}
 	}
 	out[got] = '\0';
-	return vmi_fail(err, SVMTRACE_VMI_E_FORMAT, "PE name at RVA 0x%x is not terminated "
-			"within %zu bytes", rva, size - 1);
+	return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+			"PE name at RVA 0x%x is not terminated "
+			"within %zu bytes",
+			rva, size - 1);
 }
 
 static int parse_sections(const struct pe_reader *r, struct pe_image *img, uint32_t at,
@@ -80,8 +82,8 @@ static int parse_sections(const struct pe_reader *r, struct pe_image *img, uint3
 	for (i = 0; i < img->nr_sections; i++) {
 		struct pe_section *s = &img->sections[i];
 
-		rc = read_in(r, img->size_of_headers, at + 40 * i, sh, sizeof(sh),
-			     "section header", err);
+		rc = read_in(r, img->size_of_headers, at + 40 * i, sh, sizeof(sh), "section header",
+			     err);
 		if (rc)
 			return rc;
 		memcpy(s->name, sh, 8);

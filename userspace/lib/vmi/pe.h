@@ -11,9 +11,9 @@
 
 #include <svmtrace/vmi.h>
 
-#define PE_MAX_SECTIONS 96	/* the Windows loader's limit */
-#define PE_DIR_EXPORT 0
-#define PE_DIR_DEBUG 6
+#define PE_MAX_SECTIONS 96 /* the Windows loader's limit */
+#define PE_DIR_EXPORT	0
+#define PE_DIR_DEBUG	6
 
 struct pe_reader {
 	int (*read)(const void *ctx, uint32_t rva, void *buf, size_t len,
@@ -44,7 +44,7 @@ struct pe_codeview {
 	uint8_t guid[16];
 	uint32_t age;
 	char pdb_name[64];
-	char id[48];		/* "GUID-AGE" in the ISF naming */
+	char id[48]; /* "GUID-AGE" in the ISF naming */
 };
 
 /* Parse the DOS, NT and section headers of a PE32+ x86-64 image. */

@@ -21,13 +21,13 @@
 #include <string.h>
 #include <strings.h>
 
-#define KERNEL_SCAN_SPAN (64ULL << 20)
-#define STARTBLOCK_AREA (1ULL << 20)
-#define STARTBLOCK_SIGNATURE 0x00000001000600e9ULL
+#define KERNEL_SCAN_SPAN	  (64ULL << 20)
+#define STARTBLOCK_AREA		  (1ULL << 20)
+#define STARTBLOCK_SIGNATURE	  0x00000001000600e9ULL
 #define STARTBLOCK_SIGNATURE_MASK 0xffffffffffff00ffULL /* byte 1: jmp offset */
-#define STARTBLOCK_KERNEL_HINT 0x70
-#define STARTBLOCK_PML4 0xa0
-#define MAX_DTBS 16
+#define STARTBLOCK_KERNEL_HINT	  0x70
+#define STARTBLOCK_PML4		  0xa0
+#define MAX_DTBS		  16
 
 static const char *const kernel_pdbs[] = { "ntkrnlmp.pdb", "ntoskrnl.pdb", "ntkrnlpa.pdb",
 					   "ntkrpamp.pdb" };
@@ -76,9 +76,11 @@ static int kernel_at(const struct probe *pr, uint64_t dtb, uint64_t base,
 		if (!strcasecmp(cv.pdb_name, kernel_pdbs[i]))
 			break;
 	if (i == sizeof(kernel_pdbs) / sizeof(kernel_pdbs[0]))
-		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND, "image at 0x%llx is %s, not the kernel",
-				(unsigned long long)base, cv.pdb_name);
-	if (!pe_export_dll_name(&r, &img, dll, sizeof(dll), NULL) && strcasecmp(dll, "ntoskrnl.exe"))
+		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND,
+				"image at 0x%llx is %s, not the kernel", (unsigned long long)base,
+				cv.pdb_name);
+	if (!pe_export_dll_name(&r, &img, dll, sizeof(dll), NULL) &&
+	    strcasecmp(dll, "ntoskrnl.exe"))
 		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND,
 				"image at 0x%llx exports as %s, not ntoskrnl.exe",
 				(unsigned long long)base, dll);
@@ -132,7 +134,8 @@ static int check_symbol(const struct probe *pr, const struct svmtrace_vmi_kernel
 
 	if (!p || strcasecmp(p->id, k->id))
 		return 0; /* the caller compares GUIDs */
-	if ((a->present && anchor == k->base + a->rva) || (b->present && anchor == k->base + b->rva))
+	if ((a->present && anchor == k->base + a->rva) ||
+	    (b->present && anchor == k->base + b->rva))
 		return 0;
 	return vmi_fail(err, SVMTRACE_VMI_E_CORRUPT,
 			"%s 0x%llx is not where the profile puts it (kernel base 0x%llx + RVA "
@@ -260,7 +263,7 @@ static int method_kpcr(const struct probe *pr, struct svmtrace_vmi_kernel *k,
 		const struct svmtrace_vmi_vcpu *v = svmtrace_vmi_mem_vcpu(pr->s.mem, i);
 		uint64_t pcr[2] = { v->valid & SVMTRACE_VMI_REG_GS_BASE ? v->gs_base : 0,
 				    v->valid & SVMTRACE_VMI_REG_KERNEL_GS_BASE ? v->kernel_gs_base
-									      : 0 };
+									       : 0 };
 
 		for (j = 0; j < 2; j++) {
 			unsigned int d;
@@ -303,7 +306,8 @@ static int method_startblock(const struct probe *pr, struct svmtrace_vmi_kernel 
 
 	if (find_startblock(pr->s.mem, &pml4, &hint))
 		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND,
-				"no processor start block in the first MiB of %s", svmtrace_vmi_mem_name(pr->s.mem));
+				"no processor start block in the first MiB of %s",
+				svmtrace_vmi_mem_name(pr->s.mem));
 	return scan_down(pr, pml4, hint, 0, k, err);
 }
 

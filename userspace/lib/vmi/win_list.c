@@ -49,8 +49,8 @@ static int bad_pointer(uint64_t va)
 }
 
 /* Read @link's Flink and Blink. */
-static int read_links(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t link,
-		      uint64_t *flink, uint64_t *blink, struct svmtrace_vmi_error *err)
+static int read_links(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t link, uint64_t *flink,
+		      uint64_t *blink, struct svmtrace_vmi_error *err)
 {
 	int rc = win_read_u64(vmi, dtb, link + vmi->profile->list.flink, flink, err);
 
@@ -58,8 +58,7 @@ static int read_links(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t lin
 }
 
 int win_list_walk(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t head, size_t max,
-		  const char *what, win_list_visit visit, void *ctx,
-		  struct svmtrace_vmi_error *err)
+		  const char *what, win_list_visit visit, void *ctx, struct svmtrace_vmi_error *err)
 {
 	struct visited seen = { 0 };
 	uint64_t prev = head, cur, flink, blink, head_blink;

@@ -26,8 +26,8 @@ static void read_image_base(const struct svmtrace_vmi *vmi, struct svmtrace_vmi_
 		p->image_base = section_base;
 }
 
-int win_process_read(const struct svmtrace_vmi *vmi, uint64_t link,
-		     struct svmtrace_vmi_process *p, struct svmtrace_vmi_error *err)
+int win_process_read(const struct svmtrace_vmi *vmi, uint64_t link, struct svmtrace_vmi_process *p,
+		     struct svmtrace_vmi_error *err)
 {
 	const struct svmtrace_vmi_profile *prof = vmi->profile;
 	uint64_t dtb = vmi->kernel.dtb, ep, section_base;
@@ -116,8 +116,8 @@ static int find_one(void *ctx, uint64_t link, struct svmtrace_vmi_error *err)
 	struct find *f = ctx;
 	const struct svmtrace_vmi_profile *p = f->vmi->profile;
 	uint64_t pid;
-	int rc = win_read_u64(f->vmi, f->vmi->kernel.dtb, link - p->eprocess.links + p->eprocess.pid,
-			      &pid, err);
+	int rc = win_read_u64(f->vmi, f->vmi->kernel.dtb,
+			      link - p->eprocess.links + p->eprocess.pid, &pid, err);
 
 	if (rc)
 		return vmi_prefix(err, SVMTRACE_VMI_E_CORRUPT, "EPROCESS at VA 0x%llx",

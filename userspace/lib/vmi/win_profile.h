@@ -32,16 +32,16 @@ struct win_symbol {
 };
 
 struct win_pte_layout {
-	struct win_bits valid;		/* _MMPTE_HARDWARE.Valid */
-	struct win_bits transition;	/* _MMPTE_TRANSITION.Transition */
-	struct win_bits trans_pfn;	/* _MMPTE_TRANSITION.PageFrameNumber */
-	struct win_bits prototype;	/* _MMPTE_PROTOTYPE.Prototype */
-	struct win_bits proto_address;	/* _MMPTE_PROTOTYPE.ProtoAddress (signed) */
-	struct win_bits pagefile_high;	/* _MMPTE_SOFTWARE.PageFileHigh */
+	struct win_bits valid;	       /* _MMPTE_HARDWARE.Valid */
+	struct win_bits transition;    /* _MMPTE_TRANSITION.Transition */
+	struct win_bits trans_pfn;     /* _MMPTE_TRANSITION.PageFrameNumber */
+	struct win_bits prototype;     /* _MMPTE_PROTOTYPE.Prototype */
+	struct win_bits proto_address; /* _MMPTE_PROTOTYPE.ProtoAddress (signed) */
+	struct win_bits pagefile_high; /* _MMPTE_SOFTWARE.PageFileHigh */
 };
 
 struct svmtrace_vmi_profile {
-	char id[48];		/* "GUID-AGE" */
+	char id[48]; /* "GUID-AGE" */
 	char guid[33];
 	uint32_t age;
 	char database[64];
@@ -63,7 +63,7 @@ struct svmtrace_vmi_profile {
 	struct {
 		uint32_t image_base, ldr;
 	} peb;
-	uint32_t ldr_load_order;	/* _PEB_LDR_DATA.InLoadOrderModuleList */
+	uint32_t ldr_load_order; /* _PEB_LDR_DATA.InLoadOrderModuleList */
 	struct {
 		uint32_t links, dll_base, size, entry, base_name, full_name;
 	} ldr_entry;

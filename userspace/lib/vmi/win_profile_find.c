@@ -133,8 +133,8 @@ static int find_in(const struct candidates *c, const char *id, struct svmtrace_v
 	return SVMTRACE_VMI_E_NOT_FOUND;
 }
 
-int svmtrace_vmi_profile_find(const char *path, const char *id,
-			      struct svmtrace_vmi_profile **out, struct svmtrace_vmi_error *err)
+int svmtrace_vmi_profile_find(const char *path, const char *id, struct svmtrace_vmi_profile **out,
+			      struct svmtrace_vmi_error *err)
 {
 	struct candidates named = { 0 }, others = { 0 };
 	struct stat st;

@@ -5,9 +5,9 @@
 /* ProtoAddress value meaning "look in the VAD" (MiProtoAddressForKernelVad). */
 #define WIN_PROTO_ADDRESS_VAD 0xffffffff0000ULL
 
-static int decode(const struct svmtrace_vmi *vmi, int follow_prototype, int level,
-		  uint64_t entry, uint64_t va, uint64_t *frame,
-		  struct svmtrace_vmi_translation *out, struct svmtrace_vmi_error *err);
+static int decode(const struct svmtrace_vmi *vmi, int follow_prototype, int level, uint64_t entry,
+		  uint64_t va, uint64_t *frame, struct svmtrace_vmi_translation *out,
+		  struct svmtrace_vmi_error *err);
 
 static int not_present_leaf_only(const void *ctx, int level, uint64_t entry, uint64_t va,
 				 uint64_t *frame, struct svmtrace_vmi_translation *out,
@@ -51,9 +51,8 @@ static int absent(struct svmtrace_vmi_error *err, const struct win_pte_layout *l
 }
 
 /* Follow a prototype PTE entry to the page it describes. */
-static int prototype(const struct svmtrace_vmi *vmi, uint64_t entry, uint64_t va,
-		     uint64_t *frame, struct svmtrace_vmi_translation *out,
-		     struct svmtrace_vmi_error *err)
+static int prototype(const struct svmtrace_vmi *vmi, uint64_t entry, uint64_t va, uint64_t *frame,
+		     struct svmtrace_vmi_translation *out, struct svmtrace_vmi_error *err)
 {
 	const struct win_pte_layout *l = &vmi->profile->pte;
 	uint64_t raw = win_bits_get(l->proto_address, entry);
@@ -96,14 +95,15 @@ static int prototype(const struct svmtrace_vmi *vmi, uint64_t entry, uint64_t va
 	return absent(err, l, va, "prototype PTE", pp);
 }
 
-static int decode(const struct svmtrace_vmi *vmi, int follow_prototype, int level,
-		  uint64_t entry, uint64_t va, uint64_t *frame,
-		  struct svmtrace_vmi_translation *out, struct svmtrace_vmi_error *err)
+static int decode(const struct svmtrace_vmi *vmi, int follow_prototype, int level, uint64_t entry,
+		  uint64_t va, uint64_t *frame, struct svmtrace_vmi_translation *out,
+		  struct svmtrace_vmi_error *err)
 {
 	const struct win_pte_layout *l = &vmi->profile->pte;
 
 	if (!entry)
-		return vmi_fail(err, SVMTRACE_VMI_E_NOT_RESIDENT, "VA 0x%llx is not mapped or never touched (%s is zero)",
+		return vmi_fail(err, SVMTRACE_VMI_E_NOT_RESIDENT,
+				"VA 0x%llx is not mapped or never touched (%s is zero)",
 				(unsigned long long)va, x86_level_name(level));
 	if (in_transition(l, entry)) {
 		*frame = transition_frame(l, entry);

@@ -43,7 +43,7 @@ int win_list_walk(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t head, s
 uint64_t win_dtb_mask(uint64_t cr3);
 
 /* One process from its ActiveProcessLinks entry at @link. */
-int win_process_read(const struct svmtrace_vmi *vmi, uint64_t link,
-		     struct svmtrace_vmi_process *p, struct svmtrace_vmi_error *err);
+int win_process_read(const struct svmtrace_vmi *vmi, uint64_t link, struct svmtrace_vmi_process *p,
+		     struct svmtrace_vmi_error *err);
 
 #endif

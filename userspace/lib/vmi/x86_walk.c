@@ -69,8 +69,8 @@ int x86_translate(const struct svmtrace_vmi_mem *mem, uint64_t dtb, uint64_t va,
 			table = frame;
 			continue;
 		}
-		if (level == X86_PTE || ((level == X86_PDE || level == X86_PDPTE) &&
-					 (entry & X86_PTE_PS))) {
+		if (level == X86_PTE ||
+		    ((level == X86_PDE || level == X86_PDPTE) && (entry & X86_PTE_PS))) {
 			uint64_t span = x86_level_span(level);
 
 			out->state = SVMTRACE_VMI_PAGE_VALID;

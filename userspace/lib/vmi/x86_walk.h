@@ -10,11 +10,11 @@
 
 #include <svmtrace/vmi.h>
 
-#define X86_PAGE_SIZE 4096ULL
+#define X86_PAGE_SIZE	4096ULL
 #define X86_PTE_PRESENT (1ULL << 0)
-#define X86_PTE_PS (1ULL << 7)		  /* large page in a PDPTE or PDE */
-#define X86_PTE_ADDR 0x000ffffffffff000ULL /* bits 51:12 */
-#define X86_CR3_ADDR X86_PTE_ADDR	  /* CR3 bits 11:0 are PCID/flags */
+#define X86_PTE_PS	(1ULL << 7)	      /* large page in a PDPTE or PDE */
+#define X86_PTE_ADDR	0x000ffffffffff000ULL /* bits 51:12 */
+#define X86_CR3_ADDR	X86_PTE_ADDR	      /* CR3 bits 11:0 are PCID/flags */
 
 /* Table levels, named by the entry they hold. */
 enum x86_level { X86_PTE = 1, X86_PDE = 2, X86_PDPTE = 3, X86_PML4E = 4 };
@@ -34,9 +34,8 @@ int x86_canonical(uint64_t va);
  * for leaves, or returns a negative status with the reason in err.
  */
 struct x86_decoder {
-	int (*not_present)(const void *ctx, int level, uint64_t entry, uint64_t va,
-			   uint64_t *frame, struct svmtrace_vmi_translation *out,
-			   struct svmtrace_vmi_error *err);
+	int (*not_present)(const void *ctx, int level, uint64_t entry, uint64_t va, uint64_t *frame,
+			   struct svmtrace_vmi_translation *out, struct svmtrace_vmi_error *err);
 	const void *ctx;
 };
 
