@@ -95,6 +95,11 @@ const char *svmtrace_vmi_mem_name(const struct svmtrace_vmi_mem *mem);
 int svmtrace_vmi_mem_read(const struct svmtrace_vmi_mem *mem, uint64_t gpa, void *buf, size_t len,
 			  struct svmtrace_vmi_error *err);
 
+/* The guest-physical ranges the source holds, in address order. */
+unsigned int svmtrace_vmi_mem_range_count(const struct svmtrace_vmi_mem *mem);
+void svmtrace_vmi_mem_range(const struct svmtrace_vmi_mem *mem, unsigned int index, uint64_t *gpa,
+			    uint64_t *size);
+
 unsigned int svmtrace_vmi_mem_vcpu_count(const struct svmtrace_vmi_mem *mem);
 const struct svmtrace_vmi_vcpu *svmtrace_vmi_mem_vcpu(const struct svmtrace_vmi_mem *mem,
 						      unsigned int index);

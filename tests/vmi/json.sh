@@ -24,3 +24,5 @@ vmi --memory "$WORK/img.raw" --json modules 1200 >"$WORK/m.json" || fail "module
 grep -q '"name": "helper.dll"' "$WORK/m.json" || fail "modules --json lacks helper.dll"
 vmi --memory "$WORK/img.elf" --json kernel >"$WORK/k.json" || fail "kernel --json"
 grep -q '"idtr": {' "$WORK/k.json" || fail "kernel --json lacks the idtr method"
+vmi --memory "$WORK/img.raw" --json kernel | grep -q '"bytes": 4294967296' ||
+	fail "kernel --json: the raw image holds 4 GiB"

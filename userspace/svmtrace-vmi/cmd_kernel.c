@@ -8,6 +8,19 @@
 
 #include <stdio.h>
 
+/* Bytes of guest memory the source holds. */
+static uint64_t memory_bytes(const struct svmtrace_vmi_mem *mem)
+{
+	uint64_t total = 0, gpa, size;
+	unsigned int i;
+
+	for (i = 0; i < svmtrace_vmi_mem_range_count(mem); i++) {
+		svmtrace_vmi_mem_range(mem, i, &gpa, &size);
+		total += size;
+	}
+	return total;
+}
+
 int cmd_kernel(struct vmi_cmd *c, int argc, char **argv)
 {
 	const struct svmtrace_vmi_profile *prof;
@@ -30,10 +43,15 @@ int cmd_kernel(struct vmi_cmd *c, int argc, char **argv)
 				       json_object_new_string(svmtrace_vmi_mem_kind(c->mem)));
 		json_object_object_add(o, "vcpus",
 				       json_object_new_uint64(svmtrace_vmi_mem_vcpu_count(c->mem)));
+		json_object_object_add(o, "ranges",
+				       json_object_new_uint64(svmtrace_vmi_mem_range_count(c->mem)));
+		json_object_object_add(o, "bytes", json_object_new_uint64(memory_bytes(c->mem)));
 		json_object_object_add(o, "kernel", vmi_json_kernel(vmi));
 	} else {
-		printf("memory:      %s (%s, %u vCPU records)\n", c->memory,
-		       svmtrace_vmi_mem_kind(c->mem), svmtrace_vmi_mem_vcpu_count(c->mem));
+		printf("memory:      %s (%s, %u ranges, %llu MiB, %u vCPU records)\n", c->memory,
+		       svmtrace_vmi_mem_kind(c->mem), svmtrace_vmi_mem_range_count(c->mem),
+		       (unsigned long long)(memory_bytes(c->mem) >> 20),
+		       svmtrace_vmi_mem_vcpu_count(c->mem));
 		printf("kernel-base: 0x%016llx\n", (unsigned long long)k.base);
 		printf("kernel-dtb:  0x%016llx\n", (unsigned long long)k.dtb);
 		printf("pdb:         %s %s\n", k.pdb_name, k.id);

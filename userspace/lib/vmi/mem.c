@@ -134,6 +134,18 @@ int svmtrace_vmi_mem_read(const struct svmtrace_vmi_mem *mem, uint64_t gpa, void
 	return mem->ops->read(mem, gpa, buf, len, err);
 }
 
+unsigned int svmtrace_vmi_mem_range_count(const struct svmtrace_vmi_mem *mem)
+{
+	return mem->nr_ranges;
+}
+
+void svmtrace_vmi_mem_range(const struct svmtrace_vmi_mem *mem, unsigned int index, uint64_t *gpa,
+			    uint64_t *size)
+{
+	*gpa = index < mem->nr_ranges ? mem->ranges[index].gpa : 0;
+	*size = index < mem->nr_ranges ? mem->ranges[index].mem_size : 0;
+}
+
 unsigned int svmtrace_vmi_mem_vcpu_count(const struct svmtrace_vmi_mem *mem)
 {
 	return mem->nr_vcpus;
