@@ -43,8 +43,8 @@ int cmd_kernel(struct vmi_cmd *c, int argc, char **argv)
 				       json_object_new_string(svmtrace_vmi_mem_kind(c->mem)));
 		json_object_object_add(o, "vcpus",
 				       json_object_new_uint64(svmtrace_vmi_mem_vcpu_count(c->mem)));
-		json_object_object_add(o, "ranges",
-				       json_object_new_uint64(svmtrace_vmi_mem_range_count(c->mem)));
+		json_object_object_add(
+			o, "ranges", json_object_new_uint64(svmtrace_vmi_mem_range_count(c->mem)));
 		json_object_object_add(o, "bytes", json_object_new_uint64(memory_bytes(c->mem)));
 		json_object_object_add(o, "kernel", vmi_json_kernel(vmi));
 	} else {
