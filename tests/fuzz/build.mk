@@ -1,7 +1,8 @@
 # libFuzzer targets for the trace reader.  They are built with clang straight
 # from the library sources (libsvmtrace.a is built with gcc, without
 # sanitizers).  `make fuzz` runs every target in FUZZ_TARGETS for
-# FUZZ_SECONDS; `make check` replays each committed corpus once.
+# FUZZ_SECONDS; `make check` replays each committed corpus once (the rule is
+# in the top Makefile, after every fragment has added its targets).
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-std=gnu11 -D_GNU_SOURCE -Iinclude -Iuserspace
@@ -12,11 +13,3 @@ $(FUZZ_DIR)/fuzz_trace_reader: tests/fuzz/fuzz_trace_reader.c $(TRACE_LIB_SRCS) 
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_trace_reader.c $(TRACE_LIB_SRCS) -llz4
 FUZZ_TARGETS += $(FUZZ_DIR)/fuzz_trace_reader
-
-.PHONY: check-fuzz-corpus
-check-fuzz-corpus: $(FUZZ_TARGETS)
-	@set -e; for f in $(FUZZ_TARGETS); do \
-		n=$$(basename $$f); echo "fuzz corpus replay: $$n"; \
-		$$f -runs=0 tests/fuzz/corpus/$$n 2>&1 | tail -n 1; \
-	done
-CHECK_STEPS += check-fuzz-corpus

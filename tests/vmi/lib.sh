@@ -4,9 +4,9 @@
 . "$(dirname "$0")/../lib/need.sh"
 
 need_file "$VMI_PROFILES/ntkrnlmp-84A84F4D2218BC053913B1204942618D-1.json.xz" \
-	"the Windows 10 19041 profile (shared/profiles)"
+	"the Windows 10 19041 profile (tests/data/profiles)"
 need_file "$VMI_PROFILES/ntkrnlmp-0CE4A95C0CD782A7596B034D8648E585-1.json.xz" \
-	"the Windows 11 22000 profile (shared/profiles)"
+	"the Windows 11 22000 profile (tests/data/profiles)"
 need_file "$VMI_PE/target.exe" "the test program built with mingw-w64"
 
 WIN10=$VMI_PROFILES/ntkrnlmp-84A84F4D2218BC053913B1204942618D-1.json.xz
