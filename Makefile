@@ -42,7 +42,7 @@ DEB_PACKAGES :=
 
 # Packages every part needs; fragments add their own to DEB_PACKAGES.
 DEB_PACKAGES += build-essential pkg-config clang libclang-rt-14-dev llvm liblz4-dev lz4 \
-	check libsubunit-dev zstd xz-utils time
+	check libsubunit-dev zstd xz-utils time perl
 
 .PHONY: all check bench fuzz deps install clean demo kmod e2e
 all:
@@ -73,6 +73,18 @@ $(LIBSVMTRACE): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
 all: $(LIBSVMTRACE) $(PROGRAMS) $(TOOLS)
+
+# Every fuzz target replays its committed corpus once in `make check`.  Defined
+# here, after every fragment, so that FUZZ_TARGETS is complete.
+.PHONY: check-fuzz-corpus
+check-fuzz-corpus: $(FUZZ_TARGETS)
+	@set -e; for f in $(FUZZ_TARGETS); do \
+		n=$$(basename $$f); log=$(BUILD)/fuzz-$$n-replay.log; \
+		if ! $$f -runs=0 tests/fuzz/corpus/$$n >$$log 2>&1; then \
+			tail -n 40 $$log; echo "FAIL: $$n on its committed corpus"; exit 1; fi; \
+		echo "fuzz corpus replay: $$n: $$(grep -E '^Done' $$log)"; \
+	done
+CHECK_STEPS += check-fuzz-corpus
 
 check: all $(CHECK_STEPS)
 	@echo "make check: all steps passed"

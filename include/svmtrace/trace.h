@@ -21,24 +21,25 @@
 
 #include <svmtrace/abi.h>
 
-#define SVMTRACE_FORMAT_VERSION 5
-#define SVMTRACE_FRAME_MAX 65536		/* largest decoded frame */
+#define SVMTRACE_FORMAT_VERSION		 5
+#define SVMTRACE_FRAME_MAX		 65536 /* largest decoded frame */
 #define SVMTRACE_DEFAULT_ANCHOR_INTERVAL 64
+#define SVMTRACE_DEFAULT_LZ4_LEVEL	 2 /* LZ4HC 2: see docs/format.md */
 
 enum svmtrace_status {
 	SVMTRACE_OK = 0,
-	SVMTRACE_E_IO = -1,		/* open/read/write failed (errno in message) */
-	SVMTRACE_E_FORMAT = -2,		/* bytes that break the format */
-	SVMTRACE_E_TRUNCATED = -3,	/* file ends inside a frame: every complete
-					   frame was delivered first */
-	SVMTRACE_E_INVALID = -4,	/* bad argument from the caller */
+	SVMTRACE_E_IO = -1,	   /* open/read/write failed (errno in message) */
+	SVMTRACE_E_FORMAT = -2,	   /* bytes that break the format */
+	SVMTRACE_E_TRUNCATED = -3, /* file ends inside a frame: every complete
+				      frame was delivered first */
+	SVMTRACE_E_INVALID = -4,   /* bad argument from the caller */
 	SVMTRACE_E_NOMEM = -5,
 };
 
 struct svmtrace_error {
-	int status;			/* enum svmtrace_status */
-	uint64_t offset;		/* file offset the message refers to */
-	char message[320];		/* "FILE: offset N: what was wrong" */
+	int status;	   /* enum svmtrace_status */
+	uint64_t offset;   /* file offset the message refers to */
+	char message[320]; /* "FILE: offset N: what was wrong" */
 };
 
 /* The architectural state after one instruction. */
@@ -46,7 +47,7 @@ struct svmtrace_state {
 	uint64_t rip;
 	uint64_t rflags;
 	uint64_t cr3;
-	uint64_t gpr[SVMTRACE_NR_GPRS];	/* enum svmtrace_gpr order */
+	uint64_t gpr[SVMTRACE_NR_GPRS]; /* enum svmtrace_gpr order */
 	uint64_t xstate_bv;		/* valid when the record has_ymm */
 	uint64_t ymm[16][4];
 };
@@ -54,41 +55,41 @@ struct svmtrace_state {
 /* One decoded record; the pointers stay valid until the next call. */
 struct svmtrace_record {
 	enum svmtrace_slot_kind kind;
-	uint32_t cpu;			/* the stream's vCPU (file header) */
-	uint32_t reason;		/* gate id (session start), end reason (end), 0 */
-	bool has_tsc;			/* anchors, session starts and ends carry TSC */
-	bool has_ymm;			/* the session captures YMM state */
-	bool anchor;			/* decoded from a full-state record */
+	uint32_t cpu;	 /* the stream's vCPU (file header) */
+	uint32_t reason; /* gate id (session start), end reason (end), 0 */
+	bool has_tsc;	 /* anchors, session starts and ends carry TSC */
+	bool has_ymm;	 /* the session captures YMM state */
+	bool anchor;	 /* decoded from a full-state record */
 	uint64_t sequence;
 	uint64_t tsc;
-	uint64_t dropped;		/* records lost right before this one */
-	uint64_t frame_offset;		/* file offset of the frame holding it */
+	uint64_t dropped;      /* records lost right before this one */
+	uint64_t frame_offset; /* file offset of the frame holding it */
 	const struct svmtrace_state *state;
 };
 
 /* What a reader saw; complete once the reader reached the end. */
 struct svmtrace_summary {
 	uint32_t cpu;
-	uint64_t file_bytes;		/* bytes consumed, header included */
+	uint64_t file_bytes; /* bytes consumed, header included */
 	uint64_t frames_raw;
 	uint64_t frames_lz4;
-	uint64_t decoded_bytes;		/* sum of decoded frame sizes */
-	uint64_t records;		/* all kinds */
-	uint64_t instructions;		/* instruction records (anchors + deltas) */
-	uint64_t anchors;		/* full-state instruction records */
+	uint64_t decoded_bytes; /* sum of decoded frame sizes */
+	uint64_t records;	/* all kinds */
+	uint64_t instructions;	/* instruction records (anchors + deltas) */
+	uint64_t anchors;	/* full-state instruction records */
 	uint64_t session_starts;
 	uint64_t session_ends;
-	uint64_t first_sequence;	/* valid when records > 0 */
+	uint64_t first_sequence; /* valid when records > 0 */
 	uint64_t last_sequence;
-	uint64_t sequence_jumps;	/* places where sequence advanced by > 1 */
-	uint64_t sequence_skipped;	/* numbers skipped at those places */
-	uint64_t gaps;			/* records marked as following a loss */
-	uint64_t dropped;		/* records lost, as the producer counted */
+	uint64_t sequence_jumps;   /* places where sequence advanced by > 1 */
+	uint64_t sequence_skipped; /* numbers skipped at those places */
+	uint64_t gaps;		   /* records marked as following a loss */
+	uint64_t dropped;	   /* records lost, as the producer counted */
 	bool has_tsc;
 	uint64_t first_tsc;
 	uint64_t last_tsc;
-	bool truncated;			/* ended inside a frame */
-	uint64_t truncated_at;		/* offset of the incomplete frame */
+	bool truncated;	       /* ended inside a frame */
+	uint64_t truncated_at; /* offset of the incomplete frame */
 };
 
 /* ---- reader ---- */
@@ -115,8 +116,10 @@ void svmtrace_reader_close(struct svmtrace_reader *reader);
 typedef bool (*svmtrace_visit_fn)(const struct svmtrace_record *record, void *ctx);
 
 /*
- * Open @path, visit every record in order, fill @summary (may be NULL) and
- * close: the one-call form of the reader.
+ * Open @path, visit every record in order (@visit may be NULL to only
+ * validate and count), fill @summary (may be NULL) and close: the one-call
+ * form of the reader.  Returns 0, or the first error (SVMTRACE_E_TRUNCATED
+ * after every complete frame was visited).
  */
 int svmtrace_read(const char *path, svmtrace_visit_fn visit, void *ctx,
 		  struct svmtrace_summary *summary, struct svmtrace_error *err);
@@ -124,10 +127,10 @@ int svmtrace_read(const char *path, svmtrace_visit_fn visit, void *ctx,
 /* ---- writer ---- */
 
 struct svmtrace_writer_options {
-	uint32_t cpu;			/* written into the file header */
-	uint32_t anchor_interval;	/* records between full anchors, >= 1 */
-	bool raw_frames;		/* never compress */
-	int lz4_level;			/* 0 = fast LZ4; 1..12 = LZ4HC level */
+	uint32_t cpu;		  /* written into the file header */
+	uint32_t anchor_interval; /* records between full anchors, >= 1 */
+	bool raw_frames;	  /* never compress */
+	int lz4_level;		  /* 0 = fast LZ4; 1..12 = LZ4HC level (default 2) */
 };
 
 void svmtrace_writer_options_init(struct svmtrace_writer_options *options);
@@ -138,7 +141,7 @@ struct svmtrace_writer_stats {
 	uint64_t frames_raw;
 	uint64_t frames_lz4;
 	uint64_t decoded_bytes;
-	uint64_t file_bytes;		/* header and frame headers included */
+	uint64_t file_bytes; /* header and frame headers included */
 };
 
 struct svmtrace_writer;
@@ -159,7 +162,8 @@ int svmtrace_writer_append(struct svmtrace_writer *writer, const struct svmtrace
 			   struct svmtrace_error *err);
 /* Append a slot with its YMM state (SVMTRACE_SLOT_F_XSTATE). */
 int svmtrace_writer_append_xstate(struct svmtrace_writer *writer,
-				  const struct svmtrace_slot_xstate *slot, struct svmtrace_error *err);
+				  const struct svmtrace_slot_xstate *slot,
+				  struct svmtrace_error *err);
 /* Write the frame being filled (a reader sees every record appended so far). */
 int svmtrace_writer_flush(struct svmtrace_writer *writer, struct svmtrace_error *err);
 const struct svmtrace_writer_stats *svmtrace_writer_stats(const struct svmtrace_writer *writer);
@@ -186,8 +190,8 @@ _Static_assert(sizeof(struct svmtrace_raw_record) == 168, "raw record is 168 byt
 
 /* ---- names ---- */
 
-const char *svmtrace_kind_name(enum svmtrace_slot_kind kind);	/* "instruction", ... */
-const char *svmtrace_end_reason_name(uint32_t reason);	/* "stop", "cr3", ... */
-extern const char *const svmtrace_gpr_names[SVMTRACE_NR_GPRS];	/* "rax", ... */
+const char *svmtrace_kind_name(enum svmtrace_slot_kind kind);  /* "instruction", ... */
+const char *svmtrace_end_reason_name(uint32_t reason);	       /* "stop", "cr3", ... */
+extern const char *const svmtrace_gpr_names[SVMTRACE_NR_GPRS]; /* "rax", ... */
 
 #endif /* SVMTRACE_TRACE_H */

@@ -4,12 +4,12 @@
  *
  *   svmtrace-bench-trace RAW V5 [--lz4-level L] [--repeat N]
  *
- *   svmtrace-bench-trace --time COMMAND [ARG...]
+ *   svmtrace-bench-trace --time[=RUNS] COMMAND [ARG...]
  *
  * The first form loads RAW (168-byte records) into memory, encodes it to V5 through the
  * writer and decodes V5 to a counting visitor, each N times (default 7), and prints one
  * line "records=R bytes=B encode_s=E decode_s=D" with the best CPU time of
- * each.  The second runs COMMAND five times (output to /dev/null) and
+ * each.  The second runs COMMAND RUNS times (default 5; output to /dev/null) and
  * prints its best CPU time in seconds, with microsecond resolution, for the
  * baselines.  tests/bench/trace.sh turns that into ratios against xz and zstd
  * measured in the same run.  CPU time (not wall time) keeps the numbers
@@ -94,7 +94,7 @@ static bool count(const struct svmtrace_record *r, void *ctx)
 {
 	uint64_t *n = ctx;
 
-	*n += r->state->rip != 0;	/* touch the state so nothing is optimised away */
+	*n += r->state->rip != 0; /* touch the state so nothing is optimised away */
 	return true;
 }
 
@@ -113,12 +113,12 @@ static double decode(const char *path, size_t expect)
 	return cpu_seconds() - t0;
 }
 
-/* Best child CPU time (user + system) of five runs of @argv. */
-static double time_command(char **argv)
+/* Best child CPU time (user + system) of @runs runs of @argv. */
+static double time_command(char **argv, unsigned int runs)
 {
 	double best = 1e9;
 
-	for (int i = 0; i < 5; i++) {
+	for (unsigned int i = 0; i < runs; i++) {
 		struct rusage ru;
 		int status;
 		pid_t pid = fork();
@@ -147,14 +147,17 @@ int main(int argc, char **argv)
 {
 	double enc = 1e9, dec = 1e9;
 	unsigned int repeat = 7;
-	int level = 0;
+	int level = SVMTRACE_DEFAULT_LZ4_LEVEL;
 	struct svmtrace_slot *slots;
 	struct stat st;
 	size_t n;
 
 	cli_progname = "svmtrace-bench-trace";
-	if (argc > 2 && !strcmp(argv[1], "--time")) {
-		printf("%.6f\n", time_command(argv + 2));
+	if (argc > 2 && !strncmp(argv[1], "--time", 6)) {
+		unsigned int runs = argv[1][6] == '=' ? (unsigned int)parse_u64(argv[1] + 7, "--time")
+						      : 5;
+
+		printf("%.6f\n", time_command(argv + 2, runs ? runs : 1));
 		return 0;
 	}
 	if (argc < 3)

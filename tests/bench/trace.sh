@@ -33,30 +33,33 @@ record sort sort -n "$OUT/numbers"
 record perl perl -e 'my %h; $h{"k$_"} = $_ * 7 % 1000 for 1 .. 50000; my $s = 0; $s += $_ for values %h; print "$s\n"'
 record sha sha256sum "$OUT/blob"
 
-printf '%-6s %8s | %7s %7s %6s | %8s %8s %6s | %8s %8s %6s | %9s\n' \
-	workload records "v5 B/r" "xz B/r" size "enc M/s" "zstd-3" ratio "dec M/s" "zstd-d" ratio \
-	"csv Mrow/s"
+printf '%-5s %7s | %6s %6s %6s %5s | %7s %6s %6s %5s | %7s %6s %5s | %6s\n' \
+	work records "v5 B/r" "xz-6" "zstd-3" "v5/xz" "enc M/s" "zstd-3" "xz-6" ratio \
+	"dec M/s" "zstd-d" ratio "csv M/s"
 for w in sort perl sha; do
 	raw="$OUT/$w.raw"
 	n=$(( $(stat -c %s "$raw") / 168 ))
 	perl -e 'local $/ = \168; my $i = 0;
 		while (<STDIN>) { substr($_, 8, 8) = "\0" x 8 if $i++ % 64; print }' \
 		<"$raw" >"$OUT/$w.tsc64"
+	T="$BIN/svmtrace-bench-trace"
+	t_xz=$("$T" --time=1 xz -6 -T1 -c "$OUT/$w.tsc64")
 	xz -6 -T1 -c "$OUT/$w.tsc64" >"$OUT/$w.xz"
 	zstd -q -3 -c "$OUT/$w.tsc64" >"$OUT/$w.zst"
-	t_zc=$("$BIN/svmtrace-bench-trace" --time zstd -q -3 -c "$OUT/$w.tsc64")
-	t_zd=$("$BIN/svmtrace-bench-trace" --time zstd -q -d -c "$OUT/$w.zst")
+	t_zc=$("$T" --time zstd -q -3 -c "$OUT/$w.tsc64")
+	t_zd=$("$T" --time zstd -q -d -c "$OUT/$w.zst")
 
-	line=$("$BIN/svmtrace-bench-trace" "$raw" "$OUT/$w.v5" ${LEVEL:+--lz4-level $LEVEL})
+	line=$("$T" "$raw" "$OUT/$w.v5" ${LEVEL:+--lz4-level $LEVEL})
 	eval "$line"	# records= bytes= encode_s= decode_s=
-	t_csv=$("$BIN/svmtrace-bench-trace" --time "$BIN/svmtrace-dump" dump --regs "$OUT/$w.v5")
+	t_csv=$("$T" --time "$BIN/svmtrace-dump" dump --regs "$OUT/$w.v5")
 
 	awk -v w="$w" -v n="$n" -v v5="$bytes" -v xz="$(stat -c %s "$OUT/$w.xz")" \
+		-v zst="$(stat -c %s "$OUT/$w.zst")" -v txz="$t_xz" \
 		-v enc="$encode_s" -v dec="$decode_s" -v zc="$t_zc" -v zd="$t_zd" -v csv="$t_csv" \
 		-v recs="$records" 'BEGIN {
-		printf "%-6s %8d | %7.2f %7.2f %6.3f | %8.2f %8.2f %6.2f | %8.2f %8.2f %6.2f | %9.2f\n",
-			w, n, v5 / n, xz / n, v5 / xz,
-			recs / enc / 1e6, n / zc / 1e6, (recs / enc) / (n / zc),
+		printf "%-5s %7d | %6.2f %6.2f %6.2f %5.3f | %7.2f %6.2f %6.2f %5.2f | %7.2f %6.2f %5.2f | %6.2f\n",
+			w, n, v5 / n, xz / n, zst / n, v5 / xz,
+			recs / enc / 1e6, n / zc / 1e6, n / txz / 1e6, (recs / enc) / (n / zc),
 			recs / dec / 1e6, n / zd / 1e6, (recs / dec) / (n / zd),
 			recs / csv / 1e6
 	}' | tee -a "$OUT/table"

@@ -1,14 +1,16 @@
 # Unit tests: every tests/unit/test_*.c is one Check program linked against
-# libsvmtrace.  `make check-unit` runs them all.
+# libsvmtrace and the shared helpers in support.c.  `make check-unit` runs
+# them all.
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+UNIT_SUPPORT := $(BUILD)/obj/tests/unit/support.o
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBSVMTRACE)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_SUPPORT) $(LIBSVMTRACE)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIBSVMTRACE) $(LIB_LIBS) $(CHECK_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(UNIT_SUPPORT) $(LIBSVMTRACE) $(LIB_LIBS) $(CHECK_LIBS)
 
-ALL_PROGRAM_SRCS += $(UNIT_SRCS)
+ALL_PROGRAM_SRCS += $(UNIT_SRCS) tests/unit/support.c
 all: $(UNIT_TESTS)
 
 .PHONY: check-unit

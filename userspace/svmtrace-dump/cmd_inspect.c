@@ -22,33 +22,38 @@ struct session {
 	uint64_t first_seq, last_seq;
 	uint64_t records;
 	uint32_t gate;
-	bool started;	/* opened by a session start record */
+	bool started;	 /* opened by a session start record */
+	const char *end; /* how it ended */
 };
 
-static void print_session(uint64_t n, const struct session *s, const char *end)
+/* The first SESSIONS_SHOWN sessions of a file, and how many there were. */
+struct sessions {
+	struct session list[SESSIONS_SHOWN];
+	uint64_t count;
+};
+
+static void close_session(struct sessions *ss, const struct session *s, const char *end)
 {
-	printf("    #%" PRIu64 ": sequence %" PRIu64 "..%" PRIu64 ", %" PRIu64 " records, ", n,
-	       s->first_seq, s->last_seq, s->records);
-	if (s->started)
-		printf("gate %u, ", s->gate);
-	else
-		printf("no session start in this file, ");
-	printf("end: %s\n", end);
+	if (ss->count < SESSIONS_SHOWN) {
+		ss->list[ss->count] = *s;
+		ss->list[ss->count].end = end;
+	}
+	ss->count++;
 }
 
-/* Walk the records, listing sessions; returns the reader's last result. */
-static int walk_sessions(struct svmtrace_reader *r, uint64_t *nsessions)
+/* Walk the records, collecting sessions; returns the reader's last result. */
+static int walk_sessions(struct svmtrace_reader *r, struct sessions *ss)
 {
 	const struct svmtrace_record *rec;
 	struct session s = { 0 };
 	bool open = false;
 	int ret;
 
-	*nsessions = 0;
+	ss->count = 0;
 	while ((ret = svmtrace_reader_next(r, &rec)) > 0) {
 		if (rec->kind == SVMTRACE_SLOT_SESSION_START || !open) {
-			if (open && ++*nsessions <= SESSIONS_SHOWN)
-				print_session(*nsessions, &s, "none (a new session started)");
+			if (open)
+				close_session(ss, &s, "none (a new session started)");
 			s = (struct session){ .first_seq = rec->sequence,
 					      .gate = rec->reason,
 					      .started = rec->kind == SVMTRACE_SLOT_SESSION_START };
@@ -57,34 +62,47 @@ static int walk_sessions(struct svmtrace_reader *r, uint64_t *nsessions)
 		s.last_seq = rec->sequence;
 		s.records++;
 		if (rec->kind == SVMTRACE_SLOT_SESSION_END) {
-			if (++*nsessions <= SESSIONS_SHOWN)
-				print_session(*nsessions, &s, svmtrace_end_reason_name(rec->reason));
+			close_session(ss, &s, svmtrace_end_reason_name(rec->reason));
 			open = false;
 		}
 	}
-	if (open && ++*nsessions <= SESSIONS_SHOWN)
-		print_session(*nsessions, &s, "none (the file ends inside the session)");
-	if (*nsessions > SESSIONS_SHOWN)
-		printf("    ... and %" PRIu64 " more\n", *nsessions - SESSIONS_SHOWN);
+	if (open)
+		close_session(ss, &s, "none (the file ends inside the session)");
 	return ret;
 }
 
-static void print_summary(const struct svmtrace_summary *s, uint64_t nsessions)
+static void print_sessions(const struct sessions *ss)
+{
+	printf("  sessions:    %" PRIu64 "\n", ss->count);
+	for (uint64_t i = 0; i < ss->count && i < SESSIONS_SHOWN; i++) {
+		const struct session *s = &ss->list[i];
+
+		printf("    #%" PRIu64 ": sequence %" PRIu64 "..%" PRIu64 ", %" PRIu64 " records, ",
+		       i + 1, s->first_seq, s->last_seq, s->records);
+		if (s->started)
+			printf("gate %u, ", s->gate);
+		else
+			printf("no session start in this file, ");
+		printf("end: %s\n", s->end);
+	}
+	if (ss->count > SESSIONS_SHOWN)
+		printf("    ... and %" PRIu64 " more\n", ss->count - SESSIONS_SHOWN);
+}
+
+static void print_summary(const struct svmtrace_summary *s)
 {
 	uint64_t deltas = s->instructions - s->anchors;
 	uint64_t stored = s->file_bytes;
 
-	printf("  sessions:    %" PRIu64 "\n", nsessions);
 	printf("  frames:      %" PRIu64 " (%" PRIu64 " LZ4, %" PRIu64 " raw), %" PRIu64
 	       " bytes decoded\n",
 	       s->frames_lz4 + s->frames_raw, s->frames_lz4, s->frames_raw, s->decoded_bytes);
 	printf("  records:     %" PRIu64 ": %" PRIu64 " session_start, %" PRIu64
-	       " instruction (%" PRIu64 " anchors, %" PRIu64 " deltas), %" PRIu64
-	       " session_end\n",
+	       " instruction (%" PRIu64 " anchors, %" PRIu64 " deltas), %" PRIu64 " session_end\n",
 	       s->records, s->session_starts, s->instructions, s->anchors, deltas, s->session_ends);
 	if (s->records)
-		printf("  sequence:    %" PRIu64 "..%" PRIu64 ", %" PRIu64 " jumps skipping %" PRIu64
-		       " numbers\n",
+		printf("  sequence:    %" PRIu64 "..%" PRIu64 ", %" PRIu64
+		       " jumps skipping %" PRIu64 " numbers\n",
 		       s->first_sequence, s->last_sequence, s->sequence_jumps, s->sequence_skipped);
 	if (s->gaps)
 		printf("  gaps:        %" PRIu64 " (%" PRIu64 " records dropped by the producer)\n",
@@ -92,8 +110,8 @@ static void print_summary(const struct svmtrace_summary *s, uint64_t nsessions)
 	else
 		printf("  gaps:        none\n");
 	if (s->has_tsc)
-		printf("  tsc:         0x%" PRIx64 "..0x%" PRIx64 " (%" PRIu64 " ticks)\n", s->first_tsc,
-		       s->last_tsc, s->last_tsc - s->first_tsc);
+		printf("  tsc:         0x%" PRIx64 "..0x%" PRIx64 " (%" PRIu64 " ticks)\n",
+		       s->first_tsc, s->last_tsc, s->last_tsc - s->first_tsc);
 	if (s->records)
 		printf("  size:        %" PRIu64 " bytes, %.2f bytes/record, frames %.2f:1, "
 		       "%.1fx smaller than 168-byte raw records\n",
@@ -134,13 +152,12 @@ int cmd_inspect(int argc, char **argv)
 	}
 	for (int i = optind; i < argc; i++) {
 		struct svmtrace_reader *r = open_trace(argv[i]);
-		uint64_t nsessions;
-		int ret;
+		struct sessions ss;
+		int ret = walk_sessions(r, &ss);
 
-		printf("%s:\n  header:      v5, cpu %u, framed\n  session list:\n", argv[i],
-		       svmtrace_reader_cpu(r));
-		ret = walk_sessions(r, &nsessions);
-		print_summary(svmtrace_reader_summary(r), nsessions);
+		printf("%s:\n  header:      v5, cpu %u, framed\n", argv[i], svmtrace_reader_cpu(r));
+		print_summary(svmtrace_reader_summary(r));
+		print_sessions(&ss);
 		fflush(stdout);
 		status |= finish_trace(r, ret, allow_truncated);
 		svmtrace_reader_close(r);

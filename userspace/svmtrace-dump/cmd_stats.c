@@ -22,7 +22,7 @@ static const char stats_usage[] =
 struct stats {
 	uint64_t instructions;
 	uint64_t sessions;
-	uint64_t compared;		/* instructions with a previous state to compare */
+	uint64_t compared; /* instructions with a previous state to compare */
 	uint64_t changes[SVMTRACE_NR_GPRS];
 	struct counts rips;
 	struct counts pages;

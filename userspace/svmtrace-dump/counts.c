@@ -22,7 +22,8 @@ static void grow(struct counts *c)
 
 		if (!c->e[i].count)
 			continue;
-		for (j = slot_of(&bigger, c->e[i].key); bigger.e[j].count; j = (j + 1) & (bigger.cap - 1))
+		for (j = slot_of(&bigger, c->e[i].key); bigger.e[j].count;
+		     j = (j + 1) & (bigger.cap - 1))
 			;
 		bigger.e[j] = c->e[i];
 	}

@@ -8,12 +8,12 @@
 
 struct count_entry {
 	uint64_t key;
-	uint64_t count;		/* 0 = empty slot */
+	uint64_t count; /* 0 = empty slot */
 };
 
 struct counts {
 	struct count_entry *e;
-	size_t cap;		/* a power of two */
+	size_t cap; /* a power of two */
 	size_t used;
 };
 

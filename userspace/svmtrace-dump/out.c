@@ -9,29 +9,29 @@
 
 struct out out = { .fd = STDOUT_FILENO };
 
-/* "000102...ff": two hex digits for every byte value. */
-const char hex_pairs[512] = {
-#define P(x) "0123456789abcdef"[(x) >> 4], "0123456789abcdef"[(x) & 15]
-#define R(x) P(x), P(x + 1), P(x + 2), P(x + 3), P(x + 4), P(x + 5), P(x + 6), P(x + 7), \
-	P(x + 8), P(x + 9), P(x + 10), P(x + 11), P(x + 12), P(x + 13), P(x + 14), P(x + 15)
-	R(0x00), R(0x10), R(0x20), R(0x30), R(0x40), R(0x50), R(0x60), R(0x70),
-	R(0x80), R(0x90), R(0xa0), R(0xb0), R(0xc0), R(0xd0), R(0xe0), R(0xf0),
-#undef R
-#undef P
-};
-
 char *put_dec(char *p, uint64_t v)
 {
-	char tmp[20];
-	int n = 0;
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
+	char tmp[20], *q = tmp + sizeof(tmp);
+	size_t n;
 
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	while (v >= 100) {
+		q -= 2;
+		memcpy(q, pairs + (v % 100) * 2, 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		q -= 2;
+		memcpy(q, pairs + v * 2, 2);
+	} else {
+		*--q = (char)('0' + v);
+	}
+	n = (size_t)(tmp + sizeof(tmp) - q);
+	memcpy(p, q, n);
+	return p + n;
 }
 
 void out_flush(void)
@@ -44,7 +44,7 @@ void out_flush(void)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EPIPE)
-			exit(0);	/* the reader went away: `dump | head` */
+			exit(0); /* the reader went away: `dump | head` */
 		if (n < 0)
 			die("writing output: %s", strerror(errno));
 		p += n;

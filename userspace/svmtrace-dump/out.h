@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#define OUT_BUFFER (1u << 18)
-#define OUT_ROW_MAX 2048	/* the longest row any command writes */
+#define OUT_BUFFER  (1u << 18)
+#define OUT_ROW_MAX 2048 /* the longest row any command writes */
 
 struct out {
 	int fd;
@@ -49,24 +49,37 @@ static inline char *put_str(char *p, const char *s)
 
 char *put_dec(char *p, uint64_t v);
 
-/* "0x" and lowercase hex digits, no leading zeros ("0x0" for zero). */
+/* Eight hex digits of @x as ASCII, most significant first in memory order. */
+static inline uint64_t hex_digits8(uint32_t x)
+{
+	uint64_t t = x;
+
+	/* one nibble per byte, least significant nibble in byte 0 */
+	t = (t | (t << 16)) & 0x0000ffff0000ffffull;
+	t = (t | (t << 8)) & 0x00ff00ff00ff00ffull;
+	t = (t | (t << 4)) & 0x0f0f0f0f0f0f0f0full;
+	/* '0' + nibble, plus 39 more ('a' - '0' - 10) where the nibble is >= 10 */
+	t += 0x3030303030303030ull +
+	     (((t + 0x0606060606060606ull) >> 4) & 0x0101010101010101ull) * 39;
+	return __builtin_bswap64(t);
+}
+
+/*
+ * "0x" and lowercase hex digits, no leading zeros ("0x0" for zero).  Writes
+ * 18 bytes whatever the length (rows have room to spare) and returns the end
+ * of the digits.
+ */
 static inline char *put_hex(char *p, uint64_t v)
 {
-	extern const char hex_pairs[512];
 	unsigned int digits = v ? (unsigned int)(67 - __builtin_clzll(v)) / 4 : 1;
-	char *end = p + 2 + digits;
-	char *q = end;
+	unsigned __int128 chars = (unsigned __int128)hex_digits8((uint32_t)v) << 64 |
+				  hex_digits8((uint32_t)(v >> 32));
 
 	p[0] = '0';
 	p[1] = 'x';
-	while (q - p > 3) {
-		q -= 2;
-		memcpy(q, &hex_pairs[(v & 0xff) * 2], 2);
-		v >>= 8;
-	}
-	if (q - p == 3)
-		q[-1] = hex_pairs[(v & 0xf) * 2 + 1];
-	return end;
+	chars >>= 8 * (16 - digits); /* drop the leading zeros */
+	memcpy(p + 2, &chars, 16);
+	return p + 2 + digits;
 }
 
 #endif

@@ -33,8 +33,8 @@ static const char usage[] =
 	"      --cr3 X            CR3 value to store (default 0x1aa000)\n"
 	"  -o, --output OUT       output file\n";
 
-static void fill_record(struct svmtrace_raw_record *r, const struct user_regs_struct *u, uint64_t seq,
-			uint64_t cr3)
+static void fill_record(struct svmtrace_raw_record *r, const struct user_regs_struct *u,
+			uint64_t seq, uint64_t cr3)
 {
 	r->seq = seq;
 	r->tsc = __rdtsc();

@@ -26,8 +26,8 @@ void decoder_frame_start(struct decoder *d)
 	predict_reset(&d->predict);
 }
 
-__attribute__((format(printf, 2, 3))) static const uint8_t *fail(struct decoder *d,
-								  const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static const uint8_t *fail(struct decoder *d, const char *fmt,
+								 ...)
 {
 	va_list ap;
 
@@ -45,8 +45,8 @@ static const uint8_t *need(struct decoder *d, const uint8_t *p, const uint8_t *e
 	return fail(d, "%s needs %zu bytes, the frame has %zu left", what, n, (size_t)(end - p));
 }
 
-static const uint8_t *varint(struct decoder *d, const uint8_t *p, const uint8_t *end,
-			     uint64_t *v, const char *what)
+static const uint8_t *varint(struct decoder *d, const uint8_t *p, const uint8_t *end, uint64_t *v,
+			     const char *what)
 {
 	const uint8_t *q = wire_get_varint(p, end, v);
 
@@ -67,38 +67,44 @@ static const uint8_t *check_sequence(struct decoder *d, uint64_t seq)
 			    (unsigned long long)d->rec.sequence);
 	d->have_seq = true;
 	d->rec.sequence = seq;
-	return (const uint8_t *)d;	/* any non-NULL */
+	return (const uint8_t *)d; /* any non-NULL */
 }
 
 static const uint8_t *full_record(struct decoder *d, const uint8_t *p, const uint8_t *end)
 {
-	uint8_t h = *p;
+	uint8_t h = *p++;
 	const char *what = (h & WIRE_TYPE_MASK) == WIRE_ANCHOR ? "anchor" : "session start";
-	size_t size = WIRE_FULL_SIZE + (h & WIRE_FULL_GAP ? 8 : 0) +
-		      (h & WIRE_FULL_XSTATE ? WIRE_XSTATE_SIZE : 0);
 	struct svmtrace_record *r = &d->rec;
+	uint64_t seq, v;
 
 	if (h & WIRE_FULL_RESERVED)
 		return fail(d, "%s header 0x%02x has reserved bits 0x%02x set", what, h,
 			    h & WIRE_FULL_RESERVED);
-	if (!need(d, p, end, size, what) || !check_sequence(d, wire_get64(p + 1)))
+	if (!(p = varint(d, p, end, &seq, "sequence")) || !check_sequence(d, seq) ||
+	    !need(d, p, end, 8, "TSC"))
 		return NULL;
-	p++;
-	r->tsc = wire_get64(p + 8);
-	r->reason = wire_get32(p + 16);
-	p += 20;
+	r->tsc = wire_get64(p);
+	if (!(p = varint(d, p + 8, end, &v, "reason")))
+		return NULL;
+	if (v > UINT32_MAX)
+		return fail(d, "reason %llu does not fit in 32 bits", (unsigned long long)v);
+	r->reason = (uint32_t)v;
+	if (!need(d, p, end, 8, "RIP"))
+		return NULL;
 	d->state.rip = wire_get64(p);
-	d->state.rflags = wire_get64(p + 8);
-	d->state.cr3 = wire_get64(p + 16);
-	memcpy(d->state.gpr, p + 24, sizeof(d->state.gpr));
-	p += 24 + sizeof(d->state.gpr);
+	if (!(p = varint(d, p + 8, end, &d->state.rflags, "RFLAGS")) ||
+	    !(p = varint(d, p, end, &d->state.cr3, "CR3")))
+		return NULL;
+	for (int i = 0; i < SVMTRACE_NR_GPRS; i++)
+		if (!(p = varint(d, p, end, &d->state.gpr[i], svmtrace_gpr_names[i])))
+			return NULL;
 	r->dropped = 0;
-	if (h & WIRE_FULL_GAP) {
-		r->dropped = wire_get64(p);
-		p += 8;
-	}
+	if ((h & WIRE_FULL_GAP) && !(p = varint(d, p, end, &r->dropped, "dropped count")))
+		return NULL;
 	d->xstate = h & WIRE_FULL_XSTATE;
 	if (d->xstate) {
+		if (!need(d, p, end, WIRE_XSTATE_SIZE, "YMM state"))
+			return NULL;
 		d->state.xstate_bv = wire_get64(p);
 		memcpy(d->state.ymm, p + 8, sizeof(d->state.ymm));
 		p += WIRE_XSTATE_SIZE;
@@ -107,7 +113,7 @@ static const uint8_t *full_record(struct decoder *d, const uint8_t *p, const uin
 		memset(d->state.ymm, 0, sizeof(d->state.ymm));
 	}
 	r->kind = (h & WIRE_TYPE_MASK) == WIRE_ANCHOR ? SVMTRACE_SLOT_INSTRUCTION
-						       : SVMTRACE_SLOT_SESSION_START;
+						      : SVMTRACE_SLOT_SESSION_START;
 	r->has_tsc = true;
 	r->has_ymm = d->xstate;
 	r->anchor = true;
@@ -118,23 +124,26 @@ static const uint8_t *full_record(struct decoder *d, const uint8_t *p, const uin
 static const uint8_t *session_end(struct decoder *d, const uint8_t *p, const uint8_t *end)
 {
 	struct svmtrace_record *r = &d->rec;
+	uint8_t h = *p;
 
-	if (*p & WIRE_END_RESERVED)
-		return fail(d, "session end header 0x%02x has reserved bits 0x%02x set", *p,
-			    *p & WIRE_END_RESERVED);
-	if (!need(d, p, end, WIRE_END_SIZE, "session end") ||
-	    !check_sequence(d, wire_get64(p + 1)))
+	if (h & WIRE_END_RESERVED)
+		return fail(d, "session end header 0x%02x has reserved bits 0x%02x set", h,
+			    h & WIRE_END_RESERVED);
+	if (!need(d, p, end, WIRE_END_SIZE, "session end") || !check_sequence(d, wire_get64(p + 1)))
 		return NULL;
 	r->kind = SVMTRACE_SLOT_SESSION_END;
 	r->tsc = wire_get64(p + 9);
 	r->reason = wire_get32(p + 17);
 	d->state.rip = wire_get64(p + 21);
+	p += WIRE_END_SIZE;
+	r->dropped = 0;
+	if ((h & WIRE_END_GAP) && !(p = varint(d, p, end, &r->dropped, "dropped count")))
+		return NULL;
 	r->has_tsc = true;
 	r->has_ymm = d->xstate;
 	r->anchor = false;
-	r->dropped = 0;
-	d->have_state = false;	/* the next session starts from a full record */
-	return p + WIRE_END_SIZE;
+	d->have_state = false; /* the next session starts from a full record */
+	return p;
 }
 
 static const uint8_t *ymm_delta(struct decoder *d, const uint8_t *p, const uint8_t *end)

@@ -15,12 +15,12 @@
 
 struct decoder {
 	struct svmtrace_state state;
-	struct svmtrace_record rec;	/* rec.state points at state */
-	bool have_state;		/* state can be a delta base in this frame */
-	bool have_seq;			/* any record seen: sequence must increase */
-	bool xstate;			/* the last full record carried YMM state */
+	struct svmtrace_record rec; /* rec.state points at state */
+	bool have_state;	    /* state can be a delta base in this frame */
+	bool have_seq;		    /* any record seen: sequence must increase */
+	bool xstate;		    /* the last full record carried YMM state */
 	struct predict_table predict;
-	char why[160];			/* what was wrong, when decoder_next fails */
+	char why[160]; /* what was wrong, when decoder_next fails */
 };
 
 int decoder_init(struct decoder *d, uint32_t cpu);

@@ -46,16 +46,16 @@ static size_t put_full(struct encoder *e, const struct svmtrace_slot *s,
 	bool gap = s->flags & SVMTRACE_SLOT_F_GAP;
 
 	out[0] = type | (x ? WIRE_FULL_XSTATE : 0) | (gap ? WIRE_FULL_GAP : 0);
-	p = wire_put64(p, s->seq);
+	p = wire_put_varint(p, s->seq);
 	p = wire_put64(p, s->tsc);
-	p = wire_put32(p, s->reason);
+	p = wire_put_varint(p, s->reason);
 	p = wire_put64(p, s->rip);
-	p = wire_put64(p, s->rflags);
-	p = wire_put64(p, s->cr3);
-	memcpy(p, s->gpr, sizeof(s->gpr));
-	p += sizeof(s->gpr);
+	p = wire_put_varint(p, s->rflags);
+	p = wire_put_varint(p, s->cr3);
+	for (int i = 0; i < 16; i++)
+		p = wire_put_varint(p, s->gpr[i]);
 	if (gap)
-		p = wire_put64(p, s->dropped);
+		p = wire_put_varint(p, s->dropped);
 	if (x) {
 		p = wire_put64(p, x->xstate_bv);
 		memcpy(p, x->ymm, sizeof(x->ymm));
@@ -69,12 +69,15 @@ static size_t put_full(struct encoder *e, const struct svmtrace_slot *s,
 static size_t put_end(struct encoder *e, const struct svmtrace_slot *s, uint8_t *out)
 {
 	uint8_t *p = out;
+	bool gap = s->flags & SVMTRACE_SLOT_F_GAP;
 
-	*p++ = WIRE_SESSION_END;
+	*p++ = WIRE_SESSION_END | (gap ? WIRE_END_GAP : 0);
 	p = wire_put64(p, s->seq);
 	p = wire_put64(p, s->tsc);
 	p = wire_put32(p, s->reason);
 	p = wire_put64(p, s->rip);
+	if (gap)
+		p = wire_put_varint(p, s->dropped);
 	e->prev_seq = s->seq;
 	e->have_state = false;
 	return (size_t)(p - out);

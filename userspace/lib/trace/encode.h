@@ -15,11 +15,11 @@
 #include "lib/trace/predict.h"
 
 struct encoder {
-	struct svmtrace_state prev;	/* the last state written */
+	struct svmtrace_state prev; /* the last state written */
 	uint64_t prev_seq;
-	bool have_state;		/* prev can be a delta base in this frame */
-	bool xstate;			/* prev carried YMM state */
-	uint32_t since_anchor;		/* records since the last full record, itself included */
+	bool have_state;       /* prev can be a delta base in this frame */
+	bool xstate;	       /* prev carried YMM state */
+	uint32_t since_anchor; /* records since the last full record, itself included */
 	uint32_t anchor_interval;
 	struct predict_table predict;
 };

@@ -4,8 +4,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-static void fill(struct svmtrace_error *err, int status, uint64_t offset, int used,
-		 const char *fmt, va_list ap)
+static void fill(struct svmtrace_error *err, int status, uint64_t offset, int used, const char *fmt,
+		 va_list ap)
 {
 	err->status = status;
 	err->offset = offset;

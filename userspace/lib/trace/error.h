@@ -11,12 +11,11 @@
  * returns @status so callers can `return trace_error(...)`.
  */
 __attribute__((format(printf, 5, 6))) int trace_error(struct svmtrace_error *err, int status,
-						       const char *name, uint64_t offset,
-						       const char *fmt, ...);
+						      const char *name, uint64_t offset,
+						      const char *fmt, ...);
 
 /* The same without an offset: "NAME: message". */
-__attribute__((format(printf, 4, 5))) int trace_error_noloc(struct svmtrace_error *err,
-							     int status, const char *name,
-							     const char *fmt, ...);
+__attribute__((format(printf, 4, 5))) int trace_error_noloc(struct svmtrace_error *err, int status,
+							    const char *name, const char *fmt, ...);
 
 #endif

@@ -18,18 +18,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define PREDICT_BITS 12
+#define PREDICT_BITS	12
 #define PREDICT_ENTRIES (1u << PREDICT_BITS)
-#define PREDICT_GPRS 4	/* outcomes changing more GPRs predict "no change" */
+#define PREDICT_GPRS	4 /* outcomes changing more GPRs predict "no change" */
 
 struct predict_entry {
-	uint64_t rip;		/* the instruction's address (tag) */
+	uint64_t rip; /* the instruction's address (tag) */
 	uint64_t next_rip;
-	uint64_t rflags;	/* RFLAGS after it */
-	uint64_t delta[PREDICT_GPRS];	/* changes of the GPRs in mask, low bit first */
-	uint16_t mask;		/* GPRs it changed (0 when more than PREDICT_GPRS) */
+	uint64_t rflags;	      /* RFLAGS after it */
+	uint64_t delta[PREDICT_GPRS]; /* changes of the GPRs in mask, low bit first */
+	uint16_t mask;		      /* GPRs it changed (0 when more than PREDICT_GPRS) */
 	uint16_t pad;
-	uint32_t epoch;		/* valid when equal to the table's epoch */
+	uint32_t epoch; /* valid when equal to the table's epoch */
 };
 
 struct predict_table {

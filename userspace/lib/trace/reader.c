@@ -20,17 +20,17 @@
 
 struct svmtrace_reader {
 	char *name;
-	int fd;				/* -1 when reading from memory */
-	uint8_t *buffer;		/* file input; NULL for memory */
-	const uint8_t *in;		/* input window */
+	int fd;		   /* -1 when reading from memory */
+	uint8_t *buffer;   /* file input; NULL for memory */
+	const uint8_t *in; /* input window */
 	size_t in_len;
 	size_t in_pos;
-	uint64_t offset;		/* file offset of in[in_pos] */
-	const uint8_t *cur;		/* next record in the current frame */
-	const uint8_t *end;		/* end of the current frame */
+	uint64_t offset;    /* file offset of in[in_pos] */
+	const uint8_t *cur; /* next record in the current frame */
+	const uint8_t *end; /* end of the current frame */
 	uint64_t frame_offset;
 	uint32_t frame_size;
-	int status;			/* 0 while reading, 1 at the end, or an error */
+	int status; /* 0 while reading, 1 at the end, or an error */
 	struct decoder dec;
 	struct svmtrace_summary sum;
 	struct svmtrace_error err;
@@ -53,8 +53,9 @@ static size_t fill(struct svmtrace_reader *r, size_t n)
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
-			r->status = trace_error(&r->err, SVMTRACE_E_IO, r->name, r->offset + r->in_len,
-						"read failed: %s", strerror(errno));
+			r->status =
+				trace_error(&r->err, SVMTRACE_E_IO, r->name, r->offset + r->in_len,
+					    "read failed: %s", strerror(errno));
 			break;
 		}
 		if (got == 0)
@@ -142,7 +143,7 @@ static int next_frame(struct svmtrace_reader *r)
 		return truncated(r, "the frame", have, WIRE_FRAME_HEADER_SIZE + stored);
 	p = r->in + r->in_pos + WIRE_FRAME_HEADER_SIZE;
 	if (stored == decoded) {
-		r->cur = p;	/* raw: decode in place */
+		r->cur = p; /* raw: decode in place */
 		r->sum.frames_raw++;
 	} else {
 		n = LZ4_decompress_safe((const char *)p, (char *)r->frame, (int)stored,
@@ -151,7 +152,8 @@ static int next_frame(struct svmtrace_reader *r)
 			return trace_error(&r->err, SVMTRACE_E_FORMAT, r->name, r->offset,
 					   "LZ4 block of %u bytes does not decode to exactly %u "
 					   "bytes (%s)",
-					   stored, decoded, n < 0 ? "malformed or longer" : "shorter");
+					   stored, decoded,
+					   n < 0 ? "malformed or longer" : "shorter");
 		r->cur = r->frame;
 		r->sum.frames_lz4++;
 	}
@@ -214,8 +216,9 @@ int svmtrace_reader_next(struct svmtrace_reader *r, const struct svmtrace_record
 	next = decoder_next(&r->dec, r->cur, r->end);
 	if (!next) {
 		r->status = trace_error(&r->err, SVMTRACE_E_FORMAT, r->name, r->frame_offset,
-					"frame byte %zu of %u: %s", (size_t)(r->cur - (r->end - r->frame_size)),
-					r->frame_size, r->dec.why);
+					"frame byte %zu of %u: %s",
+					(size_t)(r->cur - (r->end - r->frame_size)), r->frame_size,
+					r->dec.why);
 		r->cur = r->end;
 		return r->status;
 	}
@@ -226,8 +229,7 @@ int svmtrace_reader_next(struct svmtrace_reader *r, const struct svmtrace_record
 	return 1;
 }
 
-static int reader_new(struct svmtrace_reader **reader, const char *name,
-		      struct svmtrace_error *err)
+static int reader_new(struct svmtrace_reader **reader, const char *name, struct svmtrace_error *err)
 {
 	struct svmtrace_reader *r = calloc(1, sizeof(*r));
 
@@ -333,7 +335,7 @@ int svmtrace_read(const char *path, svmtrace_visit_fn visit, void *ctx,
 	if (ret)
 		return ret;
 	while ((ret = svmtrace_reader_next(r, &rec)) > 0)
-		if (!visit(rec, ctx))
+		if (visit && !visit(rec, ctx))
 			break;
 	if (ret < 0 && err)
 		*err = r->err;

@@ -9,45 +9,50 @@
 #include <stdint.h>
 #include <string.h>
 
-#define WIRE_MAGIC "FTRC"
-#define WIRE_HEADER_SIZE 16
-#define WIRE_FLAG_FRAMED 0x1u
+#define WIRE_MAGIC	       "FTRC"
+#define WIRE_HEADER_SIZE       16
+#define WIRE_FLAG_FRAMED       0x1u
 #define WIRE_FRAME_HEADER_SIZE 8
 
 /* Low two bits of every record's first byte. */
-#define WIRE_TYPE_MASK 0x03
-#define WIRE_DELTA 0x00
-#define WIRE_ANCHOR 0x01
+#define WIRE_TYPE_MASK	   0x03
+#define WIRE_DELTA	   0x00
+#define WIRE_ANCHOR	   0x01
 #define WIRE_SESSION_START 0x02
-#define WIRE_SESSION_END 0x03
+#define WIRE_SESSION_END   0x03
 
-/* Full-state records (anchor, session start). */
-#define WIRE_FULL_XSTATE 0x04	/* xstate_bv + YMM0-15 follow */
-#define WIRE_FULL_GAP 0x08	/* u64 dropped count follows */
+/*
+ * Full-state records (anchor, session start): header, varint seq, u64 tsc,
+ * varint reason, u64 rip, varint rflags, varint cr3, 16 varint GPRs, then
+ * the optional parts below.
+ */
+#define WIRE_FULL_XSTATE   0x04 /* u64 xstate_bv + YMM0-15 follow */
+#define WIRE_FULL_GAP	   0x08 /* varint dropped count follows */
 #define WIRE_FULL_RESERVED 0xf0
-/* type, seq, tsc, reason, rip, rflags, cr3, gpr[16] */
-#define WIRE_FULL_SIZE (1 + 8 + 8 + 4 + 8 + 8 + 8 + 8 * 16)
 
 /* Delta records: what is stored explicitly instead of predicted. */
-#define WIRE_DELTA_RIP 0x04	/* zigzag varint: rip - previous rip */
-#define WIRE_DELTA_GPR 0x08	/* u16 mask, then a zigzag varint per set bit */
-#define WIRE_DELTA_RFLAGS 0x10	/* varint: rflags XOR predicted rflags */
-#define WIRE_DELTA_SEQ 0x20	/* varint: sequence step - 2 */
-#define WIRE_DELTA_XSTATE 0x40	/* u64 xstate_bv, u16 YMM mask, 32 bytes per set bit */
+#define WIRE_DELTA_RIP	    0x04 /* zigzag varint: rip - previous rip */
+#define WIRE_DELTA_GPR	    0x08 /* u16 mask, then a zigzag varint per set bit */
+#define WIRE_DELTA_RFLAGS   0x10 /* varint: rflags XOR predicted rflags */
+#define WIRE_DELTA_SEQ	    0x20 /* varint: sequence step - 2 */
+#define WIRE_DELTA_XSTATE   0x40 /* u64 xstate_bv, u16 YMM mask, 32 bytes per set bit */
 #define WIRE_DELTA_RESERVED 0x80
 
-/* Session end: type, seq, tsc, reason, rip. */
-#define WIRE_END_SIZE (1 + 8 + 8 + 4 + 8)
-#define WIRE_END_RESERVED 0xfc
+/* Session end: type, u64 seq, u64 tsc, u32 reason, u64 rip [, varint dropped]. */
+#define WIRE_END_SIZE	  (1 + 8 + 8 + 4 + 8)
+#define WIRE_END_GAP	  0x04 /* varint dropped count follows */
+#define WIRE_END_RESERVED 0xf8
 
-#define WIRE_YMM_BYTES 32
+#define WIRE_YMM_BYTES	 32
 #define WIRE_XSTATE_SIZE (8 + 16 * WIRE_YMM_BYTES)
 
 /*
- * Worst case of any record: a delta with every part explicit (header, RIP
- * varint, mask + 16 varints, RFLAGS varint, sequence varint, full xstate).
+ * Worst cases: a full record with every varint at its longest, and a delta
+ * with every part explicit (RIP, mask + 16 GPRs, RFLAGS, sequence, YMM).
  */
-#define WIRE_RECORD_MAX (1 + 10 + 2 + 16 * 10 + 10 + 10 + 8 + 2 + 16 * WIRE_YMM_BYTES)
+#define WIRE_FULL_MAX	(1 + 10 + 8 + 5 + 8 + 10 + 10 + 16 * 10 + 10 + WIRE_XSTATE_SIZE)
+#define WIRE_DELTA_MAX	(1 + 10 + 2 + 16 * 10 + 10 + 10 + 8 + 2 + 16 * WIRE_YMM_BYTES)
+#define WIRE_RECORD_MAX (WIRE_FULL_MAX > WIRE_DELTA_MAX ? WIRE_FULL_MAX : WIRE_DELTA_MAX)
 
 static inline uint64_t wire_get64(const uint8_t *p)
 {
@@ -122,7 +127,7 @@ static inline const uint8_t *wire_get_varint(const uint8_t *p, const uint8_t *en
 	uint64_t v = 0;
 	unsigned int shift = 0;
 
-	if (p < end && *p < 0x80) {	/* the common one-byte case */
+	if (p < end && *p < 0x80) { /* the common one-byte case */
 		*out = *p;
 		return p + 1;
 	}

@@ -21,12 +21,12 @@
 struct svmtrace_writer {
 	int fd;
 	char *path;
-	char *partial;			/* path + ".partial" while writing */
+	char *partial; /* path + ".partial" while writing */
 	struct svmtrace_writer_options opt;
 	struct encoder enc;
-	bool started;			/* at least one slot appended */
+	bool started; /* at least one slot appended */
 	uint64_t last_seq;
-	size_t len;			/* bytes in frame[] */
+	size_t len; /* bytes in frame[] */
 	uint8_t frame[SVMTRACE_FRAME_MAX];
 	uint8_t out[WIRE_FRAME_HEADER_SIZE + LZ4_COMPRESSBOUND(SVMTRACE_FRAME_MAX)];
 	void *lz4_state;
@@ -37,6 +37,7 @@ void svmtrace_writer_options_init(struct svmtrace_writer_options *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->anchor_interval = SVMTRACE_DEFAULT_ANCHOR_INTERVAL;
+	o->lz4_level = SVMTRACE_DEFAULT_LZ4_LEVEL;
 }
 
 static int write_all(struct svmtrace_writer *w, const uint8_t *buf, size_t len,
@@ -174,10 +175,9 @@ static int append(struct svmtrace_writer *w, const struct svmtrace_slot *s,
 					 "slot %llu has kind %u (expected 1..3)",
 					 (unsigned long long)s->seq, s->kind);
 	if (w->started && s->seq <= w->last_seq)
-		return trace_error_noloc(err, SVMTRACE_E_INVALID, w->path,
-					 "slot sequence %llu does not follow %llu",
-					 (unsigned long long)s->seq,
-					 (unsigned long long)w->last_seq);
+		return trace_error_noloc(
+			err, SVMTRACE_E_INVALID, w->path, "slot sequence %llu does not follow %llu",
+			(unsigned long long)s->seq, (unsigned long long)w->last_seq);
 	if (w->len + WIRE_RECORD_MAX > SVMTRACE_FRAME_MAX) {
 		ret = flush_frame(w, err);
 		if (ret)
@@ -200,7 +200,8 @@ int svmtrace_writer_append(struct svmtrace_writer *w, const struct svmtrace_slot
 }
 
 int svmtrace_writer_append_xstate(struct svmtrace_writer *w,
-				  const struct svmtrace_slot_xstate *slot, struct svmtrace_error *err)
+				  const struct svmtrace_slot_xstate *slot,
+				  struct svmtrace_error *err)
 {
 	return append(w, &slot->base, slot, err);
 }

@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libsvmtrace: Windows virtual machine introspection.
+ *
+ * Turns a Windows x64 guest's physical memory into what the tracer needs:
+ * the process list, a process's CR3 values, and the guest-physical page that
+ * holds the first instruction of its PE entry point.  Three layers, the way
+ * LibVMI splits them:
+ *
+ *   memory   guest-physical reads from a QEMU ELF core (`virsh dump
+ *            --memory-only --format=elf`) or a raw image, plus the vCPU
+ *            registers the source knows (CR3, GS bases, IDTR, LSTAR);
+ *   arch     x86-64 4-level translation (4 KiB, 2 MiB and 1 GiB pages);
+ *   windows  volatility3 ISF profiles chosen by the kernel's PDB GUID,
+ *            kernel discovery, EPROCESS list, PEB loader list, PE headers and
+ *            Windows' software PTE states (transition, prototype, paged out).
+ *
+ * No structure offset is compiled in: every offset, symbol RVA and PTE bit
+ * position comes from the profile.  docs/vmi.md describes the design.
+ *
+ * Errors: every call that can fail returns 0 or a negative
+ * enum svmtrace_vmi_status and fills a struct svmtrace_vmi_error whose
+ * message names the file, address or structure and what was expected.
+ */
+#ifndef SVMTRACE_VMI_H
+#define SVMTRACE_VMI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum svmtrace_vmi_status {
+	SVMTRACE_VMI_OK = 0,
+	SVMTRACE_VMI_E_IO = -1,		  /* open/read/mmap failed (errno in message) */
+	SVMTRACE_VMI_E_FORMAT = -2,	  /* a file or profile breaks its format */
+	SVMTRACE_VMI_E_NOT_FOUND = -3,	  /* no such PID, profile, symbol or kernel */
+	SVMTRACE_VMI_E_NOT_RESIDENT = -4, /* the guest page is not in memory */
+	SVMTRACE_VMI_E_MISMATCH = -5,	  /* profile is for another kernel build */
+	SVMTRACE_VMI_E_CORRUPT = -6,	  /* guest structures are inconsistent:
+					     list cycles, broken links, pointers
+					     outside memory */
+	SVMTRACE_VMI_E_INVALID = -7,	  /* bad argument from the caller */
+	SVMTRACE_VMI_E_NOMEM = -8,
+};
+
+struct svmtrace_vmi_error {
+	int status; /* enum svmtrace_vmi_status */
+	char message[512];
+};
+
+/* ---- memory sources ---------------------------------------------------- */
+
+struct svmtrace_vmi_mem;
+
+/* Which fields of struct svmtrace_vmi_vcpu hold a value. */
+enum {
+	SVMTRACE_VMI_REG_CR3 = 1 << 0,
+	SVMTRACE_VMI_REG_GS_BASE = 1 << 1,
+	SVMTRACE_VMI_REG_KERNEL_GS_BASE = 1 << 2,
+	SVMTRACE_VMI_REG_IDTR = 1 << 3,
+	SVMTRACE_VMI_REG_LSTAR = 1 << 4,
+};
+
+/* One vCPU's registers as the memory source recorded them. */
+struct svmtrace_vmi_vcpu {
+	uint32_t valid; /* SVMTRACE_VMI_REG_* */
+	uint64_t cr3;
+	uint64_t gs_base;
+	uint64_t kernel_gs_base;
+	uint64_t idtr_base;
+	uint64_t lstar;
+};
+
+/*
+ * Open a memory file: a QEMU ELF core (recognised by its ELF header) or
+ * anything else as a raw physical image (file offset = guest-physical
+ * address).  The file is mapped, not read.
+ */
+int svmtrace_vmi_mem_open(const char *path, struct svmtrace_vmi_mem **out,
+			  struct svmtrace_vmi_error *err);
+
+/* The same over caller memory (kept, not copied, until close). */
+int svmtrace_vmi_mem_open_buffer(const void *buf, size_t len, const char *name,
+				 struct svmtrace_vmi_mem **out, struct svmtrace_vmi_error *err);
+
+void svmtrace_vmi_mem_close(struct svmtrace_vmi_mem *mem);
+
+/* "qemu-elf-core" or "raw". */
+const char *svmtrace_vmi_mem_kind(const struct svmtrace_vmi_mem *mem);
+
+/* The file (or buffer name) given at open. */
+const char *svmtrace_vmi_mem_name(const struct svmtrace_vmi_mem *mem);
+
+/* Read guest-physical bytes; fails with E_NOT_FOUND outside the source. */
+int svmtrace_vmi_mem_read(const struct svmtrace_vmi_mem *mem, uint64_t gpa, void *buf, size_t len,
+			  struct svmtrace_vmi_error *err);
+
+/* The guest-physical ranges the source holds, in address order. */
+unsigned int svmtrace_vmi_mem_range_count(const struct svmtrace_vmi_mem *mem);
+void svmtrace_vmi_mem_range(const struct svmtrace_vmi_mem *mem, unsigned int index, uint64_t *gpa,
+			    uint64_t *size);
+
+unsigned int svmtrace_vmi_mem_vcpu_count(const struct svmtrace_vmi_mem *mem);
+const struct svmtrace_vmi_vcpu *svmtrace_vmi_mem_vcpu(const struct svmtrace_vmi_mem *mem,
+						      unsigned int index);
+
+/* ---- profiles ----------------------------------------------------------- */
+
+struct svmtrace_vmi_profile;
+
+/* Load one volatility3 ISF file (.json or .json.xz). */
+int svmtrace_vmi_profile_load(const char *path, struct svmtrace_vmi_profile **out,
+			      struct svmtrace_vmi_error *err);
+void svmtrace_vmi_profile_free(struct svmtrace_vmi_profile *profile);
+
+/* "GUID-AGE" as in the file name convention, GUID in upper-case hex. */
+const char *svmtrace_vmi_profile_id(const struct svmtrace_vmi_profile *profile);
+const char *svmtrace_vmi_profile_path(const struct svmtrace_vmi_profile *profile);
+
+/*
+ * Find and load the profile for @id ("GUID-AGE") from @path: a directory
+ * (searched recursively for NAME-GUID-AGE.json[.xz] and GUID-AGE.json[.xz];
+ * files with other names are opened only when no name matches) or a single
+ * file, which must be for @id.  A file for another kernel fails with
+ * E_MISMATCH and a message naming both GUIDs.
+ */
+int svmtrace_vmi_profile_find(const char *path, const char *id, struct svmtrace_vmi_profile **out,
+			      struct svmtrace_vmi_error *err);
+
+/* ---- the kernel --------------------------------------------------------- */
+
+/* Ways to find ntoskrnl; each is tried in this order. */
+enum svmtrace_vmi_method {
+	SVMTRACE_VMI_METHOD_LSTAR,	/* LSTAR -> KiSystemCall64[Shadow] */
+	SVMTRACE_VMI_METHOD_KPCR,	/* GS/KERNEL_GS_BASE -> KPCR -> IDT[0] */
+	SVMTRACE_VMI_METHOD_IDTR,	/* IDTR -> IDT[0] -> KiDivideErrorFault */
+	SVMTRACE_VMI_METHOD_STARTBLOCK, /* low-memory processor start block */
+	SVMTRACE_VMI_METHOD_COUNT
+};
+
+const char *svmtrace_vmi_method_name(enum svmtrace_vmi_method method);
+
+struct svmtrace_vmi_kernel {
+	uint64_t base; /* ntoskrnl's image base (VA) */
+	uint64_t dtb;  /* page-table root that maps it */
+	uint32_t size_of_image;
+	char pdb_name[64]; /* from the RSDS record, e.g. "ntkrnlmp.pdb" */
+	char id[48];	   /* "GUID-AGE" from the RSDS record */
+	enum svmtrace_vmi_method method;
+};
+
+/*
+ * Find the kernel with one method.  Methods that read Windows structures
+ * (KPCR) need @profile; the others run without one and read the GUID from
+ * the image they find.  E_NOT_FOUND when the source lacks what the method
+ * needs (e.g. no LSTAR in an ELF core), with the reason.
+ */
+int svmtrace_vmi_kernel_probe(const struct svmtrace_vmi_mem *mem,
+			      const struct svmtrace_vmi_profile *profile,
+			      enum svmtrace_vmi_method method, struct svmtrace_vmi_kernel *out,
+			      struct svmtrace_vmi_error *err);
+
+/* Try every method in order; the first that succeeds wins. */
+int svmtrace_vmi_kernel_find(const struct svmtrace_vmi_mem *mem,
+			     const struct svmtrace_vmi_profile *profile,
+			     struct svmtrace_vmi_kernel *out, struct svmtrace_vmi_error *err);
+
+/* ---- a session: memory + kernel + profile ------------------------------- */
+
+struct svmtrace_vmi;
+
+/*
+ * Find the kernel, select its profile from @profiles (directory or file, see
+ * svmtrace_vmi_profile_find) and check the profile against the image.
+ * @mem must outlive the session.
+ */
+int svmtrace_vmi_open(const struct svmtrace_vmi_mem *mem, const char *profiles,
+		      struct svmtrace_vmi **out, struct svmtrace_vmi_error *err);
+
+/* The same with a profile already loaded (borrowed; must outlive the session). */
+int svmtrace_vmi_open_profile(const struct svmtrace_vmi_mem *mem,
+			      const struct svmtrace_vmi_profile *profile, struct svmtrace_vmi **out,
+			      struct svmtrace_vmi_error *err);
+
+void svmtrace_vmi_close(struct svmtrace_vmi *vmi);
+
+const struct svmtrace_vmi_kernel *svmtrace_vmi_kernel(const struct svmtrace_vmi *vmi);
+const struct svmtrace_vmi_profile *svmtrace_vmi_profile(const struct svmtrace_vmi *vmi);
+
+/* ---- processes ---------------------------------------------------------- */
+
+#define SVMTRACE_VMI_NAME_MAX 15 /* EPROCESS.ImageFileName */
+
+struct svmtrace_vmi_process {
+	uint64_t pid;
+	uint64_t ppid;
+	char name[SVMTRACE_VMI_NAME_MAX + 1];
+	uint64_t eprocess; /* VA of the EPROCESS */
+	uint64_t dtb;	   /* DirectoryTableBase, PCID bits 11:0 masked */
+	uint64_t user_dtb; /* UserDirectoryTableBase (KVA shadow), masked;
+			      0 when the process has none */
+	uint64_t dtb_raw;  /* the fields as stored */
+	uint64_t user_dtb_raw;
+	uint64_t peb;	     /* 0 for kernel processes */
+	uint64_t image_base; /* PEB.ImageBaseAddress, else SectionBaseAddress */
+};
+
+/*
+ * Walk PsActiveProcessHead.  A cycle that does not return to the head, a
+ * Flink whose Blink does not point back, or a link that leaves memory fails
+ * with E_CORRUPT naming the entry; the walk is bounded, never hangs.
+ * *list is malloc'ed; free() it.
+ */
+int svmtrace_vmi_processes(const struct svmtrace_vmi *vmi, struct svmtrace_vmi_process **list,
+			   size_t *count, struct svmtrace_vmi_error *err);
+
+/* The process with @pid; E_NOT_FOUND if the list has none. */
+int svmtrace_vmi_process_find(const struct svmtrace_vmi *vmi, uint64_t pid,
+			      struct svmtrace_vmi_process *out, struct svmtrace_vmi_error *err);
+
+/* ---- translation -------------------------------------------------------- */
+
+/* How a virtual address reached its physical page. */
+enum svmtrace_vmi_page_state {
+	SVMTRACE_VMI_PAGE_VALID,		/* hardware-valid PTE */
+	SVMTRACE_VMI_PAGE_TRANSITION,		/* not valid, but the page is still in RAM
+						   (standby/modified list) */
+	SVMTRACE_VMI_PAGE_PROTOTYPE,		/* PTE refers to a prototype PTE that is
+						   valid */
+	SVMTRACE_VMI_PAGE_PROTOTYPE_TRANSITION, /* ... that is in transition */
+};
+
+const char *svmtrace_vmi_page_state_name(enum svmtrace_vmi_page_state state);
+
+struct svmtrace_vmi_translation {
+	uint64_t va;
+	uint64_t gpa;	    /* guest-physical address of va */
+	uint64_t page_size; /* 4 KiB, 2 MiB or 1 GiB mapping */
+	enum svmtrace_vmi_page_state state;
+	uint64_t pte;	       /* the entry that decided (leaf, or the prototype) */
+	uint64_t prototype_va; /* prototype PTE's VA for PROTOTYPE* states */
+};
+
+/*
+ * Translate @va through @dtb the way Windows' memory manager sees it.  When
+ * the page is not in memory: E_NOT_RESIDENT and a message that says why
+ * (demand-zero, in the page file, file-backed and not read yet, ...).
+ */
+int svmtrace_vmi_translate(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t va,
+			   struct svmtrace_vmi_translation *out, struct svmtrace_vmi_error *err);
+
+/* Read guest-virtual bytes through @dtb (page by page). */
+int svmtrace_vmi_read_va(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t va, void *buf,
+			 size_t len, struct svmtrace_vmi_error *err);
+
+/* ---- what the tracer needs ---------------------------------------------- */
+
+struct svmtrace_vmi_entry {
+	struct svmtrace_vmi_process process;
+	uint64_t image_base;
+	uint32_t entry_rva; /* OptionalHeader.AddressOfEntryPoint */
+	uint64_t entry_va;
+	char section[9];		       /* name of the section that holds the entry */
+	struct svmtrace_vmi_translation where; /* entry_va -> entry GPA */
+	uint64_t entry_page;		       /* where.gpa rounded down to 4 KiB: the page to
+						  gate */
+};
+
+/*
+ * Resolve @pid's PE entry point to its guest-physical page.  E_NOT_RESIDENT
+ * (with the reason) when the header or the entry page is not in memory: the
+ * caller should wait and retry, never guess.
+ */
+int svmtrace_vmi_resolve(const struct svmtrace_vmi *vmi, uint64_t pid,
+			 struct svmtrace_vmi_entry *out, struct svmtrace_vmi_error *err);
+
+struct svmtrace_vmi_module {
+	uint64_t base;
+	uint32_t size;
+	uint64_t entry; /* LDR_DATA_TABLE_ENTRY.EntryPoint */
+	char name[128]; /* BaseDllName, UTF-8 */
+	char path[520]; /* FullDllName, UTF-8 */
+};
+
+/*
+ * @pid's loaded modules from PEB.Ldr.InLoadOrderModuleList (bounded, cycle
+ * checked like the process list).  *list is malloc'ed; free() it.
+ */
+int svmtrace_vmi_modules(const struct svmtrace_vmi *vmi, uint64_t pid,
+			 struct svmtrace_vmi_module **list, size_t *count,
+			 struct svmtrace_vmi_error *err);
+
+#endif

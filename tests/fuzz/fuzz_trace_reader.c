@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: the v5 reader on arbitrary bytes.  Every input must end
+ * in a clean end of file or an error with a message — never a crash, a hang,
+ * an over-read (ASan) or undefined behaviour (UBSan) — and the summary must
+ * agree with the records delivered.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <svmtrace/trace.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct svmtrace_reader *r;
+	struct svmtrace_error err;
+	const struct svmtrace_record *rec;
+	uint64_t n = 0, last = 0;
+	int ret;
+
+	if (svmtrace_reader_open_memory(&r, data, size, "fuzz", &err)) {
+		if (!err.message[0])
+			abort();
+		return 0;
+	}
+	while ((ret = svmtrace_reader_next(r, &rec)) > 0) {
+		if (n && rec->sequence <= last)
+			abort(); /* the reader promises increasing sequences */
+		last = rec->sequence;
+		n++;
+	}
+	if (ret < 0 && !svmtrace_reader_error(r)->message[0])
+		abort();
+	if (svmtrace_reader_summary(r)->records != n)
+		abort();
+	if (svmtrace_reader_summary(r)->file_bytes > size)
+		abort();
+	svmtrace_reader_close(r);
+	return 0;
+}

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "support.h"
+
+#include <check.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char scratch[PATH_MAX / 2];
+
+const char *scratch_path(const char *name)
+{
+	static char path[PATH_MAX];
+
+	if (!scratch[0]) {
+		const char *tmp = getenv("TMPDIR");
+
+		snprintf(scratch, sizeof(scratch), "%s/svmtrace-unit.XXXXXX", tmp ? tmp : "/tmp");
+		ck_assert_ptr_nonnull(mkdtemp(scratch));
+	}
+	ck_assert_int_lt(snprintf(path, sizeof(path), "%.*s/%.*s", PATH_MAX / 2, scratch,
+				  PATH_MAX / 4, name),
+			 PATH_MAX);
+	return path;
+}
+
+void write_bytes(const char *path, const void *data, size_t size)
+{
+	FILE *f = fopen(path, "wb");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(data, 1, size, f), size);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+void put_raw(struct bytes *b, const void *p, size_t n)
+{
+	ck_assert_uint_le(b->n + n, sizeof(b->b));
+	memcpy(b->b + b->n, p, n);
+	b->n += n;
+}
+
+void put8(struct bytes *b, uint8_t v)
+{
+	put_raw(b, &v, 1);
+}
+
+void put16(struct bytes *b, uint16_t v)
+{
+	put_raw(b, &v, 2);
+}
+
+void put32(struct bytes *b, uint32_t v)
+{
+	put_raw(b, &v, 4);
+}
+
+void put64(struct bytes *b, uint64_t v)
+{
+	put_raw(b, &v, 8);
+}
+
+void put_varint(struct bytes *b, uint64_t v)
+{
+	while (v >= 0x80) {
+		put8(b, (uint8_t)(v | 0x80));
+		v >>= 7;
+	}
+	put8(b, (uint8_t)v);
+}
+
+void put_svarint(struct bytes *b, int64_t v)
+{
+	put_varint(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+uint64_t test_rand(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545f4914f6cdd1dull;
+}
+
+int run_suite(void *suite)
+{
+	SRunner *sr = srunner_create(suite);
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,671 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * v5 as docs/format.md specifies it: files built by hand byte by byte must
+ * decode to the records the spec says, the writer must produce exactly those
+ * bytes, and every defensive check rejects its broken file with its exact
+ * message.
+ */
+#include <check.h>
+#include <lz4.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <svmtrace/trace.h>
+
+#include "support.h"
+
+static void file_header(struct bytes *b, uint32_t cpu)
+{
+	put_raw(b, "FTRC", 4);
+	put32(b, 5);
+	put32(b, cpu);
+	put32(b, 1);
+}
+
+/* Seed 000's walkthrough: session start after `mov eax, 7`, then `add eax, 1`. */
+static void walkthrough_records(struct bytes *r)
+{
+	put8(r, 0x02);		   /* session start, no X, no G */
+	put_varint(r, 10);	   /* sequence */
+	put64(r, 1000);		   /* tsc */
+	put_varint(r, 0);	   /* gate id */
+	put64(r, 0x140001005);	   /* rip */
+	put_varint(r, 0x202);	   /* rflags */
+	put_varint(r, 0x12345000); /* cr3 */
+	put_varint(r, 7);	   /* rax */
+	for (int i = 1; i < 16; i++)
+		put_varint(r, 0);
+	put8(r, 0x0c);	   /* delta: RIP and GPR explicit */
+	put_svarint(r, 3); /* rip + 3 */
+	put16(r, 0x0001);  /* rax changed */
+	put_svarint(r, 1); /* by + 1 */
+	put8(r, 0x03);	   /* session end */
+	put64(r, 12);
+	put64(r, 1010);
+	put32(r, SVMTRACE_END_STOP);
+	put64(r, 0x140001008);
+}
+
+static void raw_frame(struct bytes *b, const struct bytes *records)
+{
+	put32(b, (uint32_t)records->n);
+	put32(b, (uint32_t)records->n);
+	put_raw(b, records->b, records->n);
+}
+
+static struct bytes *new_bytes(void)
+{
+	struct bytes *b = calloc(1, sizeof(*b));
+
+	ck_assert_ptr_nonnull(b);
+	return b;
+}
+
+START_TEST(walkthrough_decodes_as_specified)
+{
+	struct bytes *f = new_bytes(), *r = new_bytes();
+	const char *path = scratch_path("walkthrough.bin");
+	struct svmtrace_reader *rd;
+	struct svmtrace_error err;
+	const struct svmtrace_record *rec;
+
+	walkthrough_records(r);
+	file_header(f, 3);
+	raw_frame(f, r);
+	write_bytes(path, f->b, f->n);
+
+	ck_assert_int_eq(svmtrace_reader_open(&rd, path, &err), 0);
+	ck_assert_int_eq(svmtrace_reader_next(rd, &rec), 1);
+	ck_assert_int_eq(rec->kind, SVMTRACE_SLOT_SESSION_START);
+	ck_assert_uint_eq(rec->cpu, 3);
+	ck_assert_uint_eq(rec->sequence, 10);
+	ck_assert_uint_eq(rec->tsc, 1000);
+	ck_assert_uint_eq(rec->state->rip, 0x140001005);
+	ck_assert_uint_eq(rec->state->rflags, 0x202);
+	ck_assert_uint_eq(rec->state->cr3, 0x12345000);
+	ck_assert_uint_eq(rec->state->gpr[SVMTRACE_RAX], 7);
+
+	ck_assert_int_eq(svmtrace_reader_next(rd, &rec), 1);
+	ck_assert_int_eq(rec->kind, SVMTRACE_SLOT_INSTRUCTION);
+	ck_assert_uint_eq(rec->sequence, 11);
+	ck_assert(!rec->has_tsc);
+	ck_assert_uint_eq(rec->state->rip, 0x140001008);
+	ck_assert_uint_eq(rec->state->rflags, 0x202);
+	ck_assert_uint_eq(rec->state->gpr[SVMTRACE_RAX], 8);
+
+	ck_assert_int_eq(svmtrace_reader_next(rd, &rec), 1);
+	ck_assert_int_eq(rec->kind, SVMTRACE_SLOT_SESSION_END);
+	ck_assert_uint_eq(rec->sequence, 12);
+	ck_assert_uint_eq(rec->tsc, 1010);
+	ck_assert_uint_eq(rec->reason, SVMTRACE_END_STOP);
+	ck_assert_uint_eq(rec->state->rip, 0x140001008);
+
+	ck_assert_int_eq(svmtrace_reader_next(rd, &rec), 0);
+	ck_assert_uint_eq(svmtrace_reader_summary(rd)->file_bytes, f->n);
+	ck_assert_uint_eq(svmtrace_reader_summary(rd)->frames_raw, 1);
+	svmtrace_reader_close(rd);
+	free(f);
+	free(r);
+}
+END_TEST
+
+START_TEST(writer_produces_the_specified_bytes)
+{
+	struct bytes *f = new_bytes(), *r = new_bytes();
+	const char *path = scratch_path("written.bin");
+	struct svmtrace_writer_options o;
+	struct svmtrace_writer *w;
+	struct svmtrace_error err;
+	struct svmtrace_slot s = { .kind = SVMTRACE_SLOT_SESSION_START,
+				   .seq = 10,
+				   .tsc = 1000,
+				   .rip = 0x140001005,
+				   .rflags = 0x202,
+				   .cr3 = 0x12345000 };
+	FILE *in;
+	uint8_t got[4096];
+	size_t n;
+
+	svmtrace_writer_options_init(&o);
+	o.cpu = 3;
+	o.raw_frames = true;
+	ck_assert_int_eq(svmtrace_writer_open(&w, path, &o, &err), 0);
+	s.gpr[SVMTRACE_RAX] = 7;
+	ck_assert_int_eq(svmtrace_writer_append(w, &s, &err), 0);
+	s.kind = SVMTRACE_SLOT_INSTRUCTION;
+	s.seq = 11;
+	s.tsc = 1010;
+	s.rip = 0x140001008;
+	s.gpr[SVMTRACE_RAX] = 8;
+	ck_assert_int_eq(svmtrace_writer_append(w, &s, &err), 0);
+	s.kind = SVMTRACE_SLOT_SESSION_END;
+	s.seq = 12;
+	s.reason = SVMTRACE_END_STOP;
+	ck_assert_int_eq(svmtrace_writer_append(w, &s, &err), 0);
+	ck_assert_int_eq(svmtrace_writer_close(w, &err), 0);
+
+	walkthrough_records(r);
+	file_header(f, 3);
+	raw_frame(f, r);
+	in = fopen(path, "rb");
+	ck_assert_ptr_nonnull(in);
+	n = fread(got, 1, sizeof(got), in);
+	fclose(in);
+	ck_assert_uint_eq(n, f->n);
+	ck_assert_mem_eq(got, f->b, n);
+	free(f);
+	free(r);
+}
+END_TEST
+
+/* An LZ4 frame holding the walkthrough decodes the same. */
+START_TEST(lz4_frame_decodes)
+{
+	struct bytes *f = new_bytes(), *r = new_bytes();
+	const char *path = scratch_path("lz4.bin");
+	struct svmtrace_summary sum;
+	struct svmtrace_error err;
+	char block[LZ4_COMPRESSBOUND(4096)];
+	int stored;
+
+	/* repeat the walkthrough's session so LZ4 has something to fold */
+	for (int i = 0; i < 8; i++) {
+		struct bytes *one = new_bytes();
+
+		walkthrough_records(one);
+		one->b[1] = (uint8_t)(10 + 3 * i); /* sequence 10, 13, ... (one-byte varint) */
+		one->b[one->n - 28] = (uint8_t)(12 + 3 * i); /* session end sequence */
+		put_raw(r, one->b, one->n);
+		free(one);
+	}
+	stored = LZ4_compress_default((const char *)r->b, block, (int)r->n, sizeof(block));
+	ck_assert_int_gt(stored, 0);
+	ck_assert_int_lt(stored, (int)r->n);
+	file_header(f, 0);
+	put32(f, (uint32_t)r->n);
+	put32(f, (uint32_t)stored);
+	put_raw(f, block, (size_t)stored);
+	write_bytes(path, f->b, f->n);
+	ck_assert_msg(svmtrace_read(path, NULL, NULL, &sum, &err) == 0, "%s", err.message);
+	ck_assert_uint_eq(sum.frames_lz4, 1);
+	ck_assert_uint_eq(sum.records, 24);
+	ck_assert_uint_eq(sum.session_starts, 8);
+	ck_assert_uint_eq(sum.session_ends, 8);
+	ck_assert_uint_eq(sum.last_sequence, 12 + 21);
+	free(f);
+	free(r);
+}
+END_TEST
+
+/* ---- defensive checks: each broken file and its exact message ---- */
+
+struct broken {
+	const char *name;
+	int status;
+	const char *message; /* after "PATH: " */
+	void (*build)(struct bytes *f);
+};
+
+static void empty(struct bytes *f)
+{
+	(void)f;
+}
+
+static void bad_magic(struct bytes *f)
+{
+	put_raw(f, "FTRD", 4);
+	put32(f, 5);
+	put32(f, 0);
+	put32(f, 1);
+}
+
+static void bad_version(struct bytes *f)
+{
+	put_raw(f, "FTRC", 4);
+	put32(f, 4);
+	put32(f, 0);
+	put32(f, 1);
+}
+
+static void unframed(struct bytes *f)
+{
+	put_raw(f, "FTRC", 4);
+	put32(f, 5);
+	put32(f, 0);
+	put32(f, 0);
+}
+
+static void unknown_flags(struct bytes *f)
+{
+	put_raw(f, "FTRC", 4);
+	put32(f, 5);
+	put32(f, 0);
+	put32(f, 3);
+}
+
+static void zero_frame(struct bytes *f)
+{
+	file_header(f, 0);
+	put32(f, 0);
+	put32(f, 0);
+}
+
+static void oversized_frame(struct bytes *f)
+{
+	file_header(f, 0);
+	put32(f, 65537);
+	put32(f, 100);
+}
+
+static void stored_over_decoded(struct bytes *f)
+{
+	file_header(f, 0);
+	put32(f, 10);
+	put32(f, 11);
+}
+
+/* A valid LZ4 block of 64 bytes whose frame header claims 64 + @extra. */
+static void lz4_claiming(struct bytes *f, int extra)
+{
+	struct bytes *r = new_bytes();
+	char block[LZ4_COMPRESSBOUND(4096)];
+	int stored;
+
+	for (int i = 0; i < 4; i++)
+		put_raw(r, "\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10", 16);
+	stored = LZ4_compress_default((const char *)r->b, block, (int)r->n, sizeof(block));
+	ck_assert_int_lt(stored, (int)r->n);
+	file_header(f, 0);
+	put32(f, (uint32_t)((int)r->n + extra));
+	put32(f, (uint32_t)stored);
+	put_raw(f, block, (size_t)stored);
+	free(r);
+}
+
+static void lz4_short(struct bytes *f)
+{
+	lz4_claiming(f, 36);
+}
+
+static void lz4_long(struct bytes *f)
+{
+	lz4_claiming(f, -4);
+}
+
+static void lz4_corrupt(struct bytes *f)
+{
+	/* one literal 'A', then a match 5 bytes back when only 1 byte exists */
+	file_header(f, 0);
+	put32(f, 5);
+	put32(f, 4);
+	put_raw(f, "\x10\x41\x05\x00", 4);
+}
+
+static void truncated_header(struct bytes *f)
+{
+	file_header(f, 0);
+	put8(f, 5);
+	put8(f, 0);
+	put8(f, 0);
+}
+
+static void truncated_payload(struct bytes *f)
+{
+	file_header(f, 0);
+	put32(f, 100);
+	put32(f, 100);
+	put_raw(f, "\x02\x0a", 2);
+}
+
+/* One raw frame holding @n bytes of @rec. */
+static void frame_of(struct bytes *f, const void *rec, size_t n)
+{
+	struct bytes *r = new_bytes();
+
+	put_raw(r, rec, n);
+	file_header(f, 0);
+	raw_frame(f, r);
+	free(r);
+}
+
+/* The walkthrough's session start record with its header byte replaced. */
+static void start_record(struct bytes *r, uint8_t header, uint64_t seq)
+{
+	put8(r, header);
+	put_varint(r, seq);
+	put64(r, 1000);
+	put_varint(r, 0);
+	put64(r, 0x140001005);
+	put_varint(r, 0x202);
+	put_varint(r, 0x12345000);
+	for (int i = 0; i < 16; i++)
+		put_varint(r, 0);
+}
+
+static void frame_of_records(struct bytes *f, const struct bytes *r)
+{
+	file_header(f, 0);
+	raw_frame(f, r);
+}
+
+static void delta_first(struct bytes *f)
+{
+	frame_of(f, "\x04\x06", 2);
+}
+
+static void delta_reserved(struct bytes *f)
+{
+	struct bytes *r = new_bytes();
+
+	start_record(r, 0x02, 10);
+	put8(r, 0x84);
+	put8(r, 0x06);
+	frame_of_records(f, r);
+	free(r);
+}
+
+static void full_reserved(struct bytes *f)
+{
+	struct bytes *r = new_bytes();
+
+	start_record(r, 0x12, 10);
+	frame_of_records(f, r);
+	free(r);
+}
+
+static void end_reserved(struct bytes *f)
+{
+	struct bytes *r = new_bytes();
+
+	put8(r, 0x0f);
+	for (int i = 0; i < 28; i++)
+		put8(r, 0);
+	frame_of_records(f, r);
+	free(r);
+}
+
+static void record_past_frame(struct bytes *f)
+{
+	frame_of(f, "\x02\x0a\xe8\x03\x00", 5);
+}
+
+static void varint_past_frame(struct bytes *f)
+{
+	frame_of(f, "\x02\x80", 2);
+}
+
+static void varint_too_long(struct bytes *f)
+{
+	frame_of(f, "\x02\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01", 12);
+}
+
+static void varint_too_big(struct bytes *f)
+{
+	frame_of(f, "\x02\xff\xff\xff\xff\xff\xff\xff\xff\xff\x02", 11);
+}
+
+static void reason_too_big(struct bytes *f)
+{
+	struct bytes *r = new_bytes();
+
+	put8(r, 0x02);
+	put_varint(r, 10);
+	put64(r, 1000);
+	put_varint(r, 1ull << 32);
+	frame_of_records(f, r);
+	free(r);
+}
+
+static void rip_without_history(struct bytes *f)
+{
+	struct bytes *r = new_bytes();
+
+	start_record(r, 0x02, 10);
+	put8(r, 0x00); /* everything predicted, but nothing ran here before */
+	frame_of_records(f, r);
+	free(r);
+}
+
+static void ymm_without_xstate(struct bytes *f)
+{
+	struct bytes *r = new_bytes();
+
+	start_record(r, 0x02, 10);
+	put8(r, 0x44); /* RIP explicit + XSTATE */
+	put_svarint(r, 3);
+	put64(r, 7);
+	put16(r, 0);
+	frame_of_records(f, r);
+	free(r);
+}
+
+static void sequence_repeats(struct bytes *f)
+{
+	struct bytes *r = new_bytes();
+
+	start_record(r, 0x02, 10);
+	start_record(r, 0x01, 10);
+	frame_of_records(f, r);
+	free(r);
+}
+
+static void delta_after_end(struct bytes *f)
+{
+	struct bytes *r = new_bytes();
+
+	start_record(r, 0x02, 10);
+	put8(r, 0x03);
+	put64(r, 11);
+	put64(r, 1010);
+	put32(r, 0);
+	put64(r, 0x140001008);
+	put8(r, 0x04);
+	put_svarint(r, 3);
+	frame_of_records(f, r);
+	free(r);
+}
+
+static const struct broken broken_files[] = {
+	{ "empty", SVMTRACE_E_FORMAT,
+	  "offset 0: file is 0 bytes, shorter than the 16-byte v5 header", empty },
+	{ "magic", SVMTRACE_E_FORMAT, "offset 0: bad magic 46 54 52 44 (expected \"FTRC\")",
+	  bad_magic },
+	{ "version", SVMTRACE_E_FORMAT, "offset 4: format version 4 (this reader reads version 5)",
+	  bad_version },
+	{ "unframed", SVMTRACE_E_FORMAT, "offset 12: flags 0x0: the framed-body bit 0x1 is clear",
+	  unframed },
+	{ "flags", SVMTRACE_E_FORMAT, "offset 12: flags 0x3: unknown bits 0x2 set", unknown_flags },
+	{ "zero frame", SVMTRACE_E_FORMAT, "offset 16: frame decoded size 0 is outside 1..65536",
+	  zero_frame },
+	{ "oversized frame", SVMTRACE_E_FORMAT,
+	  "offset 16: frame decoded size 65537 is outside 1..65536", oversized_frame },
+	{ "stored > decoded", SVMTRACE_E_FORMAT,
+	  "offset 16: frame stored size 11 is outside 1..10 (its decoded size)",
+	  stored_over_decoded },
+	{ "lz4 short", SVMTRACE_E_FORMAT,
+	  "offset 16: LZ4 block of 27 bytes does not decode to exactly 100 bytes (shorter)",
+	  lz4_short },
+	{ "lz4 long", SVMTRACE_E_FORMAT,
+	  "offset 16: LZ4 block of 27 bytes does not decode to exactly 60 bytes (malformed or "
+	  "longer)",
+	  lz4_long },
+	{ "lz4 corrupt", SVMTRACE_E_FORMAT,
+	  "offset 16: LZ4 block of 4 bytes does not decode to exactly 5 bytes (malformed or "
+	  "longer)",
+	  lz4_corrupt },
+	{ "truncated header", SVMTRACE_E_TRUNCATED,
+	  "offset 16: truncated at offset 16: the frame header has 3 of 8 bytes",
+	  truncated_header },
+	{ "truncated payload", SVMTRACE_E_TRUNCATED,
+	  "offset 16: truncated at offset 16: the frame has 10 of 108 bytes", truncated_payload },
+	{ "delta first", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 0 of 2: delta record before any anchor in this frame",
+	  delta_first },
+	{ "delta reserved", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 42 of 44: delta header 0x84 has reserved bit 0x80 set",
+	  delta_reserved },
+	{ "full reserved", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 0 of 42: session start header 0x12 has reserved bits 0x10 set",
+	  full_reserved },
+	{ "end reserved", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 0 of 29: session end header 0x0f has reserved bits 0x08 set",
+	  end_reserved },
+	{ "record past frame", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 0 of 5: TSC needs 8 bytes, the frame has 3 left",
+	  record_past_frame },
+	{ "varint past frame", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 0 of 2: sequence varint runs past the end of the frame",
+	  varint_past_frame },
+	{ "varint too long", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 0 of 12: sequence varint is longer than 10 bytes",
+	  varint_too_long },
+	{ "varint too big", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 0 of 11: sequence varint does not fit in 64 bits",
+	  varint_too_big },
+	{ "reason too big", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 0 of 15: reason 4294967296 does not fit in 32 bits",
+	  reason_too_big },
+	{ "rip without history", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 42 of 43: delta predicts the RIP after 0x140001005, which has "
+	  "no history",
+	  rip_without_history },
+	{ "ymm without xstate", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 42 of 54: delta carries YMM state, its anchor has none",
+	  ymm_without_xstate },
+	{ "sequence repeats", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 42 of 84: sequence 10 does not follow 10", sequence_repeats },
+	{ "delta after end", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 71 of 73: delta record before any anchor in this frame",
+	  delta_after_end },
+};
+
+START_TEST(broken_file_is_rejected)
+{
+	const struct broken *t = &broken_files[_i];
+	struct bytes *f = new_bytes();
+	const char *path = scratch_path("broken.bin");
+	struct svmtrace_error err = { 0 };
+	char expect[512];
+	int ret;
+
+	t->build(f);
+	write_bytes(path, f->b, f->n);
+	ret = svmtrace_read(path, NULL, NULL, NULL, &err);
+	snprintf(expect, sizeof(expect), "%s: %s", path, t->message);
+	ck_assert_msg(ret == t->status, "%s: status %d, expected %d (%s)", t->name, ret, t->status,
+		      err.message);
+	ck_assert_msg(err.status == t->status, "%s: error status %d", t->name, err.status);
+	ck_assert_msg(!strcmp(err.message, expect), "%s:\n got  '%s'\n want '%s'", t->name,
+		      err.message, expect);
+	free(f);
+}
+END_TEST
+
+/* The same bytes through the memory reader give the same verdict. */
+START_TEST(memory_reader_agrees)
+{
+	const struct broken *t = &broken_files[_i];
+	struct bytes *f = new_bytes();
+	struct svmtrace_reader *r;
+	struct svmtrace_error err = { 0 };
+	const struct svmtrace_record *rec;
+	char expect[512];
+	int ret;
+
+	t->build(f);
+	ret = svmtrace_reader_open_memory(&r, f->b, f->n, "mem", &err);
+	if (!ret) {
+		while ((ret = svmtrace_reader_next(r, &rec)) > 0)
+			;
+		err = *svmtrace_reader_error(r);
+		svmtrace_reader_close(r);
+	}
+	snprintf(expect, sizeof(expect), "mem: %s", t->message);
+	ck_assert_int_eq(ret, t->status);
+	ck_assert_str_eq(err.message, expect);
+	free(f);
+}
+END_TEST
+
+/* A file cut inside its third frame still yields every record of the first two. */
+START_TEST(truncated_file_keeps_complete_frames)
+{
+	const char *path = scratch_path("cut.bin");
+	struct svmtrace_writer_options o;
+	struct svmtrace_writer *w;
+	struct svmtrace_error err;
+	struct svmtrace_reader *r;
+	const struct svmtrace_record *rec;
+	struct svmtrace_slot s = { .cr3 = 0x1000 };
+	uint64_t rnd = 99, frame3 = 0, n = 0, in_two = 0;
+	struct bytes *f = new_bytes();
+	FILE *in;
+	int ret;
+
+	svmtrace_writer_options_init(&o);
+	o.anchor_interval = 4; /* big records: three frames come quickly */
+	ck_assert_int_eq(svmtrace_writer_open(&w, path, &o, &err), 0);
+	for (uint64_t i = 0; i < 9000; i++) {
+		s.kind = i ? SVMTRACE_SLOT_INSTRUCTION : SVMTRACE_SLOT_SESSION_START;
+		s.seq = i + 1;
+		s.rip = test_rand(&rnd);
+		for (int g = 0; g < 16; g++)
+			s.gpr[g] = test_rand(&rnd);
+		ck_assert_int_eq(svmtrace_writer_append(w, &s, &err), 0);
+	}
+	ck_assert_int_eq(svmtrace_writer_close(w, &err), 0);
+	ck_assert_uint_ge(svmtrace_reader_open(&r, path, &err), 0);
+	while ((ret = svmtrace_reader_next(r, &rec)) > 0) {
+		const struct svmtrace_summary *sum = svmtrace_reader_summary(r);
+
+		if (sum->frames_raw + sum->frames_lz4 == 3 && !frame3)
+			frame3 = rec->frame_offset;
+		if (sum->frames_raw + sum->frames_lz4 <= 2)
+			in_two++;
+	}
+	svmtrace_reader_close(r);
+	ck_assert_uint_gt(frame3, 0);
+
+	in = fopen(path, "rb");
+	f->n = fread(f->b, 1, (size_t)frame3 + 100, in);
+	fclose(in);
+	ck_assert_uint_eq(f->n, frame3 + 100);
+	write_bytes(path, f->b, f->n); /* keep frames 1-2 and 100 bytes of frame 3 */
+
+	ck_assert_int_eq(svmtrace_reader_open(&r, path, &err), 0);
+	while ((ret = svmtrace_reader_next(r, &rec)) > 0) {
+		expect_eq(rec->sequence, n + 1, "sequence", n);
+		n++;
+	}
+	ck_assert_int_eq(ret, SVMTRACE_E_TRUNCATED);
+	ck_assert_uint_eq(n, in_two);
+	ck_assert(svmtrace_reader_summary(r)->truncated);
+	ck_assert_uint_eq(svmtrace_reader_summary(r)->truncated_at, frame3);
+	ck_assert_ptr_nonnull(strstr(svmtrace_reader_error(r)->message, "truncated at offset"));
+	svmtrace_reader_close(r);
+	free(f);
+}
+END_TEST
+
+static Suite *format_suite(void)
+{
+	Suite *s = suite_create("v5 format");
+	TCase *tc = tcase_create("format");
+
+	tcase_add_test(tc, walkthrough_decodes_as_specified);
+	tcase_add_test(tc, writer_produces_the_specified_bytes);
+	tcase_add_test(tc, lz4_frame_decodes);
+	tcase_add_loop_test(tc, broken_file_is_rejected, 0,
+			    sizeof(broken_files) / sizeof(broken_files[0]));
+	tcase_add_loop_test(tc, memory_reader_agrees, 0,
+			    sizeof(broken_files) / sizeof(broken_files[0]));
+	tcase_add_test(tc, truncated_file_keeps_complete_frames);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(format_suite());
+}

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Memory drivers (raw, QEMU ELF core) and the x86-64 page walker. */
+#include "lib/vmi/mem_driver.h"
+#include "lib/vmi/x86_walk.h"
+#include "../vmi/unit_fixture.h"
+
+#include <check.h>
+#include <elf.h>
+
+#define MEM_SIZE (8ULL << 20)
+
+START_TEST(raw_reads_and_bounds)
+{
+	struct svmtrace_vmi_error err;
+	struct svmtrace_vmi_mem *mem;
+	uint8_t buf[64] = { 0 }, out[8];
+
+	buf[60] = 0xab;
+	ck_assert_int_eq(svmtrace_vmi_mem_open_buffer(buf, sizeof(buf), "b", &mem, &err), 0);
+	ck_assert_str_eq(svmtrace_vmi_mem_kind(mem), "raw");
+	ck_assert_uint_eq(svmtrace_vmi_mem_vcpu_count(mem), 0);
+	ck_assert_int_eq(svmtrace_vmi_mem_read(mem, 56, out, 8, &err), 0);
+	ck_assert_uint_eq(out[4], 0xab);
+	ck_assert_int_eq(svmtrace_vmi_mem_read(mem, 60, out, 8, &err), SVMTRACE_VMI_E_NOT_FOUND);
+	ck_assert_msg(strstr(err.message, "GPA 0x40 is outside the memory in b"), "%s",
+		      err.message);
+	ck_assert_int_eq(svmtrace_vmi_mem_read(mem, UINT64_MAX - 2, out, 8, &err),
+			 SVMTRACE_VMI_E_NOT_FOUND);
+	svmtrace_vmi_mem_close(mem);
+	ck_assert_int_eq(svmtrace_vmi_mem_open_buffer(buf, 0, "e", &mem, &err),
+			 SVMTRACE_VMI_E_FORMAT);
+}
+END_TEST
+
+/* An ELF core with two PT_LOADs (one with p_filesz < p_memsz) and notes. */
+static size_t make_core(uint8_t *f, int qemu_size, int overlap)
+{
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)f;
+	Elf64_Phdr *ph = (Elf64_Phdr *)(f + sizeof(*eh));
+	uint8_t *n = f + 0x200;
+	uint32_t w[3];
+	uint64_t v;
+
+	memset(f, 0, 0x4000);
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_type = ET_CORE;
+	eh->e_machine = EM_X86_64;
+	eh->e_phoff = sizeof(*eh);
+	eh->e_phentsize = sizeof(*ph);
+	eh->e_phnum = 3;
+	/* QEMU note: version 1, size, cr3 at 416, gs.base 264, idt.base 384, kgs 432 */
+	w[0] = 5, w[1] = (uint32_t)qemu_size, w[2] = 0;
+	memcpy(n, w, 12);
+	memcpy(n + 12, "QEMU", 5);
+	w[0] = 1, w[1] = (uint32_t)qemu_size;
+	memcpy(n + 20, w, 8);
+	v = 0x5002;
+	memcpy(n + 20 + 416, &v, 8);
+	v = 0xfffff80000001000ULL;
+	memcpy(n + 20 + 264, &v, 8);
+	v = 0xfffff80000002000ULL;
+	memcpy(n + 20 + 384, &v, 8);
+	v = 0xfffff80000003000ULL;
+	memcpy(n + 20 + 432, &v, 8);
+	ph[0] = (Elf64_Phdr){ .p_type = PT_NOTE,
+			      .p_offset = 0x200,
+			      .p_filesz = 20 + (((uint64_t)qemu_size + 3) & ~3ULL) };
+	ph[1] = (Elf64_Phdr){ .p_type = PT_LOAD,
+			      .p_offset = 0x1000,
+			      .p_paddr = 0x100000,
+			      .p_filesz = 0x1000,
+			      .p_memsz = 0x1000 };
+	ph[2] = (Elf64_Phdr){ .p_type = PT_LOAD,
+			      .p_offset = 0x2000,
+			      .p_paddr = overlap ? 0x100800 : 0x200000,
+			      .p_filesz = 0x1000,
+			      .p_memsz = 0x2000 };
+	f[0x1000] = 0x11;
+	f[0x2fff] = 0x22;
+	return 0x3000;
+}
+
+START_TEST(elf_core_segments_and_notes)
+{
+	static uint8_t f[0x4000];
+	struct svmtrace_vmi_error err;
+	struct svmtrace_vmi_mem *mem;
+	const struct svmtrace_vmi_vcpu *v;
+	uint8_t b[2];
+	size_t len = make_core(f, 440, 0);
+
+	ck_assert_int_eq(svmtrace_vmi_mem_open_buffer(f, len, "core", &mem, &err), 0);
+	ck_assert_str_eq(svmtrace_vmi_mem_kind(mem), "qemu-elf-core");
+	ck_assert_int_eq(svmtrace_vmi_mem_read(mem, 0x100000, b, 1, &err), 0);
+	ck_assert_uint_eq(b[0], 0x11);
+	ck_assert_int_eq(svmtrace_vmi_mem_read(mem, 0x200fff, b, 2, &err), 0);
+	ck_assert_uint_eq(b[0], 0x22);
+	ck_assert_uint_eq(b[1], 0); /* beyond p_filesz reads as zero */
+	ck_assert_int_eq(svmtrace_vmi_mem_read(mem, 0x101000, b, 1, &err),
+			 SVMTRACE_VMI_E_NOT_FOUND);
+	ck_assert_uint_eq(svmtrace_vmi_mem_vcpu_count(mem), 1);
+	v = svmtrace_vmi_mem_vcpu(mem, 0);
+	ck_assert_uint_eq(v->cr3, 0x5002);
+	ck_assert_uint_eq(v->gs_base, 0xfffff80000001000ULL);
+	ck_assert_uint_eq(v->idtr_base, 0xfffff80000002000ULL);
+	ck_assert_uint_eq(v->kernel_gs_base, 0xfffff80000003000ULL);
+	ck_assert(v->valid & SVMTRACE_VMI_REG_KERNEL_GS_BASE);
+	svmtrace_vmi_mem_close(mem);
+
+	len = make_core(f, 432, 0); /* QEMU 7.2: no kernel_gs_base */
+	ck_assert_int_eq(svmtrace_vmi_mem_open_buffer(f, len, "core", &mem, &err), 0);
+	ck_assert(!(svmtrace_vmi_mem_vcpu(mem, 0)->valid & SVMTRACE_VMI_REG_KERNEL_GS_BASE));
+	svmtrace_vmi_mem_close(mem);
+}
+END_TEST
+
+START_TEST(elf_core_rejects_bad_files)
+{
+	static uint8_t f[0x4000];
+	struct svmtrace_vmi_error err;
+	struct svmtrace_vmi_mem *mem;
+	size_t len = make_core(f, 440, 1);
+
+	ck_assert_int_eq(svmtrace_vmi_mem_open_buffer(f, len, "core", &mem, &err),
+			 SVMTRACE_VMI_E_FORMAT);
+	ck_assert_msg(strstr(err.message, "overlap"), "%s", err.message);
+	len = make_core(f, 100, 0);
+	ck_assert_int_eq(svmtrace_vmi_mem_open_buffer(f, len, "core", &mem, &err),
+			 SVMTRACE_VMI_E_FORMAT);
+	ck_assert_msg(strstr(err.message, "QEMU CPU note of 100 bytes"), "%s", err.message);
+	len = make_core(f, 440, 0);
+	((Elf64_Phdr *)(f + sizeof(Elf64_Ehdr)))[0].p_filesz = 8; /* note cut short */
+	f[0x200 + 4] = 0xff;					  /* descsz huge */
+	ck_assert_int_eq(svmtrace_vmi_mem_open_buffer(f, len, "core", &mem, &err),
+			 SVMTRACE_VMI_E_FORMAT);
+	len = make_core(f, 440, 0);
+	((Elf64_Ehdr *)f)->e_machine = EM_386;
+	ck_assert_int_eq(svmtrace_vmi_mem_open_buffer(f, len, "core", &mem, &err),
+			 SVMTRACE_VMI_E_FORMAT);
+	ck_assert_msg(strstr(err.message, "x86-64"), "%s", err.message);
+}
+END_TEST
+
+START_TEST(walks_4k_2m_1g_and_masks_pcid)
+{
+	struct svmtrace_vmi_translation t;
+	struct svmtrace_vmi_error err;
+	struct svmtrace_vmi_mem *mem;
+	struct fx_mem m;
+	uint64_t pml4;
+
+	fx_init(&m, MEM_SIZE, 0x1000);
+	pml4 = fx_page(&m);
+	fx_map(&m, pml4, 0x00007ff612345000ULL, 0x300000, 1, 0);
+	fx_map(&m, pml4, 0xfffff80000200000ULL, 0x400000, 2, 0);
+	fx_map(&m, pml4, 0x0000004000000000ULL, 0x40000000, 3, 0);
+	ck_assert_int_eq(svmtrace_vmi_mem_open_buffer(m.buf, m.size, "m", &mem, &err), 0);
+
+	ck_assert_int_eq(x86_translate(mem, pml4 | 0x5, 0x00007ff612345678ULL, NULL, &t, &err), 0);
+	ck_assert_uint_eq(t.gpa, 0x300678);
+	ck_assert_uint_eq(t.page_size, 4096);
+	ck_assert_int_eq(x86_translate(mem, pml4, 0xfffff80000212345ULL, NULL, &t, &err), 0);
+	ck_assert_uint_eq(t.gpa, 0x412345);
+	ck_assert_uint_eq(t.page_size, 2ULL << 20);
+	ck_assert_int_eq(x86_translate(mem, pml4, 0x0000004000abcdefULL, NULL, &t, &err), 0);
+	ck_assert_uint_eq(t.gpa, 0x40abcdef);
+	ck_assert_uint_eq(t.page_size, 1ULL << 30);
+
+	ck_assert_int_eq(x86_translate(mem, pml4, 0x00007ff612346000ULL, NULL, &t, &err),
+			 SVMTRACE_VMI_E_NOT_FOUND);
+	ck_assert_msg(strstr(err.message, "PTE 0x0 not present"), "%s", err.message);
+	ck_assert_uint_eq(t.page_size, 4096);
+	ck_assert_int_eq(x86_translate(mem, pml4, 0x0000100000000000ULL, NULL, &t, &err),
+			 SVMTRACE_VMI_E_NOT_FOUND);
+	ck_assert_uint_eq(t.page_size, 512ULL << 30); /* a whole PML4E's hole */
+	ck_assert_int_eq(x86_translate(mem, pml4, 0x0000800000000000ULL, NULL, &t, &err),
+			 SVMTRACE_VMI_E_NOT_FOUND);
+	ck_assert_msg(strstr(err.message, "not canonical"), "%s", err.message);
+	/* A table outside memory is an error, not a crash. */
+	ck_assert_int_eq(x86_translate(mem, 0x7ffff000000ULL, 0x1000, NULL, &t, &err),
+			 SVMTRACE_VMI_E_NOT_FOUND);
+	ck_assert_msg(strstr(err.message, "outside the memory"), "%s", err.message);
+	svmtrace_vmi_mem_close(mem);
+	free(m.buf);
+}
+END_TEST
+
+int main(void)
+{
+	const TTest *const tests[] = { raw_reads_and_bounds, elf_core_segments_and_notes,
+				       elf_core_rejects_bad_files, walks_4k_2m_1g_and_masks_pcid };
+
+	return fx_run("vmi-mem", NULL, NULL, tests, sizeof(tests) / sizeof(tests[0]));
+}

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmi-genimage --profile ISF --exe EXE --dll DLL --out PREFIX [options]
+ *
+ * Writes PREFIX.raw (raw physical image), PREFIX.elf (QEMU-style ELF core)
+ * and PREFIX.expect (what svmtrace-vmi must report), for one scenario:
+ *
+ *   full   System and one process per case: 4K, 2 MiB and 1 GiB pages;
+ *          entry page valid, in transition, behind a valid or transition
+ *          prototype PTE, file-backed (subsection, VAD), paged out or
+ *          demand-zero; KVA shadow; a truncated name; no loader list yet
+ *   small  System, a 4K process, transition, prototype, KVA shadow: for
+ *          fuzzing seeds (use with a small --mem-size)
+ */
+#include "gen_win.h"
+#include "lib/vmi/isf.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct gen_proc full[] = {
+	{ .pid = 4, .name = "System", .system = true },
+	{ .pid = 1200, .ppid = 4, .name = "plain.exe" },
+	{ .pid = 1204, .ppid = 1200, .name = "large2m.exe", .map = MAP_2M },
+	{ .pid = 1208, .ppid = 1200, .name = "large1g.exe", .map = MAP_1G },
+	{ .pid = 1212, .ppid = 1200, .name = "transition.exe", .entry = ENTRY_TRANSITION },
+	{ .pid = 1216, .ppid = 1200, .name = "prototype.exe", .entry = ENTRY_PROTOTYPE },
+	{ .pid = 1220, .ppid = 1200, .name = "prototrans.exe", .entry = ENTRY_PROTO_TRANSITION },
+	{ .pid = 1224, .ppid = 1200, .name = "subsection.exe", .entry = ENTRY_SUBSECTION },
+	{ .pid = 1228, .ppid = 1200, .name = "vadproto.exe", .entry = ENTRY_VAD },
+	{ .pid = 1232, .ppid = 1200, .name = "paged.exe", .entry = ENTRY_PAGEFILE },
+	{ .pid = 1236, .ppid = 1200, .name = "demandzero.exe", .entry = ENTRY_DEMAND_ZERO },
+	{ .pid = 1240, .ppid = 1200, .name = "kvashadow.exe", .kva_shadow = true },
+	{ .pid = 1244, .ppid = 1200, .name = "averylongprocessname.exe" },
+	{ .pid = 1248, .ppid = 1200, .name = "fresh.exe", .no_ldr = true },
+};
+
+static const struct gen_proc small[] = {
+	{ .pid = 4, .name = "System", .system = true },
+	{ .pid = 1200, .ppid = 4, .name = "plain.exe" },
+	{ .pid = 1212, .ppid = 1200, .name = "transition.exe", .entry = ENTRY_TRANSITION },
+	{ .pid = 1216, .ppid = 1200, .name = "prototype.exe", .entry = ENTRY_PROTOTYPE },
+	{ .pid = 1240, .ppid = 1200, .name = "kvashadow.exe", .kva_shadow = true },
+};
+
+static const char usage[] =
+	"usage: vmi-genimage --profile ISF --exe EXE --dll DLL --out PREFIX\n"
+	"       [--scenario full|small] [--mem-size BYTES] [--decoys N]\n"
+	"       [--corrupt cycle|blink|unmapped|outside] [--idt-shadow] [--old-qemu-notes]\n";
+
+static char *out_name(const char *prefix, const char *ext)
+{
+	char *s = malloc(strlen(prefix) + strlen(ext) + 1);
+
+	if (!s)
+		gen_die("out of memory");
+	return strcat(strcpy(s, prefix), ext);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "profile", required_argument, NULL, 'p' },
+		{ "exe", required_argument, NULL, 'e' },
+		{ "dll", required_argument, NULL, 'd' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "scenario", required_argument, NULL, 's' },
+		{ "mem-size", required_argument, NULL, 'm' },
+		{ "decoys", required_argument, NULL, 'n' },
+		{ "corrupt", required_argument, NULL, 'c' },
+		{ "idt-shadow", no_argument, NULL, 'i' },
+		{ "old-qemu-notes", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *profile = NULL, *exe = NULL, *dll = NULL, *out = NULL, *corrupt = NULL;
+	const struct gen_proc *procs = full;
+	size_t nr = sizeof(full) / sizeof(full[0]), i;
+	uint64_t mem_size = 4ULL << 30, decoys = 0;
+	bool old_notes = false;
+	struct svmtrace_vmi_error err;
+	struct gen_win g = { 0 };
+	char *path;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+			profile = optarg;
+			break;
+		case 'e':
+			exe = optarg;
+			break;
+		case 'd':
+			dll = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'm':
+			mem_size = strtoull(optarg, NULL, 0);
+			break;
+		case 'n':
+			decoys = strtoull(optarg, NULL, 0);
+			break;
+		case 'c':
+			corrupt = optarg;
+			break;
+		case 'i':
+			g.idt_shadow = true;
+			break;
+		case 'q':
+			old_notes = true;
+			break;
+		case 's':
+			if (!strcmp(optarg, "small")) {
+				procs = small;
+				nr = sizeof(small) / sizeof(small[0]);
+			} else if (strcmp(optarg, "full")) {
+				gen_die("unknown scenario '%s'", optarg);
+			}
+			break;
+		default:
+			fputs(usage, stderr);
+			return 2;
+		}
+	}
+	if (!profile || !exe || !dll || !out) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	if (isf_load_file(profile, &g.isf, &err))
+		gen_die("%s", err.message);
+	gen_pe_load(exe, &g.exe);
+	gen_pe_load(dll, &g.dll);
+	g.m = gen_phys_new(mem_size, 1);
+	path = out_name(out, ".expect");
+	g.expect = fopen(path, "w");
+	if (!g.expect)
+		gen_die("%s: cannot create", path);
+	free(path);
+
+	gen_win_kernel(&g);
+	gen_win_process(&g, &procs[0]);
+	for (i = 0; i < decoys; i++) {
+		char name[32];
+		struct gen_proc d = {
+			.pid = 2000 + 4 * i, .ppid = 4, .name = name, .share_image = i > 0
+		};
+
+		snprintf(name, sizeof(name), "decoy%zu.exe", i % 100000);
+		gen_win_process(&g, &d);
+	}
+	for (i = 1; i < nr; i++)
+		gen_win_process(&g, &procs[i]);
+	if (corrupt)
+		gen_win_corrupt(&g, corrupt);
+	gen_win_finish(&g);
+
+	path = out_name(out, ".raw");
+	gen_write_raw(g.m, path);
+	free(path);
+	path = out_name(out, ".elf");
+	gen_write_elf(g.m, g.vcpus, g.nr_vcpus, old_notes, path);
+	free(path);
+	if (fclose(g.expect))
+		gen_die("writing the expect file failed");
+	isf_free(g.isf);
+	gen_phys_free(g.m);
+	return 0;
+}

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Sparse guest-physical memory: page frame -> 4 KiB buffer. */
+#include "gen.h"
+#include "gen_hash.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SCATTER_LOW (16ULL << 20)
+
+struct reserved {
+	uint64_t pa, len;
+};
+
+struct gen_phys {
+	uint64_t size;
+	struct gen_hash index; /* pfn -> index into pages */
+	uint8_t **pages;
+	uint64_t *pfns; /* pfn of pages[i] */
+	size_t nr_pages, cap;
+	struct reserved res[8];
+	int nr_res;
+	uint64_t rng;
+};
+
+void gen_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("vmi-genimage: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+struct gen_phys *gen_phys_new(uint64_t size, uint32_t seed)
+{
+	struct gen_phys *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		gen_die("out of memory");
+	if (size < 32ULL << 20 || size % GEN_PAGE)
+		gen_die("memory size 0x%llx: at least 32 MiB, a multiple of 4 KiB",
+			(unsigned long long)size);
+	m->size = size;
+	gen_hash_init(&m->index);
+	m->rng = seed * 2654435761ULL + 1;
+	return m;
+}
+
+void gen_phys_free(struct gen_phys *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr_pages; i++)
+		free(m->pages[i]);
+	free(m->pages);
+	free(m->pfns);
+	gen_hash_free(&m->index);
+	free(m);
+}
+
+uint64_t gen_phys_size(const struct gen_phys *m)
+{
+	return m->size;
+}
+
+uint8_t *gen_phys_page(struct gen_phys *m, uint64_t pa)
+{
+	uint64_t i;
+
+	if (pa % GEN_PAGE || pa >= m->size)
+		gen_die("page 0x%llx is not a page of the %llu-byte memory", (unsigned long long)pa,
+			(unsigned long long)m->size);
+	if (gen_hash_get(&m->index, pa / GEN_PAGE, &i))
+		return m->pages[i];
+	if (m->nr_pages == m->cap) {
+		m->cap = m->cap ? m->cap * 2 : 1024;
+		m->pages = realloc(m->pages, m->cap * sizeof(*m->pages));
+		m->pfns = realloc(m->pfns, m->cap * sizeof(*m->pfns));
+		if (!m->pages || !m->pfns)
+			gen_die("out of memory");
+	}
+	m->pages[m->nr_pages] = calloc(1, GEN_PAGE);
+	if (!m->pages[m->nr_pages])
+		gen_die("out of memory");
+	m->pfns[m->nr_pages] = pa / GEN_PAGE;
+	gen_hash_put(&m->index, pa / GEN_PAGE, m->nr_pages);
+	return m->pages[m->nr_pages++];
+}
+
+void gen_phys_reserve(struct gen_phys *m, uint64_t pa, uint64_t len)
+{
+	if (m->nr_res == (int)(sizeof(m->res) / sizeof(m->res[0])))
+		gen_die("too many reserved regions");
+	m->res[m->nr_res++] = (struct reserved){ pa, len };
+}
+
+static int is_reserved(const struct gen_phys *m, uint64_t pa)
+{
+	int i;
+
+	for (i = 0; i < m->nr_res; i++)
+		if (pa - m->res[i].pa < m->res[i].len)
+			return 1;
+	return 0;
+}
+
+uint64_t gen_phys_alloc(struct gen_phys *m)
+{
+	uint64_t frames = (m->size - SCATTER_LOW) / GEN_PAGE, i;
+	int tries;
+
+	for (tries = 0; tries < 1000000; tries++) {
+		uint64_t pa;
+
+		m->rng = m->rng * 6364136223846793005ULL + 1442695040888963407ULL;
+		pa = SCATTER_LOW + (m->rng >> 17) % frames * GEN_PAGE;
+		if (!is_reserved(m, pa) && !gen_hash_get(&m->index, pa / GEN_PAGE, &i)) {
+			gen_phys_page(m, pa);
+			return pa;
+		}
+	}
+	gen_die("guest memory is full");
+}
+
+void gen_phys_write(struct gen_phys *m, uint64_t pa, const void *buf, size_t len)
+{
+	const uint8_t *src = buf;
+
+	while (len) {
+		size_t in = pa % GEN_PAGE, n = GEN_PAGE - in < len ? GEN_PAGE - in : len;
+
+		memcpy(gen_phys_page(m, pa - in) + in, src, n);
+		src += n;
+		pa += n;
+		len -= n;
+	}
+}
+
+static const struct gen_phys *sort_m;
+
+static int by_pfn(const void *a, const void *b)
+{
+	uint64_t x = sort_m->pfns[*(const size_t *)a], y = sort_m->pfns[*(const size_t *)b];
+
+	return x < y ? -1 : x > y;
+}
+
+void gen_phys_each(const struct gen_phys *m,
+		   void (*fn)(void *ctx, uint64_t pa, const uint8_t *page), void *ctx)
+{
+	size_t *order = calloc(m->nr_pages ? m->nr_pages : 1, sizeof(*order)), i;
+
+	if (!order)
+		gen_die("out of memory");
+	for (i = 0; i < m->nr_pages; i++)
+		order[i] = i;
+	sort_m = m;
+	qsort(order, m->nr_pages, sizeof(*order), by_pfn);
+	for (i = 0; i < m->nr_pages; i++)
+		fn(ctx, m->pfns[order[i]] * GEN_PAGE, m->pages[order[i]]);
+	free(order);
+}

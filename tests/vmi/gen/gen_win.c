@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Laying out a Windows kernel and its processes in generated memory, with
+ * every offset and RVA read from the profile, and writing down (in the
+ * .expect file) what a correct reader must find.
+ */
+#include "gen_win.h"
+#include "lib/vmi/isf.h"
+
+#include <string.h>
+
+#define KERNEL_BASE		0xfffff80412600000ULL
+#define KPCR_VA			0xfffff80410a00000ULL
+#define IDT_VA			0xfffff80410a20000ULL
+#define POOL_VA			0xffff9a8000000000ULL
+#define PROTO_VA		0xffffb08000000000ULL
+#define UNMAPPED_VA		0xffff9a7f00000000ULL
+#define OUTSIDE_VA		0xffff9a7e00000000ULL
+#define SUBSECTION_VA		0xffffc00012345670ULL
+#define TEB_VA			0x000000c5a0b2f000ULL
+#define PEB_VA			0x000000c5a0b2d000ULL
+#define LDR_VA			0x0000021a4c5e0000ULL
+#define EXE_4K_VA		0x00007ff7a1230000ULL
+#define EXE_2M_VA		0x00007ff600000000ULL
+#define EXE_1G_VA		0x00007fc000000000ULL
+#define DLL_VA			0x00007ffb12340000ULL
+#define LARGE_2M_PA		0x20000000ULL
+#define LARGE_1G_PA		0x40000000ULL
+#define KERNEL_RDATA		0x1000 /* export and debug directories */
+#define PROTECTION_EXECUTE_READ 3ULL
+
+static uint64_t field(struct gen_win *g, const char *type, const char *name)
+{
+	struct isf_field f;
+	struct svmtrace_vmi_error err;
+
+	if (isf_field(g->isf, type, name, &f, &err))
+		gen_die("%s", err.message);
+	return f.offset;
+}
+
+static struct isf_field bits(struct gen_win *g, const char *type, const char *name)
+{
+	struct isf_field f;
+	struct svmtrace_vmi_error err;
+
+	if (isf_field(g->isf, type, name, &f, &err) || !f.bit_length)
+		gen_die("%s.%s: not a bitfield in the profile", type, name);
+	return f;
+}
+
+static uint64_t bit_value(struct isf_field f, uint64_t v)
+{
+	return (v & (f.bit_length == 64 ? ~0ULL : (1ULL << f.bit_length) - 1)) << f.bit_position;
+}
+
+static int symbol(struct gen_win *g, const char *name, uint64_t *rva)
+{
+	return !isf_symbol(g->isf, name, rva, NULL);
+}
+
+static uint64_t need_symbol(struct gen_win *g, const char *name)
+{
+	uint64_t rva;
+
+	if (!symbol(g, name, &rva))
+		gen_die("the profile has no %s", name);
+	return rva;
+}
+
+static uint64_t type_size(struct gen_win *g, const char *type)
+{
+	struct svmtrace_vmi_error err;
+	uint64_t size;
+
+	if (isf_type_size(g->isf, type, &size, &err))
+		gen_die("%s", err.message);
+	return size;
+}
+
+/* Map the kernel page holding @va if nothing is there yet. */
+static void kernel_page(struct gen_win *g, uint64_t va)
+{
+	va &= ~(GEN_PAGE - 1);
+	if (!gen_space_has(g->kernel, va))
+		gen_map_new(g->kernel, va, 1, GEN_RW);
+}
+
+/* Nonpaged-pool memory for a kernel object of @size bytes. */
+static uint64_t pool_alloc(struct gen_win *g, uint64_t size)
+{
+	uint64_t va = g->pool, pages = (size + GEN_PAGE - 1) / GEN_PAGE;
+
+	gen_map_new(g->kernel, va, pages, GEN_RW | GEN_NX);
+	g->pool += (pages + 1) * GEN_PAGE; /* a guard page between objects */
+	return va;
+}
+
+static void hex_guid_bytes(const char *guid, uint8_t out[16])
+{
+	unsigned int v[16], i;
+
+	/* GUID text is Data1 Data2 Data3 (little-endian fields) then Data4. */
+	for (i = 0; i < 16; i++)
+		sscanf(guid + 2 * i, "%2x", &v[i]);
+	out[0] = (uint8_t)v[3], out[1] = (uint8_t)v[2], out[2] = (uint8_t)v[1];
+	out[3] = (uint8_t)v[0], out[4] = (uint8_t)v[5], out[5] = (uint8_t)v[4];
+	out[6] = (uint8_t)v[7], out[7] = (uint8_t)v[6];
+	for (i = 8; i < 16; i++)
+		out[i] = (uint8_t)v[i];
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	memcpy(p, &v, 2);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+/* ntoskrnl's headers, export directory ("ntoskrnl.exe") and RSDS record. */
+static void kernel_headers(struct gen_win *g, uint32_t size_of_image)
+{
+	static const char *const exports[] = { "PsInitialSystemProcess", "PsLoadedModuleList" };
+	uint8_t hdr[GEN_PAGE] = { 0 }, rd[GEN_PAGE] = { 0 };
+	uint8_t *nt = hdr + 0x80, *opt = nt + 24, *sec = opt + 240;
+	const char *pdb = isf_pdb_database(g->isf);
+	uint32_t i, name_at = 0x300;
+
+	hdr[0] = 'M', hdr[1] = 'Z';
+	put32(hdr + 0x3c, 0x80);
+	memcpy(nt, "PE\0\0", 4);
+	put16(nt + 4, 0x8664);
+	put16(nt + 6, 2);
+	put16(nt + 20, 240);
+	put16(nt + 22, 0x22);
+	put16(opt, 0x20b);
+	put32(opt + 16, (uint32_t)need_symbol(g, "KiSystemStartup"));
+	put64(opt + 24, g->kbase);
+	put32(opt + 32, 0x1000);
+	put32(opt + 36, 0x200);
+	put32(opt + 56, size_of_image);
+	put32(opt + 60, 0x1000);
+	put32(opt + 108, 16);
+	put32(opt + 112, KERNEL_RDATA); /* export directory */
+	put32(opt + 116, 0x200);
+	put32(opt + 112 + 8 * 6, KERNEL_RDATA + 0x100); /* debug directory */
+	put32(opt + 116 + 8 * 6, 28);
+	memcpy(sec, ".rdata", 6);
+	put32(sec + 8, 0x1000);
+	put32(sec + 12, KERNEL_RDATA);
+	put32(sec + 36, 0x40000040);
+	memcpy(sec + 40, ".text", 5);
+	put32(sec + 48, size_of_image - 0x2000);
+	put32(sec + 52, 0x2000);
+	put32(sec + 76, 0x68000020);
+
+	/* Export directory at +0: name, two functions, sorted names. */
+	put32(rd + 12, KERNEL_RDATA + 0x200);
+	memcpy(rd + 0x200, "ntoskrnl.exe", 13);
+	put32(rd + 16, 1);
+	put32(rd + 20, 2);
+	put32(rd + 24, 2);
+	put32(rd + 28, KERNEL_RDATA + 0x40);
+	put32(rd + 32, KERNEL_RDATA + 0x60);
+	put32(rd + 36, KERNEL_RDATA + 0x80);
+	for (i = 0; i < 2; i++) {
+		put32(rd + 0x40 + 4 * i, (uint32_t)need_symbol(g, exports[i]));
+		put32(rd + 0x60 + 4 * i, KERNEL_RDATA + name_at);
+		put16(rd + 0x80 + 2 * i, (uint16_t)i);
+		strcpy((char *)rd + name_at, exports[i]);
+		name_at += (uint32_t)strlen(exports[i]) + 1;
+	}
+	/* Debug directory at +0x100 -> CodeView RSDS at +0x400. */
+	put32(rd + 0x100 + 12, 2);
+	put32(rd + 0x100 + 16, 24 + (uint32_t)strlen(pdb) + 1);
+	put32(rd + 0x100 + 20, KERNEL_RDATA + 0x400);
+	memcpy(rd + 0x400, "RSDS", 4);
+	hex_guid_bytes(isf_pdb_guid(g->isf), rd + 0x404);
+	put32(rd + 0x414, isf_pdb_age(g->isf));
+	strcpy((char *)rd + 0x418, pdb);
+
+	gen_map_new(g->kernel, g->kbase, 2, GEN_RW);
+	gen_vwrite(g->kernel, g->kbase, hdr, sizeof(hdr));
+	gen_vwrite(g->kernel, g->kbase + KERNEL_RDATA, rd, sizeof(rd));
+}
+
+/* A few bytes of code at a symbol, so its page is not empty. */
+static void kernel_code(struct gen_win *g, const char *name)
+{
+	static const uint8_t code[] = { 0x0f, 0x01, 0xf8, 0x65, 0x48, 0x89, 0x24, 0x25 };
+	uint64_t rva;
+
+	if (!symbol(g, name, &rva))
+		return;
+	kernel_page(g, g->kbase + rva);
+	gen_vwrite(g->kernel, g->kbase + rva, code, sizeof(code));
+}
+
+static void idt_gate(struct gen_win *g, uint64_t handler)
+{
+	uint8_t gate[16] = { 0 };
+
+	put16(gate, (uint16_t)handler);
+	put16(gate + 2, 0x10);
+	gate[5] = 0x8e;
+	put16(gate + 6, (uint16_t)(handler >> 16));
+	put32(gate + 8, (uint32_t)(handler >> 32));
+	gen_vwrite(g->kernel, g->idt, gate, sizeof(gate));
+}
+
+void gen_win_kernel(struct gen_win *g)
+{
+	static const char *const code[] = { "KiSystemCall64", "KiSystemCall64Shadow",
+					    "KiDivideErrorFault", "KiDivideErrorFaultShadow",
+					    "KiSystemStartup" };
+	static const char *const data[] = { "PsActiveProcessHead", "PsInitialSystemProcess",
+					    "PsLoadedModuleList" };
+	uint64_t max_rva = 0, rva, startblock[0xa8 / 8] = { 0 };
+	const char *divide = g->idt_shadow ? "KiDivideErrorFaultShadow" : "KiDivideErrorFault";
+	size_t i;
+
+	g->kernel = gen_space_new(g->m, NULL);
+	g->kbase = KERNEL_BASE;
+	g->pool = POOL_VA;
+	g->proto_slots = PROTO_VA;
+	for (i = 0; i < sizeof(code) / sizeof(code[0]); i++)
+		if (symbol(g, code[i], &rva) && rva > max_rva)
+			max_rva = rva;
+	for (i = 0; i < sizeof(data) / sizeof(data[0]); i++)
+		if (need_symbol(g, data[i]) > max_rva)
+			max_rva = need_symbol(g, data[i]);
+	kernel_headers(g, (uint32_t)((max_rva + 0x10000) & ~0xfffULL));
+	for (i = 0; i < sizeof(code) / sizeof(code[0]); i++)
+		kernel_code(g, code[i]);
+
+	/* PsActiveProcessHead: an empty list for now. */
+	g->head = g->tail = g->kbase + need_symbol(g, "PsActiveProcessHead");
+	kernel_page(g, g->head);
+	gen_vwrite_u64(g->kernel, g->head, g->head);
+	gen_vwrite_u64(g->kernel, g->head + 8, g->head);
+	kernel_page(g, g->kbase + need_symbol(g, "PsInitialSystemProcess"));
+	kernel_page(g, g->kbase + need_symbol(g, "PsLoadedModuleList"));
+
+	/* KPCR (Self, IdtBase) and the IDT, whose vector 0 is the divide handler. */
+	g->kpcr = KPCR_VA;
+	g->idt = IDT_VA;
+	gen_map_new(g->kernel, g->kpcr, 1, GEN_RW | GEN_NX);
+	gen_map_new(g->kernel, g->idt, 1, GEN_RW | GEN_NX);
+	gen_vwrite_u64(g->kernel, g->kpcr + field(g, "_KPCR", "Self"), g->kpcr);
+	gen_vwrite_u64(g->kernel, g->kpcr + field(g, "_KPCR", "IdtBase"), g->idt);
+	idt_gate(g, g->kbase + need_symbol(g, divide));
+
+	/* The processor start block at 0x1000: signature, kernel hint, PML4. */
+	startblock[0] = 0x00000001000650e9ULL;
+	startblock[0x70 / 8] = g->kbase + need_symbol(g, "KiSystemStartup");
+	startblock[0xa0 / 8] = gen_space_pml4(g->kernel);
+	gen_phys_write(g->m, 0x1000, startblock, sizeof(startblock));
+
+	fprintf(g->expect, "kernel 0x%016llx %s-%u\n", (unsigned long long)g->kbase,
+		isf_pdb_guid(g->isf), isf_pdb_age(g->isf));
+}
+
+/* Link @links at the tail of the process list. */
+static void list_append(struct gen_win *g, uint64_t links)
+{
+	gen_vwrite_u64(g->kernel, links, g->head);
+	gen_vwrite_u64(g->kernel, links + 8, g->tail);
+	gen_vwrite_u64(g->kernel, g->tail, links);
+	gen_vwrite_u64(g->kernel, g->head + 8, links);
+	g->tail = links;
+	g->links[g->nr_links++] = links;
+}
+
+static uint64_t eprocess_new(struct gen_win *g, const struct gen_proc *p, uint64_t dtb,
+			     uint64_t user_dtb, uint64_t peb, uint64_t image)
+{
+	uint64_t ep = pool_alloc(g, type_size(g, "_EPROCESS"));
+	uint64_t pcb = ep + field(g, "_EPROCESS", "Pcb");
+	char name[15] = { 0 };
+	struct isf_field f;
+
+	/* ImageFileName: 15 bytes, truncated without a NUL when the name is longer */
+	memcpy(name, p->name, strlen(p->name) < sizeof(name) ? strlen(p->name) : sizeof(name));
+	gen_vwrite_u64(g->kernel, ep + field(g, "_EPROCESS", "UniqueProcessId"), p->pid);
+	gen_vwrite_u64(g->kernel, ep + field(g, "_EPROCESS", "InheritedFromUniqueProcessId"),
+		       p->ppid);
+	gen_vwrite(g->kernel, ep + field(g, "_EPROCESS", "ImageFileName"), name, sizeof(name));
+	gen_vwrite_u64(g->kernel, pcb + field(g, "_KPROCESS", "DirectoryTableBase"), dtb);
+	if (!isf_field(g->isf, "_KPROCESS", "UserDirectoryTableBase", &f, NULL))
+		gen_vwrite_u64(g->kernel, pcb + f.offset, user_dtb);
+	gen_vwrite_u64(g->kernel, ep + field(g, "_EPROCESS", "Peb"), peb);
+	gen_vwrite_u64(g->kernel, ep + field(g, "_EPROCESS", "SectionBaseAddress"), image);
+	list_append(g, ep + field(g, "_EPROCESS", "ActiveProcessLinks"));
+	return ep;
+}
+
+static const char *hex_or_dash(char *buf, uint64_t v)
+{
+	if (!v)
+		return "-";
+	sprintf(buf, "0x%016llx", (unsigned long long)v);
+	return buf;
+}
+
+static void expect_process(struct gen_win *g, const struct gen_proc *p, uint64_t dtb,
+			   uint64_t user_dtb, uint64_t peb, uint64_t image)
+{
+	char name[16] = { 0 }, a[24], b[24], c[24], d[24];
+
+	strncpy(name, p->name, 15);
+	fprintf(g->expect, "process %llu %llu %s %s %s %s %s\n", (unsigned long long)p->pid,
+		(unsigned long long)p->ppid, name, hex_or_dash(a, dtb), hex_or_dash(b, user_dtb),
+		hex_or_dash(c, peb), hex_or_dash(d, image));
+}
+
+/* Map @pe at @base with 4K pages, or onto the pages @share already mapped. */
+static void map_image_4k(struct gen_win *g, struct gen_space *s, const struct gen_pe *pe,
+			 uint64_t base, struct gen_space *share)
+{
+	uint64_t off;
+
+	for (off = 0; off < pe->size_of_image; off += GEN_PAGE) {
+		if (share) {
+			gen_map(s, base + off, gen_space_pa(share, base + off), GEN_PAGE,
+				GEN_US | GEN_RW);
+			continue;
+		}
+		gen_map_new(s, base + off, 1, GEN_US | GEN_RW);
+		gen_vwrite(s, base + off, pe->image + off,
+			   pe->size_of_image - off < GEN_PAGE ? pe->size_of_image - off : GEN_PAGE);
+	}
+}
+
+static uint64_t map_image(struct gen_win *g, struct gen_space *s, const struct gen_proc *p)
+{
+	const struct gen_pe *pe = &g->exe;
+
+	switch (p->map) {
+	case MAP_2M:
+		if (pe->size_of_image > GEN_2M)
+			gen_die("image too large for one 2 MiB page");
+		gen_phys_reserve(g->m, LARGE_2M_PA, GEN_2M);
+		gen_map(s, EXE_2M_VA, LARGE_2M_PA, GEN_2M, GEN_US | GEN_RW);
+		gen_vwrite(s, EXE_2M_VA, pe->image, pe->size_of_image);
+		return EXE_2M_VA;
+	case MAP_1G:
+		if (gen_phys_size(g->m) < LARGE_1G_PA + GEN_1G)
+			gen_die("a 1 GiB page needs at least 2 GiB of memory (--mem-size)");
+		gen_phys_reserve(g->m, LARGE_1G_PA, GEN_1G);
+		gen_map(s, EXE_1G_VA, LARGE_1G_PA, GEN_1G, GEN_US | GEN_RW);
+		gen_vwrite(s, EXE_1G_VA, pe->image, pe->size_of_image);
+		return EXE_1G_VA;
+	case MAP_4K:
+		break;
+	}
+	map_image_4k(g, s, pe, EXE_4K_VA, p->share_image ? g->last_user : NULL);
+	return EXE_4K_VA;
+}
+
+/* A prototype PTE slot in paged pool holding @value; returns its VA. */
+static uint64_t proto_slot(struct gen_win *g, uint64_t value)
+{
+	uint64_t va = g->proto_slots;
+
+	kernel_page(g, va);
+	gen_vwrite_u64(g->kernel, va, value);
+	g->proto_slots += 8;
+	return va;
+}
+
+static uint64_t transition_pte(struct gen_win *g, uint64_t pa)
+{
+	return bit_value(bits(g, "_MMPTE_TRANSITION", "PageFrameNumber"), pa >> 12) |
+	       bit_value(bits(g, "_MMPTE_TRANSITION", "Transition"), 1) |
+	       bit_value(bits(g, "_MMPTE_TRANSITION", "Protection"), PROTECTION_EXECUTE_READ);
+}
+
+static uint64_t prototype_pte(struct gen_win *g, uint64_t address)
+{
+	return bit_value(bits(g, "_MMPTE_PROTOTYPE", "Prototype"), 1) |
+	       bit_value(bits(g, "_MMPTE_PROTOTYPE", "ProtoAddress"), address);
+}
+
+/* Give the entry page the PTE @p asks for; write the expect line. */
+static void entry_pte(struct gen_win *g, struct gen_space *s, const struct gen_proc *p,
+		      uint64_t base)
+{
+	uint64_t va = base + g->exe.entry_rva, page = va & ~(GEN_PAGE - 1);
+	uint64_t pa = gen_space_pa(s, va), ppa = pa & ~(GEN_PAGE - 1), pte = 0;
+	uint64_t size = p->map == MAP_1G ? GEN_1G : p->map == MAP_2M ? GEN_2M : GEN_PAGE;
+	const char *state = "valid", *absent = NULL;
+	int i;
+
+	switch (p->entry) {
+	case ENTRY_VALID:
+		break;
+	case ENTRY_TRANSITION:
+		pte = transition_pte(g, ppa);
+		state = "transition";
+		break;
+	case ENTRY_PROTOTYPE:
+		pte = prototype_pte(g, proto_slot(g, ppa | GEN_P | GEN_A | GEN_US));
+		state = "prototype";
+		break;
+	case ENTRY_PROTO_TRANSITION:
+		pte = prototype_pte(g, proto_slot(g, transition_pte(g, ppa)));
+		state = "prototype-transition";
+		break;
+	case ENTRY_SUBSECTION:
+		pte = prototype_pte(g, proto_slot(g, prototype_pte(g, SUBSECTION_VA)));
+		absent = "subsection";
+		break;
+	case ENTRY_VAD:
+		pte = prototype_pte(g, 0xffffffff0000ULL);
+		absent = "VAD";
+		break;
+	case ENTRY_PAGEFILE:
+		pte = bit_value(bits(g, "_MMPTE_SOFTWARE", "PageFileHigh"), 0x1234) |
+		      bit_value(bits(g, "_MMPTE_SOFTWARE", "PageFileLow"), 1) |
+		      bit_value(bits(g, "_MMPTE_SOFTWARE", "Protection"), PROTECTION_EXECUTE_READ);
+		absent = "page file";
+		break;
+	case ENTRY_DEMAND_ZERO:
+		pte = bit_value(bits(g, "_MMPTE_SOFTWARE", "Protection"), PROTECTION_EXECUTE_READ);
+		absent = "demand-zero";
+		break;
+	}
+	if (p->entry != ENTRY_VALID)
+		gen_set_pte(s, page, pte);
+	if (absent) {
+		fprintf(g->expect, "entry %llu notresident %s\n", (unsigned long long)p->pid,
+			absent);
+		return;
+	}
+	fprintf(g->expect, "entry %llu 0x%016llx 0x%016llx %s 0x%llx ", (unsigned long long)p->pid,
+		(unsigned long long)pa, (unsigned long long)va, state, (unsigned long long)size);
+	for (i = 0; i < 16; i++)
+		fprintf(g->expect, "%02x", g->exe.entry_bytes[i]);
+	fputc('\n', g->expect);
+}
+
+/* Write a UNICODE_STRING at @us whose UTF-16 text goes to @text_va. */
+static void unicode(struct gen_win *g, struct gen_space *s, uint64_t us, uint64_t text_va,
+		    const char *text)
+{
+	uint16_t units[260];
+	size_t n = strlen(text), i;
+
+	for (i = 0; i < n; i++)
+		units[i] = (uint8_t)text[i];
+	gen_vwrite(s, text_va, units, n * 2);
+	gen_vwrite_u16(s, us + field(g, "_UNICODE_STRING", "Length"), (uint16_t)(n * 2));
+	gen_vwrite_u16(s, us + field(g, "_UNICODE_STRING", "MaximumLength"), (uint16_t)(n * 2 + 2));
+	gen_vwrite_u64(s, us + field(g, "_UNICODE_STRING", "Buffer"), text_va);
+}
+
+/* PEB_LDR_DATA and two LDR_DATA_TABLE_ENTRYs (the image, then the DLL). */
+static uint64_t loader_list(struct gen_win *g, struct gen_space *s, const struct gen_proc *p,
+			    uint64_t image)
+{
+	const char *names[2] = { p->name, "helper.dll" };
+	uint64_t bases[2] = { image, DLL_VA };
+	const struct gen_pe *pes[2] = { &g->exe, &g->dll };
+	uint64_t head = LDR_VA + field(g, "_PEB_LDR_DATA", "InLoadOrderModuleList");
+	uint64_t links = field(g, "_LDR_DATA_TABLE_ENTRY", "InLoadOrderLinks"), prev = head;
+	int i;
+
+	gen_map_new(s, LDR_VA, 2, GEN_US | GEN_RW | GEN_NX);
+	map_image_4k(g, s, &g->dll, DLL_VA, p->share_image ? g->last_user : NULL);
+	for (i = 0; i < 2; i++) {
+		uint64_t e = LDR_VA + 0x100 + 0x200 * (uint64_t)i,
+			 text = LDR_VA + 0x1000 + 0x400 * i;
+		char path[300];
+
+		snprintf(path, sizeof(path), "C:\\svmtrace\\tests\\%s", names[i]);
+		gen_vwrite_u64(s, prev, e + links);	/* prev->Flink */
+		gen_vwrite_u64(s, e + links + 8, prev); /* Blink */
+		gen_vwrite_u64(s, e + field(g, "_LDR_DATA_TABLE_ENTRY", "DllBase"), bases[i]);
+		gen_vwrite_u32(s, e + field(g, "_LDR_DATA_TABLE_ENTRY", "SizeOfImage"),
+			       pes[i]->size_of_image);
+		gen_vwrite_u64(s, e + field(g, "_LDR_DATA_TABLE_ENTRY", "EntryPoint"),
+			       bases[i] + pes[i]->entry_rva);
+		unicode(g, s, e + field(g, "_LDR_DATA_TABLE_ENTRY", "BaseDllName"), text, names[i]);
+		unicode(g, s, e + field(g, "_LDR_DATA_TABLE_ENTRY", "FullDllName"), text + 0x100,
+			path);
+		fprintf(g->expect, "module %llu 0x%016llx 0x%08x %s %s\n",
+			(unsigned long long)p->pid, (unsigned long long)bases[i],
+			pes[i]->size_of_image, names[i], path);
+		prev = e + links;
+	}
+	gen_vwrite_u64(s, prev, head);	   /* last Flink -> head */
+	gen_vwrite_u64(s, head + 8, prev); /* head Blink -> last */
+	return LDR_VA;
+}
+
+/* The KVA-shadow user page tables: the user half plus the few kernel pages
+ * user mode must reach (IDT, KPCR, the shadow entry code). */
+static struct gen_space *shadow_space(struct gen_win *g)
+{
+	struct gen_space *sh = gen_space_new(g->m, NULL);
+	uint64_t rva, pages[3] = { g->idt, g->kpcr, 0 };
+	int i;
+
+	if (symbol(g, "KiDivideErrorFaultShadow", &rva))
+		pages[2] = (g->kbase + rva) & ~(GEN_PAGE - 1);
+	for (i = 0; i < 3; i++)
+		if (pages[i])
+			gen_map(sh, pages[i], gen_space_pa(g->kernel, pages[i]) & ~(GEN_PAGE - 1),
+				GEN_PAGE, GEN_RW);
+	return sh;
+}
+
+void gen_win_process(struct gen_win *g, const struct gen_proc *p)
+{
+	struct gen_space *s, *sh = NULL;
+	uint64_t image, peb = PEB_VA, ldr = 0, dtb, user_dtb = 0;
+
+	if (p->system) {
+		eprocess_new(g, p, gen_space_pml4(g->kernel), 0, 0, 0);
+		expect_process(g, p, gen_space_pml4(g->kernel), 0, 0, 0);
+		return;
+	}
+	if (g->nr_spaces == (int)(sizeof(g->spaces) / sizeof(g->spaces[0])))
+		gen_die("too many processes");
+	s = gen_space_new(g->m, g->kernel);
+	image = map_image(g, s, p);
+	entry_pte(g, s, p, image);
+	gen_map_new(s, peb, 1, GEN_US | GEN_RW | GEN_NX);
+	if (!p->no_ldr)
+		ldr = loader_list(g, s, p, image);
+	gen_vwrite_u64(s, peb + field(g, "_PEB", "ImageBaseAddress"), image);
+	gen_vwrite_u64(s, peb + field(g, "_PEB", "Ldr"), ldr);
+	dtb = gen_space_pml4(s);
+	if (p->kva_shadow) {
+		sh = shadow_space(g);
+		user_dtb = gen_space_pml4(sh);
+	}
+	/* With KVA shadow Windows keeps PCIDs in the low bits: 2 kernel, 1 user. */
+	eprocess_new(g, p, dtb | (sh ? 2 : 0), user_dtb | (sh ? 1 : 0), peb, image);
+	expect_process(g, p, dtb, user_dtb, peb, image);
+	if (sh) {
+		g->vcpus[1] = (struct gen_vcpu){ user_dtb | 1, TEB_VA, g->kpcr, g->idt };
+		g->nr_vcpus = 2;
+	}
+	g->spaces[g->nr_spaces] = s;
+	g->shadows[g->nr_spaces++] = sh;
+	if (!p->share_image)
+		g->last_user = s;
+}
+
+void gen_win_corrupt(struct gen_win *g, const char *how)
+{
+	uint64_t victim;
+
+	if (g->nr_links < 4)
+		gen_die("corrupting the list needs at least 4 processes");
+	victim = g->links[2];
+	if (!strcmp(how, "cycle")) {
+		gen_vwrite_u64(g->kernel, g->links[g->nr_links - 1], g->links[1]);
+	} else if (!strcmp(how, "blink")) {
+		gen_vwrite_u64(g->kernel, victim + 8, victim);
+	} else if (!strcmp(how, "unmapped")) {
+		gen_vwrite_u64(g->kernel, victim, UNMAPPED_VA);
+	} else if (!strcmp(how, "outside")) {
+		gen_map(g->kernel, OUTSIDE_VA, gen_phys_size(g->m) + 0x100000, GEN_PAGE, GEN_RW);
+		gen_vwrite_u64(g->kernel, victim, OUTSIDE_VA + 0x10);
+	} else {
+		gen_die("unknown corruption '%s' (cycle, blink, unmapped, outside)", how);
+	}
+	fprintf(g->expect, "corrupt %s\n", how);
+}
+
+void gen_win_finish(struct gen_win *g)
+{
+	int i;
+
+	for (i = 0; i < g->nr_spaces; i++) {
+		gen_space_share(g->spaces[i], g->kernel, 256, 511);
+		if (g->shadows[i])
+			gen_space_share(g->shadows[i], g->spaces[i], 0, 255);
+	}
+	/* vCPU 0 runs in kernel mode with the System page tables. */
+	g->vcpus[0] = (struct gen_vcpu){ gen_space_pml4(g->kernel), g->kpcr, TEB_VA, g->idt };
+	if (!g->nr_vcpus)
+		g->nr_vcpus = 1;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The Windows side of the generator: kernel, processes, loader lists. */
+#ifndef SVMTRACE_VMI_GEN_WIN_H
+#define SVMTRACE_VMI_GEN_WIN_H
+
+#include "gen.h"
+
+#include <stdio.h>
+
+struct isf;
+
+enum gen_mapping { MAP_4K, MAP_2M, MAP_1G };
+
+/* How the entry page's PTE looks (all but VALID only with MAP_4K). */
+enum gen_entry {
+	ENTRY_VALID,
+	ENTRY_TRANSITION,	/* page on the standby list */
+	ENTRY_PROTOTYPE,	/* PTE -> prototype PTE (valid) */
+	ENTRY_PROTO_TRANSITION, /* PTE -> prototype PTE (transition) */
+	ENTRY_SUBSECTION,	/* PTE -> prototype PTE -> file (not resident) */
+	ENTRY_VAD,		/* PTE says "see the VAD" (not resident) */
+	ENTRY_PAGEFILE,		/* paged out (not resident) */
+	ENTRY_DEMAND_ZERO,	/* never touched (not resident) */
+};
+
+struct gen_proc {
+	uint64_t pid, ppid;
+	const char *name;
+	enum gen_mapping map;
+	enum gen_entry entry;
+	bool system; /* the System process: kernel tables, no PEB */
+	bool kva_shadow;
+	bool no_ldr;	  /* PEB.Ldr still NULL (just created) */
+	bool share_image; /* map the image pages of the previous process */
+};
+
+struct gen_win {
+	struct gen_phys *m;
+	struct isf *isf;
+	FILE *expect;
+	struct gen_space *kernel;
+	uint64_t kbase, head, tail, kpcr, idt;
+	bool idt_shadow; /* IDT[0] -> KiDivideErrorFaultShadow */
+	uint64_t pool, proto_slots;
+	struct gen_pe exe, dll;
+	struct gen_space *spaces[1024];
+	struct gen_space *shadows[1024];
+	int nr_spaces;
+	uint64_t links[1024]; /* ActiveProcessLinks of each process, in order */
+	int nr_links;
+	struct gen_space *last_user; /* for share_image */
+	struct gen_vcpu vcpus[2];
+	int nr_vcpus;
+};
+
+void gen_win_kernel(struct gen_win *g);
+void gen_win_process(struct gen_win *g, const struct gen_proc *p);
+/* Break the process list: "cycle", "blink", "unmapped" or "outside". */
+void gen_win_corrupt(struct gen_win *g, const char *how);
+/* Share the kernel half with every process; set up the vCPUs. */
+void gen_win_finish(struct gen_win *g);
+
+#endif
