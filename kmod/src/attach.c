@@ -150,6 +150,13 @@ void svmtrace_vm_destroy(struct kvm *kvm)
 {
 	struct svmtrace_vm *vm;
 
+	/*
+	 * Nothing was ever attached: the common case costs no lock.  An object
+	 * for @kvm was added by an attach that held a reference on @kvm, so it
+	 * is visible here, before the last reference went.
+	 */
+	if (list_empty(&svmtrace_all))
+		return;
 	mutex_lock(&svmtrace_lock);
 	vm = vm_find_any(kvm);
 	if (vm) {
