@@ -17,3 +17,5 @@ all: $(UNIT_TESTS)
 check-unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "unit: $$t"; $$t; done
 CHECK_STEPS += check-unit
+# Keep the test objects: they are not intermediate files to delete.
+.SECONDARY: $(patsubst tests/unit/%.c,$(BUILD)/obj/tests/unit/%.o,$(UNIT_SRCS))
