@@ -17,19 +17,18 @@
  * Wall-clock rates of a two-thread pipeline on a shared machine: compare
  * the lines with each other, not across runs.
  */
-#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include <svmtrace/ring.h>
 #include <svmtrace/trace.h>
 
 #include "common/cli.h"
+#include "raw_slots.h"
 
 struct bench {
 	struct svmtrace_slot *states; /* one replay period */
@@ -46,33 +45,6 @@ static double wall_seconds(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void load(struct bench *b, const char *path)
-{
-	struct svmtrace_raw_record r;
-	struct stat st;
-	FILE *f = fopen(path, "rb");
-	size_t i;
-
-	if (!f || fstat(fileno(f), &st) < 0)
-		die("%s: %s", path, f ? strerror(errno) : strerror(errno));
-	b->nr_states = (size_t)st.st_size / sizeof(r);
-	if (!b->nr_states)
-		die("%s: no 168-byte records", path);
-	b->states = calloc(b->nr_states, sizeof(*b->states));
-	if (!b->states)
-		die("out of memory");
-	for (i = 0; i < b->nr_states; i++) {
-		if (fread(&r, sizeof(r), 1, f) != 1)
-			die("%s: short read at record %zu", path, i);
-		b->states[i].kind = SVMTRACE_SLOT_INSTRUCTION;
-		b->states[i].rip = r.rip;
-		b->states[i].rflags = r.rflags;
-		b->states[i].cr3 = r.cr3;
-		memcpy(b->states[i].gpr, r.gpr, sizeof(r.gpr));
-	}
-	fclose(f);
 }
 
 /* Slot @i of the synthetic stream: a replayed state with its own seq/TSC. */
@@ -225,7 +197,7 @@ int main(int argc, char **argv)
 	}
 	if (capacity < 16 || (capacity & (capacity - 1)))
 		die("--ring-slots: a power of two >= 16");
-	load(&b, argv[1]);
+	b.states = load_raw_slots(argv[1], 0, &b.nr_states);
 	b.size = svmtrace_ring_init_memory(NULL, capacity, 0);
 	b.mem = aligned_alloc(4096, (b.size + 4095) & ~(size_t)4095);
 	if (!b.mem)

@@ -29,6 +29,7 @@
 #include <svmtrace/trace.h>
 
 #include "common/cli.h"
+#include "raw_slots.h"
 
 static double cpu_seconds(void)
 {
@@ -38,31 +39,12 @@ static double cpu_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* RAW's states as one session: a start, the instructions, an end. */
 static struct svmtrace_slot *load(const char *path, size_t *n)
 {
-	struct svmtrace_raw_record r;
-	struct svmtrace_slot *slots;
-	struct stat st;
-	FILE *f = fopen(path, "rb");
+	struct svmtrace_slot *slots = load_raw_slots(path, 1, n);
 
-	if (!f || fstat(fileno(f), &st) < 0)
-		die("%s: %s", path, strerror(errno));
-	*n = (size_t)st.st_size / sizeof(r);
-	slots = calloc(*n + 1, sizeof(*slots));
-	if (!slots)
-		die("out of memory for %zu slots", *n);
-	for (size_t i = 0; i < *n; i++) {
-		if (fread(&r, sizeof(r), 1, f) != 1)
-			die("%s: short read at record %zu", path, i);
-		slots[i].kind = i ? SVMTRACE_SLOT_INSTRUCTION : SVMTRACE_SLOT_SESSION_START;
-		slots[i].seq = r.seq;
-		slots[i].tsc = r.tsc;
-		slots[i].rip = r.rip;
-		slots[i].rflags = r.rflags;
-		slots[i].cr3 = r.cr3;
-		memcpy(slots[i].gpr, r.gpr, sizeof(r.gpr));
-	}
-	fclose(f);
+	slots[0].kind = SVMTRACE_SLOT_SESSION_START;
 	slots[*n] = slots[*n - 1];
 	slots[*n].kind = SVMTRACE_SLOT_SESSION_END;
 	slots[*n].seq++;
@@ -154,8 +136,8 @@ int main(int argc, char **argv)
 
 	cli_progname = "svmtrace-bench-trace";
 	if (argc > 2 && !strncmp(argv[1], "--time", 6)) {
-		unsigned int runs = argv[1][6] == '=' ? (unsigned int)parse_u64(argv[1] + 7, "--time")
-						      : 5;
+		unsigned int runs =
+			argv[1][6] == '=' ? (unsigned int)parse_u64(argv[1] + 7, "--time") : 5;
 
 		printf("%.6f\n", time_command(argv + 2, runs ? runs : 1));
 		return 0;

@@ -1,5 +1,5 @@
 # Benchmarks (make bench): numbers and ratios, never pass/fail timings.
-$(eval $(call program,svmtrace-bench-trace,tests/bench/bench_trace.c $(CLI_SRCS),,TOOLS))
+$(eval $(call program,svmtrace-bench-trace,tests/bench/bench_trace.c tests/bench/raw_slots.c $(CLI_SRCS),,TOOLS))
 
 .PHONY: bench-trace
 bench-trace: all
@@ -14,7 +14,7 @@ BENCH_STEPS += bench-trace
 
 # The capture consumer (ring + v5 writer) against a synthetic producer
 # thread replaying real states (tests/bench/bench_ring.c).
-$(eval $(call program,svmtrace-bench-ring,tests/bench/bench_ring.c $(CLI_SRCS),,TOOLS))
+$(eval $(call program,svmtrace-bench-ring,tests/bench/bench_ring.c tests/bench/raw_slots.c $(CLI_SRCS),,TOOLS))
 
 .PHONY: bench-ring
 bench-ring: all

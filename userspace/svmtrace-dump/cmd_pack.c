@@ -96,13 +96,8 @@ static void put_record(struct pack *pk, const struct svmtrace_raw_record *r)
 			  pk->in_name, (unsigned long long)(pk->count * sizeof(*r)),
 			  (unsigned long long)pk->count, (unsigned long long)r->seq,
 			  (unsigned long long)pk->slot.seq);
-	pk->slot.kind = pk->count ? SVMTRACE_SLOT_INSTRUCTION : SVMTRACE_SLOT_SESSION_START;
-	pk->slot.seq = r->seq;
-	pk->slot.tsc = r->tsc;
-	pk->slot.rip = r->rip;
-	pk->slot.rflags = r->rflags;
-	pk->slot.cr3 = r->cr3;
-	memcpy(pk->slot.gpr, r->gpr, sizeof(r->gpr));
+	svmtrace_slot_from_raw(&pk->slot, r,
+			       pk->count ? SVMTRACE_SLOT_INSTRUCTION : SVMTRACE_SLOT_SESSION_START);
 	put(pk);
 	pk->count++;
 }
