@@ -60,14 +60,17 @@ static const uint8_t *varint(struct decoder *d, const uint8_t *p, const uint8_t 
 	return fail(d, "%s varint is longer than 10 bytes", what);
 }
 
-static const uint8_t *check_sequence(struct decoder *d, uint64_t seq)
+/* Take @seq as the record's sequence if it follows the last one. */
+static bool check_sequence(struct decoder *d, uint64_t seq)
 {
-	if (d->have_seq && seq <= d->rec.sequence)
-		return fail(d, "sequence %llu does not follow %llu", (unsigned long long)seq,
-			    (unsigned long long)d->rec.sequence);
+	if (d->have_seq && seq <= d->rec.sequence) {
+		fail(d, "sequence %llu does not follow %llu", (unsigned long long)seq,
+		     (unsigned long long)d->rec.sequence);
+		return false;
+	}
 	d->have_seq = true;
 	d->rec.sequence = seq;
-	return (const uint8_t *)d; /* any non-NULL */
+	return true;
 }
 
 static const uint8_t *full_record(struct decoder *d, const uint8_t *p, const uint8_t *end)
