@@ -14,7 +14,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define SVMTRACE_ABI_VERSION 1
+#define SVMTRACE_ABI_VERSION 2
 
 /* Order of svmtrace_slot.gpr[] (and of every GPR array in files and APIs). */
 enum svmtrace_gpr {
@@ -249,6 +249,65 @@ struct svmtrace_capture_status {
 	struct svmtrace_vcpu_status vcpus[SVMTRACE_MAX_STATUS_VCPUS];
 };
 
+/*
+ * SVMTRACE_VERSION (any time, attached or not): which tracer is loaded.  A
+ * controller refuses a module whose abi_version or release differs from
+ * what it was built for / the running kernel.
+ */
+struct svmtrace_version {
+	__u32 abi_version;		/* SVMTRACE_ABI_VERSION of the module */
+	__u32 flags;			/* 0 */
+	char release[64];		/* kernel release the module was built for */
+};
+
+/*
+ * SVMTRACE_READ_GPA (attached): copy [gpa, gpa + len) of guest-physical
+ * memory into the caller's buf.  All or nothing: ENXIO when a page of the
+ * range is not guest RAM (MMIO, a hole, past the end), EFAULT when the
+ * VMM's memory behind it cannot be read or buf is not writable.  Nothing
+ * stays pinned after the call.
+ */
+#define SVMTRACE_MAX_READ (1u << 20)
+struct svmtrace_gpa_read {
+	__u64 gpa;
+	__u64 buf;			/* user pointer */
+	__u32 len;			/* 1..SVMTRACE_MAX_READ */
+	__u32 flags;			/* must be 0 */
+	__u64 reserved;			/* must be 0 */
+};
+
+/* svmtrace_vcpu_state.flags */
+#define SVMTRACE_VCPU_STATE_F_RUNNING (1u << 0)	/* in KVM_RUN: values are from its last exit */
+#define SVMTRACE_VCPU_STATE_F_GUEST_MODE (1u << 1)	/* running a nested guest of its own */
+
+/*
+ * SVMTRACE_GET_VCPU_STATE (attached): what introspection needs from one
+ * vCPU, read without stopping it (KVM refuses vCPU ioctls from any process
+ * but the VMM).  While the vCPU runs, the values are those of its last
+ * VM exit; CR3 and GS base then change with what the guest runs.
+ */
+struct svmtrace_vcpu_state {
+	__u32 vcpu;			/* in: vCPU index */
+	__u32 flags;			/* out: SVMTRACE_VCPU_STATE_F_* */
+	__u64 rip;
+	__u64 rsp;
+	__u64 rflags;			/* the guest's own (our TF hidden) */
+	__u64 cr0;
+	__u64 cr3;
+	__u64 cr4;
+	__u64 efer;
+	__u64 lstar;
+	__u64 gs_base;
+	__u64 kernel_gs_base;
+	__u64 fs_base;
+	__u64 idtr_base;
+	__u64 gdtr_base;
+	__u32 idtr_limit;
+	__u32 gdtr_limit;
+	__u32 cpl;
+	__u32 reserved;
+};
+
 #define SVMTRACE_ATTACH _IOW(SVMTRACE_IOC_MAGIC, 0x01, struct svmtrace_attach)
 #define SVMTRACE_SET_TARGET _IOW(SVMTRACE_IOC_MAGIC, 0x02, struct svmtrace_target)
 #define SVMTRACE_ARM _IO(SVMTRACE_IOC_MAGIC, 0x03)
@@ -258,6 +317,9 @@ struct svmtrace_capture_status {
 #define SVMTRACE_STATUS _IOR(SVMTRACE_IOC_MAGIC, 0x07, struct svmtrace_capture_status)
 #define SVMTRACE_GET_RING _IOWR(SVMTRACE_IOC_MAGIC, 0x08, struct svmtrace_ring_request)
 #define SVMTRACE_DETACH _IO(SVMTRACE_IOC_MAGIC, 0x09)
+#define SVMTRACE_VERSION _IOR(SVMTRACE_IOC_MAGIC, 0x0a, struct svmtrace_version)
+#define SVMTRACE_READ_GPA _IOW(SVMTRACE_IOC_MAGIC, 0x0b, struct svmtrace_gpa_read)
+#define SVMTRACE_GET_VCPU_STATE _IOWR(SVMTRACE_IOC_MAGIC, 0x0c, struct svmtrace_vcpu_state)
 
 #ifdef __cplusplus
 #define SVMTRACE_STATIC_ASSERT static_assert
@@ -270,6 +332,9 @@ SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_ring_header) == 192, "ring header 
 SVMTRACE_STATIC_ASSERT(__builtin_offsetof(struct svmtrace_slot, kind) == 168, "kind after gprs");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_target) == 1440, "target layout");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_capture_status) == 4712, "status layout");
+SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_version) == 72, "version layout");
+SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_gpa_read) == 32, "gpa read layout");
+SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_vcpu_state) == 128, "vcpu state layout");
 SVMTRACE_STATIC_ASSERT(__builtin_offsetof(struct svmtrace_ring_header, head) == 64,
 		       "producer line");
 SVMTRACE_STATIC_ASSERT(__builtin_offsetof(struct svmtrace_ring_header, tail) == 128,
