@@ -8,7 +8,7 @@ E2E_PROGRAMS := $(sort $(basename $(notdir $(wildcard $(E2E_GUEST)/programs/*.S)
 E2E_BINS := $(E2E_DIR)/guest/kernel.bin $(patsubst %,$(E2E_DIR)/guest/%.bin,$(E2E_PROGRAMS))
 
 $(eval $(call program,svmtrace-e2e-vmm,tests/e2e/vmm/main.c tests/e2e/vmm/vcpu.c \
-	tests/e2e/guest/image.c tests/e2e/guest/results.c $(CLI_SRCS),-pthread,TOOLS))
+	tests/e2e/guest/image.c tests/e2e/guest/results.c tests/e2e/win/winimage.c $(CLI_SRCS),-pthread,TOOLS))
 
 # Guest code: preprocess (layout.h), assemble with GNU as, link at its load
 # address, keep the ELF for `objdump -d` and flatten it for the VMM.
@@ -27,16 +27,54 @@ $(E2E_DIR)/guest/%.bin: $(E2E_GUEST)/programs/%.S $(E2E_GUEST)/layout.h
 
 all: $(E2E_BINS)
 
-DEB_PACKAGES += qemu-system-x86 busybox-static cpio binutils kmod apt
+DEB_PACKAGES += qemu-system-x86 busybox-static cpio binutils kmod apt binutils-mingw-w64-x86-64
 $(eval $(call program,svmtrace-e2e-model,tests/e2e/model/main.c tests/e2e/model/exec.c \
 	tests/e2e/model/flags.c tests/e2e/model/mem.c tests/e2e/model/tracer.c \
-	tests/e2e/guest/image.c tests/e2e/guest/results.c $(CLI_SRCS),,TOOLS))
+	tests/e2e/guest/image.c tests/e2e/guest/results.c tests/e2e/win/winimage.c $(CLI_SRCS),,TOOLS))
+
+# The Windows-layout guest (docs/lab.md): svmtrace-e2e-wingen lays it out
+# from an ISF profile with the VMI generator's pieces (tests/vmi/gen, all but
+# its main); the scheduler is flat code like kernel.bin; the processes are
+# real PE32+ images linked by the mingw-w64 binutils from one source with
+# per-process SEED and ROUNDS.  One image per committed profile.
+E2E_WIN := $(E2E_DIR)/win
+$(eval $(call program,svmtrace-e2e-wingen,tests/e2e/win/wingen.c \
+	$(filter-out tests/vmi/gen/gen_main.c,$(wildcard tests/vmi/gen/*.c)),,TOOLS))
+$(E2E_WIN)/sched.bin: tests/e2e/win/sched.S tests/e2e/win/winlayout.h $(E2E_GUEST)/layout.h
+	$(call e2e_flat,0xfffff80410c00000)
+MINGW_AS ?= x86_64-w64-mingw32-as
+MINGW_LD ?= x86_64-w64-mingw32-ld
+# NAME SEED ROUNDS: plain, KVA shadow, lazy entry page, late
+E2E_WIN_PROCS := alpha:7:3 beta:11:3 lazy:13:2 late:17:2
+define e2e_win_pe
+$(E2E_WIN)/$(word 1,$(subst :, ,$(1))).exe: tests/e2e/win/programs/proc.S tests/e2e/win/winlayout.h $(E2E_GUEST)/layout.h
+	@mkdir -p $$(@D)
+	$$(CC) -E -P -DSEED=$(word 2,$(subst :, ,$(1))) -DROUNDS=$(word 3,$(subst :, ,$(1))) \
+		-x assembler-with-cpp $$< -o $$(@:.exe=.s)
+	$$(MINGW_AS) -o $$(@:.exe=.o) $$(@:.exe=.s)
+	$$(MINGW_LD) --build-id -e start --subsystem console -o $$@ $$(@:.exe=.o)
+endef
+$(foreach p,$(E2E_WIN_PROCS),$(eval $(call e2e_win_pe,$(p))))
+$(E2E_WIN)/winhelper.dll: tests/e2e/win/programs/helper.S
+	@mkdir -p $(@D)
+	$(MINGW_AS) -o $(@:.dll=.o) $<
+	$(MINGW_LD) --build-id --dll -e DllMain -o $@ $(@:.dll=.o)
+E2E_WIN_PES := $(foreach p,$(E2E_WIN_PROCS),$(E2E_WIN)/$(word 1,$(subst :, ,$(p))).exe)
+E2E_WIN_PROFILE_win10 := tests/data/profiles/ntkrnlmp-84A84F4D2218BC053913B1204942618D-1.json.xz
+E2E_WIN_PROFILE_win11 := tests/data/profiles/ntkrnlmp-0CE4A95C0CD782A7596B034D8648E585-1.json.xz
+$(E2E_WIN)/win%.elf: $(BUILD)/bin/svmtrace-e2e-wingen $(E2E_WIN)/sched.bin $(E2E_WIN)/winhelper.dll \
+		$(E2E_WIN_PES) tests/data/profiles/*.json.xz
+	$(BUILD)/bin/svmtrace-e2e-wingen --profile $(E2E_WIN_PROFILE_win$*) --sched $(E2E_WIN)/sched.bin \
+		--dll $(E2E_WIN)/winhelper.dll --out $(@:.elf=) \
+		$(foreach p,$(E2E_WIN_PROCS),$(word 1,$(subst :, ,$(p))).exe=$(E2E_WIN)/$(word 1,$(subst :, ,$(p))).exe)
+E2E_WIN_IMAGES := $(E2E_WIN)/win10.elf $(E2E_WIN)/win11.elf
+all: $(E2E_WIN_IMAGES)
 
 # With the kmod in the tree, the lab also runs our modules: `make kmod`
 # first, then e2e.sh --modules $(KMOD_DIR) (set by kmod/build.mk, which is
 # read after this fragment, hence the test here and the late expansion).
 .PHONY: e2e check-e2e
-e2e: $(BUILD)/bin/svmtrace-e2e-vmm $(BUILD)/bin/svmtrace-e2e-model $(E2E_BINS)
+e2e: $(BUILD)/bin/svmtrace-e2e-vmm $(BUILD)/bin/svmtrace-e2e-model $(E2E_BINS) $(E2E_WIN_IMAGES)
 ifneq ($(wildcard kmod/build.mk),)
 e2e: kmod
 endif

@@ -317,6 +317,10 @@ static int do_port(struct model_cpu *c, struct model_io *io, const struct insn *
 		io->input_count++;
 		return 0;
 	}
+	if (!out && port == PORT_GO) {
+		reg_set(c, RAX, GO_VALUE, 32);
+		return 0;
+	}
 	if (out && port == PORT_NMI) {
 		c->nmi_pending += (uint32_t)c->gpr[RAX];
 		return 0;
@@ -344,7 +348,7 @@ static void do_syscall(struct model_cpu *c, const struct insn *in)
 	c->rflags &= ~(uint64_t)GUEST_FMASK;
 	c->cpl = 0;
 	c->next_rip_override = 1;
-	c->rip = KERNEL_SYSCALL_ENTRY;
+	c->rip = c->lstar;
 }
 
 static int do_iret(struct model_cpu *c)

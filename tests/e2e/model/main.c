@@ -24,12 +24,18 @@
 #include "common/cli.h"
 #include "../guest/image.h"
 #include "../guest/results.h"
+#include "../win/winimage.h"
 #include "model.h"
 #include "tracer.h"
 
 static const char usage[] =
 	"usage: svmtrace-e2e-model [options] KERNEL.bin PROGRAM.bin\n"
+	"       svmtrace-e2e-model [options] --win IMAGE.elf --gate-gpa G --target-cr3 C...\n"
 	"Replay a lab program and print the results the test VMM must print.\n"
+	"  -W, --win IMAGE.elf  the Windows-layout guest (svmtrace-e2e-wingen's image):\n"
+	"                       start in its scheduler at CPL 0 as the boot block says\n"
+	"  -g, --gate-gpa G     (with --win) a gated page; repeat\n"
+	"  -t, --target-cr3 C   (with --win) a CR3 of the target set; repeat\n"
 	"  -c, --vcpus N        vCPUs (1-2, default 1)\n"
 	"  -a, --arg X          initial RDI of every vCPU\n"
 	"  -o, --expect DIR     write DIR/expected_cpuN.csv: the records a tracer must\n"
@@ -38,11 +44,26 @@ static const char usage[] =
 	"  -n, --max-steps N    give up after N instructions per vCPU (default 100000000)\n"
 	"  -h, --help           this text\n";
 
+static void init_cpu_win(struct model_cpu *c, uint8_t *mem)
+{
+	memset(c, 0, sizeof(*c));
+	c->mem = mem;
+	c->mem_size = WIN_MEM_SIZE;
+	c->lstar = win_boot(mem, WIN_BOOT_OFF_LSTAR);
+	c->cpl = 0;
+	c->rip = win_boot(mem, WIN_BOOT_OFF_RIP);
+	c->rflags = 0x2;
+	c->cr3 = win_boot(mem, WIN_BOOT_OFF_CR3);
+	c->gpr[RSP] = win_boot(mem, WIN_BOOT_OFF_RSP);
+}
+
 static void init_cpu(struct model_cpu *c, int index, uint8_t *mem, uint64_t arg)
 {
 	memset(c, 0, sizeof(*c));
 	c->index = index;
 	c->mem = mem;
+	c->mem_size = GUEST_MEM_SIZE;
+	c->lstar = KERNEL_SYSCALL_ENTRY;
 	c->cpl = 3;
 	c->rip = USER_ENTRY(index);
 	c->rflags = USER_RFLAGS;
@@ -106,8 +127,12 @@ int main(int argc, char **argv)
 		{"expect", required_argument, NULL, 'o'},
 		{"max-steps", required_argument, NULL, 'n'},
 		{"help", no_argument, NULL, 'h'},
+		{"win", required_argument, NULL, 'W'},
+		{"gate-gpa", required_argument, NULL, 'g'},
+		{"target-cr3", required_argument, NULL, 't'},
 		{NULL, 0, NULL, 0},
 	};
+	const char *win_image = NULL;
 	static struct model_cpu cpus[MAX_VCPUS];
 	struct model_gates gates = {0};
 	struct model_io io = {0};
@@ -118,8 +143,21 @@ int main(int argc, char **argv)
 	uint8_t *mem;
 
 	cli_progname = "svmtrace-e2e-model";
-	while ((c = getopt_long(argc, argv, "c:a:o:n:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:a:o:n:hW:g:t:", opts, NULL)) != -1) {
 		switch (c) {
+		case 'W':
+			win_image = optarg;
+			break;
+		case 'g':
+			if (gates.nr == MODEL_MAX_GATES)
+				die("--gate-gpa: at most %d", MODEL_MAX_GATES);
+			gates.gpa[gates.nr++] = parse_u64(optarg, "--gate-gpa") & ~0xfffull;
+			break;
+		case 't':
+			if (gates.nr_cr3 == MODEL_MAX_CR3)
+				die("--target-cr3: at most %d", MODEL_MAX_CR3);
+			gates.cr3[gates.nr_cr3++] = parse_u64(optarg, "--target-cr3");
+			break;
 		case 'c':
 			n = parse_u64(optarg, "--vcpus");
 			if (n < 1 || n > MAX_VCPUS)
@@ -143,22 +181,41 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (argc - optind != 2) {
+	if (argc - optind != (win_image ? 0 : 2)) {
 		fputs(usage, stderr);
 		return 2;
 	}
-	mem = calloc(1, GUEST_MEM_SIZE);
-	if (!mem)
-		die("out of memory");
-	if (guest_image_load(mem, argv[optind], argv[optind + 1], err, sizeof(err)))
-		die("%s", err);
+	if (win_image) {
+		if (nr_vcpus != 1 || !gates.nr || !gates.nr_cr3)
+			die("--win: one vCPU, at least one --gate-gpa and one --target-cr3");
+		mem = calloc(1, WIN_MEM_SIZE);
+		if (!mem)
+			die("out of memory");
+		if (win_image_load(mem, WIN_MEM_SIZE, win_image, err, sizeof(err)))
+			die("%s", err);
+	} else {
+		if (gates.nr || gates.nr_cr3)
+			die("--gate-gpa and --target-cr3 go with --win");
+		mem = calloc(1, GUEST_MEM_SIZE);
+		if (!mem)
+			die("out of memory");
+		if (guest_image_load(mem, argv[optind], argv[optind + 1], err, sizeof(err)))
+			die("%s", err);
+		gates.nr = nr_vcpus;
+		for (int i = 0; i < nr_vcpus; i++)
+			gates.gpa[i] = USER_VA_TO_GPA(USER_ENTRY(i));
+		gates.nr_cr3 = 1;
+		gates.cr3[0] = PML4_GPA;
+	}
 
-	gates.nr = nr_vcpus;
 	for (int i = 0; i < nr_vcpus; i++) {
 		struct model_trace trace = {.gates = &gates};
 		char path[4096];
 
-		init_cpu(&cpus[i], i, mem, arg);
+		if (win_image)
+			init_cpu_win(&cpus[i], mem);
+		else
+			init_cpu(&cpus[i], i, mem, arg);
 		if (expect) {
 			snprintf(path, sizeof(path), "%s/expected_cpu%d.csv", expect, i);
 			trace.out = fopen(path, "w");

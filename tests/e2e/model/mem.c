@@ -22,7 +22,7 @@ int model_translate(struct model_cpu *c, uint64_t va, int write, uint64_t *gpa)
 	for (int level = 3; level >= 0; level--) {
 		uint64_t idx = (va >> (12 + 9 * level)) & 511, pte;
 
-		if (table + idx * 8 + 8 > GUEST_MEM_SIZE)
+		if (table + idx * 8 + 8 > c->mem_size)
 			goto fault;
 		memcpy(&pte, c->mem + table + idx * 8, 8);
 		if (!(pte & PTE_P) || (c->cpl == 3 && !(pte & PTE_U)) ||
@@ -31,7 +31,7 @@ int model_translate(struct model_cpu *c, uint64_t va, int write, uint64_t *gpa)
 		table = pte & PTE_ADDR;
 	}
 	*gpa = table | (va & 0xfff);
-	if (*gpa < GUEST_MEM_SIZE)
+	if (*gpa < c->mem_size)
 		return 0;
 fault:
 	snprintf(c->error, sizeof(c->error), "page fault (%s) at 0x%llx, CPL %d, RIP 0x%llx",

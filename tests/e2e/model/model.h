@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "../guest/layout.h"
+#include "../win/winlayout.h"
 
 #define RFLAGS_CF    0x1ull
 #define RFLAGS_PF    0x4ull
@@ -49,7 +50,9 @@ struct model_cpu {
 	int nmi_pending;	  /* NMIs queued through PORT_NMI */
 	int nmi_masked;		  /* in the NMI handler, until IRETQ */
 	uint32_t status;	  /* EAX at PORT_DONE */
-	uint8_t *mem;		  /* GUEST_MEM_SIZE bytes, shared by all vCPUs */
+	uint8_t *mem;		  /* mem_size bytes, shared by all vCPUs */
+	uint64_t mem_size;
+	uint64_t lstar; /* SYSCALL entry */
 	char error[256];
 };
 

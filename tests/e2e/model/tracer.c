@@ -3,7 +3,8 @@
  * The capture semantics the lab checks (DESIGN.md, seed 000), written down
  * independently of the kmod:
  *
- *   - Gate n is vCPU n's entry page.  The first fetch from a closed gate
+ *   - Gate n is vCPU n's entry page (or, for the Windows-layout guest, the
+ *     --gate-gpa pages).  The first fetch from a closed gate
  *     opens it; under a targeted CR3 that starts a session, otherwise the
  *     tracer steps that one instruction silently and closes the gate again.
  *   - In a session every single-step trap of ours at CPL 3 is a record of
@@ -42,9 +43,12 @@ static void emit(struct model_trace *t, const struct model_cpu *c, const char *k
 	fprintf(t->out, ",0x%llx\n", (unsigned long long)undefined);
 }
 
-static int targeted(const struct model_cpu *c)
+static int targeted(const struct model_trace *t, const struct model_cpu *c)
 {
-	return (c->cr3 & ~0xfffull) == PML4_GPA;
+	for (int i = 0; i < t->gates->nr_cr3; i++)
+		if ((c->cr3 & ~0xfffull) == (t->gates->cr3[i] & ~0xfffull))
+			return 1;
+	return 0;
 }
 
 int trace_fetch(struct model_trace *t, struct model_cpu *c)
@@ -54,13 +58,15 @@ int trace_fetch(struct model_trace *t, struct model_cpu *c)
 
 	if (model_translate(c, c->rip, 0, &gpa))
 		return -1;
-	gate = (int)((gpa - USER_GPA) >> 12);
-	if (gpa < USER_GPA || gate >= t->gates->nr || t->gates->open[gate])
+	for (gate = 0; gate < t->gates->nr; gate++)
+		if ((gpa & ~0xfffull) == t->gates->gpa[gate])
+			break;
+	if (gate == t->gates->nr || t->gates->open[gate])
 		return 0;
 	t->gates->open[gate] = 1;
 	if (t->in_session || t->silent)
 		return 0;
-	if (targeted(c)) {
+	if (targeted(t, c)) {
 		t->in_session = t->start_pending = 1;
 		t->start_gate = gate;
 	} else {
@@ -87,7 +93,7 @@ void trace_step(struct model_trace *t, const struct model_cpu *c)
 	if (t->silent) {
 		t->silent = 0;
 		t->gates->open[t->silent_gate] = 0;
-	} else if (!targeted(c)) {
+	} else if (!targeted(t, c)) {
 		end_session(t, 1);
 		memset(t->gates->open, 0, sizeof(t->gates->open));
 	} else {

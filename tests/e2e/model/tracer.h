@@ -11,9 +11,14 @@
 #include "model.h"
 
 /* The gates of the VM: shared by its vCPUs, like the NPT they live in. */
+#define MODEL_MAX_GATES 16
+#define MODEL_MAX_CR3	16
 struct model_gates {
 	int nr;
-	int open[MAX_VCPUS];
+	uint64_t gpa[MODEL_MAX_GATES]; /* the gated 4 KiB pages */
+	int open[MODEL_MAX_GATES];
+	int nr_cr3;
+	uint64_t cr3[MODEL_MAX_CR3]; /* the target set (bits 11:0 ignored) */
 };
 
 /* One vCPU's view of the capture. */

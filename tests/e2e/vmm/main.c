@@ -26,11 +26,20 @@
 #include "common/cli.h"
 #include "../guest/image.h"
 #include "../guest/results.h"
+#include "../win/winimage.h"
 #include "vmm.h"
 
 static const char usage[] =
 	"usage: svmtrace-e2e-vmm [options] KERNEL.bin PROGRAM.bin\n"
+	"       svmtrace-e2e-vmm [options] --win IMAGE.elf\n"
 	"Run a lab program (guest/layout.h) in a new KVM guest and print its results.\n"
+	"  -W, --win IMAGE.elf  run the Windows-layout guest (win/winlayout.h) that\n"
+	"                       svmtrace-e2e-wingen wrote, instead of a program\n"
+	"  -g, --go-wait        at PORT_GO (the late process was just linked) wait for\n"
+	"                       SIGUSR2 before the guest goes on\n"
+	"  -R, --dump-ready F   write guest RAM to F (raw) before the first KVM_RUN\n"
+	"  -G, --dump-go F      ... at PORT_GO\n"
+	"  -D, --dump-done F    ... after the guest is done\n"
 	"  -c, --vcpus N        vCPUs (1-2, default 1); vCPU n enters at page n\n"
 	"  -a, --arg X          initial RDI of every vCPU (e.g. a loop count)\n"
 	"  -w, --wait           print 'ready', wait for SIGUSR1 before running\n"
@@ -60,17 +69,17 @@ static void wait_usr1(void)
 
 /* Guest RAM: 2 MiB aligned and THP-backed when possible, so KVM maps it with
  * large NPT pages and a tracer must split the one that covers a gate. */
-static uint8_t *alloc_guest_ram(void)
+static uint8_t *alloc_guest_ram(uint64_t size)
 {
 	size_t align = 0x200000;
-	uint8_t *p = mmap(NULL, GUEST_MEM_SIZE + align, PROT_READ | PROT_WRITE,
+	uint8_t *p = mmap(NULL, size + align, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	uint8_t *mem;
 
 	if (p == MAP_FAILED)
 		return NULL;
 	mem = (uint8_t *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
-	madvise(mem, GUEST_MEM_SIZE, MADV_HUGEPAGE);
+	madvise(mem, size, MADV_HUGEPAGE);
 	return mem;
 }
 
@@ -85,15 +94,17 @@ static void create_vm(struct vmm *vm, const char *kernel_path, const char *progr
 	vm->vm_fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
 	if (vm->vm_fd < 0)
 		die("KVM_CREATE_VM: %s", strerror(errno));
-	vm->mem = alloc_guest_ram();
+	vm->mem_size = vm->win ? WIN_MEM_SIZE : GUEST_MEM_SIZE;
+	vm->mem = alloc_guest_ram(vm->mem_size);
 	if (!vm->mem)
-		die("cannot allocate %d bytes of guest RAM", GUEST_MEM_SIZE);
-	if (guest_image_load(vm->mem, kernel_path, program_path, err, sizeof(err)))
+		die("cannot allocate %llu bytes of guest RAM", (unsigned long long)vm->mem_size);
+	if (vm->win ? win_image_load(vm->mem, vm->mem_size, kernel_path, err, sizeof(err))
+		    : guest_image_load(vm->mem, kernel_path, program_path, err, sizeof(err)))
 		die("%s", err);
 	region = (struct kvm_userspace_memory_region){
 		.slot = 0,
 		.guest_phys_addr = 0,
-		.memory_size = GUEST_MEM_SIZE,
+		.memory_size = vm->mem_size,
 		.userspace_addr = (uintptr_t)vm->mem,
 	};
 	if (ioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, &region) < 0)
@@ -101,6 +112,23 @@ static void create_vm(struct vmm *vm, const char *kernel_path, const char *progr
 	for (int i = 0; i < vm->nr_vcpus; i++)
 		if (vcpu_create(vm, i, err, sizeof(err)))
 			die("%s", err);
+}
+
+int vmm_dump(const struct vmm *vm, const char *path)
+{
+	FILE *f = fopen(path, "wb");
+	int bad;
+
+	if (!f)
+		return -1;
+	bad = fwrite(vm->mem, 1, vm->mem_size, f) != vm->mem_size;
+	return fclose(f) || bad ? -1 : 0;
+}
+
+static void dump_or_die(const struct vmm *vm, const char *path)
+{
+	if (path && vmm_dump(vm, path))
+		die("%s: %s", path, strerror(errno));
 }
 
 static int report(const struct vmm *vm, double seconds)
@@ -135,8 +163,12 @@ int main(int argc, char **argv)
 		{"vcpus", required_argument, NULL, 'c'}, {"arg", required_argument, NULL, 'a'},
 		{"wait", no_argument, NULL, 'w'},	 {"hold", no_argument, NULL, 'H'},
 		{"singlestep", no_argument, NULL, 's'},	 {"step-log", required_argument, NULL, 'l'},
-		{"help", no_argument, NULL, 'h'},	 {NULL, 0, NULL, 0},
+		{"help", no_argument, NULL, 'h'},	 {"win", required_argument, NULL, 'W'},
+		{"go-wait", no_argument, NULL, 'g'},	 {"dump-ready", required_argument, NULL, 'R'},
+		{"dump-go", required_argument, NULL, 'G'}, {"dump-done", required_argument, NULL, 'D'},
+		{NULL, 0, NULL, 0},
 	};
+	const char *win_image = NULL, *dump_ready = NULL, *dump_done = NULL;
 	static struct vmm vm = {.nr_vcpus = 1};
 	pthread_t threads[MAX_VCPUS];
 	int wait = 0, hold = 0, c, ok;
@@ -145,8 +177,24 @@ int main(int argc, char **argv)
 	double t0;
 
 	cli_progname = "svmtrace-e2e-vmm";
-	while ((c = getopt_long(argc, argv, "c:a:wHsl:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:a:wHsl:hW:gR:G:D:", opts, NULL)) != -1) {
 		switch (c) {
+		case 'W':
+			win_image = optarg;
+			vm.win = 1;
+			break;
+		case 'g':
+			vm.go_wait = 1;
+			break;
+		case 'R':
+			dump_ready = optarg;
+			break;
+		case 'G':
+			vm.dump_go = optarg;
+			break;
+		case 'D':
+			dump_done = optarg;
+			break;
 		case 'c':
 			n = parse_u64(optarg, "--vcpus");
 			if (n < 1 || n > MAX_VCPUS)
@@ -181,23 +229,36 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (argc - optind != 2) {
+	if (argc - optind != (vm.win ? 0 : 2)) {
 		fputs(usage, stderr);
 		return 2;
 	}
+	if (vm.win && vm.nr_vcpus != 1)
+		die("--win runs one vCPU");
 	if (vm.step_log && !vm.singlestep)
 		die("--step-log needs --singlestep");
 
 	/* SIGUSR1 is only ever taken with sigwait(), in this thread. */
 	sigemptyset(&usr1);
 	sigaddset(&usr1, SIGUSR1);
+	sigaddset(&usr1, SIGUSR2); /* PORT_GO's, taken with sigwait() in the vCPU thread */
 	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
 
-	create_vm(&vm, argv[optind], argv[optind + 1]);
-	printf("ready pid=%d vmfd=%d cr3=0x%x vcpus=%d", getpid(), vm.vm_fd, PML4_GPA, vm.nr_vcpus);
-	for (int i = 0; i < vm.nr_vcpus; i++)
-		printf(" gate%d=0x%llx", i, (unsigned long long)USER_VA_TO_GPA(USER_ENTRY(i)));
-	printf("\n");
+	if (vm.win) {
+		create_vm(&vm, win_image, NULL);
+		dump_or_die(&vm, dump_ready);
+		printf("ready pid=%d vmfd=%d guest=win vcpus=1 mem=0x%llx\n", getpid(), vm.vm_fd,
+		       (unsigned long long)vm.mem_size);
+	} else {
+		create_vm(&vm, argv[optind], argv[optind + 1]);
+		dump_or_die(&vm, dump_ready);
+		printf("ready pid=%d vmfd=%d cr3=0x%x vcpus=%d", getpid(), vm.vm_fd, PML4_GPA,
+		       vm.nr_vcpus);
+		for (int i = 0; i < vm.nr_vcpus; i++)
+			printf(" gate%d=0x%llx", i,
+			       (unsigned long long)USER_VA_TO_GPA(USER_ENTRY(i)));
+		printf("\n");
+	}
 	fflush(stdout);
 	if (wait)
 		wait_usr1();
@@ -209,6 +270,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < vm.nr_vcpus; i++)
 		pthread_join(threads[i], NULL);
 	ok = report(&vm, now() - t0);
+	dump_or_die(&vm, dump_done);
 	if (vm.step_log)
 		fclose(vm.step_log);
 	if (hold) {

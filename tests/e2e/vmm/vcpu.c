@@ -6,6 +6,7 @@
  * optionally logs) one KVM_EXIT_DEBUG per instruction.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,11 +14,13 @@
 #include <sys/mman.h>
 
 #include "../guest/results.h"
+#include "../win/winimage.h"
 #include "vmm.h"
 
 #define MSR_STAR   0xc0000081
 #define MSR_LSTAR  0xc0000082
 #define MSR_SFMASK 0xc0000084
+#define MSR_KERNEL_GS_BASE 0xc0000102
 
 #define CR0_PE_MP_ET_NE_WP_PG	  0x80050033ull
 #define CR4_PAE_OSFXSR_OSXMMEXCPT 0x620ull
@@ -75,6 +78,37 @@ out:
 	return ret;
 }
 
+/* The Windows-layout guest starts in its scheduler at CPL 0 with Windows'
+ * selectors, GS base = KPCR, on the kernel's page tables (the boot block). */
+static int set_sregs_win(struct vcpu *v, struct kvm_sregs *s)
+{
+	const uint8_t *mem = v->vm->mem;
+
+	s->cr0 = CR0_PE_MP_ET_NE_WP_PG;
+	s->cr3 = win_boot(mem, WIN_BOOT_OFF_CR3);
+	s->cr4 = CR4_PAE_OSFXSR_OSXMMEXCPT;
+	s->efer = GUEST_EFER;
+	s->cs = flat_seg(WIN_SEL_KERNEL_CS, 1, 0);
+	s->ss = flat_seg(WIN_SEL_KERNEL_SS, 0, 0);
+	s->ds = s->es = s->fs = s->gs = flat_seg(WIN_SEL_USER_SS, 0, 3);
+	s->gs.base = win_boot(mem, WIN_BOOT_OFF_KPCR);
+	s->gdt.base = win_boot(mem, WIN_BOOT_OFF_GDT);
+	s->gdt.limit = WIN_GDT_LIMIT;
+	s->idt.base = win_boot(mem, WIN_BOOT_OFF_IDT);
+	s->idt.limit = WIN_IDT_VECTORS * 16 - 1;
+	s->tr = (struct kvm_segment){.base = win_boot(mem, WIN_BOOT_OFF_TSS),
+				     .limit = 103,
+				     .selector = WIN_SEL_TSS,
+				     .type = 11,
+				     .present = 1};
+	s->ldt = (struct kvm_segment){.type = 2, .present = 1, .unusable = 1};
+	if (ioctl(v->fd, KVM_SET_SREGS, s) < 0) {
+		set_err(v, "KVM_SET_SREGS");
+		return -1;
+	}
+	return 0;
+}
+
 static int set_sregs(struct vcpu *v)
 {
 	struct kvm_sregs s;
@@ -83,6 +117,8 @@ static int set_sregs(struct vcpu *v)
 		set_err(v, "KVM_GET_SREGS");
 		return -1;
 	}
+	if (v->vm->win)
+		return set_sregs_win(v, &s);
 	s.cr0 = CR0_PE_MP_ET_NE_WP_PG;
 	s.cr3 = PML4_GPA;
 	s.cr4 = CR4_PAE_OSFXSR_OSXMMEXCPT;
@@ -110,13 +146,20 @@ static int set_msrs(struct vcpu *v)
 {
 	struct {
 		struct kvm_msrs hdr;
-		struct kvm_msr_entry e[3];
+		struct kvm_msr_entry e[4];
 	} m = {.hdr.nmsrs = 3,
 	       .e = {{.index = MSR_STAR, .data = GUEST_STAR},
 		     {.index = MSR_LSTAR, .data = KERNEL_SYSCALL_ENTRY},
 		     {.index = MSR_SFMASK, .data = GUEST_FMASK}}};
 
-	if (ioctl(v->fd, KVM_SET_MSRS, &m) != 3) {
+	if (v->vm->win) {
+		m.e[0].data = WIN_STAR;
+		m.e[1].data = win_boot(v->vm->mem, WIN_BOOT_OFF_LSTAR);
+		m.e[3] = (struct kvm_msr_entry){.index = MSR_KERNEL_GS_BASE,
+						.data = win_boot(v->vm->mem, WIN_BOOT_OFF_KPCR)};
+		m.hdr.nmsrs = 4;
+	}
+	if (ioctl(v->fd, KVM_SET_MSRS, &m) != (int)m.hdr.nmsrs) {
 		set_err(v, "KVM_SET_MSRS");
 		return -1;
 	}
@@ -131,6 +174,11 @@ static int set_regs(struct vcpu *v)
 		.rflags = USER_RFLAGS,
 		.rdi = v->vm->arg,
 	};
+
+	if (v->vm->win)
+		r = (struct kvm_regs){.rip = win_boot(v->vm->mem, WIN_BOOT_OFF_RIP),
+				      .rsp = win_boot(v->vm->mem, WIN_BOOT_OFF_RSP),
+				      .rflags = 0x2};
 
 	if (ioctl(v->fd, KVM_SET_REGS, &r) < 0) {
 		set_err(v, "KVM_SET_REGS");
@@ -209,6 +257,30 @@ static void log_step(struct vcpu *v)
 	log_row(v, v->logged++ ? "instruction" : "session_start", &r, s.cr3);
 }
 
+/* PORT_GO (Windows-layout guest): the scheduler linked the late process
+ * into the process list and has not run it yet.  Print "go", dump RAM if
+ * asked, and with --go-wait hold the vCPU until SIGUSR2. */
+static int handle_go(struct vcpu *v, uint8_t *data)
+{
+	uint32_t val = GO_VALUE;
+	sigset_t set;
+	int sig;
+
+	if (v->vm->dump_go && vmm_dump(v->vm, v->vm->dump_go)) {
+		set_err(v, v->vm->dump_go);
+		return -1;
+	}
+	printf("go cpu=%d%s\n", v->index, v->vm->go_wait ? " waiting" : "");
+	fflush(stdout);
+	if (v->vm->go_wait) {
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR2);
+		sigwait(&set, &sig);
+	}
+	memcpy(data, &val, 4);
+	return 0;
+}
+
 /* A port access; returns 1 when the program is done, -1 on a guest panic. */
 static int handle_io(struct vcpu *v)
 {
@@ -242,6 +314,8 @@ static int handle_io(struct vcpu *v)
 		memcpy(data, &val, 4);
 		__atomic_add_fetch(&v->vm->input_count, 1, __ATOMIC_RELAXED);
 		return 0;
+	case KVM_EXIT_IO_IN << 16 | PORT_GO:
+		return handle_go(v, data);
 	case KVM_EXIT_IO_OUT << 16 | PORT_PANIC:
 		snprintf(v->error, sizeof(v->error), "guest exception vector %u", val);
 		return -1;

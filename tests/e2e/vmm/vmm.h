@@ -11,6 +11,7 @@
 #include <linux/kvm.h>
 
 #include "../guest/layout.h"
+#include "../win/winlayout.h"
 
 struct vmm;
 
@@ -31,7 +32,11 @@ struct vcpu {
 struct vmm {
 	int kvm_fd;
 	int vm_fd;
-	uint8_t *mem; /* GUEST_MEM_SIZE bytes of guest RAM */
+	uint8_t *mem; /* mem_size bytes of guest RAM */
+	uint64_t mem_size;
+	int win;		  /* the Windows-layout guest (win/winlayout.h) */
+	int go_wait;	  /* PORT_GO waits for SIGUSR2 */
+	const char *dump_go; /* write guest RAM here at PORT_GO */
 	int nr_vcpus;
 	uint64_t arg;	   /* initial RDI of every vCPU */
 	int singlestep;	   /* KVM_SET_GUEST_DEBUG(SINGLESTEP) on every vCPU */
@@ -49,5 +54,7 @@ struct vmm {
 int vcpu_create(struct vmm *vm, int index, char *err, size_t errlen);
 void *vcpu_thread(void *vcpu);
 void vcpu_print_final(const struct vcpu *v);
+/* main.c: write guest RAM to path (a raw image: file offset = GPA). */
+int vmm_dump(const struct vmm *vm, const char *path);
 
 #endif /* E2E_VMM_H */

@@ -71,6 +71,9 @@ void gen_map_new(struct gen_space *s, uint64_t va, uint64_t npages, uint64_t fla
 /* Replace the 4K leaf PTE of @va (which must be 4K-mapped) by @value. */
 void gen_set_pte(struct gen_space *s, uint64_t va, uint64_t value);
 
+/* Physical address of the 4K leaf PTE of @va (dies if none). */
+uint64_t gen_space_pte_pa(const struct gen_space *s, uint64_t va);
+
 /* Did this space (not its kernel) map @va? */
 int gen_space_has(const struct gen_space *s, uint64_t va);
 

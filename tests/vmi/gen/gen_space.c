@@ -93,6 +93,15 @@ void gen_set_pte(struct gen_space *s, uint64_t va, uint64_t value)
 	gen_phys_write(s->m, at, &value, sizeof(value));
 }
 
+uint64_t gen_space_pte_pa(const struct gen_space *s, uint64_t va)
+{
+	uint64_t at;
+
+	if (!gen_hash_get(&s->ptes, va / GEN_PAGE, &at))
+		gen_die("VA 0x%llx has no 4K PTE", (unsigned long long)va);
+	return at;
+}
+
 int gen_space_has(const struct gen_space *s, uint64_t va)
 {
 	uint64_t pa;

@@ -339,9 +339,14 @@ static void map_image_4k(struct gen_win *g, struct gen_space *s, const struct ge
 	}
 }
 
+static const struct gen_pe *image_of(struct gen_win *g, const struct gen_proc *p)
+{
+	return p->pe ? p->pe : &g->exe;
+}
+
 static uint64_t map_image(struct gen_win *g, struct gen_space *s, const struct gen_proc *p)
 {
-	const struct gen_pe *pe = &g->exe;
+	const struct gen_pe *pe = image_of(g, p);
 
 	switch (p->map) {
 	case MAP_2M:
@@ -393,7 +398,8 @@ static uint64_t prototype_pte(struct gen_win *g, uint64_t address)
 static void entry_pte(struct gen_win *g, struct gen_space *s, const struct gen_proc *p,
 		      uint64_t base)
 {
-	uint64_t va = base + g->exe.entry_rva, page = va & ~(GEN_PAGE - 1);
+	const struct gen_pe *pe = image_of(g, p);
+	uint64_t va = base + pe->entry_rva, page = va & ~(GEN_PAGE - 1);
 	uint64_t pa = gen_space_pa(s, va), ppa = pa & ~(GEN_PAGE - 1), pte = 0;
 	uint64_t size = p->map == MAP_1G ? GEN_1G : p->map == MAP_2M ? GEN_2M : GEN_PAGE;
 	const char *state = "valid", *absent = NULL;
@@ -443,7 +449,7 @@ static void entry_pte(struct gen_win *g, struct gen_space *s, const struct gen_p
 	fprintf(g->expect, "entry %llu 0x%016llx 0x%016llx %s 0x%llx ", (unsigned long long)p->pid,
 		(unsigned long long)pa, (unsigned long long)va, state, (unsigned long long)size);
 	for (i = 0; i < 16; i++)
-		fprintf(g->expect, "%02x", g->exe.entry_bytes[i]);
+		fprintf(g->expect, "%02x", pe->entry_bytes[i]);
 	fputc('\n', g->expect);
 }
 
@@ -468,7 +474,7 @@ static uint64_t loader_list(struct gen_win *g, struct gen_space *s, const struct
 {
 	const char *names[2] = { p->name, "helper.dll" };
 	uint64_t bases[2] = { image, DLL_VA };
-	const struct gen_pe *pes[2] = { &g->exe, &g->dll };
+	const struct gen_pe *pes[2] = { image_of(g, p), &g->dll };
 	uint64_t head = LDR_VA + field(g, "_PEB_LDR_DATA", "InLoadOrderModuleList");
 	uint64_t links = field(g, "_LDR_DATA_TABLE_ENTRY", "InLoadOrderLinks"), prev = head;
 	int i;
@@ -524,7 +530,7 @@ void gen_win_process(struct gen_win *g, const struct gen_proc *p)
 	uint64_t image, peb = PEB_VA, ldr = 0, dtb, user_dtb = 0;
 
 	if (p->system) {
-		eprocess_new(g, p, gen_space_pml4(g->kernel), 0, 0, 0);
+		g->last_eprocess = eprocess_new(g, p, gen_space_pml4(g->kernel), 0, 0, 0);
 		expect_process(g, p, gen_space_pml4(g->kernel), 0, 0, 0);
 		return;
 	}
@@ -544,7 +550,13 @@ void gen_win_process(struct gen_win *g, const struct gen_proc *p)
 		user_dtb = gen_space_pml4(sh);
 	}
 	/* With KVA shadow Windows keeps PCIDs in the low bits: 2 kernel, 1 user. */
-	eprocess_new(g, p, dtb | (sh ? 2 : 0), user_dtb | (sh ? 1 : 0), peb, image);
+	g->last_eprocess =
+		eprocess_new(g, p, dtb | (sh ? 2 : 0), user_dtb | (sh ? 1 : 0), peb, image);
+	g->last_links = g->tail;
+	g->last_space = s;
+	g->last_shadow = sh;
+	g->last_image = image;
+	g->last_entry = image + image_of(g, p)->entry_rva;
 	expect_process(g, p, dtb, user_dtb, peb, image);
 	if (sh) {
 		g->vcpus[1] = (struct gen_vcpu){ user_dtb | 1, TEB_VA, g->kpcr, g->idt };

@@ -32,6 +32,7 @@ struct gen_proc {
 	bool kva_shadow;
 	bool no_ldr;	  /* PEB.Ldr still NULL (just created) */
 	bool share_image; /* map the image pages of the previous process */
+	const struct gen_pe *pe; /* its image; NULL: gen_win.exe */
 };
 
 struct gen_win {
@@ -50,6 +51,9 @@ struct gen_win {
 	int nr_links;
 	struct gen_space *last_user; /* for share_image */
 	struct gen_vcpu vcpus[2];
+	/* What gen_win_process() made last (for builders that run the processes). */
+	struct gen_space *last_space, *last_shadow;
+	uint64_t last_eprocess, last_links, last_image, last_entry;
 	int nr_vcpus;
 };
 
