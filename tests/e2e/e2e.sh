@@ -78,6 +78,45 @@ while read -r name vcpus arg steplog; do
 done <<EOF
 $(grep -v '^#' "$here/programs.list" | awk NF)
 EOF
+# The Windows-layout guest (docs/lab.md): one image per profile, and the
+# capture scenarios NAME IMAGE MODE PID IMAGE-NAME (l1-win.sh).
+win=$build/e2e/win
+win_images="win10 win11"
+win_scenarios="win10-pid win10 pid 1200 alpha.exe
+win11-kva win11 pid 1204 beta.exe
+win10-lazy win10 lazy 1208 lazy.exe
+win11-late win11 late 1212 late.exe"
+echo "$win_images" >"$run/win-images"
+echo "$win_scenarios" >"$run/win-scenarios"
+adds="$adds --add $run/win-images --add $run/win-scenarios --add $here/l1-win.sh"
+adds="$adds --add $bin/svmtrace-vmi $(ls "$top"/tests/data/profiles/*.json.xz | sed 's/^/--add /')"
+# win_target IMAGE PID FIELD: the builder's record (NAME PID DTB USER-DTB
+# ENTRY-VA ENTRY-GPA STATE), fields 1-7.
+win_target() { awk -v p="$2" -v f="$3" '$2 == p { print $f }' "$win/$1.targets"; }
+for image in $win_images; do
+	[ -e "$win/$image.elf" ] || { echo "e2e: $win/$image.elf missing (make e2e builds it)" >&2; exit 1; }
+	adds="$adds --add $win/$image.elf --add $win/$image.targets"
+done
+model_win() {	# model_win NAME IMAGE PID: the records of a trace of PID
+	mkdir -p "$run/expect/$1"
+	udtb=$(win_target "$2" "$3" 4)
+	# shellcheck disable=SC2046
+	"$bin/svmtrace-e2e-model" --win "$win/$2.elf" -o "$run/expect/$1" \
+		--gate-gpa "$(win_target "$2" "$3" 6)" --target-cr3 "$(win_target "$2" "$3" 3)" \
+		$([ "$udtb" = 0x0 ] || echo "--target-cr3 $udtb") >"$run/expect/$1/results.txt" ||
+		bad "model/$1" "the model cannot replay it: $(grep failed "$run/expect/$1/results.txt")"
+}
+for image in $win_images; do	# untraced: what packaged/ours must print
+	mkdir -p "$run/expect/$image"
+	"$bin/svmtrace-e2e-model" --win "$win/$image.elf" >"$run/expect/$image/results.txt" ||
+		bad "model/$image" "the model cannot replay it: $(grep failed "$run/expect/$image/results.txt")"
+done
+while read -r name image mode pid pname; do
+	model_win "$name" "$image" "$pid"
+done <<WIN
+$win_scenarios
+WIN
+
 model_expect bench bench 1 "$bench_iterations"
 model_expect bench-drop bench 1 2000
 model_expect bench-kill bench 1 25000
@@ -90,6 +129,8 @@ if [ -n "$modules" ]; then
 		[ -x "$bin/$f" ] || { echo "e2e: $bin/$f missing (make all builds it)" >&2; exit 1; }
 	done
 	adds="$adds --add $bin/svmtrace-capture --add $bin/svmtrace-abi-check"
+	# svmtraced (issue 7) traces the Windows-layout guest too, once it is built.
+	[ ! -x "$bin/svmtraced" ] || adds="$adds --add $bin/svmtraced"
 fi
 # shellcheck disable=SC2086
 nice "$here/run-l1.sh" ${modules:+--modules "$modules"} --out "$run/l1" --timeout "${E2E_TIMEOUT:-420}" \
@@ -103,7 +144,7 @@ else bad l1/boot "L1 run exited $rc (see $run/l1/console.log)"; fi
 for set in packaged ${modules:+ours}; do
 	dir=$run/l1/$set
 	[ ! -s "$dir/failures" ] || bad "$set/scenarios" "$(tr '\n' ';' <"$dir/failures")"
-	for name in $programs; do
+	for name in $programs $win_images; do
 		if [ -s "$dir/$name.txt" ] && results "$dir/$name.txt" >"$run/$set-$name.got" &&
 			results "$run/expect/$name/results.txt" | diff -u - "$run/$set-$name.got" >"$run/$set-$name.diff"; then
 			ok "$set/$name/results" "results equal the model's"
@@ -123,7 +164,9 @@ done
 if [ -n "$modules" ]; then
 	. "$here/judge-capture.sh"
 	judge_capture_set
-	for name in $programs; do
+	. "$here/judge-win.sh"
+	judge_win_set
+	for name in $programs $win_images; do
 		if cmp -s "$run/packaged-$name.got" "$run/ours-$name.got"; then
 			ok "unarmed/$name" "results on our modules, unarmed, equal the packaged modules'"
 		else

@@ -17,8 +17,12 @@
 # what went wrong in SET/failures.
 set -u
 bench_iterations=$1; shift
+# The Windows-layout guest's images and capture scenarios (from e2e.sh).
+win_images=$(cat /e2e/win-images 2>/dev/null)
+win_scenarios=$(cat /e2e/win-scenarios 2>/dev/null)
 cd /e2e
 . ./l1-capture.sh
+. ./l1-win.sh
 
 run_set() {	# run_set SET
 	set_dir=$E2E_OUT/$1
@@ -35,6 +39,11 @@ run_set() {	# run_set SET
 		svmtrace-e2e-vmm -c "$vcpus" -a "$arg" -s -l "$set_dir/$name.steps.csv" kernel.bin \
 			"$name.bin" >"$set_dir/$name.steps.txt" 2>&1 ||
 			echo "vmm --singlestep $name exited $?" >>"$set_dir/failures"
+	done
+	# The Windows-layout guest, untraced (PORT_GO answered at once).
+	for image in $win_images; do
+		svmtrace-e2e-vmm --win "bin/$image.elf" >"$set_dir/$image.txt" 2>&1 ||
+			echo "vmm --win $image exited $?" >>"$set_dir/failures"
 	done
 	kvm-modules unload >>"$set_dir/load.txt" 2>&1 || echo "kvm-modules unload failed" >>"$set_dir/failures"
 }
@@ -65,6 +74,18 @@ capture_set() {
 			-a 25000 kernel.bin bench.bin -- --policy "$policy" --ring-slots 16 \
 			--consumer-delay-us 100000 ||
 			echo "capture kill-$policy: $(cat "$set_dir/kill-$policy/timeout.txt")" >>"$set_dir/failures"
+	done
+	# The Windows-layout guest: targets resolved from its live memory.
+	# Scenarios: NAME IMAGE MODE PID (names as in e2e.sh's win_scenarios).
+	echo "$win_scenarios" | while read -r name image mode pid pname; do
+		[ -n "$name" ] || continue
+		win_capture_run "$set_dir/$name" "$image" "$mode" "$pid" ||
+			echo "capture $name: $(cat "$set_dir/$name/timeout.txt")" >>"$set_dir/failures"
+		command -v svmtraced >/dev/null || continue
+		target=$pid
+		[ "$mode" != late ] || target=$pname
+		win_daemon_run "$set_dir/$name-daemon" "$image" "$mode" "$target" ||
+			echo "svmtraced $name: $(cat "$set_dir/$name-daemon/timeout.txt")" >>"$set_dir/failures"
 	done
 	nonroot_attempt "$set_dir/nonroot"
 	abi_check "$set_dir/abi-check"

@@ -344,7 +344,9 @@ static int do_cpuid(struct model_cpu *c, const struct insn *in)
 static void do_syscall(struct model_cpu *c, const struct insn *in)
 {
 	c->gpr[RCX] = in->next;
-	c->gpr[11] = c->rflags;
+	/* R11 keeps the tracer's TF as the CPU stores it; FMASK clears it. */
+	c->gpr[11] = c->rflags | (c->our_tf ? RFLAGS_TF : 0);
+	c->our_tf = 0;
 	c->rflags &= ~(uint64_t)GUEST_FMASK;
 	c->cpl = 0;
 	c->next_rip_override = 1;
@@ -423,6 +425,12 @@ static int step_0f(struct model_cpu *c, struct model_io *io, struct insn *in, en
 			return fail(c, in, "only SYSRETQ from CPL 0 is in the model's subset");
 		c->rip = c->gpr[RCX];
 		c->rflags = (c->gpr[11] & RFLAGS_SYSRET) | RFLAGS_FIXED;
+		/* A TF that SYSRET loads is the tracer's, saved by a traced SYSCALL
+		 * (the lab's programs never return to TF of their own this way):
+		 * the guest kernel may have kept it in memory across other
+		 * processes' runs, as Windows keeps a thread's RFLAGS. */
+		c->our_tf = !!(c->rflags & RFLAGS_TF);
+		c->rflags &= ~RFLAGS_TF;
 		c->cpl = 3;
 		c->next_rip_override = 1;
 		*ev = EV_SYSRET;

@@ -34,7 +34,7 @@ static const char usage[] =
 	"Replay a lab program and print the results the test VMM must print.\n"
 	"  -W, --win IMAGE.elf  the Windows-layout guest (svmtrace-e2e-wingen's image):\n"
 	"                       start in its scheduler at CPL 0 as the boot block says\n"
-	"  -g, --gate-gpa G     (with --win) a gated page; repeat\n"
+	"  -g, --gate-gpa G     (with --win) a gated page; repeat (none: an untraced run)\n"
 	"  -t, --target-cr3 C   (with --win) a CR3 of the target set; repeat\n"
 	"  -c, --vcpus N        vCPUs (1-2, default 1)\n"
 	"  -a, --arg X          initial RDI of every vCPU\n"
@@ -84,7 +84,7 @@ static int run_cpu(struct model_cpu *c, struct model_io *io, struct model_trace 
 
 		if (from_user && trace_fetch(t, c))
 			return -1;
-		ours = from_user && trace_stepping(t);
+		ours = from_user && c->our_tf;
 		if (model_step(c, io, &ev))
 			return -1;
 		if (ev == EV_DONE) {
@@ -95,7 +95,7 @@ static int run_cpu(struct model_cpu *c, struct model_io *io, struct model_trace 
 			continue;
 		/* Our trap: after a CPL-3 instruction, except that SYSCALL masks
 		 * TF and SYSRET brings it back, trapping at the user RIP. */
-		if (ev == EV_SYSRET ? trace_stepping(t) : ours && ev != EV_SYSCALL)
+		if (ev == EV_SYSRET ? c->our_tf : ours && ev != EV_SYSCALL)
 			trace_step(t, c);
 		/* The guest's own #DB: a trap for TF set before the instruction
 		 * (after it for SYSCALL and SYSRET, whose TF is the one they
@@ -186,8 +186,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (win_image) {
-		if (nr_vcpus != 1 || !gates.nr || !gates.nr_cr3)
-			die("--win: one vCPU, at least one --gate-gpa and one --target-cr3");
+		if (nr_vcpus != 1)
+			die("--win runs one vCPU");
 		mem = calloc(1, WIN_MEM_SIZE);
 		if (!mem)
 			die("out of memory");

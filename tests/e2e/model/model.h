@@ -47,6 +47,7 @@ struct model_cpu {
 	uint64_t undefined_flags; /* RFLAGS bits the last instruction left undefined */
 	int next_rip_override;	  /* the instruction set RIP itself */
 	int trap_shadow;	  /* MOV SS: no single-step trap after it */
+	int our_tf;		  /* the tracer's TF is set (kept out of rflags) */
 	int nmi_pending;	  /* NMIs queued through PORT_NMI */
 	int nmi_masked;		  /* in the NMI handler, until IRETQ */
 	uint32_t status;	  /* EAX at PORT_DONE */

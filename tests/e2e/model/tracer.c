@@ -66,6 +66,7 @@ int trace_fetch(struct model_trace *t, struct model_cpu *c)
 	t->gates->open[gate] = 1;
 	if (t->in_session || t->silent)
 		return 0;
+	c->our_tf = 1;
 	if (targeted(t, c)) {
 		t->in_session = t->start_pending = 1;
 		t->start_gate = gate;
@@ -88,15 +89,23 @@ static void end_session(struct model_trace *t, unsigned int reason)
 	t->in_session = t->start_pending = 0;
 }
 
-void trace_step(struct model_trace *t, const struct model_cpu *c)
+void trace_step(struct model_trace *t, struct model_cpu *c)
 {
 	if (t->silent) {
 		t->silent = 0;
 		t->gates->open[t->silent_gate] = 0;
+		c->our_tf = 0;
 	} else if (!targeted(t, c)) {
 		end_session(t, 1);
 		memset(t->gates->open, 0, sizeof(t->gates->open));
+		c->our_tf = 0;
 	} else {
+		/* The step returned from a SYSCALL at the last record's RIP: the
+		 * tracer clears its TF in R11 before the guest can see it. */
+		if (!t->start_pending && (c->gpr[11] & RFLAGS_TF) && c->rip == t->prev_rip + 2 &&
+		    c->gpr[RCX] == c->rip)
+			c->gpr[11] &= ~RFLAGS_TF;
+		t->prev_rip = c->rip;
 		emit(t, c, t->start_pending ? "session_start" : "instruction",
 		     t->start_pending ? (unsigned int)t->start_gate : 0, c->undefined_flags);
 		t->start_pending = 0;

@@ -1,0 +1,83 @@
+# Sourced by e2e.sh: judge the Windows-layout guest's captures (l1-win.sh)
+# in $run/l1/capture.  Uses e2e.sh's ok/bad/results/win_target, $run,
+# $win_scenarios, and judge-capture.sh's judge_capture_rc,
+# judge_armed_results and judge_trace.
+
+# judge_win_resolved NAME IMAGE PID TAG: svmtrace-vmi, on the dump of the
+# running guest's RAM taken at TAG, found the builder's entry page and DTBs.
+judge_win_resolved() {
+	name_=$1 d=$cap/$1 tag=$4
+	want="$(win_target "$2" "$3" 6) $(win_target "$2" "$3" 3) $(win_target "$2" "$3" 4)"
+	got=$(sed -n 's/^ *"\(entry_gpa\|dtb\|user_dtb\)": "*\([^",]*\)"*,*$/\2/p' "$d/resolve-$tag.json" 2>/dev/null |
+		awk '{ if ($0 == "null") print "0x0"; else { sub(/^0x0*/, "0x"); if ($0 == "0x") $0 = "0x0"; print } }' | tr '\n' ' ')
+	# resolve prints dtb, user_dtb, ..., entry_gpa: reorder to gpa dtb udtb
+	set -- $got
+	got="${3:-?} ${1:-?} ${2:-?}"
+	if [ "$(cat "$d/resolve-$tag.rc" 2>/dev/null)" = 0 ] && [ "$got" = "$want" ]; then
+		ok "capture/$name_/resolve-$tag" "svmtrace-vmi on the live guest's RAM ($tag): entry GPA, DTB, user DTB = $got"
+	else
+		bad "capture/$name_/resolve-$tag" "svmtrace-vmi ($tag, exit $(cat "$d/resolve-$tag.rc" 2>/dev/null)): got '$got', builder says '$want': $(cat "$d/resolve-$tag.err" 2>/dev/null)"
+	fi
+}
+
+# judge_win_first NAME IMAGE PID: the trace's first record is the state
+# after the entry point's instruction (mov ebx, SEED: 5 bytes).
+judge_win_first() {
+	first=$(awk -F, '$3 == "session_start" { print $4; exit }' "$cap/$1/cpu0.csv" 2>/dev/null)
+	entry=$(win_target "$2" "$3" 5)
+	if [ -n "$first" ] && [ $((first)) -eq $((entry + 5)) ]; then
+		ok "capture/$1/first" "first record at $first: the instruction after the entry point $entry"
+	else
+		bad "capture/$1/first" "first record at '${first:-none}', expected entry $entry + 5"
+	fi
+}
+
+# judge_win_unseen NAME IMAGE: the traced guest printed what the untraced
+# guest prints (the model's untraced run): the guest, kernel included,
+# cannot tell it was traced.  (capture/NAME/results compares with the
+# model's run *with* the tracer, which reproduces what the CPU leaks.)
+judge_win_unseen() {
+	if results "$run/expect/$2/results.txt" | diff -u - "$run/capture-$1.got" >"$run/capture-$1.unseen.diff"; then
+		ok "capture/$1/unseen" "the traced guest's results equal the untraced guest's"
+	else
+		bad "capture/$1/unseen" "the traced guest's results differ from the untraced guest's:"
+		cat "$run/capture-$1.unseen.diff"
+	fi
+}
+
+judge_win_set() {
+	while read -r name image mode pid pname; do
+		[ -n "$name" ] || continue
+		judge_capture_rc "$name"
+		judge_armed_results "$name" "$run/expect/$name"
+		judge_win_unseen "$name" "$image"
+		judge_trace "$name" "$run/expect/$name"
+		judge_win_first "$name" "$image" "$pid"
+		case $mode in
+		pid) judge_win_resolved "$name" "$image" "$pid" ready ;;
+		lazy)
+			if [ "$(cat "$cap/$name/resolve-ready.rc" 2>/dev/null)" = 3 ] &&
+				grep -q '"resident": false' "$cap/$name/resolve-ready.json"; then
+				ok "capture/$name/not-resident" "before its first run: $(cat "$cap/$name/resolve-ready.err")"
+			else
+				bad "capture/$name/not-resident" "the entry page should not be resident yet: exit $(cat "$cap/$name/resolve-ready.rc" 2>/dev/null)"
+			fi
+			judge_win_resolved "$name" "$image" "$pid" done ;;
+		late)
+			if [ "$(cat "$cap/$name/resolve-ready.rc" 2>/dev/null)" = 1 ] &&
+				grep -q 'no process' "$cap/$name/resolve-ready.err"; then
+				ok "capture/$name/absent" "not in the process list at start: $(cat "$cap/$name/resolve-ready.err")"
+			else
+				bad "capture/$name/absent" "PID $pid should not be listed before the scheduler links it: exit $(cat "$cap/$name/resolve-ready.rc" 2>/dev/null)"
+			fi
+			judge_win_resolved "$name" "$image" "$pid" go ;;
+		esac
+		[ -d "$cap/$name-daemon" ] || continue
+		judge_capture_rc "$name-daemon"
+		judge_armed_results "$name-daemon" "$run/expect/$name"
+		judge_trace "$name-daemon" "$run/expect/$name"
+		judge_win_first "$name-daemon" "$image" "$pid"
+	done <<WIN
+$win_scenarios
+WIN
+}

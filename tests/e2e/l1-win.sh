@@ -1,0 +1,159 @@
+#!/bin/sh
+# l1-win.sh: captures of the Windows-layout guest inside L1 (sourced by
+# l1-lab.sh after l1-capture.sh; docs/lab.md, "The Windows-layout guest").
+#
+# win_capture_run DIR IMAGE MODE PID
+#   IMAGE is /e2e/IMAGE.elf (svmtrace-e2e-wingen); /e2e/IMAGE.targets has
+#   the builder's record of each process (name pid dtb user-dtb entry-va
+#   entry-gpa state).  The VMM starts with --win --wait --hold --go-wait and
+#   writes its RAM to a file when ready, at PORT_GO and when done.  The
+#   target is resolved from the *running guest's* memory with svmtrace-vmi
+#   on those dumps (VMI knows nothing of the builder: it finds the kernel,
+#   the profile by PDB GUID, the process list, the PE header):
+#     pid   resolve PID on the ready dump, arm svmtrace-capture with its entry
+#           page and DTBs (both with KVA shadow), start the guest.
+#     lazy  the ready dump must say "not resident" (exit 3); the capture is
+#           armed on the page the builder will make resident; after the run
+#           the done dump must resolve to that same page.
+#     late  the ready dump has no such process (exit 1); the guest starts
+#           untraced; at PORT_GO (the scheduler just linked the process)
+#           the go dump is resolved, the capture armed, then SIGUSR2.
+#   DIR gets vmm.txt, resolve-{ready,go,done}.{json,rc}, capture.txt,
+#   capture.rc, vmm.rc, trace/, timeout.txt when a step timed out.
+#
+# win_daemon_run DIR IMAGE MODE PID-or-NAME
+#   The same guest traced by svmtraced (--vmm-pid, --pid or --wait-name,
+#   --profiles /e2e), which resolves from live memory itself.
+
+# json_field FILE NAME: a string or number member of svmtrace-vmi's JSON.
+json_field() {
+	sed -n "s/^ *\"$2\": \"*\([^\",]*\)\"*,*\$/\1/p" "$1" | head -n 1
+}
+
+# win_resolve DIR TAG RAW PID: svmtrace-vmi resolve on a RAM dump.
+win_resolve() {
+	svmtrace-vmi --memory "$3" --profiles /e2e --json resolve "$4" >"$1/resolve-$2.json" \
+		2>"$1/resolve-$2.err"
+	echo $? >"$1/resolve-$2.rc"
+	rm -f "$3"
+}
+
+# win_arm DIR GATE CR3...: start svmtrace-capture, wait for "armed".
+win_arm() {
+	d=$1 gate=$2; shift 2
+	cr3s=
+	for c in "$@"; do [ -z "$c" ] || [ "$c" = null ] || cr3s="$cr3s --cr3 $c"; done
+	# shellcheck disable=SC2086
+	svmtrace-capture --vmm-pid "$vmm_pid" --gate-gpa "$gate" $cr3s --out "$traces" --quiet \
+		--policy block >"$d/capture.txt" 2>&1 &
+	cap_pid=$!
+	wait_line "$d/capture.txt" '^armed$' 30 "$cap_pid" || {
+		echo "capture never armed" >>"$d/timeout.txt"
+		return 1
+	}
+}
+
+win_capture_run() {
+	dir=$1 image=$2 mode=$3 pid=$4
+	mkdir -p "$dir"
+	traces=/tmp/trace.$$
+	rm -rf "$traces"
+	tmp=/tmp/win.$$
+	cap_pid=
+	svmtrace-e2e-vmm --win "/e2e/bin/$image.elf" --wait --hold --go-wait \
+		--dump-ready "$tmp.ready" --dump-go "$tmp.go" --dump-done "$tmp.done" \
+		>"$dir/vmm.txt" 2>&1 &
+	vmm_pid=$!
+	if ! wait_line "$dir/vmm.txt" '^ready ' 30 "$vmm_pid"; then
+		echo "no ready line from the VMM" >>"$dir/timeout.txt"
+		kill -9 "$vmm_pid" 2>/dev/null; wait "$vmm_pid"
+		return 1
+	fi
+	win_resolve "$dir" ready "$tmp.ready" "$pid"
+	case $mode in
+	pid)
+		win_arm "$dir" "$(json_field "$dir/resolve-ready.json" entry_page)" \
+			"$(json_field "$dir/resolve-ready.json" dtb)" \
+			"$(json_field "$dir/resolve-ready.json" user_dtb)" || mode=failed ;;
+	lazy)
+		# Not resident yet: the page the scheduler will map (the builder's record).
+		set -- $(awk -v p="$pid" '$2 == p' "/e2e/$image.targets")
+		win_arm "$dir" "$(printf '0x%x' $(($6 & ~0xfff)))" "$3" || mode=failed ;;
+	esac
+	kill -USR1 "$vmm_pid"
+	if wait_line "$dir/vmm.txt" '^go ' 60 "$vmm_pid"; then
+		if [ "$mode" = late ]; then
+			win_resolve "$dir" go "$tmp.go" "$pid"
+			win_arm "$dir" "$(json_field "$dir/resolve-go.json" entry_page)" \
+				"$(json_field "$dir/resolve-go.json" dtb)" \
+				"$(json_field "$dir/resolve-go.json" user_dtb)" || mode=failed
+		fi
+		rm -f "$tmp.go"
+		kill -USR2 "$vmm_pid"
+	else
+		echo "the guest never reached PORT_GO" >>"$dir/timeout.txt"
+	fi
+	wait_line "$dir/vmm.txt" '^holding$' 120 "$vmm_pid" ||
+		echo "the guest did not finish (no holding line)" >>"$dir/timeout.txt"
+	win_resolve "$dir" done "$tmp.done" "$pid"
+	if [ -n "$cap_pid" ]; then
+		kill -INT "$cap_pid" 2>/dev/null
+		wait "$cap_pid"; echo $? >"$dir/capture.rc"
+	fi
+	kill -USR1 "$vmm_pid" 2>/dev/null
+	wait "$vmm_pid"; echo $? >"$dir/vmm.rc"
+	mkdir -p "$dir/trace"
+	cp "$traces"/* "$dir/trace/" 2>/dev/null
+	rm -rf "$traces" "$tmp".*
+	[ ! -e "$dir/timeout.txt" ]
+}
+
+win_daemon_run() {
+	dir=$1 image=$2 mode=$3 target=$4
+	mkdir -p "$dir"
+	traces=/tmp/trace.$$
+	rm -rf "$traces"
+	svmtrace-e2e-vmm --win "/e2e/bin/$image.elf" --wait --hold --go-wait >"$dir/vmm.txt" 2>&1 &
+	vmm_pid=$!
+	if ! wait_line "$dir/vmm.txt" '^ready ' 30 "$vmm_pid"; then
+		echo "no ready line from the VMM" >>"$dir/timeout.txt"
+		kill -9 "$vmm_pid" 2>/dev/null; wait "$vmm_pid"
+		return 1
+	fi
+	case $mode in
+	late) sel="--wait-name $target" ;;
+	*) sel="--pid $target" ;;
+	esac
+	# shellcheck disable=SC2086
+	svmtraced --vmm-pid "$vmm_pid" $sel --profiles /e2e --out "$traces" >"$dir/capture.txt" 2>&1 &
+	cap_pid=$!
+	case $mode in
+	pid)	# armed before the guest runs at all
+		wait_line "$dir/capture.txt" '^armed ' 60 "$cap_pid" ||
+			echo "svmtraced never armed" >>"$dir/timeout.txt" ;;
+	lazy)	# the entry page is not resident: it must wait for it, armed or not
+		sleep 2 ;;
+	esac
+	kill -USR1 "$vmm_pid"
+	if wait_line "$dir/vmm.txt" '^go ' 60 "$vmm_pid"; then
+		# late: the process is in the list now and has not run: svmtraced
+		# must find it and arm before the guest goes on.
+		if [ "$mode" = late ]; then
+			wait_line "$dir/capture.txt" '^armed ' 60 "$cap_pid" ||
+				echo "svmtraced never armed" >>"$dir/timeout.txt"
+		fi
+		kill -USR2 "$vmm_pid"
+	else
+		echo "the guest never reached PORT_GO" >>"$dir/timeout.txt"
+	fi
+	wait_line "$dir/vmm.txt" '^holding$' 120 "$vmm_pid" ||
+		echo "the guest did not finish (no holding line)" >>"$dir/timeout.txt"
+	kill -INT "$cap_pid" 2>/dev/null
+	wait "$cap_pid"; echo $? >"$dir/capture.rc"
+	kill -USR1 "$vmm_pid" 2>/dev/null
+	wait "$vmm_pid"; echo $? >"$dir/vmm.rc"
+	mkdir -p "$dir/trace"
+	cp "$traces"/* "$dir/trace/" 2>/dev/null
+	rm -rf "$traces"
+	[ ! -e "$dir/timeout.txt" ]
+}
