@@ -117,16 +117,16 @@ out:
 
 /*
  * The controller left.  A VM that was never armed leaves the registry; one
- * that was stays in it until KVM destroys it, because a vCPU or a saved
- * frame of a traced thread may still carry our TF: its #DB is taken back
- * instead of reaching the guest.
+ * that was stays in it until KVM destroys it, because a vCPU may still have
+ * our TF set (a paused VM takes its next step much later): that step's #DB
+ * is taken back instead of reaching the guest.
  */
 void svmtrace_vm_release(struct svmtrace_vm *vm)
 {
 	mutex_lock(&svmtrace_lock);
 	vm->controlled = false;
 	vm->state = SVMTRACE_STATE_DETACHED;
-	if (!vm->nr_tf_cr3)
+	if (!vm->was_armed)
 		vm_unregister(vm);
 	mutex_unlock(&svmtrace_lock);
 }

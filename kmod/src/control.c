@@ -12,7 +12,9 @@
 #include <linux/miscdevice.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <generated/utsrelease.h>
 
+#include "svm/svm.h"
 #include "svmtrace.h"
 
 /* One controller; lock serializes its ioctls (one controller per VM). */
@@ -171,6 +173,13 @@ static int replace_rings(struct svmtrace_vm *vm)
 	return 0;
 }
 
+/*
+ * What the tracer cannot step: SEV guests (hide.c would read and write
+ * encrypted memory; SEV-ES state is not even readable), and a guest that
+ * runs guests of its own (VBS/Hyper-V in Windows): their GPAs, RFLAGS and
+ * CR3 belong to the nested guest.  An L1 that enables SVM later is not
+ * stepped while in guest mode (step.c).
+ */
 static int check_vcpus(struct kvm *kvm)
 {
 	struct kvm_vcpu *vcpu;
@@ -178,9 +187,14 @@ static int check_vcpus(struct kvm *kvm)
 
 	if (!atomic_read(&kvm->online_vcpus))
 		return -ENODEV;
-	kvm_for_each_vcpu(i, vcpu, kvm)
+	if (sev_guest(kvm))
+		return -EOPNOTSUPP;
+	kvm_for_each_vcpu(i, vcpu, kvm) {
 		if (vcpu->arch.guest_state_protected)
-			return -EOPNOTSUPP;	/* SEV-ES: no access to guest state */
+			return -EOPNOTSUPP;
+		if ((READ_ONCE(vcpu->arch.efer) & EFER_SVME) || is_guest_mode(vcpu))
+			return -EPROTONOSUPPORT;
+	}
 	return 0;
 }
 
@@ -200,13 +214,12 @@ static int ctl_arm(struct svmtrace_ctl *ctl)
 		r = replace_rings(vm);
 	if (r)
 		return r;
-	memcpy(vm->tf_cr3, vm->target.cr3, sizeof(vm->tf_cr3));
-	WRITE_ONCE(vm->nr_tf_cr3, vm->target.nr_cr3);
+	vm->was_armed = true;
 	bitmap_zero(vm->gate_open, SVMTRACE_MAX_GATES);
 	vm->paused = false;
 	vm->state = SVMTRACE_STATE_ARMED;
 	rcu_assign_pointer(vm->armed, &vm->target);
-	svmtrace_gates_reset(vm, &vm->target);
+	svmtrace_gates_zap(vm, &vm->target);
 	return 0;
 }
 
@@ -219,7 +232,8 @@ static int ctl_stop(struct svmtrace_ctl *ctl)
 	rcu_assign_pointer(vm->armed, NULL);
 	synchronize_rcu();
 	svmtrace_sessions_stop(vm);
-	svmtrace_gates_reset(vm, &vm->target);
+	bitmap_zero(vm->gate_open, SVMTRACE_MAX_GATES);
+	svmtrace_gates_zap(vm, &vm->target);
 	WRITE_ONCE(vm->paused, false);
 	vm->state = SVMTRACE_STATE_TARGETED;
 	return 0;
@@ -291,11 +305,13 @@ static int ctl_status(struct svmtrace_ctl *ctl, void __user *arg)
 	return r;
 }
 
+/* The fd is installed last, once nothing can fail: no fd leaks to the caller. */
 static int ctl_get_ring(struct svmtrace_ctl *ctl, void __user *arg)
 {
 	struct svmtrace_vm *vm = ctl->vm;
 	struct svmtrace_ring_request req;
 	struct svmtrace_vcpu *vt;
+	struct file *file;
 	int fd;
 
 	if (copy_from_user(&req, arg, sizeof(req)))
@@ -305,16 +321,25 @@ static int ctl_get_ring(struct svmtrace_ctl *ctl, void __user *arg)
 	if (req.vcpu >= vm->nr_vcpus)
 		return -EINVAL;
 	vt = vm->vcpus[req.vcpu];
-	mutex_lock(&vt->lock);
-	fd = vt->ring ? svmtrace_ring_install_fd(vt->ring) : -ESRCH;
-	if (fd >= 0)
-		req.mmap_size = PAGE_ALIGN(vt->ring->size);
-	mutex_unlock(&vt->lock);
+	fd = get_unused_fd_flags(O_CLOEXEC);
 	if (fd < 0)
 		return fd;
+	mutex_lock(&vt->lock);
+	file = vt->ring ? svmtrace_ring_file(vt->ring) : ERR_PTR(-ESRCH);
+	if (!IS_ERR(file))
+		req.mmap_size = PAGE_ALIGN(vt->ring->size);
+	mutex_unlock(&vt->lock);
+	if (IS_ERR(file)) {
+		put_unused_fd(fd);
+		return PTR_ERR(file);
+	}
 	req.fd = fd;
-	if (copy_to_user(arg, &req, sizeof(req)))
-		return -EFAULT;	/* the fd stays open: the caller owns it */
+	if (copy_to_user(arg, &req, sizeof(req))) {
+		fput(file);	/* the ring's consumer is gone: it cannot be taken again */
+		put_unused_fd(fd);
+		return -EFAULT;
+	}
+	fd_install(fd, file);
 	return 0;
 }
 
@@ -359,8 +384,20 @@ static long ctl_dispatch(struct svmtrace_ctl *ctl, unsigned int cmd, void __user
 	case SVMTRACE_DETACH:
 		ctl_detach(ctl);
 		return 0;
+	case SVMTRACE_READ_GPA:
+		return svmtrace_read_gpa(ctl->kvm, arg);
+	case SVMTRACE_GET_VCPU_STATE:
+		return svmtrace_get_vcpu_state(ctl->kvm, arg);
 	}
 	return -ENOTTY;
+}
+
+static long ctl_version(void __user *arg)
+{
+	struct svmtrace_version v = { .abi_version = SVMTRACE_ABI_VERSION };
+
+	strscpy(v.release, UTS_RELEASE, sizeof(v.release));
+	return copy_to_user(arg, &v, sizeof(v)) ? -EFAULT : 0;
 }
 
 static long ctl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -368,6 +405,8 @@ static long ctl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	struct svmtrace_ctl *ctl = file->private_data;
 	long r;
 
+	if (cmd == SVMTRACE_VERSION)
+		return ctl_version((void __user *)arg);
 	mutex_lock(&ctl->lock);
 	if (cmd == SVMTRACE_ATTACH)
 		r = ctl_attach(ctl, (void __user *)arg);
@@ -416,7 +455,7 @@ static struct miscdevice ctl_device = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "svmtrace",
 	.fops = &ctl_fops,
-	.mode = 0666,	/* access is checked in open: CAP_SYS_ADMIN, else EPERM */
+	.mode = 0600,	/* root only; open() also wants CAP_SYS_ADMIN */
 };
 
 int svmtrace_control_init(void)

@@ -12,6 +12,7 @@
 #include <linux/kvm_host.h>
 
 #include "hooks.h"
+#include "kvm_cache_regs.h"
 #include "mmu.h"
 #include "svmtrace.h"
 
@@ -103,14 +104,14 @@ void svmtrace_gates_close_all(struct svmtrace_vm *vm, const struct svmtrace_targ
 }
 
 /*
- * Zap every gate's mapping whatever its state: at arm (so the pages fault
- * without execute) and after stop (so they map executable again).
+ * Drop every gate's mapping whatever its state: at arm (so the pages fault
+ * without execute) and after stop (so they map executable again).  The
+ * caller set gate_open first.
  */
-void svmtrace_gates_reset(struct svmtrace_vm *vm, const struct svmtrace_target *t)
+void svmtrace_gates_zap(struct svmtrace_vm *vm, const struct svmtrace_target *t)
 {
 	u32 i;
 
-	bitmap_zero(vm->gate_open, SVMTRACE_MAX_GATES);
 	for (i = 0; i < t->nr_gates; i++)
 		gate_zap(vm->kvm, &t->gates[i]);
 }
@@ -134,8 +135,8 @@ void __svmtrace_npf_exit(struct kvm_vcpu *vcpu, u64 gpa, u64 error_code)
 	struct svmtrace_target *t;
 	int gate;
 
-	if (!is_gate_fetch(error_code))
-		return;
+	if (!is_gate_fetch(error_code) || is_guest_mode(vcpu))
+		return;	/* a nested guest's NPF carries one of its own GPAs */
 	vt = svmtrace_vcpu_of(vcpu, &vm);
 	if (!vt)
 		return;

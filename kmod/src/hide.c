@@ -110,7 +110,7 @@ unsigned long __svmtrace_regs_get_rflags(struct kvm_vcpu *vcpu, unsigned long rf
 {
 	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, NULL);
 
-	if (vt && READ_ONCE(vt->tf_ours) && !READ_ONCE(vt->guest_tf))
+	if (vt && READ_ONCE(vt->tf_live) && !READ_ONCE(vt->guest_tf))
 		rflags &= ~X86_EFLAGS_TF;
 	return rflags;
 }
@@ -119,10 +119,10 @@ unsigned long __svmtrace_regs_set_rflags(struct kvm_vcpu *vcpu, unsigned long rf
 {
 	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, NULL);
 
-	if (!vt || !READ_ONCE(vt->tf_ours))
+	if (!vt || !READ_ONCE(vt->tf_live))
 		return rflags;
 	mutex_lock(&vt->lock);
-	if (vt->tf_ours) {
+	if (vt->tf_live) {
 		bool stepping = static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF;
 
 		vt->guest_tf = rflags & X86_EFLAGS_TF;

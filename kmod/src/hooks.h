@@ -12,6 +12,13 @@
 
 DECLARE_STATIC_KEY_FALSE(svmtrace_live);
 
+/*
+ * The tracer's own vCPU request, handled at the next guest entry, where the
+ * vCPU thread may sleep and may leave KVM_RUN: a step slot the ring had no
+ * room for (block policy) waits there.  x86 uses arch requests 0-31 in 6.1.
+ */
+#define KVM_REQ_SVMTRACE KVM_ARCH_REQ(32)
+
 int svmtrace_init(void);
 void svmtrace_exit(void);
 void svmtrace_vm_destroy(struct kvm *kvm);
@@ -21,6 +28,7 @@ int __svmtrace_max_level(struct kvm *kvm, gfn_t gfn, int max_level);
 void __svmtrace_npf_exit(struct kvm_vcpu *vcpu, u64 gpa, u64 error_code);
 bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, unsigned long dr6, u64 *nmi_rflags);
 bool __svmtrace_emulated_step(struct kvm_vcpu *vcpu);
+int __svmtrace_vcpu_request(struct kvm_vcpu *vcpu);
 unsigned long __svmtrace_regs_get_rflags(struct kvm_vcpu *vcpu, unsigned long rflags);
 unsigned long __svmtrace_regs_set_rflags(struct kvm_vcpu *vcpu, unsigned long rflags);
 
@@ -62,6 +70,28 @@ static inline bool svmtrace_db_exit(struct kvm_vcpu *vcpu, unsigned long dr6, u6
 static inline bool svmtrace_emulated_step(struct kvm_vcpu *vcpu)
 {
 	return static_branch_unlikely(&svmtrace_live) && __svmtrace_emulated_step(vcpu);
+}
+
+/*
+ * svm_exit_handlers_fastpath(): false while TF is set in the guest's RFLAGS
+ * (the VMCB's, whoever set it).  An
+ * instruction the IRQs-off fastpath completes (WRMSR to the x2APIC ICR or
+ * TSC deadline) would be a single-step, and the tracer's step handling may
+ * sleep and reads guest memory under SRCU: the full exit path does the same
+ * work with interrupts on.
+ */
+static inline bool svmtrace_fastpath_allowed(unsigned long guest_rflags)
+{
+	return !static_branch_unlikely(&svmtrace_live) || !(guest_rflags & X86_EFLAGS_TF);
+}
+
+/*
+ * vcpu_enter_guest(), KVM_REQ_SVMTRACE: 1 to go on into the guest, <= 0 to
+ * leave KVM_RUN with that value (the request stays pending then).
+ */
+static inline int svmtrace_vcpu_request(struct kvm_vcpu *vcpu)
+{
+	return __svmtrace_vcpu_request(vcpu);
 }
 
 /* KVM_GET_REGS: the VMM sees the guest's RFLAGS, without our TF. */

@@ -37,7 +37,8 @@ struct svmtrace_ring *svmtrace_ring_create(u32 vcpu, u32 capacity, u32 wake_batc
 	if (!ring)
 		return NULL;
 	ring->size = SVMTRACE_RING_HEADER_SIZE + (size_t)capacity * sizeof(struct svmtrace_slot);
-	ring->hdr = vmalloc_user(ring->size);
+	/* Charged to the controller's memcg: a ring is up to 768 MiB. */
+	ring->hdr = __vmalloc(ring->size, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!ring->hdr) {
 		kfree(ring);
 		return NULL;
@@ -82,7 +83,7 @@ struct svmtrace_slot *svmtrace_ring_reserve(struct svmtrace_ring *ring, bool las
 {
 	u64 limit = last_slot ? ring->capacity : ring->capacity - 1;
 
-	if (ring->closed || ring_used(ring) >= limit)
+	if (READ_ONCE(ring->closed) || ring_used(ring) >= limit)
 		return NULL;
 	return &ring->slots[ring->head & (ring->capacity - 1)];
 }
@@ -139,7 +140,7 @@ void svmtrace_ring_drop(struct svmtrace_ring *ring)
 /* No slot will follow: tell the consumer and release a waiting vCPU. */
 void svmtrace_ring_close(struct svmtrace_ring *ring)
 {
-	ring->closed = true;
+	WRITE_ONCE(ring->closed, true);
 	/* Every published slot is visible to a consumer that sees closed. */
 	smp_store_release(&ring->hdr->closed, 1);
 	wake_up_all(&ring->producer_wq);
@@ -171,14 +172,24 @@ static __poll_t ring_poll(struct file *file, poll_table *wait)
 static int ring_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct svmtrace_ring *ring = file->private_data;
+	unsigned long off;
+	int r;
 
 	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_ALIGN(ring->size))
 		return -EINVAL;
 	if (vma->vm_flags & VM_EXEC)
 		return -EPERM;
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;	/* a private copy would never see the producer */
 	vma->vm_flags &= ~VM_MAYEXEC;
 	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
-	return remap_vmalloc_range(vma, ring->hdr, 0);
+	for (off = 0; off < vma->vm_end - vma->vm_start; off += PAGE_SIZE) {
+		r = vm_insert_page(vma, vma->vm_start + off,
+				   vmalloc_to_page((void *)ring->hdr + off));
+		if (r)
+			return r;
+	}
+	return 0;
 }
 
 /* The consumer is gone: a vCPU blocked on this ring must not wait for it. */
@@ -200,19 +211,19 @@ static const struct file_operations ring_fops = {
 	.llseek = noop_llseek,
 };
 
-/* A new fd for the ring's one consumer; it holds a reference. */
-int svmtrace_ring_install_fd(struct svmtrace_ring *ring)
+/* The file of the ring's one consumer; it holds a reference. */
+struct file *svmtrace_ring_file(struct svmtrace_ring *ring)
 {
-	int fd;
+	struct file *file;
 
 	if (ring->fd_taken)
-		return -EBUSY;
+		return ERR_PTR(-EBUSY);
 	kref_get(&ring->ref);
-	fd = anon_inode_getfd("svmtrace-ring", &ring_fops, ring, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
+	file = anon_inode_getfile("svmtrace-ring", &ring_fops, ring, O_RDWR);
+	if (IS_ERR(file)) {
 		svmtrace_ring_put(ring);
-		return fd;
+		return file;
 	}
 	ring->fd_taken = true;
-	return fd;
+	return file;
 }

@@ -5,12 +5,24 @@
  * the target set or to stop; inside it every instruction boundary of the
  * target is published as a slot (the state after the instruction).
  *
- * Ownership of TF: vt->tf_ours says that we set the guest's TF on this vCPU;
- * a #DB with DR6.BS is the tracer's only then (or when a thread of a
- * targeted address space brings our TF back from a saved frame on another
- * vCPU).  Everything else -- DR0-3 hits, ICEBP, TF the guest set itself
- * (before the session, or with POPF during it: hide.c) -- continues to
- * KVM's stock handling, after the step is recorded.
+ * Ownership of TF: vt->tf_live says that we left the guest's TF set at the
+ * last VM entry of this vCPU; a #DB with DR6.BS is the tracer's only then,
+ * or -- while a capture is armed -- when a thread of a targeted address
+ * space brings our TF back from a saved frame (an interrupt or SYSCALL
+ * frame, possibly on another vCPU).  Everything else -- DR0-3 hits, ICEBP,
+ * TF the guest set itself (before the session, or with POPF during it:
+ * hide.c), a trap after we cleared TF -- continues to KVM's stock handling,
+ * after the step is recorded.
+ *
+ * Contexts: every entry point here runs in the vCPU thread with interrupts
+ * on and kvm->srcu held (exit handlers, the slow path of emulated steps,
+ * KVM_REQ_SVMTRACE before guest entry); the IRQs-off fastpath never calls
+ * in (svmtrace_fastpath_allowed()).  Nothing sleeps in an exit handler: a
+ * slot the ring has no room for under the block policy is held and waits
+ * in the request handler, where leaving KVM_RUN on a signal is allowed.
+ *
+ * vm->armed is read under vt->lock: stop clears it and then takes every
+ * vt->lock (svmtrace_sessions_stop), so no step uses a target after stop.
  */
 #include <linux/kvm_host.h>
 #include <linux/sched/signal.h>
@@ -43,6 +55,12 @@ bool svmtrace_cr3_targeted(const struct svmtrace_target *t, unsigned long cr3)
 	return cr3_in(t->cr3, t->nr_cr3, cr3);
 }
 
+/* The target in force for a step on @vt, or NULL. */
+static struct svmtrace_target *armed(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt)
+{
+	return rcu_dereference_protected(vm->armed, lockdep_is_held(&vt->lock));
+}
+
 static unsigned long rflags_raw(struct kvm_vcpu *vcpu)
 {
 	return static_call(kvm_x86_get_rflags)(vcpu);
@@ -62,14 +80,14 @@ static void release_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 {
 	if (!vt->guest_tf)
 		set_tf(vcpu, false);
-	vt->tf_ours = false;
+	vt->tf_live = false;
 	vt->guest_tf = false;
 }
 
 static void take_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 {
 	vt->guest_tf = rflags_raw(vcpu) & X86_EFLAGS_TF;
-	vt->tf_ours = true;
+	vt->tf_live = true;
 	set_tf(vcpu, true);
 }
 
@@ -117,14 +135,13 @@ static void fill_state(struct svmtrace_slot *s, struct kvm_vcpu *vcpu,
 
 /*
  * Block policy: wait, without vt->lock and kvm->srcu, until the consumer
- * makes room, goes away or the capture stops.  0 when there is room,
- * -ESTALE when the step no longer belongs to a capture, -EINTR on a fatal
- * signal (the VMM is being killed).
+ * makes room, goes away or the capture stops.  Interruptible, like a halted
+ * vCPU: a signal (QEMU's kick for pause, stop or migration) returns
+ * -ERESTARTSYS and the vCPU leaves KVM_RUN with the slot still held.
  */
 static int ring_wait(struct svmtrace_vcpu *vt, struct svmtrace_ring *ring,
 		     struct kvm_vcpu *vcpu)
 {
-	u64 epoch = vt->epoch;
 	int r;
 
 	kref_get(&ring->ref);
@@ -135,68 +152,123 @@ static int ring_wait(struct svmtrace_vcpu *vt, struct svmtrace_ring *ring,
 	smp_mb();
 	mutex_unlock(&vt->lock);
 	kvm_vcpu_srcu_read_unlock(vcpu);
-	r = wait_event_killable(ring->producer_wq,
-				svmtrace_ring_has_room(ring) || READ_ONCE(ring->consumer_gone) ||
-				READ_ONCE(ring->closed));
+	r = wait_event_interruptible(ring->producer_wq,
+				     svmtrace_ring_has_room(ring) || READ_ONCE(ring->consumer_gone) ||
+				     READ_ONCE(ring->closed));
 	kvm_vcpu_srcu_read_lock(vcpu);
 	mutex_lock(&vt->lock);
 	WRITE_ONCE(ring->producer_waiting, false);
 	WRITE_ONCE(ring->hdr->producer_waiting, 0);
 	vt->waiting = false;
 	svmtrace_ring_put(ring);
-	if (vt->epoch != epoch || vt->ring != ring)
-		return -ESTALE;
-	return r ? -EINTR : 0;
+	return r;
+}
+
+/* Copy vt->last into the ring's next slot; false when it has no room. */
+static bool ring_put(struct svmtrace_vcpu *vt, struct svmtrace_ring *ring)
+{
+	bool end = vt->last.kind == SVMTRACE_SLOT_SESSION_END;
+	struct svmtrace_slot *slot = svmtrace_ring_reserve(ring, end);
+
+	if (!slot)
+		return false;
+	*slot = vt->last;
+	svmtrace_ring_publish(ring, vt->last.kind);
+	vt->stats.records++;
+	vt->stats.bytes += sizeof(*slot);
+	return true;
+}
+
+/* A step that will never reach the ring: counted, and the next slot says so. */
+static void drop_step(struct svmtrace_vcpu *vt, struct svmtrace_ring *ring)
+{
+	svmtrace_ring_drop(ring);
+	vt->stats.drops++;
+	if (vt->last.kind == SVMTRACE_SLOT_SESSION_START)
+		vt->start_pending = true;	/* the next step that gets through */
 }
 
 /*
- * Publish vt->last as a @kind slot (true), or count it as dropped (false).
- * Every step takes the next global sequence number either way.
+ * Publish vt->last as a @kind slot; every step takes the next global
+ * sequence number here.  With no room the drop policy counts it as
+ * dropped; the block policy holds it (vt->held) and the vCPU publishes it
+ * in KVM_REQ_SVMTRACE before it enters the guest again.  False when the
+ * step was dropped.
  */
 static bool publish(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu,
 		    u16 kind, u32 reason, u16 flags)
 {
 	struct svmtrace_ring *ring = vt->ring;
-	bool end = kind == SVMTRACE_SLOT_SESSION_END;
-	struct svmtrace_slot *slot;
-	u64 seq;
 
+	lockdep_assert_held(&vt->lock);
 	if (!ring || ring->closed)
 		return false;
-	while (!(slot = svmtrace_ring_reserve(ring, end))) {
-		if (vm->target.policy != SVMTRACE_POLICY_BLOCK || !vcpu || ring->closed ||
-		    READ_ONCE(ring->consumer_gone))
-			break;
-		switch (ring_wait(vt, ring, vcpu)) {
-		case 0:
-			continue;
-		case -ESTALE:
-			return false;
-		}
-		break;
+	vt->last.seq = atomic64_inc_return(&vm->seq) - 1;
+	vt->last.kind = kind;
+	vt->last.reason = reason;
+	vt->last.flags |= flags;
+	if (ring_put(vt, ring))
+		return true;
+	if (vm->target.policy == SVMTRACE_POLICY_BLOCK && vcpu &&
+	    !READ_ONCE(ring->consumer_gone)) {
+		vt->held = true;
+		kvm_make_request(KVM_REQ_SVMTRACE, vcpu);
+		return true;
 	}
-	seq = atomic64_inc_return(&vm->seq) - 1;
-	if (!slot) {
-		svmtrace_ring_drop(ring);
-		vt->stats.drops++;
-		return false;
-	}
-	*slot = vt->last;
-	slot->seq = seq;
-	slot->kind = kind;
-	slot->reason = reason;
-	slot->flags |= flags;
-	svmtrace_ring_publish(ring, kind);
-	vt->stats.records++;
-	vt->stats.bytes += sizeof(*slot);
-	return true;
+	drop_step(vt, ring);
+	return false;
 }
+
+/* Stop: a held slot can no longer be published before the session end. */
+static void drop_held(struct svmtrace_vcpu *vt)
+{
+	if (!vt->held)
+		return;
+	vt->held = false;
+	drop_step(vt, vt->ring);
+}
+
+/*
+ * KVM_REQ_SVMTRACE, before the next guest entry: publish the held slot,
+ * waiting for room.  1 to enter the guest, -EINTR to leave KVM_RUN on a
+ * signal (the request stays pending, so the next KVM_RUN comes back here).
+ */
+int __svmtrace_vcpu_request(struct kvm_vcpu *vcpu)
+{
+	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, NULL);
+	struct svmtrace_ring *ring;
+	int r = 1;
+
+	if (!vt)
+		return 1;
+	mutex_lock(&vt->lock);
+	while (vt->held) {
+		ring = vt->ring;
+		if (WARN_ON_ONCE(!ring)) {	/* stop drops a held slot before detach */
+			vt->held = false;
+		} else if (ring_put(vt, ring)) {
+			vt->held = false;
+		} else if (ring->closed || READ_ONCE(ring->consumer_gone)) {
+			drop_held(vt);
+		} else if (ring_wait(vt, ring, vcpu)) {
+			kvm_make_request(KVM_REQ_SVMTRACE, vcpu);
+			vcpu->run->exit_reason = KVM_EXIT_INTR;
+			++vcpu->stat.signal_exits;
+			r = -EINTR;
+			break;
+		}
+	}
+	mutex_unlock(&vt->lock);
+	return r;
+}
+EXPORT_SYMBOL_GPL(__svmtrace_vcpu_request);
 
 static void session_end(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			struct kvm_vcpu *vcpu, u32 reason)
 {
 	if (vt->in_session && !vt->start_pending) {
 		vt->last.tsc = rdtsc();
+		vt->last.flags &= ~SVMTRACE_SLOT_F_GAP;
 		publish(vm, vt, vcpu, SVMTRACE_SLOT_SESSION_END, reason, 0);
 		vt->stats.session_ends++;
 	}
@@ -221,7 +293,7 @@ static void record_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 {
 	u16 flags = 0;
 
-	if (!rip_wanted(&vm->target, kvm_rip_read(vcpu)))
+	if (!rip_wanted(armed(vm, vt), kvm_rip_read(vcpu)))
 		return;
 	fill_state(&vt->last, vcpu, vt, kernel);
 	if (vt->skipped) {
@@ -240,7 +312,7 @@ static void record_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 /* The silent step off a foreign gate fetch is done: close the gate again. */
 static void silent_end(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu)
 {
-	struct svmtrace_target *t = rcu_access_pointer(vm->armed);
+	struct svmtrace_target *t = armed(vm, vt);
 
 	vt->silent = false;
 	release_tf(vcpu, vt);
@@ -249,23 +321,23 @@ static void silent_end(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct 
 }
 
 /*
- * A thread of a targeted address space came back to user mode with our TF
- * from a saved frame on a vCPU we did not set it on (or after stop).  Take
- * it over instead of letting the guest see a #DB it did not ask for.
+ * A single-step trap although we did not leave TF set.  While a capture is
+ * armed, a thread of a targeted address space can bring our TF back from a
+ * frame saved while we stepped it (an interrupt frame, the R11 of a
+ * SYSCALL), here or on another vCPU: take it over instead of letting the
+ * guest see a #DB it did not ask for.  Anything else is the guest's own.
  */
 static bool adopt_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu)
 {
-	struct svmtrace_target *t = rcu_access_pointer(vm->armed);
-	unsigned long cr3 = kvm_read_cr3(vcpu);
+	struct svmtrace_target *t = armed(vm, vt);
 
-	if (!cr3_in(vm->tf_cr3, READ_ONCE(vm->nr_tf_cr3), cr3))
+	if (!t || !vt->ring || !svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
 		return false;
-	if (t && svmtrace_cr3_targeted(t, cr3) && vt->ring) {
+	if (vt->in_session) {
+		vt->tf_live = true;	/* back from the kernel, same session */
+	} else {
 		svmtrace_session_begin(vm, vt, vcpu, READ_ONCE(vm->last_gate));
 		vt->guest_tf = false;
-	} else {
-		vt->guest_tf = false;
-		vt->tf_ours = true;
 	}
 	return true;
 }
@@ -278,7 +350,7 @@ static bool adopt_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct 
 static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 			 struct svmtrace_vcpu *vt, bool ran_ours)
 {
-	struct svmtrace_target *t = rcu_access_pointer(vm->armed);
+	struct svmtrace_target *t = armed(vm, vt);
 	bool kernel;
 
 	if (vt->silent) {
@@ -297,7 +369,7 @@ static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 		return false;
 	}
 	if (READ_ONCE(vm->paused)) {
-		if (ran_ours) {
+		if (ran_ours && rip_wanted(t, kvm_rip_read(vcpu))) {
 			/* Not recorded, but it happened: the sequence shows the hole. */
 			atomic64_inc(&vm->seq);
 			vt->skipped = true;
@@ -306,9 +378,13 @@ static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 	}
 	kernel = static_call(kvm_x86_get_cpl)(vcpu) == 0;
 	if (kernel && !(t->flags & SVMTRACE_TARGET_F_KERNEL)) {
-		/* Keep the session: TF comes back with the user frame. */
+		/*
+		 * Keep the session: our TF comes back with the user frame
+		 * (adopt_step).  Until then a trap is not ours.
+		 */
 		if (!vt->guest_tf)
 			set_tf(vcpu, false);
+		vt->tf_live = false;
 		return false;
 	}
 	if (ran_ours) {
@@ -339,7 +415,7 @@ static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 	bool others;
 
 	mutex_lock(&vt->lock);
-	if (!vt->tf_ours && (guest_bits || !ran_ours || !adopt_step(vm, vt, vcpu))) {
+	if (!vt->tf_live && (guest_bits || !ran_ours || !adopt_step(vm, vt, vcpu))) {
 		mutex_unlock(&vt->lock);
 		return false;
 	}
@@ -359,7 +435,8 @@ bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, unsigned long dr6, u64 *nmi_rflag
 	struct svmtrace_vcpu *vt;
 	struct svmtrace_vm *vm;
 
-	if (!(dr6 & DR6_BS))
+	/* A nested guest's steps are not the target's (control.c refuses it at arm). */
+	if (!(dr6 & DR6_BS) || is_guest_mode(vcpu))
 		return false;
 	vt = svmtrace_vcpu_of(vcpu, &vm);
 	if (!vt)
@@ -370,9 +447,13 @@ EXPORT_SYMBOL_GPL(__svmtrace_db_exit);
 
 bool __svmtrace_emulated_step(struct kvm_vcpu *vcpu)
 {
+	struct svmtrace_vcpu *vt;
 	struct svmtrace_vm *vm;
-	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, &vm);
 
+	/* Never from the IRQs-off fastpath: svmtrace_fastpath_allowed(). */
+	if (WARN_ON_ONCE(irqs_disabled()) || is_guest_mode(vcpu))
+		return false;
+	vt = svmtrace_vcpu_of(vcpu, &vm);
 	return vt && handle_step(vcpu, vm, vt, false, false, NULL);
 }
 
@@ -389,9 +470,9 @@ void svmtrace_sessions_stop(struct svmtrace_vm *vm)
 	for (i = 0; i < vm->nr_vcpus; i++) {
 		vt = vm->vcpus[i];
 		mutex_lock(&vt->lock);
+		drop_held(vt);
 		session_end(vm, vt, NULL, SVMTRACE_END_STOP);
 		vt->skipped = false;
-		vt->epoch++;
 		if (vt->ring)
 			svmtrace_ring_close(vt->ring);
 		mutex_unlock(&vt->lock);

@@ -8,8 +8,11 @@
  *   svmtrace_lock     the registry (attach, destroy)
  *   ctl->lock         control operations (one controller per VM)
  *   vt->lock          a vCPU's session state and its ring's producer side;
- *                     taken by the vCPU's exit handlers and by stop
- *   vm->armed         RCU: the target in force; NULL when not armed
+ *                     taken by the vCPU's exit handlers (interrupts on, never
+ *                     from the IRQs-off fastpath) and by stop
+ *   vm->armed         the target in force, NULL when not armed: RCU for the
+ *                     MMU hooks, vt->lock for the step handlers (stop clears
+ *                     it, then takes every vt->lock)
  */
 #ifndef ARCH_X86_KVM_SVMTRACE_SVMTRACE_H
 #define ARCH_X86_KVM_SVMTRACE_SVMTRACE_H
@@ -48,21 +51,21 @@ struct svmtrace_ring {
 struct svmtrace_vcpu {
 	struct mutex lock;
 	u32 index;
-	bool tf_ours;		/* we set the guest's TF; outlives stop and detach */
+	bool tf_live;		/* we left the guest's TF set at the last VM entry */
 	bool guest_tf;		/* the guest itself had TF set when we took over */
 	bool in_session;
 	bool silent;		/* stepping one foreign instruction off a gate */
 	bool skipped;		/* steps went unrecorded (pause): next slot has GAP */
 	bool waiting;		/* blocked on a full ring */
+	bool held;		/* vt->last waits for room (block policy, KVM_REQ_SVMTRACE) */
 	int silent_gate;	/* gate to close after the silent step */
 	u32 start_gate;		/* id for the session_start slot */
 	bool start_pending;
-	u64 epoch;		/* bumped by stop: a waiting step belongs to the past */
 	bool prev_valid;	/* prev_rip/prev_rsp: where the last step ended */
 	u64 prev_rip;
 	u64 prev_rsp;
 	struct svmtrace_ring *ring;
-	struct svmtrace_slot last;	/* state of the last step, for session ends */
+	struct svmtrace_slot last;	/* the last step's slot, also for session ends */
 	struct svmtrace_counters stats;
 };
 
@@ -79,9 +82,7 @@ struct svmtrace_vm {
 	unsigned long gate_open[BITS_TO_LONGS(SVMTRACE_MAX_GATES)];
 	atomic64_t seq;
 	u32 last_gate;			/* gate id of the newest session */
-	/* CR3s whose threads may carry our TF in saved frames (last arm). */
-	u32 nr_tf_cr3;
-	u64 tf_cr3[SVMTRACE_MAX_CR3];
+	bool was_armed;			/* a vCPU may still carry our TF: stay registered */
 	u32 nr_vcpus;			/* vcpus[0..nr_vcpus) exist */
 	struct svmtrace_vcpu *vcpus[KVM_MAX_VCPUS];
 };
@@ -92,10 +93,14 @@ struct svmtrace_vm *svmtrace_vm_get(struct kvm *kvm);
 void svmtrace_vm_release(struct svmtrace_vm *vm);
 struct svmtrace_vcpu *svmtrace_vcpu_of(struct kvm_vcpu *vcpu, struct svmtrace_vm **vmp);
 
+/* introspect.c */
+int svmtrace_read_gpa(struct kvm *kvm, void __user *arg);
+int svmtrace_get_vcpu_state(struct kvm *kvm, void __user *arg);
+
 /* ring.c */
 struct svmtrace_ring *svmtrace_ring_create(u32 vcpu, u32 capacity, u32 wake_batch);
 void svmtrace_ring_put(struct svmtrace_ring *ring);
-int svmtrace_ring_install_fd(struct svmtrace_ring *ring);
+struct file *svmtrace_ring_file(struct svmtrace_ring *ring);
 struct svmtrace_slot *svmtrace_ring_reserve(struct svmtrace_ring *ring, bool last_slot);
 void svmtrace_ring_publish(struct svmtrace_ring *ring, u16 kind);
 void svmtrace_ring_drop(struct svmtrace_ring *ring);
@@ -106,7 +111,7 @@ bool svmtrace_ring_has_room(struct svmtrace_ring *ring);
 int svmtrace_gate_find(const struct svmtrace_target *t, gfn_t gfn);
 void svmtrace_gates_close_all(struct svmtrace_vm *vm, const struct svmtrace_target *t);
 void svmtrace_gate_close(struct svmtrace_vm *vm, const struct svmtrace_target *t, int gate);
-void svmtrace_gates_reset(struct svmtrace_vm *vm, const struct svmtrace_target *t);
+void svmtrace_gates_zap(struct svmtrace_vm *vm, const struct svmtrace_target *t);
 
 /* step.c */
 bool svmtrace_cr3_targeted(const struct svmtrace_target *t, unsigned long cr3);

@@ -64,7 +64,7 @@ results() { grep -E '^(cpu[0-9]+ (done|failed)|result) ' "$1" 2>/dev/null; }
 
 # --- what each program must do, from the reference model ---------------------
 programs=$(grep -v '^#' "$here/programs.list" | awk 'NF { print $1 }')
-adds="--add $bin/svmtrace-e2e-vmm --add $guest/kernel.bin --add $guest/bench.bin"
+adds="--add $bin/svmtrace-e2e-vmm --add $guest/kernel.bin --add $guest/bench.bin --add $guest/ipi.bin"
 adds="$adds --add $here/l1-lab.sh --add $here/l1-capture.sh --add $here/programs.list"
 model_expect() {	# model_expect NAME PROGRAM VCPUS ARG
 	mkdir -p "$run/expect/$1"
@@ -120,6 +120,7 @@ WIN
 model_expect bench bench 1 "$bench_iterations"
 model_expect bench-drop bench 1 2000
 model_expect bench-kill bench 1 25000
+model_expect bench-kick bench 1 300
 
 # --- one L1 boot for every scenario ------------------------------------------
 sets="packaged bench-stock"
@@ -161,7 +162,25 @@ for set in packaged ${modules:+ours}; do
 		done
 	done
 done
+# The ipi program (x2APIC, CPL 0) is beyond the model: stock single-stepping
+# on the packaged modules is its oracle, and every module set must agree.
+if results "$run/l1/packaged/ipi.txt" >"$run/packaged-ipi.got" && grep -q '^cpu0 done status=0x[1-9a-f]' "$run/packaged-ipi.got"; then
+	ok packaged/ipi/results "x2APIC self-IPIs at CPL 0 ran ($(cut -d' ' -f1-3 "$run/packaged-ipi.got" | head -n 1))"
+else
+	bad packaged/ipi/results "the ipi program did not finish: $(cat "$run/l1/packaged/ipi.txt" 2>/dev/null)"
+fi
 if [ -n "$modules" ]; then
+	if results "$run/l1/ours/ipi.txt" | cmp -s - "$run/packaged-ipi.got"; then
+		ok ours/ipi/results "results on our modules equal the packaged modules'"
+	else
+		bad ours/ipi/results "results on our modules differ: $(cat "$run/l1/ours/ipi.txt" 2>/dev/null)"
+	fi
+	read -r before after <"$run/l1/ours/ipi.fastpath" 2>/dev/null
+	if [ "$((${after:-0} - ${before:-0}))" -ge 300 ] 2>/dev/null; then
+		ok ours/ipi/fastpath "kvm-amd's IRQs-off WRMSR fastpath completed $((after - before)) of its WRMSRs"
+	else
+		bad ours/ipi/fastpath "the WRMSR fastpath did not run (hits ${before:-?} -> ${after:-?})"
+	fi
 	. "$here/judge-capture.sh"
 	judge_capture_set
 	. "$here/judge-win.sh"

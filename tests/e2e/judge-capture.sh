@@ -86,6 +86,39 @@ judge_capture_set() {
 		fi
 	done
 
+	# C1: the --kernel capture of the self-IPI loop equals the stock
+	# single-step log row by row (the kernel log check below is the other
+	# half: no "scheduling while atomic").
+	judge_capture_rc ipi
+	if results "$cap/ipi/vmm.txt" | cmp -s - "$run/packaged-ipi.got"; then
+		ok capture/ipi/results "the traced self-IPI loop's results equal the packaged modules'"
+	else
+		bad capture/ipi/results "results differ: $(cat "$cap/ipi/vmm.txt" 2>/dev/null)"
+	fi
+	if ! "$bin/svmtrace-dump" dump --regs "$cap/ipi/trace/svmtrace_trace_cpu0.bin" \
+		>"$cap/ipi/cpu0.csv" 2>"$cap/ipi/cpu0.err"; then
+		bad capture/ipi/trace/cpu0 "svmtrace-dump: $(cat "$cap/ipi/cpu0.err")"
+	elif out=$("$here/check-trace.sh" "$run/l1/packaged/ipi.steps.csv" "$cap/ipi/cpu0.csv" 2>&1); then
+		ok capture/ipi/trace/cpu0 "--kernel trace equals the stock single-step log, $out"
+	else
+		bad capture/ipi/trace/cpu0 "$out"
+	fi
+
+	# M2: lossless while the consumer was stopped, and KVM_RUN still
+	# returned to every kick.
+	judge_capture_rc block-kick
+	judge_armed_results block-kick "$run/expect/bench-kick"
+	judge_trace block-kick "$run/expect/bench-kick"
+	kicks=$(grep '^kicks ' "$cap/block-kick/vmm.txt")
+	ran=$(sed -n 's/^run seconds=\([0-9]*\).*/\1/p' "$cap/block-kick/vmm.txt")
+	max=$(echo "$kicks" | sed -n 's/.*kvm_run_max_ms=\([0-9]*\).*/\1/p')
+	eintr=$(echo "$kicks" | sed -n 's/.* eintr=\([0-9]*\).*/\1/p')
+	if [ "${ran:-0}" -ge 2 ] && [ "${eintr:-0}" -gt 0 ] && [ "${max:-99999}" -lt 1000 ]; then
+		ok capture/block-kick/leaves-run "blocked ${ran}+ s on a stopped consumer, yet the longest KVM_RUN was ${max} ms ($kicks)"
+	else
+		bad capture/block-kick/leaves-run "run ${ran:-?} s, $kicks (a blocked vCPU must leave KVM_RUN when signalled)"
+	fi
+
 	thp=$(awk '{ print $2 }' "$cap/straight/thp.txt" 2>/dev/null)
 	if [ "${thp:-0}" -ge 2048 ]; then
 		ok capture/straight/thp "guest RAM was THP-backed ($thp kB in 2 MiB pages), yet the gate page alone faulted"

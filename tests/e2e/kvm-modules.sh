@@ -4,7 +4,9 @@
 #   kvm-modules load ours       our kvm.ko + kvm-amd.ko (from run-l1.sh --modules)
 #   kvm-modules unload          rmmod kvm_amd kvm
 # Dependencies (irqbypass.ko, ccp.ko) always come from the packaged image and
-# stay loaded, so the two builds can be swapped within one boot.
+# stay loaded, so the two builds can be swapped within one boot.  Our
+# kvm-amd.ko loads with svmtrace_test_fastpath=1: the emulated CPU has no
+# NRIPS, and without it KVM's IRQs-off WRMSR fastpath never runs here.
 set -e
 loaded() {	# loaded PATH.ko: is that module in the kernel?
 	n=${1##*/}; n=${n%.ko}
@@ -13,8 +15,11 @@ loaded() {	# loaded PATH.ko: is that module in the kernel?
 load() {	# load packaged|ours
 	while read -r m; do
 		f=/lib/kvm/packaged/$m
+		params=
 		case $m in */kvm.ko | */kvm-amd.ko) [ "$1" = ours ] && f=/lib/kvm/ours/${m##*/} ;; esac
-		loaded "$m" || insmod "$f"
+		case $1:$m in ours:*/kvm-amd.ko) params=svmtrace_test_fastpath=1 ;; esac
+		# shellcheck disable=SC2086
+		loaded "$m" || insmod "$f" $params
 	done </lib/kvm/packaged.order
 }
 case "$1 ${2:-}" in

@@ -17,7 +17,7 @@
 #           the done dump must resolve to that same page.
 #     late  the ready dump has no such process (exit 1); the guest starts
 #           untraced; at PORT_GO (the scheduler just linked the process)
-#           the go dump is resolved, the capture armed, then SIGUSR2.
+#           the go dump is resolved, the capture armed, then SIGWINCH.
 #   DIR gets vmm.txt, resolve-{ready,go,done}.{json,rc}, capture.txt,
 #   capture.rc, vmm.rc, trace/, timeout.txt when a step timed out.
 #
@@ -89,7 +89,7 @@ win_capture_run() {
 				"$(json_field "$dir/resolve-go.json" user_dtb)" || mode=failed
 		fi
 		rm -f "$tmp.go"
-		kill -USR2 "$vmm_pid"
+		kill -WINCH "$vmm_pid"
 	else
 		echo "the guest never reached PORT_GO" >>"$dir/timeout.txt"
 	fi
@@ -142,7 +142,7 @@ win_daemon_run() {
 			wait_line "$dir/capture.txt" '^armed ' 60 "$cap_pid" ||
 				echo "svmtraced never armed" >>"$dir/timeout.txt"
 		fi
-		kill -USR2 "$vmm_pid"
+		kill -WINCH "$vmm_pid"
 	else
 		echo "the guest never reached PORT_GO" >>"$dir/timeout.txt"
 	fi

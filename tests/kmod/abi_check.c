@@ -3,8 +3,10 @@
  * svmtrace-abi-check: every error the control interface documents, against
  * the real kmod (run as root inside the lab's L1, with a test VMM waiting).
  *
- *   svmtrace-abi-check VMM-PID
+ *   svmtrace-abi-check VMM-PID KERNEL.bin
  *
+ * KERNEL.bin is the lab guest kernel the VMM loaded at KERNEL_GPA: the
+ * introspection reads must return exactly its bytes.
  * Each check prints "ok: ..." or "FAIL: ..."; the last line is
  * "N passed, N failed" and the exit status is 0 only when nothing failed.
  */
@@ -16,12 +18,14 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <svmtrace/abi.h>
 
 #include "common/cli.h"
+#include "../e2e/guest/layout.h"
 
 static int passed, failed;
 
@@ -80,11 +84,85 @@ static void check_nonroot(void)
 		if (setgid(65534) || setuid(65534))
 			_exit(2);
 		fd = open(SVMTRACE_DEVICE, O_RDWR);
-		_exit(fd >= 0 ? 0 : errno == EPERM ? 1 : 3);
+		_exit(fd >= 0 ? 0 : errno == EACCES ? 1 : 3);
 	}
 	waitpid(pid, &status, 0);
-	errno = EPERM;
-	expect("open as uid 65534", WEXITSTATUS(status) == 1 ? -1 : 0, EPERM);
+	errno = EACCES;
+	expect("open as uid 65534 (device mode 0600)", WEXITSTATUS(status) == 1 ? -1 : 0, EACCES);
+}
+
+static void check_version(int ctl)
+{
+	struct svmtrace_version v;
+	struct utsname u;
+
+	expect("version before attach", ioctl(ctl, SVMTRACE_VERSION, &v), 0);
+	errno = EPROTO;
+	expect("version is this ABI", v.abi_version == SVMTRACE_ABI_VERSION ? 0 : -1, 0);
+	uname(&u);
+	errno = EPROTO;
+	expect("module built for the running kernel",
+	       strncmp(v.release, u.release, sizeof(v.release)) ? -1 : 0, 0);
+	expect("read before attach",
+	       ioctl(ctl, SVMTRACE_READ_GPA, &(struct svmtrace_gpa_read){.len = 1}), ENOTCONN);
+}
+
+static int read_gpa(int ctl, uint64_t gpa, void *buf, uint32_t len)
+{
+	struct svmtrace_gpa_read r = {.gpa = gpa, .buf = (uintptr_t)buf, .len = len};
+
+	return ioctl(ctl, SVMTRACE_READ_GPA, &r);
+}
+
+/* Guest memory through the controller, against the file the VMM loaded. */
+static void check_read_gpa(int ctl, const char *kernel_path)
+{
+	static uint8_t want[KERNEL_MAX], got[SVMTRACE_MAX_READ + 1];
+	struct svmtrace_gpa_read r = {.buf = (uintptr_t)got, .len = 8};
+	FILE *f = fopen(kernel_path, "rb");
+	size_t n;
+
+	if (!f)
+		die("%s: %s", kernel_path, strerror(errno));
+	n = fread(want, 1, sizeof(want), f);
+	fclose(f);
+	expect("read the guest kernel", read_gpa(ctl, KERNEL_GPA, got, n), 0);
+	errno = EIO;
+	expect("its bytes equal KERNEL.bin", memcmp(got, want, n) ? -1 : 0, 0);
+	memset(got, 0xa5, 64);
+	expect("read across a page boundary", read_gpa(ctl, KERNEL_GPA - 16, got, 48), 0);
+	errno = EIO;
+	expect("its last 32 bytes equal KERNEL.bin", memcmp(got + 16, want, 32) ? -1 : 0, 0);
+	expect("read 1 MiB", read_gpa(ctl, 0, got, SVMTRACE_MAX_READ), 0);
+	expect("read the last 8 bytes of RAM", read_gpa(ctl, GUEST_MEM_SIZE - 8, got, 8), 0);
+	expect("read past the end of RAM", read_gpa(ctl, GUEST_MEM_SIZE - 8, got, 16), ENXIO);
+	expect("read the local APIC page", read_gpa(ctl, 0xfee00000, got, 8), ENXIO);
+	expect("read of 0 bytes", read_gpa(ctl, 0, got, 0), EINVAL);
+	expect("read above the limit", read_gpa(ctl, 0, got, SVMTRACE_MAX_READ + 1), EINVAL);
+	expect("read wrapping around", read_gpa(ctl, ~0ull - 3, got, 8), EINVAL);
+	expect("read into an unmapped buffer", read_gpa(ctl, 0, (void *)8, 8), EFAULT);
+	r.flags = 1;
+	expect("read with flags 1", ioctl(ctl, SVMTRACE_READ_GPA, &r), EINVAL);
+	r.flags = 0, r.reserved = 1;
+	expect("read with reserved set", ioctl(ctl, SVMTRACE_READ_GPA, &r), EINVAL);
+}
+
+/* The waiting VMM set these with KVM_SET_SREGS / KVM_SET_MSRS (layout.h). */
+static void check_vcpu_state(int ctl)
+{
+	struct svmtrace_vcpu_state st = {.vcpu = 99};
+
+	expect("state of vCPU 99", ioctl(ctl, SVMTRACE_GET_VCPU_STATE, &st), EINVAL);
+	st.vcpu = 0;
+	expect("state of vCPU 0", ioctl(ctl, SVMTRACE_GET_VCPU_STATE, &st), 0);
+	errno = EPROTO;
+	expect("its CR3, EFER, LSTAR, IDTR and RIP are the VMM's",
+	       st.cr3 == PML4_GPA && st.efer == GUEST_EFER && st.lstar == KERNEL_SYSCALL_ENTRY &&
+				       st.idtr_base == IDT_GPA && st.rip == USER_ENTRY(0) &&
+				       st.cpl == 3 && !(st.flags & SVMTRACE_VCPU_STATE_F_RUNNING)
+		       ? 0
+		       : -1,
+	       0);
 }
 
 static void check_attach(int ctl, int vm)
@@ -208,12 +286,15 @@ int main(int argc, char **argv)
 	int ctl, vm;
 
 	cli_progname = "svmtrace-abi-check";
-	if (argc != 2)
-		die("usage: svmtrace-abi-check VMM-PID");
+	if (argc != 3)
+		die("usage: svmtrace-abi-check VMM-PID KERNEL.bin");
 	vm = vm_fd_of((pid_t)parse_u64(argv[1], "VMM-PID"));
 	check_nonroot();
 	ctl = open_ctl();
+	check_version(ctl);
 	check_attach(ctl, vm);
+	check_read_gpa(ctl, argv[2]);
+	check_vcpu_state(ctl);
 	check_targets(ctl);
 	check_lifecycle(ctl, vm);
 	close(ctl);

@@ -36,7 +36,7 @@ static const char usage[] =
 	"  -W, --win IMAGE.elf  run the Windows-layout guest (win/winlayout.h) that\n"
 	"                       svmtrace-e2e-wingen wrote, instead of a program\n"
 	"  -g, --go-wait        at PORT_GO (the late process was just linked) wait for\n"
-	"                       SIGUSR2 before the guest goes on\n"
+	"                       SIGWINCH before the guest goes on\n"
 	"  -R, --dump-ready F   write guest RAM to F (raw) before the first KVM_RUN\n"
 	"  -G, --dump-go F      ... at PORT_GO\n"
 	"  -D, --dump-done F    ... after the guest is done\n"
@@ -45,11 +45,15 @@ static const char usage[] =
 	"  -w, --wait           print 'ready', wait for SIGUSR1 before running\n"
 	"  -H, --hold           after the program ends, wait for SIGUSR1 before exiting\n"
 	"  -s, --singlestep     KVM_SET_GUEST_DEBUG(SINGLESTEP): exit to userspace every step\n"
-	"  -l, --step-log FILE  with --singlestep: one CSV row per CPL-3 step, in the\n"
-	"                       columns of `svmtrace-dump dump --regs`\n"
+	"  -l, --step-log FILE  with --singlestep: one CSV row per step at the program's\n"
+	"                       CPL, in the columns of `svmtrace-dump dump --regs`\n"
+	"  -x, --x2apic         in-kernel local APIC (KVM_CREATE_IRQCHIP), x2APIC mode\n"
+	"  -0, --cpl0           run the program at CPL 0 (it may use WRMSR)\n"
+	"  -k, --kick-ms N      every N ms, signal each running vCPU thread (as QEMU kicks\n"
+	"                       vCPUs to pause them); report how long KVM_RUN kept them\n"
 	"  -h, --help           this text\n";
 
-static double now(void)
+double now_seconds(void)
 {
 	struct timespec t;
 
@@ -109,6 +113,8 @@ static void create_vm(struct vmm *vm, const char *kernel_path, const char *progr
 	};
 	if (ioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, &region) < 0)
 		die("KVM_SET_USER_MEMORY_REGION: %s", strerror(errno));
+	if (vm->x2apic && ioctl(vm->vm_fd, KVM_CREATE_IRQCHIP, 0) < 0)
+		die("KVM_CREATE_IRQCHIP: %s", strerror(errno));
 	for (int i = 0; i < vm->nr_vcpus; i++)
 		if (vcpu_create(vm, i, err, sizeof(err)))
 			die("%s", err);
@@ -131,6 +137,36 @@ static void dump_or_die(const struct vmm *vm, const char *path)
 		die("%s: %s", path, strerror(errno));
 }
 
+static void on_kick(int sig)
+{
+	(void)sig; /* only there to interrupt KVM_RUN */
+}
+
+/*
+ * --kick-ms: what QEMU does to pause or stop a VM -- signal every vCPU
+ * thread so that KVM_RUN returns -EINTR -- until every vCPU thread ended.
+ */
+static void kick_until_done(struct vmm *vm, pthread_t *threads)
+{
+	struct sigaction sa = {.sa_handler = on_kick}; /* no SA_RESTART */
+	struct timespec gap = {.tv_sec = vm->kick_ms / 1000,
+			       .tv_nsec = (long)(vm->kick_ms % 1000) * 1000000};
+	int running;
+
+	sigaction(SIGUSR2, &sa, NULL);
+	do {
+		nanosleep(&gap, NULL);
+		running = 0;
+		for (int i = 0; i < vm->nr_vcpus; i++) {
+			if (__atomic_load_n(&vm->vcpus[i].exited, __ATOMIC_ACQUIRE))
+				continue;
+			running++;
+			if (!pthread_kill(threads[i], SIGUSR2))
+				vm->kicks++;
+		}
+	} while (running);
+}
+
 static int report(const struct vmm *vm, double seconds)
 {
 	uint64_t steps = 0;
@@ -148,6 +184,19 @@ static int report(const struct vmm *vm, double seconds)
 		}
 	}
 	results_print_totals(vm->mem, vm->log_sum, vm->log_count, vm->input_count);
+	if (vm->kick_ms) {
+		uint64_t interrupted = 0;
+		double run_max = 0;
+
+		for (int i = 0; i < vm->nr_vcpus; i++) {
+			interrupted += vm->vcpus[i].interrupted;
+			if (vm->vcpus[i].run_max > run_max)
+				run_max = vm->vcpus[i].run_max;
+		}
+		printf("kicks sent=%llu eintr=%llu kvm_run_max_ms=%.0f\n",
+		       (unsigned long long)vm->kicks, (unsigned long long)interrupted,
+		       run_max * 1000);
+	}
 	if (vm->singlestep)
 		printf("singlestep steps=%llu seconds=%.3f steps_per_s=%.0f\n",
 		       (unsigned long long)steps, seconds, seconds > 0 ? steps / seconds : 0.0);
@@ -166,7 +215,8 @@ int main(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},	 {"win", required_argument, NULL, 'W'},
 		{"go-wait", no_argument, NULL, 'g'},	 {"dump-ready", required_argument, NULL, 'R'},
 		{"dump-go", required_argument, NULL, 'G'}, {"dump-done", required_argument, NULL, 'D'},
-		{NULL, 0, NULL, 0},
+		{"x2apic", no_argument, NULL, 'x'},	 {"cpl0", no_argument, NULL, '0'},
+		{"kick-ms", required_argument, NULL, 'k'}, {NULL, 0, NULL, 0},
 	};
 	const char *win_image = NULL, *dump_ready = NULL, *dump_done = NULL;
 	static struct vmm vm = {.nr_vcpus = 1};
@@ -177,7 +227,7 @@ int main(int argc, char **argv)
 	double t0;
 
 	cli_progname = "svmtrace-e2e-vmm";
-	while ((c = getopt_long(argc, argv, "c:a:wHsl:hW:gR:G:D:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:a:wHsl:x0k:hW:gR:G:D:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'W':
 			win_image = optarg;
@@ -221,6 +271,17 @@ int main(int argc, char **argv)
 			      "rsp,r8,r9,r10,r11,r12,r13,r14,r15\n",
 			      vm.step_log);
 			break;
+		case 'x':
+			vm.x2apic = 1;
+			break;
+		case '0':
+			vm.cpl0 = 1;
+			break;
+		case 'k':
+			vm.kick_ms = parse_u64(optarg, "--kick-ms");
+			if (!vm.kick_ms || vm.kick_ms > 10000)
+				die("--kick-ms %s: expected 1 to 10000", optarg);
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -241,7 +302,7 @@ int main(int argc, char **argv)
 	/* SIGUSR1 is only ever taken with sigwait(), in this thread. */
 	sigemptyset(&usr1);
 	sigaddset(&usr1, SIGUSR1);
-	sigaddset(&usr1, SIGUSR2); /* PORT_GO's, taken with sigwait() in the vCPU thread */
+	sigaddset(&usr1, SIGWINCH); /* PORT_GO's (SIGUSR2 kicks vCPUs), sigwait() in the vCPU thread */
 	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
 
 	if (vm.win) {
@@ -263,13 +324,15 @@ int main(int argc, char **argv)
 	if (wait)
 		wait_usr1();
 
-	t0 = now();
+	t0 = now_seconds();
 	for (int i = 0; i < vm.nr_vcpus; i++)
 		if (pthread_create(&threads[i], NULL, vcpu_thread, &vm.vcpus[i]))
 			die("cannot start vCPU thread %d", i);
+	if (vm.kick_ms)
+		kick_until_done(&vm, threads);
 	for (int i = 0; i < vm.nr_vcpus; i++)
 		pthread_join(threads[i], NULL);
-	ok = report(&vm, now() - t0);
+	ok = report(&vm, now_seconds() - t0);
 	dump_or_die(&vm, dump_done);
 	if (vm.step_log)
 		fclose(vm.step_log);

@@ -21,6 +21,13 @@
 #define MSR_LSTAR  0xc0000082
 #define MSR_SFMASK 0xc0000084
 #define MSR_KERNEL_GS_BASE 0xc0000102
+#define MSR_APIC_BASE 0x1b
+
+#define APIC_BASE_DEFAULT 0xfee00000ull
+#define APIC_BASE_BSP	  (1ull << 8)
+#define APIC_BASE_EXTD	  (1ull << 10) /* x2APIC mode */
+#define APIC_BASE_ENABLE  (1ull << 11)
+#define CPUID1_ECX_X2APIC (1u << 21)
 
 #define CR0_PE_MP_ET_NE_WP_PG	  0x80050033ull
 #define CR4_PAE_OSFXSR_OSXMMEXCPT 0x620ull
@@ -62,6 +69,8 @@ static int set_cpuid(struct vcpu *v)
 	}
 	/* Leaf 0 is what the programs read: pin it so the model knows it. */
 	for (unsigned int i = 0; i < c->nent; i++) {
+		if (c->entries[i].function == 1 && v->vm->x2apic)
+			c->entries[i].ecx |= CPUID1_ECX_X2APIC;
 		if (c->entries[i].function != 0)
 			continue;
 		c->entries[i].eax = CPUID0_EAX;
@@ -123,8 +132,13 @@ static int set_sregs(struct vcpu *v)
 	s.cr3 = PML4_GPA;
 	s.cr4 = CR4_PAE_OSFXSR_OSXMMEXCPT;
 	s.efer = GUEST_EFER;
-	s.cs = flat_seg(SEL_USER_CS, 1, 3);
-	s.ss = s.ds = s.es = s.fs = s.gs = flat_seg(SEL_USER_SS, 0, 3);
+	if (v->vm->cpl0) {
+		s.cs = flat_seg(SEL_KERNEL_CS, 1, 0);
+		s.ss = s.ds = s.es = s.fs = s.gs = flat_seg(SEL_KERNEL_SS, 0, 0);
+	} else {
+		s.cs = flat_seg(SEL_USER_CS, 1, 3);
+		s.ss = s.ds = s.es = s.fs = s.gs = flat_seg(SEL_USER_SS, 0, 3);
+	}
 	s.gdt.base = GDT_GPA;
 	s.gdt.limit = SEL_TSS(MAX_VCPUS) - 1;
 	s.idt.base = IDT_GPA;
@@ -146,18 +160,22 @@ static int set_msrs(struct vcpu *v)
 {
 	struct {
 		struct kvm_msrs hdr;
-		struct kvm_msr_entry e[4];
+		struct kvm_msr_entry e[5];
 	} m = {.hdr.nmsrs = 3,
 	       .e = {{.index = MSR_STAR, .data = GUEST_STAR},
 		     {.index = MSR_LSTAR, .data = KERNEL_SYSCALL_ENTRY},
-		     {.index = MSR_SFMASK, .data = GUEST_FMASK}}};
+		     {.index = MSR_SFMASK, .data = GUEST_FMASK},
+		     {.index = MSR_APIC_BASE,
+		      .data = APIC_BASE_DEFAULT | APIC_BASE_ENABLE | APIC_BASE_EXTD |
+			      (v->index ? 0 : APIC_BASE_BSP)}}};
 
+	if (v->vm->x2apic)
+		m.hdr.nmsrs = 4;
 	if (v->vm->win) {
 		m.e[0].data = WIN_STAR;
 		m.e[1].data = win_boot(v->vm->mem, WIN_BOOT_OFF_LSTAR);
-		m.e[3] = (struct kvm_msr_entry){.index = MSR_KERNEL_GS_BASE,
-						.data = win_boot(v->vm->mem, WIN_BOOT_OFF_KPCR)};
-		m.hdr.nmsrs = 4;
+		m.e[m.hdr.nmsrs++] = (struct kvm_msr_entry){
+			.index = MSR_KERNEL_GS_BASE, .data = win_boot(v->vm->mem, WIN_BOOT_OFF_KPCR)};
 	}
 	if (ioctl(v->fd, KVM_SET_MSRS, &m) != (int)m.hdr.nmsrs) {
 		set_err(v, "KVM_SET_MSRS");
@@ -227,8 +245,9 @@ int vcpu_create(struct vmm *vm, int index, char *err, size_t errlen)
 
 /*
  * One row of the step log, in `svmtrace-dump dump --regs` CSV columns: what
- * an exact user-mode tracer built on stock single-stepping records.  Steps
- * that end at CPL 0 are not user-mode states and are left out.
+ * an exact tracer built on stock single-stepping records.  Steps that end
+ * at another CPL than the program's (CPL 3, or 0 with --cpl0) are the guest
+ * kernel's and are left out.
  */
 static void log_row(struct vcpu *v, const char *kind, const struct kvm_regs *r, uint64_t cr3)
 {
@@ -252,14 +271,14 @@ static void log_step(struct vcpu *v)
 
 	if (ioctl(v->fd, KVM_GET_REGS, &r) < 0 || ioctl(v->fd, KVM_GET_SREGS, &s) < 0)
 		return;
-	if (s.ss.dpl != 3)
+	if (s.ss.dpl != (v->vm->cpl0 ? 0 : 3))
 		return;
 	log_row(v, v->logged++ ? "instruction" : "session_start", &r, s.cr3);
 }
 
 /* PORT_GO (Windows-layout guest): the scheduler linked the late process
  * into the process list and has not run it yet.  Print "go", dump RAM if
- * asked, and with --go-wait hold the vCPU until SIGUSR2. */
+ * asked, and with --go-wait hold the vCPU until SIGWINCH. */
 static int handle_go(struct vcpu *v, uint8_t *data)
 {
 	uint32_t val = GO_VALUE;
@@ -274,7 +293,7 @@ static int handle_go(struct vcpu *v, uint8_t *data)
 	fflush(stdout);
 	if (v->vm->go_wait) {
 		sigemptyset(&set);
-		sigaddset(&set, SIGUSR2);
+		sigaddset(&set, SIGWINCH);
 		sigwait(&set, &sig);
 	}
 	memcpy(data, &val, 4);
@@ -325,16 +344,21 @@ static int handle_io(struct vcpu *v)
 	return -1;
 }
 
-void *vcpu_thread(void *arg)
+static void run_loop(struct vcpu *v)
 {
-	struct vcpu *v = arg;
-
 	for (;;) {
+		double t0 = now_seconds(), ran;
 		int r;
 
-		if (ioctl(v->fd, KVM_RUN, 0) < 0) {
-			if (errno == EINTR || errno == EAGAIN)
+		r = ioctl(v->fd, KVM_RUN, 0);
+		ran = now_seconds() - t0;
+		if (ran > v->run_max)
+			v->run_max = ran;
+		if (r < 0) {
+			if (errno == EINTR || errno == EAGAIN) {
+				v->interrupted++;
 				continue;
+			}
 			set_err(v, "KVM_RUN");
 			break;
 		}
@@ -350,7 +374,7 @@ void *vcpu_thread(void *arg)
 				if (v->vm->step_log)
 					log_row(v, "session_end", &v->final, PML4_GPA);
 			}
-			return NULL;
+			return;
 		case KVM_EXIT_DEBUG:
 			if (v->vm->singlestep) {
 				v->steps++;
@@ -359,22 +383,30 @@ void *vcpu_thread(void *arg)
 				continue;
 			}
 			snprintf(v->error, sizeof(v->error), "unexpected KVM_EXIT_DEBUG");
-			return NULL;
+			return;
 		case KVM_EXIT_FAIL_ENTRY:
 			snprintf(v->error, sizeof(v->error), "VM entry failed, reason 0x%llx",
 				 (unsigned long long)
 					 v->run->fail_entry.hardware_entry_failure_reason);
-			return NULL;
+			return;
 		case KVM_EXIT_INTERNAL_ERROR:
 			snprintf(v->error, sizeof(v->error), "KVM internal error, suberror %u",
 				 v->run->internal.suberror);
-			return NULL;
+			return;
 		default:
 			snprintf(v->error, sizeof(v->error), "unexpected exit reason %u",
 				 v->run->exit_reason);
-			return NULL;
+			return;
 		}
 	}
+}
+
+void *vcpu_thread(void *arg)
+{
+	struct vcpu *v = arg;
+
+	run_loop(v);
+	__atomic_store_n(&v->exited, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 

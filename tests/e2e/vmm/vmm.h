@@ -23,6 +23,9 @@ struct vcpu {
 	uint64_t exits;	       /* KVM_RUN returns */
 	uint64_t steps;	       /* KVM_EXIT_DEBUG single-step exits */
 	uint64_t logged;       /* rows written to the step log */
+	uint64_t interrupted;  /* KVM_RUN returns with EINTR (a signal kicked it) */
+	double run_max;	       /* longest single KVM_RUN call, seconds */
+	int exited;	       /* the thread is done (set last, atomically) */
 	int done;	       /* reached PORT_DONE */
 	uint32_t status;       /* EAX at PORT_DONE */
 	struct kvm_regs final; /* registers at PORT_DONE */
@@ -40,6 +43,10 @@ struct vmm {
 	int nr_vcpus;
 	uint64_t arg;	   /* initial RDI of every vCPU */
 	int singlestep;	   /* KVM_SET_GUEST_DEBUG(SINGLESTEP) on every vCPU */
+	int x2apic;	   /* in-kernel local APIC, in x2APIC mode from the start */
+	int cpl0;	   /* the program runs at CPL 0 (it may WRMSR) */
+	uint64_t kick_ms;  /* --kick-ms: signal the vCPU threads this often */
+	uint64_t kicks;	   /* signals sent */
 	FILE *step_log;	   /* per-step CSV in singlestep mode, or NULL */
 	uint64_t step_seq; /* global sequence of step-log rows */
 	struct vcpu vcpus[MAX_VCPUS];
@@ -49,6 +56,9 @@ struct vmm {
 	uint64_t log_count;
 	uint64_t input_count; /* reads of PORT_INPUT */
 };
+
+/* main.c */
+double now_seconds(void);
 
 /* vcpu.c */
 int vcpu_create(struct vmm *vm, int index, char *err, size_t errlen);

@@ -95,7 +95,7 @@
 
 /* in: the scheduler stops here once it linked the late process into the
  * process list, before that process ever runs.  With --go-wait the VMM
- * holds the vCPU until SIGUSR2 (a tracer attaches meanwhile). */
+ * holds the vCPU until SIGWINCH (a tracer attaches meanwhile). */
 #define PORT_GO	 0xe5
 #define GO_VALUE 0x60
 

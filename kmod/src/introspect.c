@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svmtrace introspection requests: guest-physical memory and the vCPU
+ * registers that Windows kernel discovery needs, for a controller that is
+ * not the VMM (KVM refuses VM and vCPU ioctls from any other process).
+ *
+ * Guest memory is read through the VMM's own mapping of its memslots
+ * (kvm->mm), one page at a time with a plain page reference that is dropped
+ * before the next page: nothing stays pinned.  Only gfns of user memslots
+ * are readable; MMIO, holes and KVM's private slots are ENXIO.
+ */
+#include <linux/highmem.h>
+#include <linux/kvm_host.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/uaccess.h>
+
+#include "hooks.h"
+#include "kvm_cache_regs.h"
+#include "svmtrace.h"
+#include "x86.h"
+
+/* Every page of [gpa, gpa + len) is in a user memslot (kvm->srcu held). */
+static bool range_is_ram(struct kvm *kvm, u64 gpa, u32 len)
+{
+	gfn_t gfn, last = gpa_to_gfn(gpa + len - 1);
+
+	for (gfn = gpa_to_gfn(gpa); gfn <= last; gfn++)
+		if (!kvm_is_visible_memslot(gfn_to_memslot(kvm, gfn)))
+			return false;
+	return true;
+}
+
+/* Copy @n bytes at @gpa (inside one page) to @buf through the VMM's mm. */
+static int copy_gpa_page(struct kvm *kvm, struct mm_struct *mm, u64 gpa, void __user *buf,
+			 u32 n)
+{
+	unsigned long hva = gfn_to_hva(kvm, gpa_to_gfn(gpa));
+	struct page *page;
+	void *kaddr;
+	long got;
+	int r = 0;
+
+	if (kvm_is_error_hva(hva))
+		return -ENXIO;
+	mmap_read_lock(mm);
+	got = get_user_pages_remote(mm, hva, 1, 0, &page, NULL, NULL);
+	mmap_read_unlock(mm);
+	if (got != 1)
+		return -EFAULT;	/* not readable in the VMM: VM_IO, PFNMAP, gone */
+	kaddr = kmap_local_page(page);
+	if (copy_to_user(buf, kaddr + offset_in_page(gpa), n))
+		r = -EFAULT;
+	kunmap_local(kaddr);
+	put_page(page);
+	return r;
+}
+
+int svmtrace_read_gpa(struct kvm *kvm, void __user *arg)
+{
+	struct svmtrace_gpa_read req;
+	struct mm_struct *mm = kvm->mm;
+	void __user *buf;
+	u32 n, done = 0;
+	int idx, r = 0;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	if (req.flags || req.reserved || !req.len || req.len > SVMTRACE_MAX_READ ||
+	    req.gpa + req.len < req.gpa)
+		return -EINVAL;
+	buf = u64_to_user_ptr(req.buf);
+	if (!mmget_not_zero(mm))
+		return -ESRCH;	/* the VMM's address space is gone */
+	idx = srcu_read_lock(&kvm->srcu);
+	if (!range_is_ram(kvm, req.gpa, req.len))
+		r = -ENXIO;
+	while (!r && done < req.len) {
+		n = min_t(u32, req.len - done, PAGE_SIZE - offset_in_page(req.gpa + done));
+		r = copy_gpa_page(kvm, mm, req.gpa + done, buf + done, n);
+		done += n;
+		if (!r && fatal_signal_pending(current))
+			r = -EINTR;
+		cond_resched();
+	}
+	srcu_read_unlock(&kvm->srcu, idx);
+	mmput(mm);
+	return r;
+}
+
+static u64 vcpu_msr(struct kvm_vcpu *vcpu, u32 index)
+{
+	struct msr_data msr = { .index = index, .host_initiated = true };
+
+	return static_call(kvm_x86_get_msr)(vcpu, &msr) ? 0 : msr.data;
+}
+
+/*
+ * Read without stopping the vCPU.  SVM keeps all of these in the VMCB or in
+ * vcpu->arch, written at every VM exit, and its accessors only read them
+ * (no lazily cached register is filled in here): a running vCPU yields the
+ * values of its last exit.  With vcpu->mutex free (not in KVM_RUN) they
+ * are consistent.
+ */
+static void read_vcpu_state(struct kvm_vcpu *vcpu, struct svmtrace_vcpu_state *st)
+{
+	struct kvm_segment seg;
+	struct desc_ptr dt;
+
+	st->rip = READ_ONCE(vcpu->arch.regs[VCPU_REGS_RIP]);
+	st->rsp = READ_ONCE(vcpu->arch.regs[VCPU_REGS_RSP]);
+	st->rflags = svmtrace_regs_get_rflags(vcpu, static_call(kvm_x86_get_rflags)(vcpu));
+	st->cr0 = READ_ONCE(vcpu->arch.cr0);
+	st->cr3 = READ_ONCE(vcpu->arch.cr3);
+	st->cr4 = READ_ONCE(vcpu->arch.cr4);
+	st->efer = READ_ONCE(vcpu->arch.efer);
+	st->lstar = vcpu_msr(vcpu, MSR_LSTAR);
+	st->kernel_gs_base = vcpu_msr(vcpu, MSR_KERNEL_GS_BASE);
+	static_call(kvm_x86_get_segment)(vcpu, &seg, VCPU_SREG_GS);
+	st->gs_base = seg.base;
+	static_call(kvm_x86_get_segment)(vcpu, &seg, VCPU_SREG_FS);
+	st->fs_base = seg.base;
+	static_call(kvm_x86_get_idt)(vcpu, &dt);
+	st->idtr_base = dt.address;
+	st->idtr_limit = dt.size;
+	static_call(kvm_x86_get_gdt)(vcpu, &dt);
+	st->gdtr_base = dt.address;
+	st->gdtr_limit = dt.size;
+	st->cpl = static_call(kvm_x86_get_cpl)(vcpu);
+	if (is_guest_mode(vcpu))
+		st->flags |= SVMTRACE_VCPU_STATE_F_GUEST_MODE;
+}
+
+int svmtrace_get_vcpu_state(struct kvm *kvm, void __user *arg)
+{
+	struct svmtrace_vcpu_state st = {};
+	struct kvm_vcpu *vcpu;
+	bool idle;
+
+	if (copy_from_user(&st.vcpu, arg, sizeof(st.vcpu)))
+		return -EFAULT;
+	if (st.vcpu >= atomic_read(&kvm->online_vcpus))
+		return -EINVAL;
+	vcpu = kvm_get_vcpu(kvm, st.vcpu);
+	if (!vcpu)
+		return -EINVAL;
+	if (vcpu->arch.guest_state_protected)
+		return -EOPNOTSUPP;	/* SEV-ES: the state is encrypted */
+	idle = mutex_trylock(&vcpu->mutex);
+	read_vcpu_state(vcpu, &st);
+	if (idle)
+		mutex_unlock(&vcpu->mutex);
+	else
+		st.flags |= SVMTRACE_VCPU_STATE_F_RUNNING;
+	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
+}
