@@ -72,6 +72,13 @@ judge_win_set() {
 			fi
 			judge_win_resolved "$name" "$image" "$pid" go ;;
 		esac
+		# Not a check: how long resolving (svmtrace-vmi on a 32 MiB dump,
+		# profile load included) and arming took in L1 under TCG.
+		for tag in ready go; do
+			[ "$(cat "$cap/$name/resolve-$tag.rc" 2>/dev/null)" = 0 ] && [ -s "$cap/$name/armed.uptime" ] || continue
+			read -r t0 t1 <"$cap/$name/resolve-$tag.uptime"
+			echo "info: capture/$name: resolve ($tag dump) $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s, resolve to armed $(awk -v a="$t0" -v b="$(cat "$cap/$name/armed.uptime")" 'BEGIN { printf "%.2f", b - a }') s (L1 under TCG)"
+		done
 		[ -d "$cap/$name-daemon" ] || continue
 		judge_capture_rc "$name-daemon"
 		judge_armed_results "$name-daemon" "$run/expect/$name"

@@ -32,13 +32,16 @@ json_field() {
 
 # win_resolve DIR TAG RAW PID: svmtrace-vmi resolve on a RAM dump.
 win_resolve() {
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	svmtrace-vmi --memory "$3" --profiles /e2e --json resolve "$4" >"$1/resolve-$2.json" \
 		2>"$1/resolve-$2.err"
 	echo $? >"$1/resolve-$2.rc"
+	echo "$t0 $(cut -d' ' -f1 /proc/uptime)" >"$1/resolve-$2.uptime"
 	rm -f "$3"
 }
 
-# win_arm DIR GATE CR3...: start svmtrace-capture, wait for "armed".
+# win_arm DIR GATE CR3...: start svmtrace-capture, wait for "armed"
+# (DIR/armed.uptime: L1 uptime when it did).
 win_arm() {
 	d=$1 gate=$2; shift 2
 	cr3s=
@@ -51,6 +54,7 @@ win_arm() {
 		echo "capture never armed" >>"$d/timeout.txt"
 		return 1
 	}
+	cut -d' ' -f1 /proc/uptime >"$d/armed.uptime"
 }
 
 win_capture_run() {
