@@ -106,6 +106,30 @@ model_win() {	# model_win NAME IMAGE PID: the records of a trace of PID
 		$([ "$udtb" = 0x0 ] || echo "--target-cr3 $udtb") >"$run/expect/$1/results.txt" ||
 		bad "model/$1" "the model cannot replay it: $(grep failed "$run/expect/$1/results.txt")"
 }
+# The images as VMI reads them, on the host (the initial memory, an ELF
+# core): the process list and every entry page as the builder placed them.
+profiles=$top/tests/data/profiles
+for image in $win_images; do
+	vmi() { "$bin/svmtrace-vmi" --memory "$win/$image.elf" --profiles "$profiles" "$@"; }
+	listed=$(vmi ps 2>&1 | awk 'NR > 1 { printf "%s:%s ", $1, $3 }')
+	if [ "$listed" = "4:System 1200:alpha.exe 1204:beta.exe 1208:lazy.exe " ]; then
+		ok "image/$image/ps" "svmtrace-vmi lists $listed(late.exe is not linked yet)"
+	else
+		bad "image/$image/ps" "svmtrace-vmi lists '$listed'"
+	fi
+	while read -r pname pid dtb udtb entry gpa state; do
+		out=$(vmi resolve "$pid" 2>&1); rc=$?
+		got=$(echo "$out" | awk '$1 == "entry-gpa:" || $1 == "dtb:" || $1 == "user-dtb:" { print $2 }' |
+			awk '{ if ($0 == "-") print "0x0"; else { sub(/^0x0*/, "0x"); print } }' | tr '\n' ' ')
+		case $state in
+		valid) [ $rc = 0 ] && [ "$got" = "$dtb $udtb $gpa " ] ;;
+		lazy) [ $rc = 3 ] && echo "$out" | grep -q 'not resident' ;;
+		late) [ $rc = 1 ] && echo "$out" | grep -q 'no process' ;;
+		esac && ok "image/$image/resolve/$pid" "$pname ($state): $(echo "$out" | grep -m 1 "entry-gpa\|not resident\|no process")" ||
+			bad "image/$image/resolve/$pid" "$pname ($state): exit $rc, got '$got', builder: $dtb $udtb $gpa: $out"
+	done <"$win/$image.targets"
+done
+
 for image in $win_images; do	# untraced: what packaged/ours must print
 	mkdir -p "$run/expect/$image"
 	"$bin/svmtrace-e2e-model" --win "$win/$image.elf" >"$run/expect/$image/results.txt" ||

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * winhelper.dll: the DLL every process of the Windows-layout guest has in
+ * helper.dll: the DLL every process of the Windows-layout guest has in
  * its loader list (second entry, after its own image).  Never called.
  */
 	.intel_syntax noprefix
