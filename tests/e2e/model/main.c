@@ -5,7 +5,11 @@
  * the test VMM must print.  See usage[] and docs/lab.md.
  *
  * The recording rules are in tracer.c.  SYSCALL masks TF, so our trap
- * comes after SYSRET, at the user RIP: a system call is one record.  MOV
+ * comes after SYSRET, at the user RIP: a system call is one record.  Our
+ * TF is kept as the CPU keeps it (c->our_tf; SYSCALL saves it in R11 and
+ * SYSRET loads it from R11), so a guest kernel that returns to another
+ * process first (the Windows-layout guest's scheduler, --win) runs that
+ * process untraced, and the target's TF comes back with its context.  MOV
  * SS holds off the trap for one instruction, so no record (and no guest
  * #DB) follows it: the next trap covers both.  The program's final OUT to
  * PORT_DONE is never completed; the capture is stopped after it.
