@@ -11,6 +11,7 @@ judge_win_resolved() {
 	got=$(sed -n 's/^ *"\(entry_gpa\|dtb\|user_dtb\)": "*\([^",]*\)"*,*$/\2/p' "$d/resolve-$tag.json" 2>/dev/null |
 		awk '{ if ($0 == "null") print "0x0"; else { sub(/^0x0*/, "0x"); if ($0 == "0x") $0 = "0x0"; print } }' | tr '\n' ' ')
 	# resolve prints dtb, user_dtb, ..., entry_gpa: reorder to gpa dtb udtb
+	# shellcheck disable=SC2086
 	set -- $got
 	got="${3:-?} ${1:-?} ${2:-?}"
 	if [ "$(cat "$d/resolve-$tag.rc" 2>/dev/null)" = 0 ] && [ "$got" = "$want" ]; then
@@ -79,7 +80,7 @@ judge_win_set() {
 			else
 				bad "capture/$name/not-resident" "the entry page should not be resident yet: exit $(cat "$cap/$name/resolve-ready.rc" 2>/dev/null)"
 			fi
-			judge_win_resolved "$name" "$image" "$pid" done ;;
+			judge_win_resolved "$name" "$image" "$pid" "done" ;;
 		late)
 			if [ "$(cat "$cap/$name/resolve-ready.rc" 2>/dev/null)" = 1 ] &&
 				grep -q 'no process' "$cap/$name/resolve-ready.err"; then

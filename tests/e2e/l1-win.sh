@@ -81,6 +81,7 @@ win_capture_run() {
 			"$(json_field "$dir/resolve-ready.json" user_dtb)" || mode=failed ;;
 	lazy)
 		# Not resident yet: the page the scheduler will map (the builder's record).
+		# shellcheck disable=SC2046
 		set -- $(awk -v p="$pid" '$2 == p' "/e2e/$image.targets")
 		win_arm "$dir" "$(printf '0x%x' $(($6 & ~0xfff)))" "$3" || mode=failed ;;
 	esac
@@ -99,7 +100,7 @@ win_capture_run() {
 	fi
 	wait_line "$dir/vmm.txt" '^holding$' 120 "$vmm_pid" ||
 		echo "the guest did not finish (no holding line)" >>"$dir/timeout.txt"
-	win_resolve "$dir" done "$tmp.done" "$pid"
+	win_resolve "$dir" "done" "$tmp.done" "$pid"
 	if [ -n "$cap_pid" ]; then
 		kill -INT "$cap_pid" 2>/dev/null
 		wait "$cap_pid"; echo $? >"$dir/capture.rc"
