@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "common/cli.h"
-#include "svmtrace-capture/capture.h"
+#include "common/capture.h"
 
 int control_open(void)
 {
