@@ -24,9 +24,9 @@ static uint64_t pml4;
 static struct {
 	unsigned int reads;
 	size_t max_len;
-	int eintr;	      /* fail this many reads with EINTR first */
-	unsigned int vcpus;   /* vCPUs the VM has */
-	int vcpu_err;	      /* errno for every vCPU query, 0 = answer */
+	int eintr;	    /* fail this many reads with EINTR first */
+	unsigned int vcpus; /* vCPUs the VM has */
+	int vcpu_err;	    /* errno for every vCPU query, 0 = answer */
 	struct svmtrace_vcpu_state st;
 } vm;
 
@@ -82,8 +82,7 @@ static struct svmtrace_vmi_mem *open_live(void)
 	struct svmtrace_vmi_error err;
 	struct svmtrace_vmi_mem *mem;
 
-	ck_assert_msg(!svmtrace_vmi_mem_open_live_ops(&ops, "fake", &mem, &err), "%s",
-		      err.message);
+	ck_assert_msg(!svmtrace_vmi_mem_open_live_ops(&ops, "fake", &mem, &err), "%s", err.message);
 	ck_assert_str_eq(svmtrace_vmi_mem_kind(mem), "live");
 	return mem;
 }
@@ -197,9 +196,9 @@ START_TEST(vcpu_errors_and_states)
 
 	vm.st.lstar = KBASE;
 	mem_live_vcpu_from_state(&vm.st, &v);
-	ck_assert_uint_eq(v.valid, SVMTRACE_VMI_REG_CR3 | SVMTRACE_VMI_REG_IDTR |
-					   SVMTRACE_VMI_REG_GS_BASE |
-					   SVMTRACE_VMI_REG_KERNEL_GS_BASE | SVMTRACE_VMI_REG_LSTAR);
+	ck_assert_uint_eq(v.valid,
+			  SVMTRACE_VMI_REG_CR3 | SVMTRACE_VMI_REG_IDTR | SVMTRACE_VMI_REG_GS_BASE |
+				  SVMTRACE_VMI_REG_KERNEL_GS_BASE | SVMTRACE_VMI_REG_LSTAR);
 	vm.st.flags = SVMTRACE_VCPU_STATE_F_GUEST_MODE; /* a nested guest's registers */
 	mem_live_vcpu_from_state(&vm.st, &v);
 	ck_assert_uint_eq(v.valid, 0);
@@ -213,9 +212,8 @@ END_TEST
 int main(void)
 {
 	const TTest *const tests[] = { lstar_discovery_runs_on_live_registers,
-					      large_reads_are_split_at_max_read,
-					      errors_name_what_failed, refresh_forgets_cached_pages,
-					      vcpu_errors_and_states };
+				       large_reads_are_split_at_max_read, errors_name_what_failed,
+				       refresh_forgets_cached_pages, vcpu_errors_and_states };
 
 	return fx_run("vmi_live", setup, teardown, tests, sizeof(tests) / sizeof(tests[0]));
 }

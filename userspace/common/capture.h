@@ -40,7 +40,7 @@ struct vcpu_stream {
 	uint64_t discarded; /* slots released unwritten: disk budget or write error */
 	bool failed;	    /* the writer failed (e.g. ENOSPC): slots are discarded */
 	char error[sizeof(((struct svmtrace_error *)0)->message)]; /* why it failed */
-	bool done;	    /* closed and drained */
+	bool done;						   /* closed and drained */
 };
 
 void stream_open(struct vcpu_stream *s, uint32_t vcpu, int ring_fd, uint64_t mmap_size,
@@ -69,9 +69,9 @@ void progress_update(struct progress *p, const struct vcpu_stream *s, uint32_t n
 
 /* capture_run.c */
 struct capture_limits {
-	double duration;	       /* seconds, 0 = until a signal */
-	uint64_t max_records;	       /* 0 = no limit */
-	uint64_t max_bytes;	       /* disk budget of all files, 0 = none */
+	double duration;		/* seconds, 0 = until a signal */
+	uint64_t max_records;		/* 0 = no limit */
+	uint64_t max_bytes;		/* disk budget of all files, 0 = none */
 	unsigned int consumer_delay_us; /* per slot: a deliberately slow consumer */
 };
 

@@ -29,7 +29,7 @@ static void on_signal(int sig)
 
 void capture_setup_signals(void)
 {
-	struct sigaction sa = {.sa_handler = on_signal};
+	struct sigaction sa = { .sa_handler = on_signal };
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -209,7 +209,8 @@ bool capture_report(struct capture *cap, const char *why)
 			printf(" sessions=%llu", (unsigned long long)st.vcpus[i].counters.sessions);
 		putchar('\n');
 		if (s->written + s->discarded + c.dropped != c.produced) {
-			warn("vCPU %u: %llu written + %llu discarded + %llu dropped != %llu produced "
+			warn("vCPU %u: %llu written + %llu discarded + %llu dropped != %llu "
+			     "produced "
 			     "by the kernel",
 			     i, (unsigned long long)s->written, (unsigned long long)s->discarded,
 			     (unsigned long long)c.dropped, (unsigned long long)c.produced);

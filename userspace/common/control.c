@@ -89,7 +89,7 @@ int control_vm_fd(pid_t pid, int *vm_fd_number, int *pidfd)
 
 void control_attach(int ctl, int vm_fd, pid_t pid, int vmm_fd_number)
 {
-	struct svmtrace_attach a = {.vm_fd = vm_fd};
+	struct svmtrace_attach a = { .vm_fd = vm_fd };
 
 	if (!ioctl(ctl, SVMTRACE_ATTACH, &a))
 		return;
@@ -166,7 +166,7 @@ void control_status(int ctl, struct svmtrace_capture_status *st)
 
 int control_get_ring(int ctl, uint32_t vcpu, uint64_t *mmap_size)
 {
-	struct svmtrace_ring_request req = {.vcpu = vcpu};
+	struct svmtrace_ring_request req = { .vcpu = vcpu };
 
 	if (ioctl(ctl, SVMTRACE_GET_RING, &req))
 		die("ring of vCPU %u: %s", vcpu, strerror(errno));

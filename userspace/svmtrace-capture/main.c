@@ -112,23 +112,23 @@ static uint32_t parse_u32(const char *arg, const char *what, uint64_t min, uint6
 
 static void parse_options(int argc, char **argv, struct capture_options *o)
 {
-	static const struct option longopts[] = {
-		{"vmm-pid", required_argument, NULL, 'p'},
-		{"vm-fd", required_argument, NULL, 'f'},
-		{"gate-gpa", required_argument, NULL, 'g'},
-		{"cr3", required_argument, NULL, 'c'},
-		{"out", required_argument, NULL, 'o'},
-		{"policy", required_argument, NULL, 'P'},
-		{"kernel", no_argument, NULL, 'k'},
-		{"rip-range", required_argument, NULL, 'r'},
-		{"duration", required_argument, NULL, 'd'},
-		{"max-records", required_argument, NULL, 'm'},
-		{"ring-slots", required_argument, NULL, 's'},
-		{"wake-batch", required_argument, NULL, 'w'},
-		{"consumer-delay-us", required_argument, NULL, 'D'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{0}};
+	static const struct option longopts[] = { { "vmm-pid", required_argument, NULL, 'p' },
+						  { "vm-fd", required_argument, NULL, 'f' },
+						  { "gate-gpa", required_argument, NULL, 'g' },
+						  { "cr3", required_argument, NULL, 'c' },
+						  { "out", required_argument, NULL, 'o' },
+						  { "policy", required_argument, NULL, 'P' },
+						  { "kernel", no_argument, NULL, 'k' },
+						  { "rip-range", required_argument, NULL, 'r' },
+						  { "duration", required_argument, NULL, 'd' },
+						  { "max-records", required_argument, NULL, 'm' },
+						  { "ring-slots", required_argument, NULL, 's' },
+						  { "wake-batch", required_argument, NULL, 'w' },
+						  { "consumer-delay-us", required_argument, NULL,
+						    'D' },
+						  { "quiet", no_argument, NULL, 'q' },
+						  { "help", no_argument, NULL, 'h' },
+						  { 0 } };
 	struct svmtrace_target *t = &o->target;
 	char *end;
 	int c;
@@ -190,7 +190,8 @@ static void parse_options(int argc, char **argv, struct capture_options *o)
 			t->wake_batch = parse_u32(optarg, "--wake-batch", 1, UINT32_MAX);
 			break;
 		case 'D':
-			o->lim.consumer_delay_us = parse_u32(optarg, "--consumer-delay-us", 0, 1000000);
+			o->lim.consumer_delay_us =
+				parse_u32(optarg, "--consumer-delay-us", 0, 1000000);
 			break;
 		default:
 			usage(stderr, 2);
@@ -208,7 +209,7 @@ static void parse_options(int argc, char **argv, struct capture_options *o)
 int main(int argc, char **argv)
 {
 	struct capture_options opt;
-	struct capture cap = {0};
+	struct capture cap = { 0 };
 	const char *why;
 	int vmm_fd_number;
 	bool ok;

@@ -10,7 +10,7 @@
 #define CACHE_PAGE 4096ULL
 
 struct mem_cache {
-	int fd;			 /* file sources: closed with the cache; else -1 */
+	int fd;			/* file sources: closed with the cache; else -1 */
 	mem_cache_fill_fn fill; /* live sources: fills one page */
 	void *ctx;
 	uint64_t tags[MEM_CACHE_PAGES]; /* file page index + 1; 0 = empty */

@@ -21,18 +21,18 @@
 
 #include <svmtrace/abi.h>
 
-#define LIVE_PAGE 4096ULL
-#define LIVE_MAX_VCPUS 288 /* KVM_MAX_VCPUS of the pinned kernel */
+#define LIVE_PAGE	 4096ULL
+#define LIVE_MAX_VCPUS	 288 /* KVM_MAX_VCPUS of the pinned kernel */
 #define LIVE_EINTR_TRIES 8
-#define LIVE_CACHED_MAX (2 * LIVE_PAGE) /* larger reads bypass the cache */
+#define LIVE_CACHED_MAX	 (2 * LIVE_PAGE) /* larger reads bypass the cache */
 
 struct live {
 	struct svmtrace_vmi_live_ops ops;
 };
 
 /* One read of at most max_read bytes, errno mapped to a VMI status. */
-static int live_read_chunk(const struct svmtrace_vmi_mem *mem, uint64_t gpa, void *buf,
-			   size_t len, struct svmtrace_vmi_error *err)
+static int live_read_chunk(const struct svmtrace_vmi_mem *mem, uint64_t gpa, void *buf, size_t len,
+			   struct svmtrace_vmi_error *err)
 {
 	const struct live *l = mem->priv;
 	int rc, tries = 0;
@@ -105,8 +105,7 @@ static int live_vcpus(struct svmtrace_vmi_mem *mem, struct svmtrace_vmi_error *e
 		mem->vcpus[mem->nr_vcpus++] = v;
 	}
 	if (!mem->nr_vcpus)
-		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND, "%s: the VM has no vCPU",
-				mem->name);
+		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND, "%s: the VM has no vCPU", mem->name);
 	return 0;
 }
 
@@ -207,7 +206,7 @@ void mem_live_vcpu_from_state(const struct svmtrace_vcpu_state *st, struct svmtr
 static int ioctl_vcpu(void *ctx, unsigned int index, struct svmtrace_vmi_vcpu *out)
 {
 	int ctl_fd = (int)(intptr_t)ctx;
-	struct svmtrace_vcpu_state st = {.vcpu = index};
+	struct svmtrace_vcpu_state st = { .vcpu = index };
 
 	if (ioctl(ctl_fd, SVMTRACE_GET_VCPU_STATE, &st))
 		return -errno;
