@@ -325,4 +325,22 @@ int svmtrace_vmi_modules(const struct svmtrace_vmi *vmi, uint64_t pid,
 			 struct svmtrace_vmi_module **list, size_t *count,
 			 struct svmtrace_vmi_error *err);
 
+/* What identifies a mapped PE image for symbolization. */
+struct svmtrace_vmi_image_id {
+	uint32_t time_date_stamp; /* FileHeader.TimeDateStamp */
+	uint32_t size_of_image;
+	bool has_codeview;	  /* the fields below are valid */
+	uint32_t age;
+	char pdb_name[64];
+	char id[48]; /* "GUID-AGE", GUID in upper-case hex */
+};
+
+/*
+ * Read the headers (and the CodeView record, when its page is resident) of
+ * the image mapped at @base in @dtb.  E_NOT_RESIDENT when the headers are
+ * paged out.
+ */
+int svmtrace_vmi_image_id(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t base,
+			  struct svmtrace_vmi_image_id *out, struct svmtrace_vmi_error *err);
+
 #endif
