@@ -21,6 +21,8 @@
 
 /* control.c: every call dies with a message naming what was wrong. */
 int control_open(void);
+/* The fd number of @pid's only KVM VM (dies naming what is wrong). */
+int control_find_vm_fd(pid_t pid);
 int control_vm_fd(pid_t pid, int *vm_fd_number, int *pidfd);
 void control_attach(int ctl, int vm_fd, pid_t pid, int vmm_fd_number);
 void control_set_target(int ctl, const struct svmtrace_target *t);

@@ -32,7 +32,7 @@ int control_open(void)
 }
 
 /* The fd number of the one KVM VM in @pid, from /proc/PID/fd. */
-static int find_vm_fd(pid_t pid)
+int control_find_vm_fd(pid_t pid)
 {
 	char dir[64], link[PATH_MAX], target[64];
 	struct dirent *d;
@@ -76,7 +76,7 @@ int control_vm_fd(pid_t pid, int *vm_fd_number, int *pidfd)
 	int vm_fd, fd;
 
 	if (*vm_fd_number < 0)
-		*vm_fd_number = find_vm_fd(pid);
+		*vm_fd_number = control_find_vm_fd(pid);
 	vm_fd = *vm_fd_number;
 	*pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (*pidfd < 0)
