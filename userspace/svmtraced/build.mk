@@ -13,3 +13,10 @@ $(BUILD)/tests/test_svmtraced: $(patsubst %.c,$(BUILD)/obj/%.o,$(SVMTRACED_CORE)
 		$(CAPTURE_COMMON_SRCS) $(CLI_SRCS))
 $(BUILD)/tests/test_svmtraced: TEST_EXTRA_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,\
 	$(SVMTRACED_CORE) $(CAPTURE_COMMON_SRCS) $(CLI_SRCS))
+
+# The systemd unit, with the installed program's path.
+$(BUILD)/svmtraced@.service: userspace/svmtraced/svmtraced@.service.in
+	@mkdir -p $(@D)
+	sed 's|@BINDIR@|$(PREFIX)/bin|g' $< >$@
+UNITS += $(BUILD)/svmtraced@.service
+all: $(BUILD)/svmtraced@.service

@@ -97,7 +97,8 @@ bool statusd_serve(struct statusd *sd, const struct status_view *v)
 	} else {
 		snprintf(answer, 65536, "error: unknown request '%.32s' (status or stop)\n", req);
 	}
-	if (write(c, answer, strlen(answer)) < 0)
+	/* A client gone before the answer must not kill us (SIGPIPE). */
+	if (send(c, answer, strlen(answer), MSG_NOSIGNAL) < 0 && errno != EPIPE)
 		warn("status socket: %s", strerror(errno));
 	free(answer);
 	close(c);
