@@ -46,10 +46,14 @@ static void append(struct vcpu_stream *s, const struct svmtrace_slot *slot, uint
 		return;
 	}
 	if (svmtrace_writer_append(s->writer, slot, &err)) {
+		uint64_t kept = svmtrace_writer_stats(s->writer)->records;
+
 		s->failed = true;
 		snprintf(s->error, sizeof(s->error), "%s", err.message);
 		warn("vCPU %u: %s: recording stops here", s->vcpu, err.message);
-		s->discarded++;
+		/* The frame the failed write held is lost with this slot. */
+		s->discarded += s->written - kept + 1;
+		s->written = kept;
 		return;
 	}
 	s->written++;
