@@ -23,14 +23,30 @@ struct statusd {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 };
 
+/*
+ * No socket is no reason to refuse a capture (an initramfs without /run):
+ * warn and go on without status.
+ */
+static struct statusd *no_socket(struct statusd *sd, const char *what)
+{
+	warn("status socket %s: %s: %s (`svmtraced status` will not see this daemon)", sd->path,
+	     what, strerror(errno));
+	if (sd->fd >= 0)
+		close(sd->fd);
+	free(sd);
+	return NULL;
+}
+
 struct statusd *statusd_open(const char *path)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	struct statusd *sd = calloc(1, sizeof(*sd));
 	mode_t old;
+	int rc;
 
 	if (!sd)
 		die("out of memory");
+	sd->fd = -1;
 	if (path)
 		snprintf(sd->path, sizeof(sd->path), "%s", path);
 	else
@@ -39,20 +55,19 @@ struct statusd *statusd_open(const char *path)
 	if (strlen(sd->path) >= sizeof(sa.sun_path) - 1)
 		die("--socket %s: path too long for a UNIX socket", sd->path);
 	if (!path && mkdir(SVMTRACED_SOCKET_DIR, 0700) && errno != EEXIST)
-		die("%s: %s", SVMTRACED_SOCKET_DIR, strerror(errno));
+		return no_socket(sd, "mkdir " SVMTRACED_SOCKET_DIR);
 	if (!path && chmod(SVMTRACED_SOCKET_DIR, 0700))
-		die("%s: %s", SVMTRACED_SOCKET_DIR, strerror(errno));
+		return no_socket(sd, "chmod " SVMTRACED_SOCKET_DIR);
 	strcpy(sa.sun_path, sd->path);
 	unlink(sd->path);
 	sd->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (sd->fd < 0)
-		die("status socket: %s", strerror(errno));
+		return no_socket(sd, "socket");
 	old = umask(0177);
-	if (bind(sd->fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(sd->fd, 4)) {
-		umask(old);
-		die("status socket %s: %s", sd->path, strerror(errno));
-	}
+	rc = bind(sd->fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(sd->fd, 4);
 	umask(old);
+	if (rc)
+		return no_socket(sd, "bind");
 	return sd;
 }
 
@@ -111,5 +126,5 @@ bool statusd_wait(struct statusd *sd, const struct status_view *v, int ms)
 
 	if (poll(&p, 1, ms) == 1 && sd)
 		return statusd_serve(sd, v);
-	return false;
+	return false; /* without a socket (fd -1) poll() just sleeps */
 }

@@ -143,8 +143,10 @@ static void stop_if_asked(struct statusd *sd, const char *phase, int ms)
 {
 	struct status_view v = idle_view(phase);
 
-	if (statusd_wait(sd, &v, ms) || capture_stop_signal())
-		die("stopped while %s: nothing was armed", phase);
+	if (statusd_wait(sd, &v, ms) || capture_stop_signal()) {
+		fprintf(stderr, "svmtraced: stopped while %s: nothing was armed\n", phase);
+		exit(0);
+	}
 }
 
 /* Resolve @pid, waiting (polling) while its entry page is not resident. */
