@@ -39,7 +39,7 @@ static struct statusd *no_socket(struct statusd *sd, const char *what)
 
 struct statusd *statusd_open(const char *path)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct statusd *sd = calloc(1, sizeof(*sd));
 	mode_t old;
 	int rc;

@@ -93,6 +93,8 @@ struct target_info {
 struct statusd;
 struct svmtrace_vmi *target_open(int ctl, const struct daemon_options *o,
 				 struct svmtrace_vmi_mem **mem);
+/* The same over a live source opened elsewhere (tests: the live driver over an image). */
+struct svmtrace_vmi *target_open_mem(struct svmtrace_vmi_mem *mem, const struct daemon_options *o);
 /* Find and resolve the target; polls status requests while it waits. */
 void target_resolve(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem,
 		    const struct daemon_options *o, struct statusd *sd, struct target_info *t);

@@ -40,25 +40,32 @@ static bool transient(int rc)
 	return rc == SVMTRACE_VMI_E_CORRUPT || rc == SVMTRACE_VMI_E_NOT_RESIDENT;
 }
 
-struct svmtrace_vmi *target_open(int ctl, const struct daemon_options *o,
-				 struct svmtrace_vmi_mem **mem)
+struct svmtrace_vmi *target_open_mem(struct svmtrace_vmi_mem *mem, const struct daemon_options *o)
 {
 	struct svmtrace_vmi_error err;
 	struct svmtrace_vmi *vmi;
 	int rc = 0, i;
 
-	if (svmtrace_vmi_mem_open_live(ctl, mem, &err))
-		die("live VM: %s", err.message);
 	for (i = 0; i < WALK_TRIES; i++) {
 		if (i)
-			refresh(*mem);
-		rc = svmtrace_vmi_open(*mem, o->profiles, &vmi, &err);
+			refresh(mem);
+		rc = svmtrace_vmi_open(mem, o->profiles, &vmi, &err);
 		if (!rc)
 			return vmi;
 		if (!transient(rc) && rc != SVMTRACE_VMI_E_NOT_FOUND)
 			break;
 	}
 	die("finding the guest kernel in live memory: %s", err.message);
+}
+
+struct svmtrace_vmi *target_open(int ctl, const struct daemon_options *o,
+				 struct svmtrace_vmi_mem **mem)
+{
+	struct svmtrace_vmi_error err;
+
+	if (svmtrace_vmi_mem_open_live(ctl, mem, &err))
+		die("live VM: %s", err.message);
+	return target_open_mem(*mem, o);
 }
 
 static bool same_processes(const struct svmtrace_vmi_process *a, size_t na,
@@ -161,20 +168,17 @@ static void resolve_waiting(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *m
 
 	while ((rc = resolve_stable(vmi, mem, pid, out, &err)) == SVMTRACE_VMI_E_NOT_RESIDENT) {
 		if (!said)
-			warn("PID %llu: %s; waiting up to %.0f s for Windows to bring it in",
-			     (unsigned long long)pid, err.message, o->resolve_timeout);
+			warn("%s; waiting up to %.1f s for Windows to bring it in", err.message,
+			     o->resolve_timeout);
 		said = true;
 		if (now_seconds() >= deadline)
-			die("PID %llu: the entry page did not become resident within %.0f s "
+			die("the entry page of PID %llu did not become resident within %.1f s "
 			    "(--resolve-timeout): %s",
 			    (unsigned long long)pid, o->resolve_timeout, err.message);
 		stop_if_asked(sd, "waiting for the entry page", POLL_MS);
 	}
-	if (rc == SVMTRACE_VMI_E_NOT_FOUND)
-		die("PID %llu: %s (svmtraced lists no such live process)", (unsigned long long)pid,
-		    err.message);
 	if (rc)
-		die("PID %llu: %s", (unsigned long long)pid, err.message);
+		die("%s", err.message);
 	if (said)
 		warn("PID %llu: the entry page is resident now", (unsigned long long)pid);
 }
