@@ -130,14 +130,19 @@ win_daemon_run() {
 	*) sel="--pid $target" ;;
 	esac
 	# shellcheck disable=SC2086
-	svmtraced --vmm-pid "$vmm_pid" $sel --profiles /e2e --out "$traces" >"$dir/capture.txt" 2>&1 &
+	svmtraced --vmm-pid "$vmm_pid" $sel --profiles /e2e --out "$traces" --policy block \
+		>"$dir/capture.txt" 2>&1 &
 	cap_pid=$!
 	case $mode in
 	pid)	# armed before the guest runs at all
 		wait_line "$dir/capture.txt" '^armed ' 60 "$cap_pid" ||
 			echo "svmtraced never armed" >>"$dir/timeout.txt" ;;
-	lazy)	# the entry page is not resident: it must wait for it, armed or not
-		sleep 2 ;;
+	lazy)	# the entry page is not resident: it must say it waits for it
+		wait_line "$dir/capture.txt" 'waiting up to' 60 "$cap_pid" ||
+			echo "svmtraced never said it waits for the entry page" >>"$dir/timeout.txt" ;;
+	late)	# its "before" list must be taken before the guest runs
+		wait_line "$dir/capture.txt" 'waiting for a new process' 60 "$cap_pid" ||
+			echo "svmtraced never said it waits for the process" >>"$dir/timeout.txt" ;;
 	esac
 	kill -USR1 "$vmm_pid"
 	if wait_line "$dir/vmm.txt" '^go ' 60 "$vmm_pid"; then

@@ -134,6 +134,10 @@ int main(int argc, char **argv)
 	cap.vm_fd = control_vm_fd(vm.vmm_pid, &vmm_fd_number, &cap.pidfd);
 	control_attach(cap.ctl, cap.vm_fd, vm.vmm_pid, vmm_fd_number);
 	status_socket = statusd_open(opt.socket);
+	/* Before capture_open_streams(), which copies it into the poll set:
+	 * left at 0 it polled stdin, and without a socket a readable stdin
+	 * made statusd_serve(NULL) crash (seen in the nested lab). */
+	cap.extra_fd = statusd_fd(status_socket);
 	atexit(remove_socket);
 
 	vmi = target_open(cap.ctl, &opt, &mem);
