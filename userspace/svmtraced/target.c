@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/cli.h"
 #include "svmtraced/svmtraced.h"
@@ -48,8 +49,10 @@ struct svmtrace_vmi *target_open_mem(struct svmtrace_vmi_mem *mem, const struct 
 	int rc = 0, i;
 
 	for (i = 0; i < WALK_TRIES; i++) {
-		if (i)
+		if (i) {
+			usleep(20000); /* e.g. a vCPU between two states */
 			refresh(mem);
+		}
 		rc = svmtrace_vmi_open(mem, o->profiles, &vmi, &err);
 		if (!rc)
 			return vmi;
