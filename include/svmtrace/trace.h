@@ -141,7 +141,7 @@ struct svmtrace_writer_stats {
 	uint64_t frames_raw;
 	uint64_t frames_lz4;
 	uint64_t decoded_bytes;
-	uint64_t file_bytes; /* header and frame headers included */
+	uint64_t file_bytes;   /* header and frame headers included */
 	uint64_t lost_records; /* in frames a failed write cut off (not in records) */
 };
 

@@ -329,7 +329,7 @@ int svmtrace_vmi_modules(const struct svmtrace_vmi *vmi, uint64_t pid,
 struct svmtrace_vmi_image_id {
 	uint32_t time_date_stamp; /* FileHeader.TimeDateStamp */
 	uint32_t size_of_image;
-	bool has_codeview;	  /* the fields below are valid */
+	bool has_codeview; /* the fields below are valid */
 	uint32_t age;
 	char pdb_name[64];
 	char id[48]; /* "GUID-AGE", GUID in upper-case hex */

@@ -1,6 +1,7 @@
 # svmtraced refuses, with one line naming what to do, every VM and host it
 # cannot trace: through libvirt's real built-in test driver (a running
-# domain whose type is "test"), an unknown domain, a --vmm-pid without a KVM
+# domain whose type is "test"; a node file with a shut-off KVM domain and a
+# running one without QEMU), an unknown domain, a --vmm-pid without a KVM
 # VM, a host without SVM, a missing /dev/svmtrace; and bad arguments.
 set -eu
 . tests/lib/need.sh
@@ -23,6 +24,38 @@ expect_fail "domain 'nosuch' not found on test:///default" \
 LIBVIRT_DEFAULT_URI=test:///default expect_fail "domain 'test' is of type 'test', not KVM" \
 	--domain test --pid 4
 expect_fail "names another host" --connect qemu+ssh://elsewhere/system --domain x --pid 4
+
+# The test driver with a node of our own: KVM domains, one running, one shut
+# off, found by name, UUID and ID.  The running one has no QEMU behind it.
+cat >"$WORK/node.xml" <<'XML'
+<node>
+  <domain type='kvm'>
+    <name>svmtrace-test-run</name>
+    <uuid>5d6e0a52-7d31-4c4e-9a59-3c0b0d6f0001</uuid>
+    <memory>1048576</memory>
+    <vcpu>2</vcpu>
+    <os><type arch='x86_64'>hvm</type></os>
+  </domain>
+  <domain type='kvm'>
+    <name>svmtrace-test-off</name>
+    <uuid>5d6e0a52-7d31-4c4e-9a59-3c0b0d6f0002</uuid>
+    <memory>1048576</memory>
+    <vcpu>1</vcpu>
+    <os><type arch='x86_64'>hvm</type></os>
+    <test:runstate xmlns:test='http://libvirt.org/schemas/domain/test/1.0'>5</test:runstate>
+  </domain>
+</node>
+XML
+node="test://$WORK/node.xml"
+for d in svmtrace-test-off 5d6e0a52-7d31-4c4e-9a59-3c0b0d6f0002; do
+	expect_fail "domain 'svmtrace-test-off' is not running (shut off): start it first" \
+		--connect "$node" --domain $d --pid 4
+done
+for d in svmtrace-test-run 5d6e0a52-7d31-4c4e-9a59-3c0b0d6f0001 1; do
+	expect_fail "domain 'svmtrace-test-run': libvirt did not tell QEMU's PID" \
+		--connect "$node" --domain $d --pid 4
+done
+expect_fail "domain '7' not found on $node" --connect "$node" --domain 7 --pid 4
 
 # --vmm-pid of a process without a KVM VM.
 expect_fail "--vmm-pid $$: the process holds no KVM VM" --vmm-pid $$ --pid 4

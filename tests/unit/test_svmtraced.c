@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -309,6 +312,92 @@ START_TEST(status_socket)
 }
 END_TEST
 
+/* A ring in a memfd, as the kernel hands one out, with @n slots published. */
+static int ring_with_slots(uint32_t n, size_t *size)
+{
+	struct svmtrace_ring_producer p;
+	uint64_t x = 0x1234567;
+	uint32_t i;
+	void *mem;
+	int fd;
+
+	*size = svmtrace_ring_init_memory(NULL, 8192, 0);
+	fd = memfd_create("ring", MFD_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, (off_t)*size), 0);
+	mem = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ck_assert_ptr_ne(mem, MAP_FAILED);
+	svmtrace_ring_init_memory(mem, 8192, 0);
+	svmtrace_ring_producer_init(&p, mem);
+	for (i = 0; i < n; i++) {
+		struct svmtrace_slot *sl = svmtrace_ring_reserve(&p);
+		int r;
+
+		ck_assert_ptr_nonnull(sl);
+		memset(sl, 0, sizeof(*sl));
+		sl->kind = i ? SVMTRACE_SLOT_INSTRUCTION : SVMTRACE_SLOT_SESSION_START;
+		sl->seq = i + 1;
+		sl->cr3 = 0x1000;
+		sl->rip = 0x400000 + test_rand(&x) % 4096;
+		for (r = 0; r < SVMTRACE_NR_GPRS; r++)
+			sl->gpr[r] = test_rand(&x); /* hardly compressible: frames fill fast */
+		svmtrace_ring_publish(&p);
+	}
+	munmap(mem, *size);
+	return fd;
+}
+
+/* --max-bytes at the stream: records past the cap are discarded, counted. */
+START_TEST(stream_byte_cap)
+{
+	const char *dir = scratch_path("cap");
+	struct svmtrace_summary sum;
+	struct svmtrace_error err;
+	struct vcpu_stream s;
+	char path[4200];
+	size_t size;
+	int fd = ring_with_slots(6000, &size);
+
+	mkdir(dir, 0755);
+	stream_open(&s, 0, fd, size, dir);
+	ck_assert_uint_eq(stream_drain(&s, 0, 200000), 6000);
+	ck_assert_uint_gt(s.discarded, 0);
+	ck_assert_uint_eq(s.written + s.discarded, 6000);
+	ck_assert_uint_le(stream_file_bytes(&s), 200000 + 70000); /* one frame past at most */
+	ck_assert(stream_close(&s));
+	snprintf(path, sizeof(path), "%s/svmtrace_trace_cpu0.bin", dir);
+	ck_assert_int_eq(svmtrace_read(path, NULL, NULL, &sum, &err), 0);
+	ck_assert_uint_eq(sum.records, s.written);
+}
+END_TEST
+
+/* A disk that fills (EFBIG here, as ENOSPC): a complete file, honest counts. */
+START_TEST(stream_disk_full)
+{
+	const char *dir = scratch_path("full");
+	struct rlimit lim = { .rlim_cur = 100000, .rlim_max = RLIM_INFINITY };
+	struct svmtrace_summary sum;
+	struct svmtrace_error err;
+	struct vcpu_stream s;
+	char path[4200];
+	size_t size;
+	int fd = ring_with_slots(6000, &size);
+
+	mkdir(dir, 0755);
+	signal(SIGXFSZ, SIG_IGN);
+	stream_open(&s, 0, fd, size, dir);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	ck_assert_uint_eq(stream_drain(&s, 0, UINT64_MAX), 6000);
+	ck_assert(s.failed);
+	ck_assert_msg(strstr(s.error, "write failed"), "%s", s.error);
+	ck_assert_uint_eq(s.written + s.discarded, 6000);
+	ck_assert(stream_close(&s));
+	snprintf(path, sizeof(path), "%s/svmtrace_trace_cpu0.bin", dir);
+	ck_assert_int_eq(svmtrace_read(path, NULL, NULL, &sum, &err), 0);
+	ck_assert_uint_eq(sum.records, s.written);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("svmtraced");
@@ -320,6 +409,8 @@ int main(void)
 	tcase_add_test(tc, version_check);
 	tcase_add_test(tc, capture_json_reads_back);
 	tcase_add_test(tc, status_socket);
+	tcase_add_test(tc, stream_byte_cap);
+	tcase_add_test(tc, stream_disk_full);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -152,9 +152,9 @@ END_TEST
 START_TEST(a_failed_write_leaves_complete_frames)
 {
 	const char *path = scratch_path("full.bin");
-	struct rlimit lim = {.rlim_cur = 150000, .rlim_max = RLIM_INFINITY};
+	struct rlimit lim = { .rlim_cur = 150000, .rlim_max = RLIM_INFINITY };
 	struct svmtrace_writer_options o;
-	struct svmtrace_slot sl = {.cr3 = 0x1000};
+	struct svmtrace_slot sl = { .cr3 = 0x1000 };
 	struct svmtrace_writer *w;
 	struct svmtrace_summary sum;
 	struct svmtrace_error err;

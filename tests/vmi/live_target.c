@@ -83,6 +83,29 @@ static uint64_t find_name(const char *name)
 	return found;
 }
 
+/* The GPA of the 4 KiB PTE that maps @pid's entry point (tables all present). */
+static uint64_t entry_pte_gpa(const struct svmtrace_vmi *vmi, uint64_t pid)
+{
+	struct svmtrace_vmi_entry e;
+	struct svmtrace_vmi_error err;
+	uint64_t table, at = 0, entry;
+	int level;
+
+	if (svmtrace_vmi_resolve(vmi, pid, &e, &err) != SVMTRACE_VMI_E_NOT_RESIDENT || !e.entry_va)
+		die("--make-resident: PID %llu's entry is not a missing page: %s",
+		    (unsigned long long)pid, err.message);
+	table = e.process.dtb & 0x000ffffffffff000ULL;
+	for (level = 4; level >= 1; level--) {
+		at = table + 8 * ((e.entry_va >> (12 + 9 * (level - 1))) & 0x1ff);
+		if (svmtrace_vmi_mem_read(g.image, at, &entry, 8, &err))
+			die("%s", err.message);
+		if (level > 1 && !(entry & 1))
+			die("--make-resident: the %d-level table entry is not present", level);
+		table = entry & 0x000ffffffffff000ULL;
+	}
+	return at;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = { { "memory", required_argument, NULL, 'm' },
@@ -94,6 +117,7 @@ int main(int argc, char **argv)
 						    'T' },
 						  { "rename", required_argument, NULL, 'r' },
 						  { "switch-after", required_argument, NULL, 's' },
+						  { "make-resident", required_argument, NULL, 'R' },
 						  { 0 } };
 	struct svmtrace_vmi_live_ops ops = { .read = image_read,
 					     .vcpu = image_vcpu,
@@ -104,6 +128,7 @@ int main(int argc, char **argv)
 	struct svmtrace_vmi *vmi;
 	struct target_info t;
 	const char *memory = NULL, *rename = NULL;
+	uint64_t resident_pte = 0;
 	uint64_t base;
 	unsigned int i;
 	int c;
@@ -135,6 +160,9 @@ int main(int argc, char **argv)
 		case 's':
 			g.switch_at = parse_u64(optarg, "--switch-after");
 			break;
+		case 'R':
+			resident_pte = parse_u64(optarg, "--make-resident");
+			break;
 		default:
 			return 2;
 		}
@@ -162,6 +190,12 @@ int main(int argc, char **argv)
 			old[g.patch_len] = '\0';
 			g.patch_gpa = find_name(old);
 		}
+		g.switch_at += g.reads;
+	}
+	if (resident_pte) {
+		memcpy(g.patch, &resident_pte, 8);
+		g.patch_len = 8;
+		g.patch_gpa = entry_pte_gpa(vmi, o.pid);
 		g.switch_at += g.reads;
 	}
 	memset(&t, 0, sizeof(t));

@@ -33,6 +33,38 @@ void control_status(int ctl, struct svmtrace_capture_status *st);
 int control_get_ring(int ctl, uint32_t vcpu, uint64_t *mmap_size);
 void control_detach(int ctl);
 
+/*
+ * target_opts.c: the options both capture programs take, for their
+ * getopt_long tables (CAPTURE_LONGOPTS) and switch (capture_opt).
+ */
+enum {
+	OPT_POLICY = 0x100,
+	OPT_KERNEL,
+	OPT_RIP_RANGE,
+	OPT_DURATION,
+	OPT_MAX_RECORDS,
+	OPT_RING_SLOTS,
+	OPT_WAKE_BATCH,
+};
+#define CAPTURE_LONGOPTS                                                                           \
+	{ "policy", required_argument, NULL, OPT_POLICY },                                         \
+		{ "kernel", no_argument, NULL, OPT_KERNEL },                                       \
+		{ "rip-range", required_argument, NULL, OPT_RIP_RANGE },                           \
+		{ "duration", required_argument, NULL, OPT_DURATION },                             \
+		{ "max-records", required_argument, NULL, OPT_MAX_RECORDS },                       \
+		{ "ring-slots", required_argument, NULL, OPT_RING_SLOTS },                         \
+	{                                                                                          \
+		"wake-batch", required_argument, NULL, OPT_WAKE_BATCH                              \
+	}
+
+struct capture_limits;
+uint32_t parse_u32(const char *arg, const char *what, uint64_t min, uint64_t max);
+double parse_seconds(const char *arg, const char *what);
+/* Apply option @c (an OPT_*); false if @c is not one of them. */
+bool capture_opt(int c, const char *arg, struct svmtrace_target *t, struct capture_limits *lim);
+/* After parsing: the wake batch fits the ring. */
+void target_opt_check(const struct svmtrace_target *t);
+
 /* stream.c: one per vCPU. */
 struct vcpu_stream {
 	uint32_t vcpu;

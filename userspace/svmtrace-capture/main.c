@@ -86,30 +86,6 @@ static void add_cr3(struct svmtrace_target *t, const char *arg)
 	t->nr_cr3++;
 }
 
-static void add_range(struct svmtrace_target *t, const char *arg)
-{
-	uint64_t lo, hi;
-
-	if (t->nr_ranges == SVMTRACE_MAX_RANGES)
-		die("--rip-range: at most %d ranges", SVMTRACE_MAX_RANGES);
-	parse_range(arg, "--rip-range", &lo, &hi);
-	if (lo == hi)
-		die("--rip-range %s: empty range (the end is exclusive)", arg);
-	t->ranges[t->nr_ranges].start = lo;
-	t->ranges[t->nr_ranges].end = hi;
-	t->nr_ranges++;
-}
-
-static uint32_t parse_u32(const char *arg, const char *what, uint64_t min, uint64_t max)
-{
-	uint64_t v = parse_u64(arg, what);
-
-	if (v < min || v > max)
-		die("%s %s: expected %llu..%llu", what, arg, (unsigned long long)min,
-		    (unsigned long long)max);
-	return (uint32_t)v;
-}
-
 static void parse_options(int argc, char **argv, struct capture_options *o)
 {
 	static const struct option longopts[] = { { "vmm-pid", required_argument, NULL, 'p' },
@@ -117,20 +93,13 @@ static void parse_options(int argc, char **argv, struct capture_options *o)
 						  { "gate-gpa", required_argument, NULL, 'g' },
 						  { "cr3", required_argument, NULL, 'c' },
 						  { "out", required_argument, NULL, 'o' },
-						  { "policy", required_argument, NULL, 'P' },
-						  { "kernel", no_argument, NULL, 'k' },
-						  { "rip-range", required_argument, NULL, 'r' },
-						  { "duration", required_argument, NULL, 'd' },
-						  { "max-records", required_argument, NULL, 'm' },
-						  { "ring-slots", required_argument, NULL, 's' },
-						  { "wake-batch", required_argument, NULL, 'w' },
 						  { "consumer-delay-us", required_argument, NULL,
 						    'D' },
 						  { "quiet", no_argument, NULL, 'q' },
 						  { "help", no_argument, NULL, 'h' },
+						  CAPTURE_LONGOPTS,
 						  { 0 } };
 	struct svmtrace_target *t = &o->target;
-	char *end;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -152,48 +121,19 @@ static void parse_options(int argc, char **argv, struct capture_options *o)
 		case 'o':
 			o->out_dir = optarg;
 			break;
-		case 'k':
-			t->flags |= SVMTRACE_TARGET_F_KERNEL;
-			break;
-		case 'r':
-			add_range(t, optarg);
-			break;
-		case 'm':
-			o->lim.max_records = parse_u64(optarg, "--max-records");
-			break;
 		case 'q':
 			o->quiet = true;
 			break;
 		case 'h':
 			usage(stdout, 0);
 			break;
-		case 'P':
-			if (!strcmp(optarg, "drop"))
-				t->policy = SVMTRACE_POLICY_DROP;
-			else if (!strcmp(optarg, "block"))
-				t->policy = SVMTRACE_POLICY_BLOCK;
-			else
-				die("--policy: expected drop or block, got '%s'", optarg);
-			break;
-		case 'd':
-			o->lim.duration = strtod(optarg, &end);
-			if (*end || !(o->lim.duration > 0))
-				die("--duration: expected seconds > 0, got '%s'", optarg);
-			break;
-		case 's':
-			t->ring_slots = parse_u32(optarg, "--ring-slots", SVMTRACE_MIN_RING_SLOTS,
-						  SVMTRACE_MAX_RING_SLOTS);
-			if (t->ring_slots & (t->ring_slots - 1))
-				die("--ring-slots %s: not a power of two", optarg);
-			break;
-		case 'w':
-			t->wake_batch = parse_u32(optarg, "--wake-batch", 1, UINT32_MAX);
-			break;
 		case 'D':
 			o->lim.consumer_delay_us =
 				parse_u32(optarg, "--consumer-delay-us", 0, 1000000);
 			break;
 		default:
+			if (capture_opt(c, optarg, t, &o->lim))
+				break;
 			usage(stderr, 2);
 		}
 	}
@@ -201,9 +141,7 @@ static void parse_options(int argc, char **argv, struct capture_options *o)
 		die("unexpected argument '%s' (see --help)", argv[optind]);
 	if (!o->vmm_pid || !t->nr_gates || !t->nr_cr3 || !o->out_dir)
 		die("--vmm-pid, --gate-gpa, --cr3 and --out are required (see --help)");
-	if (t->wake_batch &&
-	    t->wake_batch > (t->ring_slots ? t->ring_slots : SVMTRACE_DEFAULT_RING_SLOTS) / 2)
-		die("--wake-batch %u: at most half the ring", t->wake_batch);
+	target_opt_check(t);
 }
 
 int main(int argc, char **argv)

@@ -58,26 +58,6 @@ const char options_usage[] =
 	"\"armed pid=N cr3=0x... gate=0x...\" is printed on stdout once armed, a summary\n"
 	"at the end.  See svmtraced(8).\n";
 
-static uint32_t parse_u32(const char *arg, const char *what, uint64_t min, uint64_t max)
-{
-	uint64_t v = parse_u64(arg, what);
-
-	if (v < min || v > max)
-		die("%s %s: expected %llu..%llu", what, arg, (unsigned long long)min,
-		    (unsigned long long)max);
-	return (uint32_t)v;
-}
-
-static double parse_seconds(const char *arg, const char *what)
-{
-	char *end;
-	double v = strtod(arg, &end);
-
-	if (end == arg || *end || !(v > 0) || v > 1e9)
-		die("%s: expected seconds > 0, got '%s'", what, arg);
-	return v;
-}
-
 /* A byte count with an optional binary K, M, G or T suffix. */
 static uint64_t parse_bytes(const char *arg, const char *what)
 {
@@ -99,20 +79,6 @@ static uint64_t parse_bytes(const char *arg, const char *what)
 	if (!v || v > UINT64_MAX / mul)
 		die("%s: expected a byte count > 0, got '%s'", what, arg);
 	return v * mul;
-}
-
-static void add_range(struct svmtrace_target *t, const char *arg)
-{
-	uint64_t lo, hi;
-
-	if (t->nr_ranges == SVMTRACE_MAX_RANGES)
-		die("--rip-range: at most %d ranges", SVMTRACE_MAX_RANGES);
-	parse_range(arg, "--rip-range", &lo, &hi);
-	if (lo == hi)
-		die("--rip-range %s: empty range (the end is exclusive)", arg);
-	t->ranges[t->nr_ranges].start = lo;
-	t->ranges[t->nr_ranges].end = hi;
-	t->nr_ranges++;
 }
 
 static void check_image(const char *arg, const char *what)
@@ -144,9 +110,7 @@ static void validate(struct daemon_options *o)
 		    "user-mode instruction (it needs a target flag for it, e.g. "
 		    "SVMTRACE_TARGET_F_NEXT in include/svmtrace/abi.h); use --from entry",
 		    SVMTRACE_ABI_VERSION);
-	if (t->wake_batch &&
-	    t->wake_batch > (t->ring_slots ? t->ring_slots : SVMTRACE_DEFAULT_RING_SLOTS) / 2)
-		die("--wake-batch %u: at most half the ring", t->wake_batch);
+	target_opt_check(t);
 }
 
 void options_parse(int argc, char **argv, struct daemon_options *o)
@@ -164,17 +128,11 @@ void options_parse(int argc, char **argv, struct daemon_options *o)
 						    'T' },
 						  { "profiles", required_argument, NULL, 'P' },
 						  { "out", required_argument, NULL, 'o' },
-						  { "policy", required_argument, NULL, 'y' },
-						  { "kernel", no_argument, NULL, 'k' },
-						  { "rip-range", required_argument, NULL, 'r' },
-						  { "duration", required_argument, NULL, 'D' },
-						  { "max-records", required_argument, NULL, 'm' },
 						  { "max-bytes", required_argument, NULL, 'b' },
-						  { "ring-slots", required_argument, NULL, 's' },
-						  { "wake-batch", required_argument, NULL, 'w' },
 						  { "socket", required_argument, NULL, 'S' },
 						  { "quiet", no_argument, NULL, 'q' },
 						  { "help", no_argument, NULL, 'h' },
+						  CAPTURE_LONGOPTS,
 						  { 0 } };
 	struct svmtrace_target *t = &o->target;
 	int c;
@@ -234,37 +192,8 @@ void options_parse(int argc, char **argv, struct daemon_options *o)
 		case 'o':
 			o->out_dir = optarg;
 			break;
-		case 'y':
-			if (!strcmp(optarg, "drop"))
-				t->policy = SVMTRACE_POLICY_DROP;
-			else if (!strcmp(optarg, "block"))
-				t->policy = SVMTRACE_POLICY_BLOCK;
-			else
-				die("--policy: expected drop or block, got '%s'", optarg);
-			break;
-		case 'k':
-			t->flags |= SVMTRACE_TARGET_F_KERNEL;
-			break;
-		case 'r':
-			add_range(t, optarg);
-			break;
-		case 'D':
-			o->lim.duration = parse_seconds(optarg, "--duration");
-			break;
-		case 'm':
-			o->lim.max_records = parse_u64(optarg, "--max-records");
-			break;
 		case 'b':
 			o->lim.max_bytes = parse_bytes(optarg, "--max-bytes");
-			break;
-		case 's':
-			t->ring_slots = parse_u32(optarg, "--ring-slots", SVMTRACE_MIN_RING_SLOTS,
-						  SVMTRACE_MAX_RING_SLOTS);
-			if (t->ring_slots & (t->ring_slots - 1))
-				die("--ring-slots %s: not a power of two", optarg);
-			break;
-		case 'w':
-			t->wake_batch = parse_u32(optarg, "--wake-batch", 1, UINT32_MAX);
 			break;
 		case 'S':
 			o->socket = optarg;
@@ -276,6 +205,8 @@ void options_parse(int argc, char **argv, struct daemon_options *o)
 			fputs(options_usage, stdout);
 			exit(0);
 		default:
+			if (capture_opt(c, optarg, t, &o->lim))
+				break;
 			fputs(options_usage, stderr);
 			exit(2);
 		}

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/cli.h"
 #include "svmtraced/svmtraced.h"
@@ -20,6 +21,7 @@
 #define WALK_TRIES	  5
 #define POLL_MS		  20
 #define WAIT_NAME_POLL_MS 50
+#define PTE_POLL_MS	  1
 
 static struct status_view idle_view(const char *phase)
 {
@@ -47,8 +49,10 @@ struct svmtrace_vmi *target_open_mem(struct svmtrace_vmi_mem *mem, const struct 
 	int rc = 0, i;
 
 	for (i = 0; i < WALK_TRIES; i++) {
-		if (i)
+		if (i) {
+			usleep(20000); /* e.g. a vCPU between two states */
 			refresh(mem);
+		}
 		rc = svmtrace_vmi_open(mem, o->profiles, &vmi, &err);
 		if (!rc)
 			return vmi;
@@ -156,6 +160,26 @@ static void stop_if_asked(struct statusd *sd, const char *phase, int ms)
 	}
 }
 
+/*
+ * Poll just the translation of the entry VA (a four-level walk, a handful
+ * of reads) until it succeeds or @deadline passes; the full double resolve
+ * follows.  The gap between Windows making the page valid and the entry
+ * running is short, so this polls every millisecond.
+ */
+static void wait_resident(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem,
+			  struct statusd *sd, uint64_t dtb, uint64_t va, double deadline)
+{
+	struct svmtrace_vmi_translation tr;
+	struct svmtrace_vmi_error err;
+
+	while (now_seconds() < deadline) {
+		refresh(mem);
+		if (!svmtrace_vmi_translate(vmi, dtb, va, &tr, &err))
+			return;
+		stop_if_asked(sd, "waiting for the entry page", PTE_POLL_MS);
+	}
+}
+
 /* Resolve @pid, waiting (polling) while its entry page is not resident. */
 static void resolve_waiting(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem,
 			    const struct daemon_options *o, struct statusd *sd, uint64_t pid,
@@ -175,7 +199,10 @@ static void resolve_waiting(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *m
 			die("the entry page of PID %llu did not become resident within %.1f s "
 			    "(--resolve-timeout): %s",
 			    (unsigned long long)pid, o->resolve_timeout, err.message);
-		stop_if_asked(sd, "waiting for the entry page", POLL_MS);
+		if (out->entry_va) /* the headers were there: watch the entry's PTE */
+			wait_resident(vmi, mem, sd, out->process.dtb, out->entry_va, deadline);
+		else
+			stop_if_asked(sd, "waiting for the entry page", POLL_MS);
 	}
 	if (rc)
 		die("%s", err.message);
