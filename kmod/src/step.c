@@ -409,17 +409,19 @@ static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
  * makes disable_nmi_singlestep() leave our TF in place.
  */
 static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
-			bool db_exit, bool guest_bits, u64 *nmi_rflags)
+			bool db_exit, bool guest_bits, u64 *nmi_rflags, bool *bs_ours)
 {
 	bool ran_ours = !nmi_rflags || (*nmi_rflags & X86_EFLAGS_TF);
-	bool others;
+	bool others_step;
 
+	*bs_ours = false;
 	mutex_lock(&vt->lock);
 	if (!vt->tf_live && (guest_bits || !ran_ours || !adopt_step(vm, vt, vcpu))) {
 		mutex_unlock(&vt->lock);
 		return false;
 	}
-	others = guest_bits || vt->guest_tf || (vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP);
+	others_step = vt->guest_tf || (vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP);
+	*bs_ours = ran_ours && !others_step;
 	if (ran_ours && db_exit)
 		vt->stats.db_exits++;
 	else if (ran_ours)
@@ -427,21 +429,35 @@ static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 	if (session_step(vcpu, vm, vt, ran_ours) && nmi_rflags)
 		*nmi_rflags |= X86_EFLAGS_TF;
 	mutex_unlock(&vt->lock);
-	return !others;
+	return !guest_bits && !others_step;
 }
 
-bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, unsigned long dr6, u64 *nmi_rflags)
+bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, u64 *dr6, u64 *nmi_rflags)
 {
 	struct svmtrace_vcpu *vt;
 	struct svmtrace_vm *vm;
+	bool done, bs_ours;
 
 	/* A nested guest's steps are not the target's (control.c refuses it at arm). */
-	if (!(dr6 & DR6_BS) || is_guest_mode(vcpu))
+	if (!(*dr6 & DR6_BS) || is_guest_mode(vcpu))
 		return false;
 	vt = svmtrace_vcpu_of(vcpu, &vm);
 	if (!vt)
 		return false;
-	return handle_step(vcpu, vm, vt, true, dr6 & (DR_TRAP_BITS | DR6_BD | DR6_BT), nmi_rflags);
+	done = handle_step(vcpu, vm, vt, true, *dr6 & (DR_TRAP_BITS | DR6_BD | DR6_BT), nmi_rflags,
+			   &bs_ours);
+	if (bs_ours) {
+		/*
+		 * BS is ours alone: not in the payload of a DR0-3 #DB on the
+		 * same instruction, and not in the DR6 a guest that owns its
+		 * debug registers reads (KVM copied the VMCB's into
+		 * vcpu->arch.dr6 when it synced them at this exit).
+		 */
+		if (vcpu->arch.dr6 == *dr6)
+			vcpu->arch.dr6 &= ~DR6_BS;
+		*dr6 &= ~DR6_BS;
+	}
+	return done;
 }
 EXPORT_SYMBOL_GPL(__svmtrace_db_exit);
 
@@ -449,12 +465,13 @@ bool __svmtrace_emulated_step(struct kvm_vcpu *vcpu)
 {
 	struct svmtrace_vcpu *vt;
 	struct svmtrace_vm *vm;
+	bool bs_ours;
 
 	/* Never from the IRQs-off fastpath: svmtrace_fastpath_allowed(). */
 	if (WARN_ON_ONCE(irqs_disabled()) || is_guest_mode(vcpu))
 		return false;
 	vt = svmtrace_vcpu_of(vcpu, &vm);
-	return vt && handle_step(vcpu, vm, vt, false, false, NULL);
+	return vt && handle_step(vcpu, vm, vt, false, false, NULL, &bs_ours);
 }
 
 /*

@@ -135,7 +135,7 @@ if [ -n "$modules" ]; then
 		bad ours/ipi/results "results on our modules differ: $(cat "$run/l1/ours/ipi.txt" 2>/dev/null)"
 	fi
 	read -r before after <"$run/l1/ours/ipi.fastpath" 2>/dev/null
-	if [ "$((${after:-0} - ${before:-0}))" -ge 300 ] 2>/dev/null; then
+	if [ "$((${after:-0} - ${before:-0}))" -ge 100 ] 2>/dev/null; then
 		ok ours/ipi/fastpath "kvm-amd's IRQs-off WRMSR fastpath completed $((after - before)) of its WRMSRs"
 	else
 		bad ours/ipi/fastpath "the WRMSR fastpath did not run (hits ${before:-?} -> ${after:-?})"

@@ -90,6 +90,12 @@ judge_capture_set() {
 	# single-step log row by row (the kernel log check below is the other
 	# half: no "scheduling while atomic").
 	judge_capture_rc ipi
+	read -r before after <"$cap/ipi/fastpath" 2>/dev/null
+	if [ -n "${after:-}" ] && [ "$after" = "$before" ]; then
+		ok capture/ipi/no-fastpath "no stepped WRMSR went through the IRQs-off fastpath"
+	else
+		bad capture/ipi/no-fastpath "stepped WRMSRs took the IRQs-off fastpath (hits ${before:-?} -> ${after:-?})"
+	fi
 	if results "$cap/ipi/vmm.txt" | cmp -s - "$run/packaged-ipi.got"; then
 		ok capture/ipi/results "the traced self-IPI loop's results equal the packaged modules'"
 	else

@@ -17,7 +17,7 @@
 # what went wrong in SET/failures.
 set -u
 bench_iterations=$1; shift
-ipi_iterations=300	# e2e.sh's judge does not depend on the number
+ipi_iterations=100	# e2e.sh's judge does not depend on the number
 cd /e2e
 . ./l1-capture.sh
 
@@ -86,9 +86,12 @@ capture_set() {
 	# block policy and a ring that fills -- each WRMSR is a step KVM
 	# completes itself, and kvm-amd would complete it in its IRQs-off
 	# fastpath (svmtrace_test_fastpath=1 makes the lab take it).
+	hits=/sys/module/kvm_amd/parameters/svmtrace_test_fastpath_hits
+	before=$(cat "$hits")
 	capture_run "$set_dir/ipi" -a "$ipi_iterations" --x2apic --cpl0 kernel.bin ipi.bin -- \
-		--policy block --kernel --ring-slots 16 --wake-batch 1 --consumer-delay-us 500 ||
+		--policy block --kernel --ring-slots 16 --wake-batch 1 --consumer-delay-us 3000 ||
 		echo "capture ipi: $(cat "$set_dir/ipi/timeout.txt")" >>"$set_dir/failures"
+	echo "$before $(cat "$hits")" >"$set_dir/ipi/fastpath"
 	# Finding M2: a vCPU waiting for ring room (its consumer stopped for 3 s)
 	# must still leave KVM_RUN when its thread is signalled, as QEMU does to
 	# pause a VM; the VMM signals it every 100 ms and reports its longest
