@@ -96,15 +96,28 @@ static u64 stack_mask(struct kvm_vcpu *vcpu)
 	return ss.db ? 0xffffffffull : 0xffffull;
 }
 
+/*
+ * Could a step that moved RSP by @moved and RIP by @len have been a
+ * PUSHF/POPF?  Checked on every step, before any guest memory is read or
+ * any segment looked at: the low 32 bits of the move are the move of a
+ * 16-, 32- or 64-bit stack pointer alike.
+ */
+static bool is_flags_push_pop(u64 moved, u64 len)
+{
+	u32 by = moved;
+
+	return (by == 2 || by == 4 || by == 8) && len >= 1 && len <= 15;
+}
+
 static void hide_in_pushf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip, u64 rsp)
 {
-	u64 mask = stack_mask(vcpu), image = 0;
 	struct x86_exception e;
 	unsigned int size;
+	u64 mask, image = 0;
 
-	/* Cheap tests first: RSP went down by 2, 4 or 8 in a short step. */
-	if (((vt->prev_rsp - rsp) & mask) > 8 || rip - vt->prev_rip > 15)
+	if (!is_flags_push_pop(vt->prev_rsp - rsp, rip - vt->prev_rip))
 		return;
+	mask = stack_mask(vcpu);
 	size = flags_op_size(vcpu, vt->prev_rip, rip - vt->prev_rip, 0x9c);
 	if (!size || ((vt->prev_rsp - rsp) & mask) != size)
 		return;
@@ -129,12 +142,13 @@ static void hide_in_syscall_r11(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt,
 /* A POPF step: the guest's own TF is now the bit it popped. */
 static void follow_popf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip, u64 rsp)
 {
-	u64 mask = stack_mask(vcpu), image = 0;
 	struct x86_exception e;
 	unsigned int size;
+	u64 mask, image = 0;
 
-	if (((rsp - vt->prev_rsp) & mask) > 8 || rip - vt->prev_rip > 15)
+	if (!is_flags_push_pop(rsp - vt->prev_rsp, rip - vt->prev_rip))
 		return;
+	mask = stack_mask(vcpu);
 	size = flags_op_size(vcpu, vt->prev_rip, rip - vt->prev_rip, 0x9d);
 	if (!size || ((rsp - vt->prev_rsp) & mask) != size)
 		return;

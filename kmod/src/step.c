@@ -99,6 +99,7 @@ void svmtrace_session_begin(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 	svmtrace_hide_restart(vcpu, vt);	/* where the first step starts */
 	vt->in_session = true;
 	vt->start_pending = true;
+	vt->last_state = &vt->last;
 	vt->start_gate = gate_id;
 	WRITE_ONCE(vm->last_gate, gate_id);
 	vt->stats.sessions++;
@@ -189,24 +190,42 @@ static void drop_step(struct svmtrace_vcpu *vt, struct svmtrace_ring *ring)
 }
 
 /*
- * Publish vt->last as a @kind slot; every step takes the next global
- * sequence number here.  With no room the drop policy counts it as
+ * Where a step's state goes: filled in place into the ring's next free
+ * slot, or into vt->last when the ring has none.
+ */
+static struct svmtrace_slot *step_slot(struct svmtrace_vcpu *vt)
+{
+	struct svmtrace_slot *slot = vt->ring ? svmtrace_ring_reserve(vt->ring, false) : NULL;
+
+	return slot ?: &vt->last;
+}
+
+/*
+ * Publish @s (a slot from step_slot(), or vt->last) as a @kind slot; every
+ * step takes the next global sequence number here.  When @s is not in the
+ * ring and the ring still has no room, the drop policy counts the step as
  * dropped; the block policy holds it (vt->held) and the vCPU publishes it
  * in KVM_REQ_SVMTRACE before it enters the guest again.  False when the
  * step was dropped.
  */
 static bool publish(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu,
-		    u16 kind, u32 reason, u16 flags)
+		    struct svmtrace_slot *s, u16 kind, u32 reason, u16 flags)
 {
 	struct svmtrace_ring *ring = vt->ring;
 
 	lockdep_assert_held(&vt->lock);
 	if (!ring || ring->closed)
 		return false;
-	vt->last.seq = atomic64_inc_return(&vm->seq) - 1;
-	vt->last.kind = kind;
-	vt->last.reason = reason;
-	vt->last.flags |= flags;
+	s->seq = atomic64_inc_return(&vm->seq) - 1;
+	s->kind = kind;
+	s->reason = reason;
+	s->flags |= flags;
+	if (s != &vt->last) {
+		svmtrace_ring_publish(ring, kind);
+		vt->stats.records++;
+		vt->stats.bytes += sizeof(*s);
+		return true;
+	}
 	if (ring_put(vt, ring))
 		return true;
 	if (vm->target.policy == SVMTRACE_POLICY_BLOCK && vcpu &&
@@ -267,9 +286,13 @@ static void session_end(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			struct kvm_vcpu *vcpu, u32 reason)
 {
 	if (vt->in_session && !vt->start_pending) {
+		/* The end repeats the last step's state. */
+		if (vt->last_state != &vt->last)
+			vt->last = *vt->last_state;
 		vt->last.tsc = rdtsc();
 		vt->last.flags &= ~SVMTRACE_SLOT_F_GAP;
-		publish(vm, vt, vcpu, SVMTRACE_SLOT_SESSION_END, reason, 0);
+		vt->last.dropped = 0;
+		publish(vm, vt, vcpu, &vt->last, SVMTRACE_SLOT_SESSION_END, reason, 0);
 		vt->stats.session_ends++;
 	}
 	vt->in_session = false;
@@ -291,21 +314,24 @@ static bool rip_wanted(const struct svmtrace_target *t, u64 rip)
 static void record_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			struct kvm_vcpu *vcpu, bool kernel)
 {
+	struct svmtrace_slot *s;
 	u16 flags = 0;
 
 	if (!rip_wanted(armed(vm, vt), kvm_rip_read(vcpu)))
 		return;
-	fill_state(&vt->last, vcpu, vt, kernel);
+	s = step_slot(vt);
+	fill_state(s, vcpu, vt, kernel);
+	vt->last_state = s;
 	if (vt->skipped) {
 		flags = SVMTRACE_SLOT_F_GAP;
 		vt->skipped = false;
 	}
 	if (vt->start_pending) {
 		/* A dropped start moves to the next step that gets through. */
-		if (publish(vm, vt, vcpu, SVMTRACE_SLOT_SESSION_START, vt->start_gate, flags))
+		if (publish(vm, vt, vcpu, s, SVMTRACE_SLOT_SESSION_START, vt->start_gate, flags))
 			vt->start_pending = false;
 	} else {
-		publish(vm, vt, vcpu, SVMTRACE_SLOT_INSTRUCTION, 0, flags);
+		publish(vm, vt, vcpu, s, SVMTRACE_SLOT_INSTRUCTION, 0, flags);
 	}
 }
 

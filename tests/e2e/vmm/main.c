@@ -170,10 +170,10 @@ static int report(const struct vmm *vm, double seconds)
 		       run_max * 1000);
 	}
 	if (vm->singlestep)
-		printf("singlestep steps=%llu seconds=%.3f steps_per_s=%.0f\n",
+		printf("singlestep steps=%llu seconds=%.6f steps_per_s=%.0f\n",
 		       (unsigned long long)steps, seconds, seconds > 0 ? steps / seconds : 0.0);
 	else
-		printf("run seconds=%.3f\n", seconds);
+		printf("run seconds=%.6f\n", seconds);
 	fflush(stdout);
 	return ok;
 }
