@@ -68,7 +68,8 @@ static int check_gates(struct kvm *kvm, const struct svmtrace_target *t)
 	int idx, r = 0;
 
 	for (i = 0; i < t->nr_gates; i++) {
-		if (t->gates[i].reserved || offset_in_page(t->gates[i].gpa))
+		if (t->gates[i].reserved || offset_in_page(t->gates[i].gpa) ||
+		    t->gates[i].id == SVMTRACE_SESSION_FROM_NEXT)
 			return -EINVAL;
 		for (j = 0; j < i; j++)
 			if (t->gates[j].gpa == t->gates[i].gpa || t->gates[j].id == t->gates[i].id)
@@ -86,11 +87,12 @@ static int check_target(struct kvm *kvm, const struct svmtrace_target *t)
 {
 	u32 i;
 
-	if (t->flags & ~SVMTRACE_TARGET_F_KERNEL || t->reserved)
+	if (t->flags & ~(SVMTRACE_TARGET_F_KERNEL | SVMTRACE_TARGET_F_FROM_NEXT) || t->reserved)
 		return -EINVAL;
 	if (t->policy != SVMTRACE_POLICY_DROP && t->policy != SVMTRACE_POLICY_BLOCK)
 		return -EINVAL;
-	if (!t->nr_cr3 || t->nr_cr3 > SVMTRACE_MAX_CR3 || !t->nr_gates ||
+	if (!t->nr_cr3 || t->nr_cr3 > SVMTRACE_MAX_CR3 ||
+	    (!t->nr_gates && !(t->flags & SVMTRACE_TARGET_F_FROM_NEXT)) ||
 	    t->nr_gates > SVMTRACE_MAX_GATES || t->nr_ranges > SVMTRACE_MAX_RANGES)
 		return -EINVAL;
 	if (t->ring_slots && (!is_power_of_2(t->ring_slots) ||

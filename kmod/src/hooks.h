@@ -29,6 +29,7 @@ void __svmtrace_npf_exit(struct kvm_vcpu *vcpu, u64 gpa, u64 error_code);
 bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, u64 *dr6, u64 *nmi_rflags);
 bool __svmtrace_emulated_step(struct kvm_vcpu *vcpu);
 int __svmtrace_vcpu_request(struct kvm_vcpu *vcpu);
+void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu);
 unsigned long __svmtrace_regs_get_rflags(struct kvm_vcpu *vcpu, unsigned long rflags);
 unsigned long __svmtrace_regs_set_rflags(struct kvm_vcpu *vcpu, unsigned long rflags);
 
@@ -85,6 +86,16 @@ static inline bool svmtrace_emulated_step(struct kvm_vcpu *vcpu)
 static inline bool svmtrace_fastpath_allowed(unsigned long guest_rflags)
 {
 	return !static_branch_unlikely(&svmtrace_live) || !(guest_rflags & X86_EFLAGS_TF);
+}
+
+/*
+ * svm_handle_exit(), every VM exit (interrupts on, kvm->srcu held): a
+ * capture armed with SVMTRACE_TARGET_F_FROM_NEXT starts sessions here.
+ */
+static inline void svmtrace_vcpu_exit(struct kvm_vcpu *vcpu)
+{
+	if (static_branch_unlikely(&svmtrace_live))
+		__svmtrace_vcpu_exit(vcpu);
 }
 
 /*

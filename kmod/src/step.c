@@ -501,6 +501,37 @@ bool __svmtrace_emulated_step(struct kvm_vcpu *vcpu)
 }
 
 /*
+ * Any VM exit.  Armed with SVMTRACE_TARGET_F_FROM_NEXT, a vCPU that is in
+ * user mode of a targeted address space and not stepping starts a session
+ * (no gate): the instruction it runs next is the first step.  Threads that
+ * were interrupted while stepped come back through their frames instead
+ * (adopt_step).  The unlocked tests keep this to a lookup on every other
+ * exit; they are repeated under vt->lock.
+ */
+void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu)
+{
+	struct svmtrace_target *t;
+	struct svmtrace_vcpu *vt;
+	struct svmtrace_vm *vm;
+
+	if (is_guest_mode(vcpu))
+		return;
+	vt = svmtrace_vcpu_of(vcpu, &vm);
+	if (!vt || !rcu_access_pointer(vm->armed) ||
+	    !(READ_ONCE(vm->target.flags) & SVMTRACE_TARGET_F_FROM_NEXT) ||
+	    READ_ONCE(vt->in_session) || READ_ONCE(vt->tf_live))
+		return;
+	mutex_lock(&vt->lock);
+	t = armed(vm, vt);
+	if (t && (t->flags & SVMTRACE_TARGET_F_FROM_NEXT) && !vt->in_session && !vt->tf_live &&
+	    vt->ring && static_call(kvm_x86_get_cpl)(vcpu) == 3 &&
+	    svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
+		svmtrace_session_begin(vm, vt, vcpu, SVMTRACE_SESSION_FROM_NEXT);
+	mutex_unlock(&vt->lock);
+}
+EXPORT_SYMBOL_GPL(__svmtrace_vcpu_exit);
+
+/*
  * Stop (control thread, vm->armed already cleared): end every
  * open session and close the rings.  vCPUs still carrying our TF take it
  * back at their next step (handle_step with no target).

@@ -100,9 +100,32 @@ capture_set() {
 		capture_run "$set_dir/block-kick" -a 300 --kick-ms 100 kernel.bin bench.bin -- \
 		--policy block --ring-slots 16 ||
 		echo "capture block-kick: $(cat "$set_dir/block-kick/timeout.txt")" >>"$set_dir/failures"
+	from_next_run "$set_dir/from-next"
 	nonroot_attempt "$set_dir/nonroot"
 	abi_check "$set_dir/abi-check"
 	kvm-modules unload >>"$set_dir/load.txt" 2>&1 || echo "rmmod after capture failed" >>"$set_dir/failures"
+}
+
+# from_next_run DIR: a process that is already running (bench, 100 002
+# steps) is traced with --from-next and no gate: armed half a second into
+# the run, the trace must be the model's records from some step on.
+from_next_run() {
+	mkdir -p "$1"
+	svmtrace-e2e-vmm --hold -a 25000 kernel.bin bench.bin >"$1/vmm.txt" 2>&1 &
+	vmm_pid=$!
+	wait_line "$1/vmm.txt" '^ready ' 30 "$vmm_pid"
+	sleep 0.5
+	svmtrace-capture --vmm-pid "$vmm_pid" --from-next --cr3 0x3000 --policy block \
+		--out /tmp/from-next --quiet >"$1/capture.txt" 2>&1 &
+	cap_pid=$!
+	wait_line "$1/capture.txt" '^armed$' 30 "$cap_pid" || echo "never armed" >>"$1/timeout.txt"
+	wait_line "$1/vmm.txt" '^holding$' 120 "$vmm_pid" || echo "no holding line" >>"$1/timeout.txt"
+	kill -INT "$cap_pid"
+	wait "$cap_pid"; echo $? >"$1/capture.rc"
+	kill -USR1 "$vmm_pid"
+	wait "$vmm_pid"; echo $? >"$1/vmm.rc"
+	mkdir -p "$1/trace" && cp /tmp/from-next/* "$1/trace/" 2>/dev/null
+	[ ! -e "$1/timeout.txt" ] || echo "capture from-next: $(cat "$1/timeout.txt")" >>"$set_dir/failures"
 }
 
 # nonroot_attempt DIR: svmtrace-capture as user nobody must be refused.
@@ -152,6 +175,14 @@ abi_check() {
 	echo $? >"$1/abi-check.rc"
 	kill -USR1 "$pid"
 	wait "$pid"; echo $? >"$1/vmm.rc"
+	# A guest that runs a hypervisor of its own (EFER.SVME): refused at arm.
+	svmtrace-e2e-vmm --wait --svme kernel.bin straight.bin >"$1/nested-vmm.txt" 2>&1 &
+	pid=$!
+	wait_line "$1/nested-vmm.txt" '^ready ' 30 "$pid"
+	svmtrace-abi-check --nested "$pid" >"$1/nested.txt" 2>&1
+	echo $? >"$1/nested.rc"
+	kill -USR1 "$pid"
+	wait "$pid"; echo $? >"$1/nested-vmm.rc"
 }
 
 for set in "$@"; do

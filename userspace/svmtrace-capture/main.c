@@ -18,8 +18,8 @@
 #include "svmtrace-capture/capture.h"
 
 static const char usage_text[] =
-	"usage: svmtrace-capture --vmm-pid PID --gate-gpa GPA... --cr3 CR3... --out DIR\n"
-	"                        [--vm-fd N] [--policy drop|block] [--kernel]\n"
+	"usage: svmtrace-capture --vmm-pid PID (--gate-gpa GPA... | --from-next) --cr3 CR3...\n"
+	"                        --out DIR [--vm-fd N] [--policy drop|block] [--kernel]\n"
 	"                        [--rip-range A-B]... [--duration S] [--max-records N]\n"
 	"                        [--ring-slots N] [--wake-batch N] [--consumer-delay-us U]\n"
 	"                        [--quiet]\n"
@@ -30,6 +30,9 @@ static const char usage_text[] =
 	"  --vm-fd N             the VM's fd number in that process (default: its only VM)\n"
 	"  --gate-gpa GPA        guest-physical page whose first execution starts a session;\n"
 	"                        repeat for more gates (ids 0, 1, ... in order; at most 64)\n"
+	"  --from-next           also start a session wherever a vCPU leaves user mode of a\n"
+	"                        traced address space (a VM exit): a running process is\n"
+	"                        traced from its next user instruction, gates optional\n"
 	"  --cr3 CR3             address space to trace; repeat (at most 16)\n"
 	"  --out DIR             where svmtrace_trace_cpu{N}.bin are written\n"
 	"  --policy drop|block   full ring: count the step as dropped (default) or make\n"
@@ -121,6 +124,7 @@ static void parse_options(int argc, char **argv, struct capture_options *o)
 		{"out", required_argument, NULL, 'o'},
 		{"policy", required_argument, NULL, 'P'},
 		{"kernel", no_argument, NULL, 'k'},
+		{"from-next", no_argument, NULL, 'n'},
 		{"rip-range", required_argument, NULL, 'r'},
 		{"duration", required_argument, NULL, 'd'},
 		{"max-records", required_argument, NULL, 'm'},
@@ -155,6 +159,9 @@ static void parse_options(int argc, char **argv, struct capture_options *o)
 			break;
 		case 'k':
 			t->flags |= SVMTRACE_TARGET_F_KERNEL;
+			break;
+		case 'n':
+			t->flags |= SVMTRACE_TARGET_F_FROM_NEXT;
 			break;
 		case 'r':
 			add_range(t, optarg);
@@ -199,8 +206,10 @@ static void parse_options(int argc, char **argv, struct capture_options *o)
 	}
 	if (optind < argc)
 		die("unexpected argument '%s' (see --help)", argv[optind]);
-	if (!o->vmm_pid || !t->nr_gates || !t->nr_cr3 || !o->out_dir)
-		die("--vmm-pid, --gate-gpa, --cr3 and --out are required (see --help)");
+	if (!o->vmm_pid || !(t->nr_gates || (t->flags & SVMTRACE_TARGET_F_FROM_NEXT)) ||
+	    !t->nr_cr3 || !o->out_dir)
+		die("--vmm-pid, --gate-gpa (or --from-next), --cr3 and --out are required "
+		    "(see --help)");
 	if (t->wake_batch &&
 	    t->wake_batch > (t->ring_slots ? t->ring_slots : SVMTRACE_DEFAULT_RING_SLOTS) / 2)
 		die("--wake-batch %u: at most half the ring", t->wake_batch);

@@ -40,6 +40,8 @@ static const char usage[] =
 	"                       CPL, in the columns of `svmtrace-dump dump --regs`\n"
 	"  -x, --x2apic         in-kernel local APIC (KVM_CREATE_IRQCHIP), x2APIC mode\n"
 	"  -0, --cpl0           run the program at CPL 0 (it may use WRMSR)\n"
+	"  -S, --svme           start with EFER.SVME set, like a guest that runs a\n"
+	"                       hypervisor of its own (Windows with VBS)\n"
 	"  -k, --kick-ms N      every N ms, signal each running vCPU thread (as QEMU kicks\n"
 	"                       vCPUs to pause them); report how long KVM_RUN kept them\n"
 	"  -h, --help           this text\n";
@@ -185,6 +187,7 @@ int main(int argc, char **argv)
 		{"wait", no_argument, NULL, 'w'},	 {"hold", no_argument, NULL, 'H'},
 		{"singlestep", no_argument, NULL, 's'},	 {"step-log", required_argument, NULL, 'l'},
 		{"x2apic", no_argument, NULL, 'x'},	 {"cpl0", no_argument, NULL, '0'},
+		{"svme", no_argument, NULL, 'S'},
 		{"kick-ms", required_argument, NULL, 'k'},
 		{"help", no_argument, NULL, 'h'},	 {NULL, 0, NULL, 0},
 	};
@@ -196,7 +199,7 @@ int main(int argc, char **argv)
 	double t0;
 
 	cli_progname = "svmtrace-e2e-vmm";
-	while ((c = getopt_long(argc, argv, "c:a:wHsl:x0k:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:a:wHsl:x0Sk:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			n = parse_u64(optarg, "--vcpus");
@@ -229,6 +232,9 @@ int main(int argc, char **argv)
 			break;
 		case '0':
 			vm.cpl0 = 1;
+			break;
+		case 'S':
+			vm.svme = 1;
 			break;
 		case 'k':
 			vm.kick_ms = parse_u64(optarg, "--kick-ms");

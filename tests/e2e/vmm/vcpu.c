@@ -25,6 +25,7 @@
 #define APIC_BASE_EXTD	  (1ull << 10) /* x2APIC mode */
 #define APIC_BASE_ENABLE  (1ull << 11)
 #define CPUID1_ECX_X2APIC (1u << 21)
+#define EFER_SVME	  (1ull << 12) /* the guest may run guests of its own */
 
 #define CR0_PE_MP_ET_NE_WP_PG	  0x80050033ull
 #define CR4_PAE_OSFXSR_OSXMMEXCPT 0x620ull
@@ -95,7 +96,7 @@ static int set_sregs(struct vcpu *v)
 	s.cr0 = CR0_PE_MP_ET_NE_WP_PG;
 	s.cr3 = PML4_GPA;
 	s.cr4 = CR4_PAE_OSFXSR_OSXMMEXCPT;
-	s.efer = GUEST_EFER;
+	s.efer = GUEST_EFER | (v->vm->svme ? EFER_SVME : 0);
 	if (v->vm->cpl0) {
 		s.cs = flat_seg(SEL_KERNEL_CS, 1, 0);
 		s.ss = s.ds = s.es = s.fs = s.gs = flat_seg(SEL_KERNEL_SS, 0, 0);

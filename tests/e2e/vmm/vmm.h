@@ -40,6 +40,7 @@ struct vmm {
 	int singlestep;	   /* KVM_SET_GUEST_DEBUG(SINGLESTEP) on every vCPU */
 	int x2apic;	   /* in-kernel local APIC, in x2APIC mode from the start */
 	int cpl0;	   /* the program runs at CPL 0 (it may WRMSR) */
+	int svme;	   /* EFER.SVME set, as by a guest hypervisor (VBS) */
 	uint64_t kick_ms;  /* --kick-ms: signal the vCPU threads this often */
 	uint64_t kicks;	   /* signals sent */
 	FILE *step_log;	   /* per-step CSV in singlestep mode, or NULL */
