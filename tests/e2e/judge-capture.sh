@@ -125,13 +125,13 @@ judge_capture_set() {
 		bad capture/block-kick/leaves-run "run ${ran:-?} s, $kicks (a blocked vCPU must leave KVM_RUN when signalled)"
 	fi
 
-	# --from-next: armed while bench already ran, no gate.
+	# --from-next: armed while running.bin already ran, no gate.
 	judge_capture_rc from-next
-	judge_armed_results from-next "$run/expect/bench-kill"
+	judge_armed_results from-next "$run/expect/running"
 	if ! "$bin/svmtrace-dump" dump --regs "$cap/from-next/trace/svmtrace_trace_cpu0.bin" \
 		>"$cap/from-next/cpu0.csv" 2>"$cap/from-next/cpu0.err"; then
 		bad capture/from-next/trace/cpu0 "svmtrace-dump: $(cat "$cap/from-next/cpu0.err")"
-	elif out=$("$here/check-suffix.sh" "$run/expect/bench-kill/expected_cpu0.csv" "$cap/from-next/cpu0.csv" 2>&1) &&
+	elif out=$("$here/check-suffix.sh" "$run/expect/running/expected_cpu0.csv" "$cap/from-next/cpu0.csv" 2>&1) &&
 		[ "$(echo "$out" | sed -n 's/^joined at record \([0-9]*\);.*/\1/p')" -gt 1 ]; then
 		ok capture/from-next/trace/cpu0 "a running program traced from its next user instruction on: $out"
 	else

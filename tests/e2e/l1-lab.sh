@@ -106,12 +106,14 @@ capture_set() {
 	kvm-modules unload >>"$set_dir/load.txt" 2>&1 || echo "rmmod after capture failed" >>"$set_dir/failures"
 }
 
-# from_next_run DIR: a process that is already running (bench, 100 002
-# steps) is traced with --from-next and no gate: armed half a second into
-# the run, the trace must be the model's records from some step on.
+# from_next_run DIR: a process that is already running (running.bin, 2000
+# IN exits of 1 ms each) is traced with --from-next and no gate: armed about
+# half a second into the run, the trace must be the model's records from
+# some step on.
 from_next_run() {
 	mkdir -p "$1"
-	svmtrace-e2e-vmm --hold -a 25000 kernel.bin bench.bin >"$1/vmm.txt" 2>&1 &
+	svmtrace-e2e-vmm --hold -a 2000 --input-delay-us 1000 kernel.bin running.bin \
+		>"$1/vmm.txt" 2>&1 &
 	vmm_pid=$!
 	wait_line "$1/vmm.txt" '^ready ' 30 "$vmm_pid"
 	sleep 0.5

@@ -42,6 +42,7 @@ static const char usage[] =
 	"  -0, --cpl0           run the program at CPL 0 (it may use WRMSR)\n"
 	"  -S, --svme           start with EFER.SVME set, like a guest that runs a\n"
 	"                       hypervisor of its own (Windows with VBS)\n"
+	"  -i, --input-delay-us U  answer each read of PORT_INPUT after U microseconds\n"
 	"  -k, --kick-ms N      every N ms, signal each running vCPU thread (as QEMU kicks\n"
 	"                       vCPUs to pause them); report how long KVM_RUN kept them\n"
 	"  -h, --help           this text\n";
@@ -189,6 +190,7 @@ int main(int argc, char **argv)
 		{"x2apic", no_argument, NULL, 'x'},	 {"cpl0", no_argument, NULL, '0'},
 		{"svme", no_argument, NULL, 'S'},
 		{"kick-ms", required_argument, NULL, 'k'},
+		{"input-delay-us", required_argument, NULL, 'i'},
 		{"help", no_argument, NULL, 'h'},	 {NULL, 0, NULL, 0},
 	};
 	static struct vmm vm = {.nr_vcpus = 1};
@@ -199,7 +201,7 @@ int main(int argc, char **argv)
 	double t0;
 
 	cli_progname = "svmtrace-e2e-vmm";
-	while ((c = getopt_long(argc, argv, "c:a:wHsl:x0Sk:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:a:wHsl:x0Sk:i:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			n = parse_u64(optarg, "--vcpus");
@@ -240,6 +242,11 @@ int main(int argc, char **argv)
 			vm.kick_ms = parse_u64(optarg, "--kick-ms");
 			if (!vm.kick_ms || vm.kick_ms > 10000)
 				die("--kick-ms %s: expected 1 to 10000", optarg);
+			break;
+		case 'i':
+			vm.input_delay_us = parse_u64(optarg, "--input-delay-us");
+			if (vm.input_delay_us > 1000000)
+				die("--input-delay-us %s: expected at most 1000000", optarg);
 			break;
 		case 'h':
 			fputs(usage, stdout);

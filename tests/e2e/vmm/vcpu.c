@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "../guest/results.h"
 #include "vmm.h"
@@ -259,6 +260,8 @@ static int handle_io(struct vcpu *v)
 			}
 		return 0;
 	case KVM_EXIT_IO_IN << 16 | PORT_INPUT:
+		if (v->vm->input_delay_us)
+			usleep(v->vm->input_delay_us);
 		val = INPUT_VALUE;
 		memcpy(data, &val, 4);
 		__atomic_add_fetch(&v->vm->input_count, 1, __ATOMIC_RELAXED);

@@ -42,6 +42,7 @@ struct vmm {
 	int cpl0;	   /* the program runs at CPL 0 (it may WRMSR) */
 	int svme;	   /* EFER.SVME set, as by a guest hypervisor (VBS) */
 	uint64_t kick_ms;  /* --kick-ms: signal the vCPU threads this often */
+	uint64_t input_delay_us; /* --input-delay-us: each PORT_INPUT read takes this long */
 	uint64_t kicks;	   /* signals sent */
 	FILE *step_log;	   /* per-step CSV in singlestep mode, or NULL */
 	uint64_t step_seq; /* global sequence of step-log rows */
