@@ -105,12 +105,12 @@ static void check_version(int ctl)
 	expect("module built for the running kernel",
 	       strncmp(v.release, u.release, sizeof(v.release)) ? -1 : 0, 0);
 	expect("read before attach",
-	       ioctl(ctl, SVMTRACE_READ_GPA, &(struct svmtrace_gpa_read){.len = 1}), ENOTCONN);
+	       ioctl(ctl, SVMTRACE_READ_GPA, &(struct svmtrace_gpa_read){ .len = 1 }), ENOTCONN);
 }
 
 static int read_gpa(int ctl, uint64_t gpa, void *buf, uint32_t len)
 {
-	struct svmtrace_gpa_read r = {.gpa = gpa, .buf = (uintptr_t)buf, .len = len};
+	struct svmtrace_gpa_read r = { .gpa = gpa, .buf = (uintptr_t)buf, .len = len };
 
 	return ioctl(ctl, SVMTRACE_READ_GPA, &r);
 }
@@ -119,7 +119,7 @@ static int read_gpa(int ctl, uint64_t gpa, void *buf, uint32_t len)
 static void check_read_gpa(int ctl, const char *kernel_path)
 {
 	static uint8_t want[KERNEL_MAX], got[SVMTRACE_MAX_READ + 1];
-	struct svmtrace_gpa_read r = {.buf = (uintptr_t)got, .len = 8};
+	struct svmtrace_gpa_read r = { .buf = (uintptr_t)got, .len = 8 };
 	FILE *f = fopen(kernel_path, "rb");
 	size_t n;
 
@@ -151,7 +151,7 @@ static void check_read_gpa(int ctl, const char *kernel_path)
 /* The waiting VMM set these with KVM_SET_SREGS / KVM_SET_MSRS (layout.h). */
 static void check_vcpu_state(int ctl)
 {
-	struct svmtrace_vcpu_state st = {.vcpu = 99};
+	struct svmtrace_vcpu_state st = { .vcpu = 99 };
 
 	expect("state of vCPU 99", ioctl(ctl, SVMTRACE_GET_VCPU_STATE, &st), EINVAL);
 	st.vcpu = 0;
@@ -159,8 +159,8 @@ static void check_vcpu_state(int ctl)
 	errno = EPROTO;
 	expect("its CR3, EFER, LSTAR, IDTR and RIP are the VMM's",
 	       st.cr3 == PML4_GPA && st.efer == GUEST_EFER && st.lstar == KERNEL_SYSCALL_ENTRY &&
-				       st.idtr_base == IDT_GPA && st.rip == USER_ENTRY(0) &&
-				       st.cpl == 3 && !(st.flags & SVMTRACE_VCPU_STATE_F_RUNNING)
+			       st.idtr_base == IDT_GPA && st.rip == USER_ENTRY(0) && st.cpl == 3 &&
+			       !(st.flags & SVMTRACE_VCPU_STATE_F_RUNNING)
 		       ? 0
 		       : -1,
 	       0);
@@ -168,10 +168,10 @@ static void check_vcpu_state(int ctl)
 
 static void check_attach(int ctl, int vm)
 {
-	struct svmtrace_attach a = {.vm_fd = open("/dev/null", O_RDONLY)};
+	struct svmtrace_attach a = { .vm_fd = open("/dev/null", O_RDONLY) };
 
 	expect("status before attach",
-	       ioctl(ctl, SVMTRACE_STATUS, &(struct svmtrace_capture_status){0}), ENOTCONN);
+	       ioctl(ctl, SVMTRACE_STATUS, &(struct svmtrace_capture_status){ 0 }), ENOTCONN);
 	expect("attach to /dev/null", ioctl(ctl, SVMTRACE_ATTACH, &a), EMEDIUMTYPE);
 	close(a.vm_fd);
 	a.vm_fd = 999;
@@ -251,8 +251,8 @@ static int open_fds(void)
  */
 static void check_ring_reply_fault(int ctl)
 {
-	struct svmtrace_ring_request *ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-						MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct svmtrace_ring_request *ro =
+		mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	int before;
 
 	if (ro == MAP_FAILED)
@@ -270,8 +270,8 @@ static void check_ring_reply_fault(int ctl)
 
 static void check_lifecycle(int ctl, int vm)
 {
-	struct svmtrace_ring_request req = {.vcpu = 99};
-	struct svmtrace_attach a = {.vm_fd = vm};
+	struct svmtrace_ring_request req = { .vcpu = 99 };
+	struct svmtrace_attach a = { .vm_fd = vm };
 	struct svmtrace_target t;
 	int other = open_ctl();
 	void *map;
@@ -283,8 +283,8 @@ static void check_lifecycle(int ctl, int vm)
 	close(other);
 	valid_target(&t);
 	expect("valid target", ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
-	expect("ring before arm", ioctl(ctl, SVMTRACE_GET_RING, &(struct svmtrace_ring_request){0}),
-	       ESRCH);
+	expect("ring before arm",
+	       ioctl(ctl, SVMTRACE_GET_RING, &(struct svmtrace_ring_request){ 0 }), ESRCH);
 	expect("arm", ioctl(ctl, SVMTRACE_ARM), 0);
 	expect("arm twice", ioctl(ctl, SVMTRACE_ARM), EALREADY);
 	expect("target while armed", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EBUSY);
@@ -323,8 +323,8 @@ static void check_lifecycle(int ctl, int vm)
 /* A guest with EFER.SVME runs guests of its own: arm must refuse it. */
 static int check_nested(pid_t pid)
 {
-	struct svmtrace_attach a = {.vm_fd = vm_fd_of(pid)};
-	struct svmtrace_vcpu_state st = {.vcpu = 0};
+	struct svmtrace_attach a = { .vm_fd = vm_fd_of(pid) };
+	struct svmtrace_vcpu_state st = { .vcpu = 0 };
 	struct svmtrace_target t;
 	int ctl = open_ctl();
 

@@ -26,7 +26,7 @@ struct insn {
 	uint64_t start, next;
 	int len;
 	int rex_w, rex_r, rex_x, rex_b;
-	int o16; /* a 66 prefix */
+	int o16;	  /* a 66 prefix */
 	int bits;	  /* operand size: 32 or 64 */
 	int mod, reg, rm; /* ModRM, with REX extensions applied */
 	int is_mem;
@@ -431,7 +431,7 @@ static int step_0f(struct model_cpu *c, struct model_io *io, struct insn *in, en
 
 int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 {
-	struct insn in = {.start = c->rip};
+	struct insn in = { .start = c->rip };
 	uint64_t op, imm, v;
 
 	*ev = EV_NONE;

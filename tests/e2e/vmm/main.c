@@ -123,9 +123,9 @@ static void on_kick(int sig)
  */
 static void kick_until_done(struct vmm *vm, pthread_t *threads)
 {
-	struct sigaction sa = {.sa_handler = on_kick}; /* no SA_RESTART */
-	struct timespec gap = {.tv_sec = vm->kick_ms / 1000,
-			       .tv_nsec = (long)(vm->kick_ms % 1000) * 1000000};
+	struct sigaction sa = { .sa_handler = on_kick }; /* no SA_RESTART */
+	struct timespec gap = { .tv_sec = vm->kick_ms / 1000,
+				.tv_nsec = (long)(vm->kick_ms % 1000) * 1000000 };
 	int running;
 
 	sigaction(SIGUSR2, &sa, NULL);
@@ -184,16 +184,21 @@ static int report(const struct vmm *vm, double seconds)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"vcpus", required_argument, NULL, 'c'}, {"arg", required_argument, NULL, 'a'},
-		{"wait", no_argument, NULL, 'w'},	 {"hold", no_argument, NULL, 'H'},
-		{"singlestep", no_argument, NULL, 's'},	 {"step-log", required_argument, NULL, 'l'},
-		{"x2apic", no_argument, NULL, 'x'},	 {"cpl0", no_argument, NULL, '0'},
-		{"svme", no_argument, NULL, 'S'},
-		{"kick-ms", required_argument, NULL, 'k'},
-		{"input-delay-us", required_argument, NULL, 'i'},
-		{"help", no_argument, NULL, 'h'},	 {NULL, 0, NULL, 0},
+		{ "vcpus", required_argument, NULL, 'c' },
+		{ "arg", required_argument, NULL, 'a' },
+		{ "wait", no_argument, NULL, 'w' },
+		{ "hold", no_argument, NULL, 'H' },
+		{ "singlestep", no_argument, NULL, 's' },
+		{ "step-log", required_argument, NULL, 'l' },
+		{ "x2apic", no_argument, NULL, 'x' },
+		{ "cpl0", no_argument, NULL, '0' },
+		{ "svme", no_argument, NULL, 'S' },
+		{ "kick-ms", required_argument, NULL, 'k' },
+		{ "input-delay-us", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
-	static struct vmm vm = {.nr_vcpus = 1};
+	static struct vmm vm = { .nr_vcpus = 1 };
 	pthread_t threads[MAX_VCPUS];
 	int wait = 0, hold = 0, c, ok;
 	uint64_t n;

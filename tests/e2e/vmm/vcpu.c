@@ -16,9 +16,9 @@
 #include "../guest/results.h"
 #include "vmm.h"
 
-#define MSR_STAR   0xc0000081
-#define MSR_LSTAR  0xc0000082
-#define MSR_SFMASK 0xc0000084
+#define MSR_STAR      0xc0000081
+#define MSR_LSTAR     0xc0000082
+#define MSR_SFMASK    0xc0000084
 #define MSR_APIC_BASE 0x1b
 
 #define APIC_BASE_DEFAULT 0xfee00000ull
@@ -109,12 +109,12 @@ static int set_sregs(struct vcpu *v)
 	s.gdt.limit = SEL_TSS(MAX_VCPUS) - 1;
 	s.idt.base = IDT_GPA;
 	s.idt.limit = IDT_VECTORS * 16 - 1;
-	s.tr = (struct kvm_segment){.base = TSS_GPA(v->index),
-				    .limit = 103,
-				    .selector = SEL_TSS(v->index),
-				    .type = 11,
-				    .present = 1};
-	s.ldt = (struct kvm_segment){.type = 2, .present = 1, .unusable = 1};
+	s.tr = (struct kvm_segment){ .base = TSS_GPA(v->index),
+				     .limit = 103,
+				     .selector = SEL_TSS(v->index),
+				     .type = 11,
+				     .present = 1 };
+	s.ldt = (struct kvm_segment){ .type = 2, .present = 1, .unusable = 1 };
 	if (ioctl(v->fd, KVM_SET_SREGS, &s) < 0) {
 		set_err(v, "KVM_SET_SREGS");
 		return -1;
@@ -127,13 +127,13 @@ static int set_msrs(struct vcpu *v)
 	struct {
 		struct kvm_msrs hdr;
 		struct kvm_msr_entry e[4];
-	} m = {.hdr.nmsrs = 3,
-	       .e = {{.index = MSR_STAR, .data = GUEST_STAR},
-		     {.index = MSR_LSTAR, .data = KERNEL_SYSCALL_ENTRY},
-		     {.index = MSR_SFMASK, .data = GUEST_FMASK},
-		     {.index = MSR_APIC_BASE,
-		      .data = APIC_BASE_DEFAULT | APIC_BASE_ENABLE | APIC_BASE_EXTD |
-			      (v->index ? 0 : APIC_BASE_BSP)}}};
+	} m = { .hdr.nmsrs = 3,
+		.e = { { .index = MSR_STAR, .data = GUEST_STAR },
+		       { .index = MSR_LSTAR, .data = KERNEL_SYSCALL_ENTRY },
+		       { .index = MSR_SFMASK, .data = GUEST_FMASK },
+		       { .index = MSR_APIC_BASE,
+			 .data = APIC_BASE_DEFAULT | APIC_BASE_ENABLE | APIC_BASE_EXTD |
+				 (v->index ? 0 : APIC_BASE_BSP) } } };
 
 	if (v->vm->x2apic)
 		m.hdr.nmsrs = 4;
@@ -162,7 +162,7 @@ static int set_regs(struct vcpu *v)
 
 static int set_singlestep(struct vcpu *v)
 {
-	struct kvm_guest_debug dbg = {.control = KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_SINGLESTEP};
+	struct kvm_guest_debug dbg = { .control = KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_SINGLESTEP };
 
 	if (ioctl(v->fd, KVM_SET_GUEST_DEBUG, &dbg) < 0) {
 		set_err(v, "KVM_SET_GUEST_DEBUG");
@@ -345,8 +345,8 @@ void *vcpu_thread(void *arg)
 void vcpu_print_final(const struct vcpu *v)
 {
 	const struct kvm_regs *r = &v->final;
-	const uint64_t gpr[16] = {r->rax, r->rbx, r->rcx, r->rdx, r->rsi, r->rdi, r->rbp, r->rsp,
-				  r->r8,  r->r9,  r->r10, r->r11, r->r12, r->r13, r->r14, r->r15};
+	const uint64_t gpr[16] = { r->rax, r->rbx, r->rcx, r->rdx, r->rsi, r->rdi, r->rbp, r->rsp,
+				   r->r8,  r->r9,  r->r10, r->r11, r->r12, r->r13, r->r14, r->r15 };
 
 	results_print_cpu(v->index, v->status, r->rip, r->rflags, gpr);
 }
