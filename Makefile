@@ -15,6 +15,7 @@
 #   make install    install programs and man pages under PREFIX
 
 PREFIX ?= /usr/local
+SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 BUILD ?= build
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -38,6 +39,8 @@ CHECK_STEPS :=
 BENCH_STEPS :=
 FUZZ_TARGETS :=
 MAN_PAGES :=
+MAN8_PAGES :=
+UNITS :=
 DEB_PACKAGES :=
 
 # Packages every part needs; fragments add their own to DEB_PACKAGES.
@@ -111,9 +114,13 @@ deps:
 	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends $$missing
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/man/man8
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 $(MAN8_PAGES) $(DESTDIR)$(PREFIX)/share/man/man8/
+	$(if $(UNITS),install -d $(DESTDIR)$(SYSTEMD_UNIT_DIR) && \
+		install -m 644 $(UNITS) $(DESTDIR)$(SYSTEMD_UNIT_DIR)/)
 
 clean:
 	rm -rf $(BUILD)

@@ -141,7 +141,8 @@ struct svmtrace_writer_stats {
 	uint64_t frames_raw;
 	uint64_t frames_lz4;
 	uint64_t decoded_bytes;
-	uint64_t file_bytes; /* header and frame headers included */
+	uint64_t file_bytes;   /* header and frame headers included */
+	uint64_t lost_records; /* in frames a failed write cut off (not in records) */
 };
 
 struct svmtrace_writer;
@@ -150,6 +151,9 @@ struct svmtrace_writer;
  * Create @path.  Frames go to "@path.partial" as they fill; close renames it
  * to @path, so a file under the final name is always complete.  A crashed
  * writer leaves the .partial file, decodable up to its last whole frame.
+ * When a frame write fails (ENOSPC), the torn frame is cut off, its records
+ * are counted in lost_records, every later append and flush fails, and
+ * close keeps the file as it is: complete up to the frame before.
  */
 int svmtrace_writer_open(struct svmtrace_writer **writer, const char *path,
 			 const struct svmtrace_writer_options *options, struct svmtrace_error *err);

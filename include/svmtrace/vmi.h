@@ -69,6 +69,8 @@ struct svmtrace_vmi_vcpu {
 	uint64_t kernel_gs_base;
 	uint64_t idtr_base;
 	uint64_t lstar;
+	uint64_t cr4, efer; /* live sources only (0 otherwise) */
+	uint32_t cpl;	    /* live sources only */
 };
 
 /*
@@ -85,7 +87,40 @@ int svmtrace_vmi_mem_open_buffer(const void *buf, size_t len, const char *name,
 
 void svmtrace_vmi_mem_close(struct svmtrace_vmi_mem *mem);
 
-/* "qemu-elf-core" or "raw". */
+/*
+ * A running VM's memory ("live"), read through an attached /dev/svmtrace
+ * controller: SVMTRACE_READ_GPA for bytes, SVMTRACE_GET_VCPU_STATE for
+ * the registers kernel discovery needs.  Reads go through a page cache that
+ * svmtrace_vmi_mem_refresh() empties; the guest keeps running, so callers
+ * refresh before every walk and check what they walked (see docs/vmi.md).
+ */
+int svmtrace_vmi_mem_open_live(int ctl_fd, struct svmtrace_vmi_mem **out,
+			       struct svmtrace_vmi_error *err);
+
+/*
+ * What the live driver asks of the VM, so that it can also run over other
+ * sources (tests run the real VMI stack over an image in memory).
+ * read: copy [gpa, gpa + len) with len <= max_read; 0 or -errno (ENXIO:
+ * not guest RAM, EINTR: try again).  vcpu: the registers of vCPU @index;
+ * 0, -EINVAL past the last vCPU, or -errno.
+ */
+struct svmtrace_vmi_live_ops {
+	int (*read)(void *ctx, uint64_t gpa, void *buf, size_t len);
+	int (*vcpu)(void *ctx, unsigned int index, struct svmtrace_vmi_vcpu *out);
+	void *ctx;
+	size_t max_read;
+};
+
+int svmtrace_vmi_mem_open_live_ops(const struct svmtrace_vmi_live_ops *ops, const char *name,
+				   struct svmtrace_vmi_mem **out, struct svmtrace_vmi_error *err);
+
+/*
+ * Live sources: forget every cached page and read the vCPU registers
+ * again.  Files: nothing changes, returns 0.
+ */
+int svmtrace_vmi_mem_refresh(struct svmtrace_vmi_mem *mem, struct svmtrace_vmi_error *err);
+
+/* "qemu-elf-core", "raw" or "live". */
 const char *svmtrace_vmi_mem_kind(const struct svmtrace_vmi_mem *mem);
 
 /* The file (or buffer name) given at open. */
@@ -289,5 +324,23 @@ struct svmtrace_vmi_module {
 int svmtrace_vmi_modules(const struct svmtrace_vmi *vmi, uint64_t pid,
 			 struct svmtrace_vmi_module **list, size_t *count,
 			 struct svmtrace_vmi_error *err);
+
+/* What identifies a mapped PE image for symbolization. */
+struct svmtrace_vmi_image_id {
+	uint32_t time_date_stamp; /* FileHeader.TimeDateStamp */
+	uint32_t size_of_image;
+	bool has_codeview; /* the fields below are valid */
+	uint32_t age;
+	char pdb_name[64];
+	char id[48]; /* "GUID-AGE", GUID in upper-case hex */
+};
+
+/*
+ * Read the headers (and the CodeView record, when its page is resident) of
+ * the image mapped at @base in @dtb.  E_NOT_RESIDENT when the headers are
+ * paged out.
+ */
+int svmtrace_vmi_image_id(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t base,
+			  struct svmtrace_vmi_image_id *out, struct svmtrace_vmi_error *err);
 
 #endif

@@ -2,8 +2,8 @@
 # the same subcommands: a user reads one or the other, never both.
 set -eu
 status=0
-for page in docs/man/*.1; do
-	prog=$(basename "$page" .1)
+for page in docs/man/*.1 docs/man/*.8; do
+	prog=$(basename "$page"); prog=${prog%.[18]}
 	[ -x "$BIN/$prog" ] || { echo "$prog: man page without a built program"; status=1; continue; }
 	"$BIN/$prog" --help >"$WORK/help"
 	# subcommands: help lines "  name ..." whose name is a word in the man page's COMMANDS

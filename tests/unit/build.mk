@@ -8,7 +8,7 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_SUPPORT) $(LIBSVMTRACE)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -o $@ $< $(UNIT_SUPPORT) $(LIBSVMTRACE) $(LIB_LIBS) $(CHECK_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(TEST_EXTRA_OBJS) $(UNIT_SUPPORT) $(LIBSVMTRACE) $(LIB_LIBS) $(CHECK_LIBS)
 
 ALL_PROGRAM_SRCS += $(UNIT_SRCS) tests/unit/support.c
 all: $(UNIT_TESTS)

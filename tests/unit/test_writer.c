@@ -5,7 +5,9 @@
  * are refused with a message, frames never exceed 64 KiB.
  */
 #include <check.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -142,6 +144,49 @@ START_TEST(frames_stay_within_64k)
 }
 END_TEST
 
+/*
+ * A disk that fills up (here: a file size limit, EFBIG, as ENOSPC would):
+ * the torn frame is cut off, its records are counted as lost, and close
+ * keeps a file that ends with a complete frame.
+ */
+START_TEST(a_failed_write_leaves_complete_frames)
+{
+	const char *path = scratch_path("full.bin");
+	struct rlimit lim = { .rlim_cur = 150000, .rlim_max = RLIM_INFINITY };
+	struct svmtrace_writer_options o;
+	struct svmtrace_slot sl = { .cr3 = 0x1000 };
+	struct svmtrace_writer *w;
+	struct svmtrace_summary sum;
+	struct svmtrace_error err;
+	uint64_t i, records, lost;
+
+	signal(SIGXFSZ, SIG_IGN);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	svmtrace_writer_options_init(&o);
+	o.raw_frames = true; /* frames of 64 KiB: the third one tears */
+	ck_assert_int_eq(svmtrace_writer_open(&w, path, &o, &err), 0);
+	for (i = 1; i < 1000000; i++) {
+		sl.kind = SVMTRACE_SLOT_INSTRUCTION;
+		sl.seq = i;
+		sl.rip = 0x400000 + i * 977;
+		sl.gpr[SVMTRACE_RAX] = i * 0x9e3779b97f4a7c15ULL;
+		if (svmtrace_writer_append(w, &sl, &err))
+			break;
+	}
+	ck_assert_uint_lt(i, 1000000);
+	ck_assert_msg(strstr(err.message, "write failed"), "%s", err.message);
+	records = svmtrace_writer_stats(w)->records;
+	lost = svmtrace_writer_stats(w)->lost_records;
+	ck_assert_uint_gt(lost, 0);
+	ck_assert_uint_eq(records + lost, i - 1);
+	ck_assert_uint_le(svmtrace_writer_stats(w)->file_bytes, 150000);
+	ck_assert_int_ne(svmtrace_writer_append(w, &sl, &err), 0);
+	ck_assert_int_eq(svmtrace_writer_close(w, &err), 0);
+	ck_assert_int_eq(svmtrace_read(path, NULL, NULL, &sum, &err), 0);
+	ck_assert_uint_eq(sum.records, records);
+}
+END_TEST
+
 static Suite *writer_suite(void)
 {
 	Suite *s = suite_create("writer");
@@ -152,6 +197,7 @@ static Suite *writer_suite(void)
 	tcase_add_test(tc, bad_slots_are_refused);
 	tcase_add_test(tc, bad_options_are_refused);
 	tcase_add_test(tc, frames_stay_within_64k);
+	tcase_add_test(tc, a_failed_write_leaves_complete_frames);
 	suite_add_tcase(s, tc);
 	return s;
 }

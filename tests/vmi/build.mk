@@ -8,6 +8,9 @@ VMI_PE := $(BUILD)/vmi-pe
 
 VMI_GEN_SRCS := $(wildcard tests/vmi/gen/*.c)
 $(eval $(call program,vmi-genimage,$(VMI_GEN_SRCS),,TOOLS))
+# svmtraced's target resolution over the live driver, reading an image.
+$(eval $(call program,vmi-live-target,tests/vmi/live_target.c $(SVMTRACED_CORE) \
+	$(CAPTURE_COMMON_SRCS) $(CLI_SRCS),,TOOLS))
 
 # The DLL first: the program links against its import library.
 $(VMI_PE)/helper.dll: tests/vmi/pe/helper.c

@@ -26,7 +26,9 @@ struct svmtrace_writer {
 	struct encoder enc;
 	bool started; /* at least one slot appended */
 	uint64_t last_seq;
-	size_t len; /* bytes in frame[] */
+	size_t len;		/* bytes in frame[] */
+	uint64_t frame_records; /* records in frame[] */
+	bool failed;		/* a frame write failed: the file ends at the frame before */
 	uint8_t frame[SVMTRACE_FRAME_MAX];
 	uint8_t out[WIRE_FRAME_HEADER_SIZE + LZ4_COMPRESSBOUND(SVMTRACE_FRAME_MAX)];
 	void *lz4_state;
@@ -76,9 +78,13 @@ static size_t compress_frame(struct svmtrace_writer *w, uint8_t *dst, size_t cap
 static int flush_frame(struct svmtrace_writer *w, struct svmtrace_error *err)
 {
 	uint8_t *payload = w->out + WIRE_FRAME_HEADER_SIZE;
+	uint64_t at;
 	size_t stored;
 	int ret;
 
+	if (w->failed)
+		return trace_error_noloc(err, SVMTRACE_E_IO, w->partial,
+					 "an earlier write failed: the file ends before it");
 	if (!w->len)
 		return 0;
 	stored = compress_frame(w, payload, sizeof(w->out) - WIRE_FRAME_HEADER_SIZE);
@@ -91,9 +97,23 @@ static int flush_frame(struct svmtrace_writer *w, struct svmtrace_error *err)
 	}
 	wire_put32(w->out, (uint32_t)w->len);
 	wire_put32(w->out + 4, (uint32_t)stored);
+	at = w->stats.file_bytes;
 	ret = write_all(w, w->out, WIRE_FRAME_HEADER_SIZE + stored, err);
-	w->stats.decoded_bytes += w->len;
+	if (ret) {
+		/*
+		 * A full disk, say: cut the torn frame off so the file still ends
+		 * with a complete one, and count its records as lost.
+		 */
+		if (ftruncate(w->fd, (off_t)at) == 0 && lseek(w->fd, (off_t)at, SEEK_SET) >= 0)
+			w->stats.file_bytes = at;
+		w->stats.records -= w->frame_records;
+		w->stats.lost_records += w->frame_records;
+		w->failed = true;
+	} else {
+		w->stats.decoded_bytes += w->len;
+	}
 	w->len = 0;
+	w->frame_records = 0;
 	return ret;
 }
 
@@ -170,6 +190,9 @@ static int append(struct svmtrace_writer *w, const struct svmtrace_slot *s,
 	bool full;
 	int ret;
 
+	if (w->failed)
+		return trace_error_noloc(err, SVMTRACE_E_IO, w->partial,
+					 "an earlier write failed: the file ends before it");
 	if (s->kind < SVMTRACE_SLOT_INSTRUCTION || s->kind > SVMTRACE_SLOT_SESSION_END)
 		return trace_error_noloc(err, SVMTRACE_E_INVALID, w->path,
 					 "slot %llu has kind %u (expected 1..3)",
@@ -189,6 +212,7 @@ static int append(struct svmtrace_writer *w, const struct svmtrace_slot *s,
 	w->started = true;
 	w->last_seq = s->seq;
 	w->stats.records++;
+	w->frame_records++;
 	w->stats.anchors += full;
 	return 0;
 }
@@ -218,7 +242,8 @@ const struct svmtrace_writer_stats *svmtrace_writer_stats(const struct svmtrace_
 
 int svmtrace_writer_close(struct svmtrace_writer *w, struct svmtrace_error *err)
 {
-	int ret = flush_frame(w, err);
+	/* After a failed write the file is complete up to its last frame: keep it. */
+	int ret = w->failed ? 0 : flush_frame(w, err);
 
 	if (!ret && fsync(w->fd) < 0)
 		ret = trace_error_noloc(err, SVMTRACE_E_IO, w->partial, "fsync failed: %s",

@@ -33,7 +33,7 @@ static int mem_parse(struct svmtrace_vmi_mem *mem, struct svmtrace_vmi_error *er
 	return mem_raw_parse(mem, err);
 }
 
-static struct svmtrace_vmi_mem *mem_new(const char *name, struct svmtrace_vmi_error *err)
+struct svmtrace_vmi_mem *mem_new(const char *name, struct svmtrace_vmi_error *err)
 {
 	struct svmtrace_vmi_mem *mem = calloc(1, sizeof(*mem));
 
@@ -113,6 +113,11 @@ void svmtrace_vmi_mem_close(struct svmtrace_vmi_mem *mem)
 	free(mem->ranges);
 	free(mem->vcpus);
 	free(mem);
+}
+
+int svmtrace_vmi_mem_refresh(struct svmtrace_vmi_mem *mem, struct svmtrace_vmi_error *err)
+{
+	return mem->ops->refresh ? mem->ops->refresh(mem, err) : 0;
 }
 
 const char *svmtrace_vmi_mem_kind(const struct svmtrace_vmi_mem *mem)

@@ -10,7 +10,9 @@
 #define CACHE_PAGE 4096ULL
 
 struct mem_cache {
-	int fd;
+	int fd;			/* file sources: closed with the cache; else -1 */
+	mem_cache_fill_fn fill; /* live sources: fills one page */
+	void *ctx;
 	uint64_t tags[MEM_CACHE_PAGES]; /* file page index + 1; 0 = empty */
 	uint8_t pages[MEM_CACHE_PAGES][CACHE_PAGE];
 };
@@ -24,11 +26,30 @@ struct mem_cache *mem_cache_new(int fd)
 	return c;
 }
 
+struct mem_cache *mem_cache_new_fill(mem_cache_fill_fn fill, void *ctx)
+{
+	struct mem_cache *c = calloc(1, sizeof(*c));
+
+	if (c) {
+		c->fd = -1;
+		c->fill = fill;
+		c->ctx = ctx;
+	}
+	return c;
+}
+
+void mem_cache_invalidate(struct mem_cache *c)
+{
+	if (c)
+		memset(c->tags, 0, sizeof(c->tags));
+}
+
 void mem_cache_free(struct mem_cache *c)
 {
 	if (!c)
 		return;
-	close(c->fd);
+	if (c->fd >= 0)
+		close(c->fd);
 	free(c);
 }
 
@@ -42,6 +63,12 @@ static const uint8_t *page(struct mem_cache *c, uint64_t index, const char *name
 	if (c->tags[slot] == index + 1)
 		return c->pages[slot];
 	c->tags[slot] = 0;
+	if (c->fill) {
+		if (c->fill(c->ctx, index * CACHE_PAGE, c->pages[slot], err))
+			return NULL;
+		c->tags[slot] = index + 1;
+		return c->pages[slot];
+	}
 	do
 		got = pread(c->fd, c->pages[slot], CACHE_PAGE, (off_t)(index * CACHE_PAGE));
 	while (got < 0 && errno == EINTR);

@@ -3,8 +3,8 @@
  * The memory-source seam.  A driver fills struct svmtrace_vmi_mem: how to
  * read guest-physical bytes and which vCPU registers it knows.  Files (raw
  * image, QEMU ELF core) are mapped and described as ranges of
- * guest-physical address -> file offset; a future live-VM driver (through
- * the kmod) plugs in its own read op and register source instead.
+ * guest-physical address -> file offset; the live-VM driver (mem_live.c,
+ * through the kmod) plugs in its own read op and register source instead.
  */
 #ifndef SVMTRACE_VMI_MEM_DRIVER_H
 #define SVMTRACE_VMI_MEM_DRIVER_H
@@ -16,6 +16,8 @@ struct vmi_mem_ops {
 	int (*read)(const struct svmtrace_vmi_mem *mem, uint64_t gpa, void *buf, size_t len,
 		    struct svmtrace_vmi_error *err);
 	void (*release)(struct svmtrace_vmi_mem *mem); /* driver-private state */
+	/* Live sources: drop cached pages, read the registers again. */
+	int (*refresh)(struct svmtrace_vmi_mem *mem, struct svmtrace_vmi_error *err);
 };
 
 /* [gpa, gpa + mem_size) backed by file bytes [offset, offset + file_size). */
@@ -47,6 +49,9 @@ struct svmtrace_vmi_mem {
 	void *priv;
 };
 
+/* A zeroed source named @name (E_NOMEM in @err when out of memory). */
+struct svmtrace_vmi_mem *mem_new(const char *name, struct svmtrace_vmi_error *err);
+
 /* The read op of mapped sources. */
 int mem_mapped_read(const struct svmtrace_vmi_mem *mem, uint64_t gpa, void *buf, size_t len,
 		    struct svmtrace_vmi_error *err);
@@ -57,6 +62,10 @@ int mem_ranges_finish(struct svmtrace_vmi_mem *mem, struct svmtrace_vmi_error *e
 /* Driver parsers: fill ranges and vCPUs of a mapped @mem. */
 int mem_raw_parse(struct svmtrace_vmi_mem *mem, struct svmtrace_vmi_error *err);
 int mem_elfcore_parse(struct svmtrace_vmi_mem *mem, struct svmtrace_vmi_error *err);
+
+/* The live driver's view of SVMTRACE_GET_VCPU_STATE: what discovery may use. */
+struct svmtrace_vcpu_state;
+void mem_live_vcpu_from_state(const struct svmtrace_vcpu_state *st, struct svmtrace_vmi_vcpu *v);
 
 /* True when the bytes start like an ELF file. */
 int mem_is_elf(const uint8_t *buf, size_t len);

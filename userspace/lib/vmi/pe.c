@@ -121,6 +121,7 @@ int pe_parse(const struct pe_reader *r, struct pe_image *img, struct svmtrace_vm
 				lfanew);
 	img->machine = le16(nt + 4);
 	img->nr_sections = le16(nt + 6);
+	img->time_date_stamp = le32(nt + 8);
 	opt_size = le16(nt + 20);
 	if (img->machine != PE_MACHINE_AMD64)
 		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,

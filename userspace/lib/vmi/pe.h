@@ -28,6 +28,7 @@ struct pe_section {
 
 struct pe_image {
 	uint16_t machine;
+	uint32_t time_date_stamp; /* FileHeader.TimeDateStamp */
 	uint32_t entry_rva;
 	uint32_t size_of_image;
 	uint32_t size_of_headers;

@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "svmtrace-capture/capture.h"
+#include "common/capture.h"
 
 double now_seconds(void)
 {
@@ -38,7 +38,7 @@ void progress_update(struct progress *p, const struct vcpu_stream *s, uint32_t n
 		svmtrace_ring_counts(&s[i].ring, &c);
 		records += s[i].written;
 		dropped += c.dropped;
-		bytes += svmtrace_writer_stats(s[i].writer)->file_bytes;
+		bytes += stream_file_bytes(&s[i]);
 	}
 	fprintf(stderr, "\r%.1fs  %llu records  %.0f records/s  %llu dropped  %.2f MB written ",
 		t - p->start, (unsigned long long)records,

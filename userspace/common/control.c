@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "common/cli.h"
-#include "svmtrace-capture/capture.h"
+#include "common/capture.h"
 
 int control_open(void)
 {
@@ -32,7 +32,7 @@ int control_open(void)
 }
 
 /* The fd number of the one KVM VM in @pid, from /proc/PID/fd. */
-static int find_vm_fd(pid_t pid)
+int control_find_vm_fd(pid_t pid)
 {
 	char dir[64], link[PATH_MAX], target[64];
 	struct dirent *d;
@@ -76,7 +76,7 @@ int control_vm_fd(pid_t pid, int *vm_fd_number, int *pidfd)
 	int vm_fd, fd;
 
 	if (*vm_fd_number < 0)
-		*vm_fd_number = find_vm_fd(pid);
+		*vm_fd_number = control_find_vm_fd(pid);
 	vm_fd = *vm_fd_number;
 	*pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (*pidfd < 0)
@@ -89,7 +89,7 @@ int control_vm_fd(pid_t pid, int *vm_fd_number, int *pidfd)
 
 void control_attach(int ctl, int vm_fd, pid_t pid, int vmm_fd_number)
 {
-	struct svmtrace_attach a = {.vm_fd = vm_fd};
+	struct svmtrace_attach a = { .vm_fd = vm_fd };
 
 	if (!ioctl(ctl, SVMTRACE_ATTACH, &a))
 		return;
@@ -166,7 +166,7 @@ void control_status(int ctl, struct svmtrace_capture_status *st)
 
 int control_get_ring(int ctl, uint32_t vcpu, uint64_t *mmap_size)
 {
-	struct svmtrace_ring_request req = {.vcpu = vcpu};
+	struct svmtrace_ring_request req = { .vcpu = vcpu };
 
 	if (ioctl(ctl, SVMTRACE_GET_RING, &req))
 		die("ring of vCPU %u: %s", vcpu, strerror(errno));

@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svmtraced's pieces that need no VM: option parsing, the module version
+ * check, capture.json (read back by a second parser, Python's json), the
+ * status socket and its text.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "svmtraced/svmtraced.h"
+#include "support.h"
+
+static void parse(struct daemon_options *o, const char *const *args)
+{
+	char *argv[64];
+	int argc = 0;
+
+	argv[argc++] = "svmtraced";
+	while (*args)
+		argv[argc++] = (char *)*args++;
+	argv[argc] = NULL;
+	options_parse(argc, argv, o);
+}
+
+START_TEST(options_full_command)
+{
+	static const char *const args[] = { "--domain",
+					    "win11",
+					    "--pid",
+					    "1234",
+					    "--out",
+					    "traces",
+					    "--policy",
+					    "block",
+					    "--kernel",
+					    "--rip-range",
+					    "0x1000-0x2000",
+					    "--max-bytes",
+					    "64M",
+					    "--duration",
+					    "2.5",
+					    "--max-records",
+					    "1000",
+					    "--ring-slots",
+					    "1024",
+					    "--wake-batch",
+					    "8",
+					    "--profiles",
+					    "/p",
+					    "--socket",
+					    "/tmp/s.sock",
+					    NULL };
+	struct daemon_options o;
+
+	parse(&o, args);
+	ck_assert_str_eq(o.domain, "win11");
+	ck_assert_uint_eq(o.pid, 1234);
+	ck_assert_int_eq(o.vm_fd, -1);
+	ck_assert_str_eq(o.out_dir, "traces");
+	ck_assert_uint_eq(o.target.policy, SVMTRACE_POLICY_BLOCK);
+	ck_assert_uint_eq(o.target.flags, SVMTRACE_TARGET_F_KERNEL);
+	ck_assert_uint_eq(o.target.nr_ranges, 1);
+	ck_assert_uint_eq(o.target.ranges[0].start, 0x1000);
+	ck_assert_uint_eq(o.target.ranges[0].end, 0x2000);
+	ck_assert_uint_eq(o.lim.max_bytes, 64ULL << 20);
+	ck_assert(o.lim.duration == 2.5);
+	ck_assert_uint_eq(o.lim.max_records, 1000);
+	ck_assert_uint_eq(o.target.ring_slots, 1024);
+	ck_assert_uint_eq(o.target.wake_batch, 8);
+	ck_assert_str_eq(o.profiles, "/p");
+	ck_assert_str_eq(o.socket, "/tmp/s.sock");
+	ck_assert_int_eq(o.from, FROM_ENTRY);
+	ck_assert(o.resolve_timeout == 60);
+}
+END_TEST
+
+START_TEST(options_defaults_and_wait_name)
+{
+	static const char *const args[] = { "--vmm-pid", "42",	  "--wait-name", "sample.exe",
+					    "--vm-fd",	 "7",	  "--max-bytes", "1g",
+					    "--from",	 "entry", NULL };
+	struct daemon_options o;
+
+	parse(&o, args);
+	ck_assert_int_eq(o.vmm_pid, 42);
+	ck_assert_int_eq(o.vm_fd, 7);
+	ck_assert_str_eq(o.wait_name, "sample.exe");
+	ck_assert_ptr_null(o.out_dir);
+	ck_assert_str_eq(o.profiles, SVMTRACED_PROFILES);
+	ck_assert_uint_eq(o.lim.max_bytes, 1ULL << 30);
+	ck_assert_uint_eq(o.target.policy, SVMTRACE_POLICY_DROP);
+}
+END_TEST
+
+/* Each of these dies (exit status 1); the messages are checked by tests/cli. */
+static const char *const bad[][8] = {
+	{ "--pid", "4", NULL },
+	{ "--domain", "a", "--vmm-pid", "1", "--pid", "4", NULL },
+	{ "--vmm-pid", "1", NULL },
+	{ "--vmm-pid", "1", "--name", "a.exe", "--wait-name", "b.exe", NULL },
+	{ "--vmm-pid", "1", "--pid", "4", "--from", "next", NULL },
+	{ "--vmm-pid", "1", "--pid", "4", "--ring-slots", "1000", NULL },
+	{ "--vmm-pid", "1", "--pid", "4", "--max-bytes", "0", NULL },
+	{ "--vmm-pid", "1", "--pid", "4", "--rip-range", "5-4", NULL },
+};
+
+START_TEST(options_refused)
+{
+	struct daemon_options o;
+
+	parse(&o, bad[_i]);
+}
+END_TEST
+
+START_TEST(version_check)
+{
+	struct svmtrace_version v = { .abi_version = SVMTRACE_ABI_VERSION };
+	char buf[512];
+
+	strcpy(v.release, "6.1.0-57-amd64");
+	ck_assert_ptr_null(host_version_problem(&v, "6.1.0-57-amd64", buf, sizeof(buf)));
+	ck_assert_ptr_nonnull(host_version_problem(&v, "6.1.0-58-amd64", buf, sizeof(buf)));
+	ck_assert_msg(strstr(buf, "built for kernel 6.1.0-57-amd64 but 6.1.0-58-amd64 runs"), "%s",
+		      buf);
+	v.abi_version = 1;
+	ck_assert_ptr_nonnull(host_version_problem(&v, "6.1.0-57-amd64", buf, sizeof(buf)));
+	ck_assert_msg(strstr(buf, "speaks ABI 1, this svmtraced ABI 2"), "%s", buf);
+}
+END_TEST
+
+static struct svmtrace_vmi_kernel kernel = {
+	.base = 0xfffff80412600000ULL,
+	.dtb = 0x1aa000,
+	.size_of_image = 0x1046000,
+	.pdb_name = "ntkrnlmp.pdb",
+	.id = "84A84F4D2218BC053913B1204942618D-1",
+	.method = SVMTRACE_VMI_METHOD_LSTAR,
+};
+
+static void fake_target(struct target_info *t, struct svmtrace_vmi_module *mods,
+			struct svmtrace_vmi_image_id *ids)
+{
+	struct svmtrace_vmi_entry *e = &t->procs[0].entry;
+
+	memset(t, 0, sizeof(*t));
+	t->kernel = &kernel;
+	t->profile = "/p/ntkrnlmp-84A84F4D2218BC053913B1204942618D-1.json.xz";
+	t->nr_procs = 1;
+	e->process.pid = 1234;
+	e->process.ppid = 4;
+	strcpy(e->process.name, "sample \"q\".exe");
+	e->process.dtb = 0x7b4d000;
+	e->process.user_dtb = 0x7b4e000;
+	e->image_base = 0x7ff6a0000000ULL;
+	e->entry_rva = 0x1400;
+	e->entry_va = 0x7ff6a0001400ULL;
+	strcpy(e->section, ".text");
+	e->where.gpa = 0x3c5a400;
+	e->entry_page = 0x3c5a000;
+	memset(mods, 0, 2 * sizeof(*mods));
+	memset(ids, 0, 2 * sizeof(*ids));
+	strcpy(mods[0].name, "sample.exe");
+	strcpy(mods[0].path, "C:\\Users\\lab\\sample.exe");
+	mods[0].base = e->image_base;
+	mods[0].size = 0x9000;
+	ids[0] = (struct svmtrace_vmi_image_id){ .time_date_stamp = 0x65a1b2c3,
+						 .size_of_image = 0x9000,
+						 .has_codeview = true,
+						 .age = 2,
+						 .pdb_name = "sample.pdb",
+						 .id = "00112233445566778899AABBCCDDEEFF-2" };
+	strcpy(mods[1].name, "ntdll.dll");
+	mods[1].base = 0x7ffb10000000ULL;
+	mods[1].size = 0x1f8000;
+	t->modules = mods;
+	t->module_ids = ids;
+	t->nr_modules = 2;
+}
+
+START_TEST(capture_json_reads_back)
+{
+	struct svmtrace_vmi_module mods[2];
+	struct svmtrace_vmi_image_id ids[2];
+	struct meta_counts counts[2] = { { 0, 100, 2, 102, 0 }, { 1, 5, 0, 7, 2 } };
+	struct vm_info vm = { .name = "win11",
+			      .uuid = "c7a5fdbd-cdaf-9455-926a-d65c16db1809",
+			      .vmm_pid = 4242 };
+	static const char *const args[] = { "--domain",	   "win11",	"--pid", "1234",
+					    "--rip-range", "0x10-0x20", NULL };
+	struct daemon_options o;
+	struct target_info t;
+	struct meta m;
+	char cmd[4096];
+	const char *dir = scratch_path("meta");
+
+	parse(&o, args);
+	fake_target(&t, mods, ids);
+	mkdir(dir, 0755);
+	m = (struct meta){ .vm = &vm,
+			   .opt = &o,
+			   .target = &t,
+			   .counts = counts,
+			   .nr_counts = 2,
+			   .state = "ended",
+			   .end_reason = "SIGINT",
+			   .started = 1.7e9,
+			   .ended = 1.7e9 + 5 };
+	ck_assert(meta_write(dir, &m));
+	snprintf(cmd, sizeof(cmd),
+		 "test ! -e %s/.capture.json.tmp && python3 -c '\n"
+		 "import json, sys\n"
+		 "d = json.load(open(sys.argv[1]))\n"
+		 "assert d[\"format\"] == \"svmtrace-capture\" and d[\"version\"] == 1\n"
+		 "assert d[\"domain\"] == {\"name\": \"win11\", \"uuid\": "
+		 "\"c7a5fdbd-cdaf-9455-926a-d65c16db1809\", \"vmm_pid\": 4242}, d[\"domain\"]\n"
+		 "k = d[\"kernel\"]\n"
+		 "assert k[\"pdb_guid\"] == \"84A84F4D2218BC053913B1204942618D\" and "
+		 "k[\"pdb_age\"] == 1 and k[\"base\"] == \"0xfffff80412600000\", k\n"
+		 "p = d[\"process\"]\n"
+		 "assert p[\"pid\"] == 1234 and p[\"name\"] == \"sample \\\"q\\\".exe\", p\n"
+		 "assert p[\"dtb\"] == \"0x7b4d000\" and p[\"user_dtb\"] == \"0x7b4e000\", p\n"
+		 "assert p[\"image_base\"] == \"0x7ff6a0000000\" and p[\"entry_va\"] == "
+		 "\"0x7ff6a0001400\" and p[\"entry_gpa\"] == \"0x3c5a400\", p\n"
+		 "assert d[\"target\"][\"cr3\"] == [\"0x7b4d000\", \"0x7b4e000\"] and "
+		 "d[\"target\"][\"gates\"] == [\"0x3c5a000\"], d[\"target\"]\n"
+		 "m = d[\"modules\"]\n"
+		 "assert m[0][\"path\"] == \"C:\\\\Users\\\\lab\\\\sample.exe\" and "
+		 "m[0][\"pe_timestamp\"] == \"0x65a1b2c3\" and m[0][\"pdb_age\"] == 2, m[0]\n"
+		 "assert \"pdb_id\" not in m[1] and m[1][\"size\"] == 0x1f8000, m[1]\n"
+		 "assert d[\"options\"][\"rip_ranges\"] == [[\"0x10\", \"0x20\"]]\n"
+		 "assert d[\"options\"][\"policy\"] == \"drop\" and d[\"options\"][\"max_bytes\"] "
+		 "is None\n"
+		 "assert d[\"vcpus\"][1] == {\"vcpu\": 1, \"written\": 5, \"dropped\": 0, "
+		 "\"produced\": 7, \"discarded\": 2}, d[\"vcpus\"]\n"
+		 "assert d[\"end_reason\"] == \"SIGINT\" and d[\"state\"] == \"ended\"\n"
+		 "assert d[\"started\"] == \"2023-11-14T22:13:20Z\", d[\"started\"]\n"
+		 "' %s/capture.json",
+		 dir, dir);
+	ck_assert_int_eq(system(cmd), 0);
+	/* Rewriting replaces the file whole. */
+	m.state = "recording";
+	m.end_reason = NULL;
+	ck_assert(meta_write(dir, &m));
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+		 "assert d[\"end_reason\"] is None and d[\"state\"] == \"recording\"' "
+		 "%s/capture.json",
+		 dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* Send @req and hang up without reading: the daemon must survive it. */
+static void ask_and_leave(const char *path, const char *req)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	strcpy(sa.sun_path, path);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	close(fd);
+}
+
+START_TEST(status_socket)
+{
+	struct svmtrace_vmi_module mods[2];
+	struct svmtrace_vmi_image_id ids[2];
+	struct target_info t;
+	struct status_view v = { .ctl = -1, .phase = "waiting for the process" };
+	const char *path = scratch_path("s.sock");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct statusd *sd = statusd_open(path);
+	char buf[4096];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0600);
+	fake_target(&t, mods, ids);
+	v.target = &t;
+
+	/* "status" gets the text, "stop" asks to stop. */
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(write(fd, "status\n", 7), 7);
+	ck_assert(!statusd_wait(sd, &v, 1000));
+	n = read(fd, buf, sizeof(buf) - 1);
+	ck_assert_int_gt(n, 0);
+	buf[n] = '\0';
+	close(fd);
+	ck_assert_msg(strstr(buf, "state: idle\nphase: waiting for the process\n"), "%s", buf);
+	ck_assert_msg(strstr(buf, "target: pid=1234 name=sample \"q\".exe "
+				  "image=0x7ff6a0000000-0x7ff6a0009000 entry=0x7ff6a0001400 "
+				  "gate=0x3c5a000 cr3=0x7b4d000 user_cr3=0x7b4e000"),
+		      "%s", buf);
+	ask_and_leave(path, "stop\n");
+	ck_assert(statusd_wait(sd, &v, 1000));
+	statusd_close(sd);
+	ck_assert_int_ne(access(path, F_OK), 0);
+}
+END_TEST
+
+/* A ring in a memfd, as the kernel hands one out, with @n slots published. */
+static int ring_with_slots(uint32_t n, size_t *size)
+{
+	struct svmtrace_ring_producer p;
+	uint64_t x = 0x1234567;
+	uint32_t i;
+	void *mem;
+	int fd;
+
+	*size = svmtrace_ring_init_memory(NULL, 8192, 0);
+	fd = memfd_create("ring", MFD_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, (off_t)*size), 0);
+	mem = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ck_assert_ptr_ne(mem, MAP_FAILED);
+	svmtrace_ring_init_memory(mem, 8192, 0);
+	svmtrace_ring_producer_init(&p, mem);
+	for (i = 0; i < n; i++) {
+		struct svmtrace_slot *sl = svmtrace_ring_reserve(&p);
+		int r;
+
+		ck_assert_ptr_nonnull(sl);
+		memset(sl, 0, sizeof(*sl));
+		sl->kind = i ? SVMTRACE_SLOT_INSTRUCTION : SVMTRACE_SLOT_SESSION_START;
+		sl->seq = i + 1;
+		sl->cr3 = 0x1000;
+		sl->rip = 0x400000 + test_rand(&x) % 4096;
+		for (r = 0; r < SVMTRACE_NR_GPRS; r++)
+			sl->gpr[r] = test_rand(&x); /* hardly compressible: frames fill fast */
+		svmtrace_ring_publish(&p);
+	}
+	munmap(mem, *size);
+	return fd;
+}
+
+/* --max-bytes at the stream: records past the cap are discarded, counted. */
+START_TEST(stream_byte_cap)
+{
+	const char *dir = scratch_path("cap");
+	struct svmtrace_summary sum;
+	struct svmtrace_error err;
+	struct vcpu_stream s;
+	char path[4200];
+	size_t size;
+	int fd = ring_with_slots(6000, &size);
+
+	mkdir(dir, 0755);
+	stream_open(&s, 0, fd, size, dir);
+	ck_assert_uint_eq(stream_drain(&s, 0, 200000), 6000);
+	ck_assert_uint_gt(s.discarded, 0);
+	ck_assert_uint_eq(s.written + s.discarded, 6000);
+	ck_assert_uint_le(stream_file_bytes(&s), 200000 + 70000); /* one frame past at most */
+	ck_assert(stream_close(&s));
+	snprintf(path, sizeof(path), "%s/svmtrace_trace_cpu0.bin", dir);
+	ck_assert_int_eq(svmtrace_read(path, NULL, NULL, &sum, &err), 0);
+	ck_assert_uint_eq(sum.records, s.written);
+}
+END_TEST
+
+/* A disk that fills (EFBIG here, as ENOSPC): a complete file, honest counts. */
+START_TEST(stream_disk_full)
+{
+	const char *dir = scratch_path("full");
+	struct rlimit lim = { .rlim_cur = 100000, .rlim_max = RLIM_INFINITY };
+	struct svmtrace_summary sum;
+	struct svmtrace_error err;
+	struct vcpu_stream s;
+	char path[4200];
+	size_t size;
+	int fd = ring_with_slots(6000, &size);
+
+	mkdir(dir, 0755);
+	signal(SIGXFSZ, SIG_IGN);
+	stream_open(&s, 0, fd, size, dir);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	ck_assert_uint_eq(stream_drain(&s, 0, UINT64_MAX), 6000);
+	ck_assert(s.failed);
+	ck_assert_msg(strstr(s.error, "write failed"), "%s", s.error);
+	ck_assert_uint_eq(s.written + s.discarded, 6000);
+	ck_assert(stream_close(&s));
+	snprintf(path, sizeof(path), "%s/svmtrace_trace_cpu0.bin", dir);
+	ck_assert_int_eq(svmtrace_read(path, NULL, NULL, &sum, &err), 0);
+	ck_assert_uint_eq(sum.records, s.written);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("svmtraced");
+	TCase *tc = tcase_create("svmtraced");
+
+	tcase_add_test(tc, options_full_command);
+	tcase_add_test(tc, options_defaults_and_wait_name);
+	tcase_add_loop_exit_test(tc, options_refused, 1, 0, sizeof(bad) / sizeof(bad[0]));
+	tcase_add_test(tc, version_check);
+	tcase_add_test(tc, capture_json_reads_back);
+	tcase_add_test(tc, status_socket);
+	tcase_add_test(tc, stream_byte_cap);
+	tcase_add_test(tc, stream_disk_full);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}

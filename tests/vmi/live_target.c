@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmi-live-target: svmtraced's target resolution (userspace/svmtraced/
+ * target.c, unchanged) over the live memory driver (mem_live.c,
+ * unchanged), where the two kernel calls read a generated memory image
+ * instead of a VM:
+ *
+ *   vmi-live-target --memory CORE --profiles P (--pid N | --name IMAGE [--newest])
+ *                   [--resolve-timeout S] [--rename OLD=NEW --switch-after R]
+ *
+ * --rename makes the guest change while it is read: after R reads (counted
+ * from the end of kernel discovery) the image serves a copy in which the
+ * process named OLD is named NEW, as if the guest wrote it mid-walk.
+ * Prints one line per resolved process, then the reads it took.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cli.h"
+#include "svmtraced/svmtraced.h"
+
+static struct {
+	const struct svmtrace_vmi_mem *image;
+	uint64_t reads, switch_at;
+	uint64_t patch_gpa; /* 0 = no change */
+	char patch[16];
+	size_t patch_len;
+} g;
+
+static int image_read(void *ctx, uint64_t gpa, void *buf, size_t len)
+{
+	struct svmtrace_vmi_error err;
+
+	g.reads++;
+	if (svmtrace_vmi_mem_read(g.image, gpa, buf, len, &err))
+		return -ENXIO;
+	if (g.patch_gpa && g.reads > g.switch_at && g.patch_gpa >= gpa &&
+	    g.patch_gpa + g.patch_len <= gpa + len)
+		memcpy((uint8_t *)buf + (g.patch_gpa - gpa), g.patch, g.patch_len);
+	return 0;
+}
+
+static int image_vcpu(void *ctx, unsigned int index, struct svmtrace_vmi_vcpu *out)
+{
+	const struct svmtrace_vmi_vcpu *v = svmtrace_vmi_mem_vcpu(g.image, index);
+
+	if (!v)
+		return -EINVAL;
+	*out = *v;
+	return 0;
+}
+
+/* Where the one ASCII copy of @name\0 (EPROCESS.ImageFileName) lies. */
+static uint64_t find_name(const char *name)
+{
+	uint64_t gpa, size, at;
+	unsigned int r;
+	static uint8_t page[4096];
+	uint64_t found = 0;
+	size_t n = strlen(name) + 1;
+	struct svmtrace_vmi_error err;
+
+	for (r = 0; r < svmtrace_vmi_mem_range_count(g.image); r++) {
+		svmtrace_vmi_mem_range(g.image, r, &gpa, &size);
+		for (at = gpa; at + sizeof(page) <= gpa + size; at += 4096) {
+			void *hit;
+
+			if (svmtrace_vmi_mem_read(g.image, at, page, sizeof(page), &err))
+				continue;
+			hit = memmem(page, sizeof(page), name, n); /* names do not cross pages */
+			if (!hit)
+				continue;
+			if (found && found != at + (uint64_t)((uint8_t *)hit - page))
+				die("--rename: '%s' is in memory more than once", name);
+			found = at + (uint64_t)((uint8_t *)hit - page);
+		}
+	}
+	if (!found)
+		die("--rename: '%s' is not in memory", name);
+	return found;
+}
+
+/* The GPA of the 4 KiB PTE that maps @pid's entry point (tables all present). */
+static uint64_t entry_pte_gpa(const struct svmtrace_vmi *vmi, uint64_t pid)
+{
+	struct svmtrace_vmi_entry e;
+	struct svmtrace_vmi_error err;
+	uint64_t table, at = 0, entry;
+	int level;
+
+	if (svmtrace_vmi_resolve(vmi, pid, &e, &err) != SVMTRACE_VMI_E_NOT_RESIDENT || !e.entry_va)
+		die("--make-resident: PID %llu's entry is not a missing page: %s",
+		    (unsigned long long)pid, err.message);
+	table = e.process.dtb & 0x000ffffffffff000ULL;
+	for (level = 4; level >= 1; level--) {
+		at = table + 8 * ((e.entry_va >> (12 + 9 * (level - 1))) & 0x1ff);
+		if (svmtrace_vmi_mem_read(g.image, at, &entry, 8, &err))
+			die("%s", err.message);
+		if (level > 1 && !(entry & 1))
+			die("--make-resident: the %d-level table entry is not present", level);
+		table = entry & 0x000ffffffffff000ULL;
+	}
+	return at;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = { { "memory", required_argument, NULL, 'm' },
+						  { "profiles", required_argument, NULL, 'P' },
+						  { "pid", required_argument, NULL, 'p' },
+						  { "name", required_argument, NULL, 'n' },
+						  { "newest", no_argument, NULL, 'N' },
+						  { "resolve-timeout", required_argument, NULL,
+						    'T' },
+						  { "rename", required_argument, NULL, 'r' },
+						  { "switch-after", required_argument, NULL, 's' },
+						  { "make-resident", required_argument, NULL, 'R' },
+						  { 0 } };
+	struct svmtrace_vmi_live_ops ops = { .read = image_read,
+					     .vcpu = image_vcpu,
+					     .max_read = SVMTRACE_MAX_READ };
+	struct daemon_options o = { .resolve_timeout = 60, .quiet = true };
+	struct svmtrace_vmi_mem *image, *live;
+	struct svmtrace_vmi_error err;
+	struct svmtrace_vmi *vmi;
+	struct target_info t;
+	const char *memory = NULL, *rename = NULL;
+	uint64_t resident_pte = 0;
+	uint64_t base;
+	unsigned int i;
+	int c;
+
+	cli_progname = "vmi-live-target";
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			memory = optarg;
+			break;
+		case 'P':
+			o.profiles = optarg;
+			break;
+		case 'p':
+			o.pid = parse_u64(optarg, "--pid");
+			break;
+		case 'n':
+			o.name = optarg;
+			break;
+		case 'N':
+			o.newest = true;
+			break;
+		case 'T':
+			o.resolve_timeout = strtod(optarg, NULL);
+			break;
+		case 'r':
+			rename = optarg;
+			break;
+		case 's':
+			g.switch_at = parse_u64(optarg, "--switch-after");
+			break;
+		case 'R':
+			resident_pte = parse_u64(optarg, "--make-resident");
+			break;
+		default:
+			return 2;
+		}
+	}
+	if (!memory || !o.profiles || (!o.pid && !o.name))
+		die("--memory, --profiles and --pid or --name are required");
+	if (svmtrace_vmi_mem_open(memory, &image, &err))
+		die("%s", err.message);
+	g.image = image;
+	if (svmtrace_vmi_mem_open_live_ops(&ops, "live image", &live, &err))
+		die("%s", err.message);
+	vmi = target_open_mem(live, &o);
+	if (rename) {
+		const char *eq = strchr(rename, '=');
+
+		if (!eq || (size_t)(eq - rename) >= sizeof(g.patch) ||
+		    strlen(eq + 1) != (size_t)(eq - rename))
+			die("--rename OLD=NEW: names of the same length");
+		g.patch_len = (size_t)(eq - rename);
+		memcpy(g.patch, eq + 1, g.patch_len);
+		{
+			char old[16];
+
+			memcpy(old, rename, g.patch_len);
+			old[g.patch_len] = '\0';
+			g.patch_gpa = find_name(old);
+		}
+		g.switch_at += g.reads;
+	}
+	if (resident_pte) {
+		memcpy(g.patch, &resident_pte, 8);
+		g.patch_len = 8;
+		g.patch_gpa = entry_pte_gpa(vmi, o.pid);
+		g.switch_at += g.reads;
+	}
+	memset(&t, 0, sizeof(t));
+	base = g.reads;
+	target_resolve(vmi, live, &o, NULL, &t);
+	for (i = 0; i < t.nr_procs; i++) {
+		const struct svmtrace_vmi_entry *e = &t.procs[i].entry;
+
+		printf("pid=%llu name=%s dtb=0x%llx user_dtb=0x%llx entry=0x%llx gate=0x%llx\n",
+		       (unsigned long long)e->process.pid, e->process.name,
+		       (unsigned long long)e->process.dtb, (unsigned long long)e->process.user_dtb,
+		       (unsigned long long)e->entry_va, (unsigned long long)e->entry_page);
+	}
+	printf("reads=%llu\n", (unsigned long long)(g.reads - base));
+	svmtrace_vmi_close(vmi);
+	svmtrace_vmi_mem_close(live);
+	svmtrace_vmi_mem_close(image);
+	return 0;
+}

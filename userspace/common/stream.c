@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One vCPU's stream: its mmap'ed ring in, its v5 file out.  Slots go to
+ * the writer straight from the ring, a contiguous batch at a time.  A
+ * writer that fails (the disk is full) or a file at its byte cap stops
+ * taking records: the slots are still released, so the kernel never waits
+ * on us, and counted as discarded.  The file keeps every complete frame.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/cli.h"
+#include "common/capture.h"
+
+void stream_open(struct vcpu_stream *s, uint32_t vcpu, int ring_fd, uint64_t mmap_size,
+		 const char *out_dir)
+{
+	struct svmtrace_writer_options o;
+	struct svmtrace_error err;
+	char path[PATH_MAX], msg[256];
+
+	memset(s, 0, sizeof(*s));
+	s->vcpu = vcpu;
+	if (svmtrace_ring_map(&s->ring, ring_fd, mmap_size, msg, sizeof(msg)))
+		die("vCPU %u: %s", vcpu, msg);
+	svmtrace_writer_options_init(&o);
+	o.cpu = vcpu;
+	snprintf(path, sizeof(path), "%s/svmtrace_trace_cpu%u.bin", out_dir, vcpu);
+	if (svmtrace_writer_open(&s->writer, path, &o, &err))
+		die("%s", err.message);
+}
+
+uint64_t stream_file_bytes(const struct vcpu_stream *s)
+{
+	return s->writer ? svmtrace_writer_stats(s->writer)->file_bytes : 0;
+}
+
+static void append(struct vcpu_stream *s, const struct svmtrace_slot *slot, uint64_t byte_cap)
+{
+	struct svmtrace_error err;
+
+	if (s->failed || stream_file_bytes(s) >= byte_cap) {
+		s->discarded++;
+		return;
+	}
+	if (svmtrace_writer_append(s->writer, slot, &err)) {
+		uint64_t kept = svmtrace_writer_stats(s->writer)->records;
+
+		s->failed = true;
+		snprintf(s->error, sizeof(s->error), "%s", err.message);
+		warn("vCPU %u: %s: recording stops here", s->vcpu, err.message);
+		/* The frame the failed write held is lost with this slot. */
+		s->discarded += s->written - kept + 1;
+		s->written = kept;
+		return;
+	}
+	s->written++;
+}
+
+uint64_t stream_drain(struct vcpu_stream *s, unsigned int delay_us, uint64_t byte_cap)
+{
+	const struct svmtrace_slot *slots;
+	uint64_t total = 0;
+	size_t n, i;
+
+	while ((n = svmtrace_ring_peek(&s->ring, &slots)) > 0) {
+		for (i = 0; i < n; i++) {
+			append(s, &slots[i], byte_cap);
+			if (delay_us)
+				usleep(delay_us);
+		}
+		svmtrace_ring_release(&s->ring, n);
+		total += n;
+	}
+	return total;
+}
+
+bool stream_close(struct vcpu_stream *s)
+{
+	struct svmtrace_error err;
+	bool ok = true;
+
+	if (s->writer && svmtrace_writer_close(s->writer, &err)) {
+		warn("vCPU %u: %s", s->vcpu, err.message);
+		ok = false;
+	}
+	s->writer = NULL;
+	svmtrace_ring_unmap(&s->ring);
+	return ok;
+}

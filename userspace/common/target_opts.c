@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The options both capture programs take (--policy, --kernel, --rip-range,
+ * --duration, --max-records, --ring-slots, --wake-batch), parsed into the
+ * kernel target and the limits the same way, dying with the argument named.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cli.h"
+#include "common/capture.h"
+
+uint32_t parse_u32(const char *arg, const char *what, uint64_t min, uint64_t max)
+{
+	uint64_t v = parse_u64(arg, what);
+
+	if (v < min || v > max)
+		die("%s %s: expected %llu..%llu", what, arg, (unsigned long long)min,
+		    (unsigned long long)max);
+	return (uint32_t)v;
+}
+
+double parse_seconds(const char *arg, const char *what)
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (end == arg || *end || !(v > 0) || v > 1e9)
+		die("%s: expected seconds > 0, got '%s'", what, arg);
+	return v;
+}
+
+static void policy(struct svmtrace_target *t, const char *arg)
+{
+	if (!strcmp(arg, "drop"))
+		t->policy = SVMTRACE_POLICY_DROP;
+	else if (!strcmp(arg, "block"))
+		t->policy = SVMTRACE_POLICY_BLOCK;
+	else
+		die("--policy: expected drop or block, got '%s'", arg);
+}
+
+static void rip_range(struct svmtrace_target *t, const char *arg)
+{
+	uint64_t lo, hi;
+
+	if (t->nr_ranges == SVMTRACE_MAX_RANGES)
+		die("--rip-range: at most %d ranges", SVMTRACE_MAX_RANGES);
+	parse_range(arg, "--rip-range", &lo, &hi);
+	if (lo == hi)
+		die("--rip-range %s: empty range (the end is exclusive)", arg);
+	t->ranges[t->nr_ranges].start = lo;
+	t->ranges[t->nr_ranges].end = hi;
+	t->nr_ranges++;
+}
+
+bool capture_opt(int c, const char *arg, struct svmtrace_target *t, struct capture_limits *lim)
+{
+	switch (c) {
+	case OPT_POLICY:
+		policy(t, arg);
+		return true;
+	case OPT_KERNEL:
+		t->flags |= SVMTRACE_TARGET_F_KERNEL;
+		return true;
+	case OPT_RIP_RANGE:
+		rip_range(t, arg);
+		return true;
+	case OPT_DURATION:
+		lim->duration = parse_seconds(arg, "--duration");
+		return true;
+	case OPT_MAX_RECORDS:
+		lim->max_records = parse_u64(arg, "--max-records");
+		return true;
+	case OPT_RING_SLOTS:
+		t->ring_slots = parse_u32(arg, "--ring-slots", SVMTRACE_MIN_RING_SLOTS,
+					  SVMTRACE_MAX_RING_SLOTS);
+		if (t->ring_slots & (t->ring_slots - 1))
+			die("--ring-slots %s: not a power of two", arg);
+		return true;
+	case OPT_WAKE_BATCH:
+		t->wake_batch = parse_u32(arg, "--wake-batch", 1, UINT32_MAX);
+		return true;
+	}
+	return false;
+}
+
+void target_opt_check(const struct svmtrace_target *t)
+{
+	if (t->wake_batch &&
+	    t->wake_batch > (t->ring_slots ? t->ring_slots : SVMTRACE_DEFAULT_RING_SLOTS) / 2)
+		die("--wake-batch %u: at most half the ring", t->wake_batch);
+}

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * capture.json: what offline tools need to symbolize the traces (domain,
+ * kernel build, process, modules), the options and the counts.  Written at
+ * arm and again at the end, each time atomically (tmp + fsync + rename).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/cli.h"
+#include "svmtraced/svmtraced.h"
+
+static json_object *hex(uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)v);
+	return json_object_new_string(buf);
+}
+
+static json_object *str_or_null(const char *s)
+{
+	return s && *s ? json_object_new_string(s) : NULL;
+}
+
+static json_object *when(double t)
+{
+	char buf[32];
+	time_t s = (time_t)t;
+	struct tm tm;
+
+	if (!t)
+		return NULL;
+	gmtime_r(&s, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return json_object_new_string(buf);
+}
+
+static void add(json_object *o, const char *key, json_object *v)
+{
+	json_object_object_add(o, key, v);
+}
+
+/* "GUID-AGE" -> the GUID and the age apart. */
+static void add_pdb_id(json_object *o, const char *id)
+{
+	const char *dash = strrchr(id, '-');
+
+	add(o, "pdb_id", json_object_new_string(id));
+	if (!dash)
+		return;
+	add(o, "pdb_guid", json_object_new_string_len(id, (int)(dash - id)));
+	add(o, "pdb_age", json_object_new_int64(strtoll(dash + 1, NULL, 16)));
+}
+
+static json_object *kernel(const struct target_info *t)
+{
+	json_object *o = json_object_new_object();
+
+	add(o, "base", hex(t->kernel->base));
+	add(o, "size", json_object_new_int64(t->kernel->size_of_image));
+	add(o, "dtb", hex(t->kernel->dtb));
+	add(o, "pdb", json_object_new_string(t->kernel->pdb_name));
+	add_pdb_id(o, t->kernel->id);
+	add(o, "found_by", json_object_new_string(svmtrace_vmi_method_name(t->kernel->method)));
+	add(o, "profile", str_or_null(t->profile));
+	return o;
+}
+
+static json_object *process(const struct svmtrace_vmi_entry *e)
+{
+	json_object *o = json_object_new_object();
+
+	add(o, "pid", json_object_new_int64((int64_t)e->process.pid));
+	add(o, "ppid", json_object_new_int64((int64_t)e->process.ppid));
+	add(o, "name", json_object_new_string(e->process.name));
+	add(o, "eprocess", hex(e->process.eprocess));
+	add(o, "dtb", hex(e->process.dtb));
+	add(o, "user_dtb", e->process.user_dtb ? hex(e->process.user_dtb) : NULL);
+	add(o, "peb", hex(e->process.peb));
+	add(o, "image_base", hex(e->image_base));
+	add(o, "entry_rva", hex(e->entry_rva));
+	add(o, "entry_va", hex(e->entry_va));
+	add(o, "entry_section", json_object_new_string(e->section));
+	add(o, "entry_gpa", hex(e->where.gpa));
+	add(o, "entry_page", hex(e->entry_page));
+	add(o, "entry_page_state",
+	    json_object_new_string(svmtrace_vmi_page_state_name(e->where.state)));
+	return o;
+}
+
+static json_object *modules(const struct target_info *t)
+{
+	json_object *a = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < t->nr_modules; i++) {
+		const struct svmtrace_vmi_module *m = &t->modules[i];
+		const struct svmtrace_vmi_image_id *id = t->module_ids ? &t->module_ids[i] : NULL;
+		json_object *o = json_object_new_object();
+
+		add(o, "name", json_object_new_string(m->name));
+		add(o, "path", json_object_new_string(m->path));
+		add(o, "base", hex(m->base));
+		add(o, "size", json_object_new_int64(m->size));
+		if (id && id->size_of_image)
+			add(o, "pe_timestamp", hex(id->time_date_stamp));
+		if (id && id->has_codeview) {
+			add(o, "pdb", json_object_new_string(id->pdb_name));
+			add_pdb_id(o, id->id);
+		}
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static json_object *options(const struct daemon_options *op)
+{
+	const struct svmtrace_target *t = &op->target;
+	json_object *o = json_object_new_object(), *r = json_object_new_array();
+	uint32_t i;
+
+	add(o, "from", json_object_new_string(op->from == FROM_NEXT ? "next" : "entry"));
+	add(o, "policy",
+	    json_object_new_string(t->policy == SVMTRACE_POLICY_BLOCK ? "block" : "drop"));
+	add(o, "kernel", json_object_new_boolean(t->flags & SVMTRACE_TARGET_F_KERNEL));
+	for (i = 0; i < t->nr_ranges; i++) {
+		json_object *p = json_object_new_array();
+
+		json_object_array_add(p, hex(t->ranges[i].start));
+		json_object_array_add(p, hex(t->ranges[i].end));
+		json_object_array_add(r, p);
+	}
+	add(o, "rip_ranges", r);
+	add(o, "duration", op->lim.duration ? json_object_new_double(op->lim.duration) : NULL);
+	add(o, "max_records",
+	    op->lim.max_records ? json_object_new_int64((int64_t)op->lim.max_records) : NULL);
+	add(o, "max_bytes",
+	    op->lim.max_bytes ? json_object_new_int64((int64_t)op->lim.max_bytes) : NULL);
+	add(o, "ring_slots",
+	    json_object_new_int64(t->ring_slots ? t->ring_slots : SVMTRACE_DEFAULT_RING_SLOTS));
+	add(o, "wake_batch", t->wake_batch ? json_object_new_int64(t->wake_batch) : NULL);
+	add(o, "name", str_or_null(op->name));
+	add(o, "wait_name", str_or_null(op->wait_name));
+	add(o, "newest", json_object_new_boolean(op->newest));
+	return o;
+}
+
+static json_object *armed_target(const struct target_info *t)
+{
+	struct svmtrace_target kt;
+	json_object *o = json_object_new_object(), *c = json_object_new_array(),
+		    *g = json_object_new_array();
+	uint32_t i;
+
+	memset(&kt, 0, sizeof(kt));
+	target_fill(t, &kt);
+	for (i = 0; i < kt.nr_cr3; i++)
+		json_object_array_add(c, hex(kt.cr3[i]));
+	for (i = 0; i < kt.nr_gates; i++)
+		json_object_array_add(g, hex(kt.gates[i].gpa));
+	add(o, "cr3", c);
+	add(o, "gates", g);
+	add(o, "resolve_seconds", json_object_new_double(t->resolve_seconds));
+	return o;
+}
+
+static json_object *counts(const struct meta *m)
+{
+	json_object *a = json_object_new_array();
+	uint32_t i;
+
+	for (i = 0; i < m->nr_counts; i++) {
+		const struct meta_counts *c = &m->counts[i];
+		json_object *o = json_object_new_object();
+
+		add(o, "vcpu", json_object_new_int64(c->vcpu));
+		add(o, "written", json_object_new_int64((int64_t)c->written));
+		add(o, "dropped", json_object_new_int64((int64_t)c->dropped));
+		add(o, "produced", json_object_new_int64((int64_t)c->produced));
+		add(o, "discarded", json_object_new_int64((int64_t)c->discarded));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static json_object *document(const struct meta *m)
+{
+	json_object *o = json_object_new_object(), *d = json_object_new_object();
+	const struct target_info *t = m->target;
+	unsigned int i;
+
+	add(o, "format", json_object_new_string("svmtrace-capture"));
+	add(o, "version", json_object_new_int(1));
+	add(o, "state", json_object_new_string(m->state));
+	add(o, "started", when(m->started));
+	add(o, "ended", when(m->ended));
+	add(o, "end_reason", str_or_null(m->end_reason));
+	add(d, "name", str_or_null(m->vm->name));
+	add(d, "uuid", str_or_null(m->vm->uuid));
+	add(d, "vmm_pid", json_object_new_int64(m->vm->vmm_pid));
+	add(o, "domain", d);
+	if (t && t->kernel)
+		add(o, "kernel", kernel(t));
+	if (t && t->nr_procs) {
+		json_object *a = json_object_new_array();
+
+		add(o, "process", process(&t->procs[0].entry));
+		for (i = 0; i < t->nr_procs; i++)
+			json_object_array_add(a, process(&t->procs[i].entry));
+		add(o, "processes", a);
+		add(o, "target", armed_target(t));
+		add(o, "modules", modules(t));
+		add(o, "modules_error", str_or_null(t->modules_error));
+	}
+	add(o, "options", options(m->opt));
+	add(o, "vcpus", counts(m));
+	return o;
+}
+
+bool meta_write(const char *dir, const struct meta *m)
+{
+	char path[PATH_MAX], tmp[PATH_MAX];
+	json_object *doc = document(m);
+	const char *text = json_object_to_json_string_ext(
+		doc,
+		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+	size_t len = strlen(text);
+	bool ok = false;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/capture.json", dir);
+	snprintf(tmp, sizeof(tmp), "%s/.capture.json.tmp", dir);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		warn("%s: %s", tmp, strerror(errno));
+	} else if (write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1 || fsync(fd)) {
+		warn("%s: %s", tmp, strerror(errno ? errno : EIO));
+		close(fd);
+		unlink(tmp);
+	} else if (close(fd) || rename(tmp, path)) {
+		warn("%s: %s", path, strerror(errno));
+		unlink(tmp);
+	} else {
+		ok = true;
+	}
+	json_object_put(doc);
+	return ok;
+}

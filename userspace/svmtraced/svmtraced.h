@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * svmtraced internals, one concern per file:
+ *
+ *   options.c   the command line
+ *   host.c      refusals about this host: SVM, /dev/svmtrace, module version
+ *   domain.c    a libvirt domain -> its QEMU process
+ *   target.c    live introspection: the target's CR3 values and entry page
+ *   meta.c      capture.json
+ *   statusd.c   the status socket a running daemon answers on
+ *   client.c    `svmtraced status` and `svmtraced stop`
+ *   main.c      the order of it all
+ */
+#ifndef SVMTRACED_H
+#define SVMTRACED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <svmtrace/abi.h>
+#include <svmtrace/vmi.h>
+
+#include "common/capture.h"
+
+#define SVMTRACED_SOCKET_DIR "/run/svmtrace"
+#define SVMTRACED_PROFILES   "/var/lib/svmtrace/profiles"
+#define SVMTRACED_MAX_PROCS  (SVMTRACE_MAX_CR3 / 2) /* two DTBs each */
+
+enum from_mode { FROM_ENTRY, FROM_NEXT };
+
+struct daemon_options {
+	/* which VM */
+	const char *connect; /* libvirt URI, NULL = LIBVIRT_DEFAULT_URI or qemu:///system */
+	const char *domain;  /* name, UUID or ID */
+	pid_t vmm_pid;	     /* instead of a domain */
+	int vm_fd;	     /* in the VMM, -1 = its only VM */
+
+	/* which process */
+	uint64_t pid;	       /* 0 = not given */
+	const char *name;      /* --name IMAGE */
+	const char *wait_name; /* --wait-name IMAGE */
+	bool newest;	       /* with --name: only the newest */
+	enum from_mode from;
+	double resolve_timeout; /* seconds to wait for a non-resident entry page */
+	const char *profiles;
+
+	/* how to capture */
+	const char *out_dir; /* NULL = a new directory named after domain, PID and time */
+	struct svmtrace_target target;
+	struct capture_limits lim;
+	bool quiet;
+	const char *socket; /* status socket path, NULL = /run/svmtrace/svmtraced-PID.sock */
+};
+
+/* options.c: parse or die with a message naming the argument. */
+void options_parse(int argc, char **argv, struct daemon_options *o);
+extern const char options_usage[];
+
+/* host.c */
+void host_check_svm(void);
+/* Open /dev/svmtrace and check its version; dies with what to do. */
+int host_open_control(void);
+/* The version check alone (tests call it with made-up answers). */
+const char *host_version_problem(const struct svmtrace_version *v, const char *release, char *buf,
+				 size_t size);
+
+/* domain.c */
+struct vm_info {
+	char name[256];
+	char uuid[40]; /* empty when unknown (--vmm-pid) */
+	pid_t vmm_pid;
+};
+void domain_lookup(const char *uri, const char *domain, struct vm_info *out);
+
+/* target.c */
+struct target_proc {
+	struct svmtrace_vmi_entry entry; /* process, image base, entry VA and page */
+};
+
+struct target_info {
+	const struct svmtrace_vmi_kernel *kernel;
+	const char *profile;
+	struct target_proc procs[SVMTRACED_MAX_PROCS];
+	unsigned int nr_procs;
+	struct svmtrace_vmi_module *modules; /* of procs[0], at session start */
+	size_t nr_modules;
+	struct svmtrace_vmi_image_id *module_ids; /* size_of_image 0: headers not resident */
+	char modules_error[512];		  /* why there is no module list */
+	double resolve_seconds;
+};
+
+struct statusd;
+struct svmtrace_vmi *target_open(int ctl, const struct daemon_options *o,
+				 struct svmtrace_vmi_mem **mem);
+/* The same over a live source opened elsewhere (tests: the live driver over an image). */
+struct svmtrace_vmi *target_open_mem(struct svmtrace_vmi_mem *mem, const struct daemon_options *o);
+/* Find and resolve the target; polls status requests while it waits. */
+void target_resolve(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem,
+		    const struct daemon_options *o, struct statusd *sd, struct target_info *t);
+/* The module list of the first process (after arm: it takes time). */
+void target_modules(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem, struct target_info *t);
+/* Fill the kernel target (CR3s, gates) from @t. */
+void target_fill(const struct target_info *t, struct svmtrace_target *kt);
+
+/* meta.c */
+struct meta_counts {
+	uint32_t vcpu;
+	uint64_t written, dropped, produced, discarded;
+};
+
+struct meta {
+	const struct vm_info *vm;
+	const struct daemon_options *opt;
+	const struct target_info *target;
+	const struct meta_counts *counts;
+	uint32_t nr_counts;
+	const char *state;	/* "recording" while running, "ended" at the end */
+	const char *end_reason; /* NULL while running */
+	double started, ended;	/* wall clock (time(2)) */
+};
+/* Write @dir/capture.json atomically (tmp + rename); false with a warning. */
+bool meta_write(const char *dir, const struct meta *m);
+
+/* statusd.c */
+struct status_view {
+	const struct capture *cap; /* NULL before arm */
+	int ctl;
+	const struct target_info *target;
+	const char *phase; /* "resolving", "waiting", ... before arm */
+};
+
+struct statusd *statusd_open(const char *path);
+int statusd_fd(const struct statusd *sd);
+/* Answer one pending request; true when it asked to stop. */
+bool statusd_serve(struct statusd *sd, const struct status_view *v);
+void statusd_close(struct statusd *sd);
+/* Sleep up to @ms while serving requests; true when a stop was asked. */
+bool statusd_wait(struct statusd *sd, const struct status_view *v, int ms);
+/* The text a status request gets. */
+void status_format(const struct status_view *v, char *buf, size_t size);
+
+/* client.c: `svmtraced status|stop [--socket PATH]` */
+int client_main(int argc, char **argv);
+
+#endif
