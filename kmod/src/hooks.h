@@ -11,6 +11,8 @@
 #include <linux/kvm_host.h>
 
 DECLARE_STATIC_KEY_FALSE(svmtrace_live);
+/* Counts the VMs armed with SVMTRACE_TARGET_F_FROM_NEXT (every exit looks). */
+DECLARE_STATIC_KEY_FALSE(svmtrace_from_next);
 
 /*
  * The tracer's own vCPU request, handled at the next guest entry, where the
@@ -94,7 +96,7 @@ static inline bool svmtrace_fastpath_allowed(unsigned long guest_rflags)
  */
 static inline void svmtrace_vcpu_exit(struct kvm_vcpu *vcpu)
 {
-	if (static_branch_unlikely(&svmtrace_live))
+	if (static_branch_unlikely(&svmtrace_from_next))
 		__svmtrace_vcpu_exit(vcpu);
 }
 

@@ -16,6 +16,10 @@
 #   producer-rN/      ring capture with the consumer stopped until the guest
 #                     is done: the vCPU side alone (every step published
 #                     into a ring that holds the whole run)
+#   foreign-rN/       not traced, but its page is a gate of a capture whose
+#                     target is another address space (PML4_ALT): what a
+#                     gate costs the rest of the guest, per instruction run
+#                     on the gated page (stepped silently, gate closed again)
 #   ring-rN/          ring capture: every step published, drained and
 #                     encoded by svmtrace-capture meanwhile (LZ4 and all, on
 #                     the same L1 CPU)
@@ -47,6 +51,8 @@ while [ "$r" -le "$rounds" ]; do
 		CAPTURE_AFTER_START='(wait_line "$dir/vmm.txt" "^holding" 300 "$vmm_pid"; kill -CONT $cap_pid) &' \
 		capture_run "$out/producer-r$r" -a "$iterations" kernel.bin bench.bin -- \
 		--policy block --ring-slots 131072 || echo "producer capture r$r failed" >>"$out/failures"
+	CAPTURE_CR3=0xf000 capture_run "$out/foreign-r$r" -a "$iterations" kernel.bin bench.bin -- \
+		--policy block || echo "foreign gate r$r failed" >>"$out/failures"
 	capture_run "$out/ring-r$r" -a "$iterations" kernel.bin bench.bin -- \
 		--policy block --ring-slots 131072 || echo "ring capture r$r failed" >>"$out/failures"
 	kvm-modules unload

@@ -63,6 +63,7 @@ ours=$(per_step "$d"/ours-r*.txt)
 paused=$(per_step "$d"/paused-r*/vmm.txt)
 producer=$(per_step "$d"/producer-r*/vmm.txt)
 ring=$(per_step "$d"/ring-r*/vmm.txt)
+foreign=$(per_step "$d"/foreign-r*/vmm.txt)
 for f in "$d"/producer-r*/capture.txt "$d"/ring-r*/capture.txt; do
 	grep -q ' consistent$' "$f" || { echo "step-cost: $f: capture counts do not add up" >&2; exit 1; }
 done
@@ -75,6 +76,7 @@ done
 	echo "ring_capture_producer_only $producer"
 	echo "ring_capture $ring"
 } >"$out/table"
+echo "foreign_instruction_on_a_gated_page $foreign" >"$out/foreign"
 awk -v ipc="${IPC:-1}" -v ghz="${GHZ:-3}" -v rt="${ROUNDTRIP_CYCLES:-1360}" -v n=$((4 * iterations + 2)) '
 	NR == 1 { next }
 	{ path[NR] = $1; ins[NR] = $2 }
@@ -90,3 +92,4 @@ awk -v ipc="${IPC:-1}" -v ghz="${GHZ:-3}" -v rt="${ROUNDTRIP_CYCLES:-1360}" -v n
 		printf "the tracer over a stock in-kernel #DB exit: paused %+.1f%%, recording (vCPU side) %+.1f%% (goal <= 10%%)\n",
 			100 * (ins[5] - ins[4]) / ins[4], 100 * (ins[6] - ins[4]) / ins[4]
 	}' "$out/table"
+awk '{ printf "a gate costs another process %d instructions per instruction it runs on the gated page (stepped silently, the gate closed behind it)\n", $2 }' "$out/foreign"
