@@ -110,7 +110,8 @@ static void print_summary(const struct svmtrace_summary *s)
 	else
 		printf("  gaps:        none\n");
 	if (s->states_unknown)
-		printf("  unknown:     %" PRIu64 " session ends whose RFLAGS, CR3 and GPRs no record "
+		printf("  unknown:     %" PRIu64
+		       " session ends whose RFLAGS, CR3 and GPRs no record "
 		       "of their frame holds (printed empty)\n",
 		       s->states_unknown);
 	if (s->has_tsc)
