@@ -792,6 +792,75 @@ START_TEST(end_without_state_in_its_frame_is_flagged)
 }
 END_TEST
 
+/* With YMM state and a loss: S, X and G together, in the order the page gives. */
+START_TEST(end_with_state_keeps_ymm_and_gap)
+{
+	struct bytes *f = new_bytes();
+	const char *path = scratch_path("end-ymm.bin");
+	struct svmtrace_writer_options o;
+	struct svmtrace_writer *w;
+	struct svmtrace_error err;
+	struct svmtrace_reader *rd;
+	const struct svmtrace_record *rec;
+	struct svmtrace_slot_xstate x = { .base = { .kind = SVMTRACE_SLOT_SESSION_START,
+						    .flags = SVMTRACE_SLOT_F_XSTATE,
+						    .seq = 1,
+						    .rip = 0x401000,
+						    .rflags = 0x246,
+						    .cr3 = 0x1aa000 },
+					  .xstate_bv = 7 };
+	struct svmtrace_slot end = { .kind = SVMTRACE_SLOT_SESSION_END,
+				     .flags = SVMTRACE_SLOT_F_GAP,
+				     .seq = 9,
+				     .dropped = 5,
+				     .reason = SVMTRACE_END_CR3,
+				     .rip = 0x401010 };
+	FILE *in;
+	size_t first;
+
+	svmtrace_writer_options_init(&o);
+	o.raw_frames = true;
+	ck_assert_int_eq(svmtrace_writer_open(&w, path, &o, &err), 0);
+	for (int i = 0; i < 16; i++)
+		x.ymm[i][i % 4] = 0x1111111111111111ull * (uint64_t)i;
+	ck_assert_int_eq(svmtrace_writer_append_xstate(w, &x, &err), 0);
+	x.base.kind = SVMTRACE_SLOT_INSTRUCTION;
+	x.base.seq = 2;
+	x.base.rip = 0x401004;
+	x.base.gpr[SVMTRACE_RSP] = 0x7ffe0000;
+	x.ymm[3][1] = 0xabcdef;
+	ck_assert_int_eq(svmtrace_writer_append_xstate(w, &x, &err), 0);
+	ck_assert_int_eq(svmtrace_writer_flush(w, &err), 0);
+	ck_assert_int_eq(svmtrace_writer_append(w, &end, &err), 0);
+	ck_assert_int_eq(svmtrace_writer_close(w, &err), 0);
+
+	in = fopen(path, "rb");
+	ck_assert_ptr_nonnull(in);
+	f->n = fread(f->b, 1, sizeof(f->b), in);
+	fclose(in);
+	first = 16 + 8 + (f->b[16] | f->b[17] << 8);
+	ck_assert_uint_eq(f->b[first + 8], 0x1f); /* session end, G, S, X */
+	memmove(f->b + 16, f->b + first, f->n - first);
+	write_bytes(path, f->b, f->n - (first - 16));
+
+	ck_assert_int_eq(svmtrace_reader_open(&rd, path, &err), 0);
+	ck_assert_int_eq(svmtrace_reader_next(rd, &rec), 1);
+	ck_assert_int_eq(rec->kind, SVMTRACE_SLOT_SESSION_END);
+	ck_assert(rec->state_known);
+	ck_assert(rec->has_ymm);
+	ck_assert_uint_eq(rec->dropped, 5);
+	ck_assert_uint_eq(rec->reason, SVMTRACE_END_CR3);
+	ck_assert_uint_eq(rec->state->rip, 0x401010);
+	ck_assert_uint_eq(rec->state->rflags, 0x246);
+	ck_assert_uint_eq(rec->state->gpr[SVMTRACE_RSP], 0x7ffe0000);
+	ck_assert_uint_eq(rec->state->xstate_bv, 7);
+	ck_assert_mem_eq(rec->state->ymm, x.ymm, sizeof(x.ymm));
+	ck_assert_int_eq(svmtrace_reader_next(rd, &rec), 0);
+	svmtrace_reader_close(rd);
+	free(f);
+}
+END_TEST
+
 static Suite *format_suite(void)
 {
 	Suite *s = suite_create("v5 format");
@@ -807,6 +876,7 @@ static Suite *format_suite(void)
 	tcase_add_test(tc, truncated_file_keeps_complete_frames);
 	tcase_add_test(tc, end_opening_a_frame_carries_its_state);
 	tcase_add_test(tc, end_without_state_in_its_frame_is_flagged);
+	tcase_add_test(tc, end_with_state_keeps_ymm_and_gap);
 	suite_add_tcase(s, tc);
 	return s;
 }
