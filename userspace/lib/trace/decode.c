@@ -141,9 +141,9 @@ static const uint8_t *end_state(struct decoder *d, const uint8_t *p, const uint8
 
 /*
  * Without S, a session end reports the state of the last record before it in
- * its frame.  When there is none (a frame cut before the end by a writer that
- * predates S, or a frame read without its predecessor) that state is unknown:
- * it is flagged, never taken from another frame nor made up.
+ * its frame.  When there is none (a writer that predates S cut the frame
+ * right before the end) that state is unknown: it is flagged, never taken
+ * from the previous frame, which a reader may not have, nor made up.
  */
 static const uint8_t *session_end(struct decoder *d, const uint8_t *p, const uint8_t *end)
 {
