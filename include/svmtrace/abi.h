@@ -163,6 +163,15 @@ struct svmtrace_attach {
 
 /* svmtrace_target.flags */
 #define SVMTRACE_TARGET_F_KERNEL (1u << 0)	/* record CPL 0 steps too */
+/*
+ * Start sessions without a gate as well: a vCPU that takes any VM exit in
+ * user mode (CPL 3) under a targeted CR3 starts one there, so a running
+ * process is traced from its next user instruction on.  nr_gates may be 0.
+ */
+#define SVMTRACE_TARGET_F_FROM_NEXT (1u << 1)
+
+/* svmtrace_slot.reason of a SESSION_START that no gate opened (FROM_NEXT) */
+#define SVMTRACE_SESSION_FROM_NEXT 0xffffffffu
 
 /* svmtrace_target.policy */
 enum svmtrace_policy {
@@ -172,7 +181,7 @@ enum svmtrace_policy {
 
 struct svmtrace_gate {
 	__u64 gpa;			/* 4 KiB aligned, inside guest memory */
-	__u32 id;			/* reported as the session-start reason */
+	__u32 id;			/* session-start reason; not SVMTRACE_SESSION_FROM_NEXT */
 	__u32 reserved;			/* must be 0 */
 };
 
@@ -187,7 +196,7 @@ struct svmtrace_target {
 	__u32 flags;			/* SVMTRACE_TARGET_F_* */
 	__u32 policy;			/* enum svmtrace_policy */
 	__u32 nr_cr3;			/* 1..SVMTRACE_MAX_CR3 */
-	__u32 nr_gates;			/* 1..SVMTRACE_MAX_GATES */
+	__u32 nr_gates;			/* 1..SVMTRACE_MAX_GATES (0 with FROM_NEXT) */
 	__u32 nr_ranges;		/* 0 (record every RIP)..SVMTRACE_MAX_RANGES */
 	__u32 ring_slots;		/* power of two, 0 = default */
 	__u32 wake_batch;		/* initial ring wake_batch, 0 = capacity / 16 */

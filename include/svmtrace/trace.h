@@ -60,6 +60,12 @@ struct svmtrace_record {
 	bool has_tsc;	 /* anchors, session starts and ends carry TSC */
 	bool has_ymm;	 /* the session captures YMM state */
 	bool anchor;	 /* decoded from a full-state record */
+	/*
+	 * false only for a session end whose RFLAGS, CR3, GPRs and YMM no
+	 * record of its frame holds (see docs/format.md, "Session end"):
+	 * then only rip of the state is meaningful, the rest reads 0.
+	 */
+	bool state_known;
 	uint64_t sequence;
 	uint64_t tsc;
 	uint64_t dropped;      /* records lost right before this one */
@@ -85,6 +91,7 @@ struct svmtrace_summary {
 	uint64_t sequence_skipped; /* numbers skipped at those places */
 	uint64_t gaps;		   /* records marked as following a loss */
 	uint64_t dropped;	   /* records lost, as the producer counted */
+	uint64_t states_unknown;   /* session ends with state_known false */
 	bool has_tsc;
 	uint64_t first_tsc;
 	uint64_t last_tsc;

@@ -14,6 +14,7 @@
 #include <linux/uaccess.h>
 #include <generated/utsrelease.h>
 
+#include "hooks.h"
 #include "svm/svm.h"
 #include "svmtrace.h"
 
@@ -68,7 +69,8 @@ static int check_gates(struct kvm *kvm, const struct svmtrace_target *t)
 	int idx, r = 0;
 
 	for (i = 0; i < t->nr_gates; i++) {
-		if (t->gates[i].reserved || offset_in_page(t->gates[i].gpa))
+		if (t->gates[i].reserved || offset_in_page(t->gates[i].gpa) ||
+		    t->gates[i].id == SVMTRACE_SESSION_FROM_NEXT)
 			return -EINVAL;
 		for (j = 0; j < i; j++)
 			if (t->gates[j].gpa == t->gates[i].gpa || t->gates[j].id == t->gates[i].id)
@@ -86,11 +88,12 @@ static int check_target(struct kvm *kvm, const struct svmtrace_target *t)
 {
 	u32 i;
 
-	if (t->flags & ~SVMTRACE_TARGET_F_KERNEL || t->reserved)
+	if (t->flags & ~(SVMTRACE_TARGET_F_KERNEL | SVMTRACE_TARGET_F_FROM_NEXT) || t->reserved)
 		return -EINVAL;
 	if (t->policy != SVMTRACE_POLICY_DROP && t->policy != SVMTRACE_POLICY_BLOCK)
 		return -EINVAL;
-	if (!t->nr_cr3 || t->nr_cr3 > SVMTRACE_MAX_CR3 || !t->nr_gates ||
+	if (!t->nr_cr3 || t->nr_cr3 > SVMTRACE_MAX_CR3 ||
+	    (!t->nr_gates && !(t->flags & SVMTRACE_TARGET_F_FROM_NEXT)) ||
 	    t->nr_gates > SVMTRACE_MAX_GATES || t->nr_ranges > SVMTRACE_MAX_RANGES)
 		return -EINVAL;
 	if (t->ring_slots && (!is_power_of_2(t->ring_slots) ||
@@ -218,6 +221,8 @@ static int ctl_arm(struct svmtrace_ctl *ctl)
 	bitmap_zero(vm->gate_open, SVMTRACE_MAX_GATES);
 	vm->paused = false;
 	vm->state = SVMTRACE_STATE_ARMED;
+	if (vm->target.flags & SVMTRACE_TARGET_F_FROM_NEXT)
+		static_branch_inc(&svmtrace_from_next);
 	rcu_assign_pointer(vm->armed, &vm->target);
 	svmtrace_gates_zap(vm, &vm->target);
 	return 0;
@@ -230,6 +235,8 @@ static int ctl_stop(struct svmtrace_ctl *ctl)
 	if (!is_armed(vm))
 		return -ESRCH;
 	rcu_assign_pointer(vm->armed, NULL);
+	if (vm->target.flags & SVMTRACE_TARGET_F_FROM_NEXT)
+		static_branch_dec(&svmtrace_from_next);
 	synchronize_rcu();
 	svmtrace_sessions_stop(vm);
 	bitmap_zero(vm->gate_open, SVMTRACE_MAX_GATES);

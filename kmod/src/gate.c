@@ -4,7 +4,9 @@
  * permission while a capture is armed.  The first instruction fetch from a
  * closed gate exits with an NPF; the tracer opens the gate (KVM's own fault
  * handling then maps it executable again) and starts stepping.  Closing a
- * gate zaps its SPTE so the next fault rebuilds it without execute.
+ * gate takes execute permission from its one SPTE; arm and stop zap the
+ * gates' SPTEs, so that they are rebuilt at 4 KiB without execute, or with
+ * it again.
  *
  * A gate is exactly one 4 KiB page: while armed no huge page may cover a
  * gated gfn, the way KVM's page tracking forbids them.
@@ -14,6 +16,8 @@
 #include "hooks.h"
 #include "kvm_cache_regs.h"
 #include "mmu.h"
+#include "mmu/mmu_internal.h"
+#include "mmu/tdp_mmu.h"
 #include "svmtrace.h"
 
 /* Index of the gate on @gfn, or -1. */
@@ -88,10 +92,39 @@ static void gate_zap(struct kvm *kvm, const struct svmtrace_gate *gate)
 	srcu_read_unlock(&kvm->srcu, idx);
 }
 
+/*
+ * A gate closes: its page keeps its mapping but loses execute permission.
+ * Unlike kvm_zap_gfn_range(), this invalidates only the gate's page (a
+ * fault in flight for it retries and sees the gate closed; faults elsewhere
+ * go on), and data accesses to the page need no new fault.  The TLB flush
+ * is still VM-wide: SVM has no flush by guest-physical address.
+ */
+static void gate_deny_exec(struct kvm *kvm, const struct svmtrace_gate *gate)
+{
+	gfn_t gfn = gpa_to_gfn(gate->gpa);
+	unsigned long hva;
+	int idx, r = -1;
+
+	idx = srcu_read_lock(&kvm->srcu);
+	hva = gfn_to_hva(kvm, gfn);
+	if (is_tdp_mmu_enabled(kvm) && !kvm_is_error_hva(hva)) {
+		write_lock(&kvm->mmu_lock);
+		kvm_mmu_invalidate_begin(kvm, hva, hva + PAGE_SIZE);
+		r = kvm_tdp_mmu_deny_exec_gfn(kvm, 0, gfn);
+		if (r > 0)
+			kvm_flush_remote_tlbs_with_address(kvm, gfn, 1);
+		kvm_mmu_invalidate_end(kvm, hva, hva + PAGE_SIZE);
+		write_unlock(&kvm->mmu_lock);
+	}
+	srcu_read_unlock(&kvm->srcu, idx);
+	if (r < 0)	/* a huge page, or the shadow MMU: the old way */
+		gate_zap(kvm, gate);
+}
+
 void svmtrace_gate_close(struct svmtrace_vm *vm, const struct svmtrace_target *t, int gate)
 {
 	if (test_and_clear_bit(gate, vm->gate_open))
-		gate_zap(vm->kvm, &t->gates[gate]);
+		gate_deny_exec(vm->kvm, &t->gates[gate]);
 }
 
 /* Re-arm every gate (a session ended): the next fetch faults again. */

@@ -5,14 +5,17 @@
  * Two places leak it into guest-visible user state, and both are repaired
  * right after the step that leaked it, before the next instruction runs:
  *
- *   PUSHF(Q)  stores RFLAGS with our TF on the stack: when the step that
- *             just completed was a PUSHFQ (RSP down by 8, the opcode at
- *             the previous RIP is [REX.W] 9C), clear TF in the stored image.
+ *   PUSHF     stores RFLAGS with our TF on the stack: when the step that
+ *             just completed was a PUSHF of any operand size (PUSHFQ,
+ *             PUSHFD in 32-bit code such as WoW64, PUSHFW with 66, any
+ *             legacy prefixes and REX: decoded from the bytes between the
+ *             previous and the new RIP, RSP down by that size), clear TF in
+ *             the stored image.
  *   SYSCALL   saves RFLAGS with our TF in R11, which SYSRET leaves there:
  *             when the step returned from a SYSCALL at the previous RIP
  *             (RIP = RCX = previous RIP + 2, opcode 0F 05), clear TF in R11.
  *
- * The guest's own TF is followed the same way: a POPF(Q) step loads TF from
+ * The guest's own TF is followed the same way: a POPF step loads TF from
  * the stack image it popped, so vt->guest_tf becomes that bit.  While it is
  * set the guest's single-step traps are delivered to it as on stock KVM,
  * and its own PUSHF images keep their TF.
@@ -40,20 +43,89 @@ static bool opcode_at(struct kvm_vcpu *vcpu, u64 rip, const u8 *want, unsigned i
 	return !memcmp(op, want, len);
 }
 
+static bool is_legacy_prefix(u8 b)
+{
+	switch (b) {
+	case 0x26: case 0x2e: case 0x36: case 0x3e:	/* segment overrides */
+	case 0x64: case 0x65:
+	case 0x67:					/* address size */
+	case 0xf0: case 0xf2: case 0xf3:		/* LOCK, REPNE, REP */
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The operand size in bytes of the PUSHF/POPF (@opcode 9C/9D) that spans
+ * [@rip, @rip + @len), or 0 when those bytes are not that instruction:
+ * legacy prefixes, then at most one REX (64-bit mode), then the opcode.
+ */
+static unsigned int flags_op_size(struct kvm_vcpu *vcpu, u64 rip, u64 len, u8 opcode)
+{
+	bool long64 = is_64_bit_mode(vcpu), o16 = false, rex_w = false;
+	struct x86_exception e;
+	int cs_db, cs_l;
+	u8 insn[15];
+	u64 i;
+
+	if (!len || len > sizeof(insn) || kvm_read_guest_virt(vcpu, rip, insn, len, &e) ||
+	    insn[len - 1] != opcode)
+		return 0;
+	for (i = 0; i + 1 < len; i++) {
+		if (long64 && (insn[i] & 0xf0) == 0x40 && i + 2 == len)
+			rex_w = insn[i] & 8;
+		else if (insn[i] == 0x66)
+			o16 = true;
+		else if (!is_legacy_prefix(insn[i]))
+			return 0;
+	}
+	if (long64)
+		return rex_w || !o16 ? 8 : 2;
+	static_call(kvm_x86_get_cs_db_l_bits)(vcpu, &cs_db, &cs_l);
+	return cs_db != o16 ? 4 : 2;
+}
+
+/* RSP as the stack uses it: 64, 32 or 16 bits wide. */
+static u64 stack_mask(struct kvm_vcpu *vcpu)
+{
+	struct kvm_segment ss;
+
+	if (is_64_bit_mode(vcpu))
+		return ~0ull;
+	static_call(kvm_x86_get_segment)(vcpu, &ss, VCPU_SREG_SS);
+	return ss.db ? 0xffffffffull : 0xffffull;
+}
+
+/*
+ * Could a step that moved RSP by @moved and RIP by @len have been a
+ * PUSHF/POPF?  Checked on every step, before any guest memory is read or
+ * any segment looked at: the low 32 bits of the move are the move of a
+ * 16-, 32- or 64-bit stack pointer alike.
+ */
+static bool is_flags_push_pop(u64 moved, u64 len)
+{
+	u32 by = moved;
+
+	return (by == 2 || by == 4 || by == 8) && len >= 1 && len <= 15;
+}
+
 static void hide_in_pushf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip, u64 rsp)
 {
-	static const u8 pushfq[] = { 0x9c }, rex_pushfq[] = { 0x48, 0x9c };
 	struct x86_exception e;
-	u64 len = rip - vt->prev_rip, image;
+	unsigned int size;
+	u64 mask, image = 0;
 
-	if (rsp != vt->prev_rsp - 8 || (len != 1 && len != 2))
+	if (!is_flags_push_pop(vt->prev_rsp - rsp, rip - vt->prev_rip))
 		return;
-	if (!opcode_at(vcpu, vt->prev_rip, len == 1 ? pushfq : rex_pushfq, len))
+	mask = stack_mask(vcpu);
+	size = flags_op_size(vcpu, vt->prev_rip, rip - vt->prev_rip, 0x9c);
+	if (!size || ((vt->prev_rsp - rsp) & mask) != size)
 		return;
-	if (kvm_read_guest_virt(vcpu, rsp, &image, sizeof(image), &e) || !(image & X86_EFLAGS_TF))
+	rsp &= mask;
+	if (kvm_read_guest_virt(vcpu, rsp, &image, size, &e) || !(image & X86_EFLAGS_TF))
 		return;
 	image &= ~X86_EFLAGS_TF;
-	kvm_write_guest_virt_system(vcpu, rsp, &image, sizeof(image), &e);
+	kvm_write_guest_virt_system(vcpu, rsp, &image, size, &e);
 }
 
 static void hide_in_syscall_r11(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip)
@@ -67,18 +139,20 @@ static void hide_in_syscall_r11(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt,
 		kvm_register_write(vcpu, VCPU_REGS_R11, r11 & ~X86_EFLAGS_TF);
 }
 
-/* A POPFQ step: the guest's own TF is now the bit it popped. */
+/* A POPF step: the guest's own TF is now the bit it popped. */
 static void follow_popf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip, u64 rsp)
 {
-	static const u8 popfq[] = { 0x9d }, rex_popfq[] = { 0x48, 0x9d };
 	struct x86_exception e;
-	u64 len = rip - vt->prev_rip, image;
+	unsigned int size;
+	u64 mask, image = 0;
 
-	if (rsp != vt->prev_rsp + 8 || (len != 1 && len != 2))
+	if (!is_flags_push_pop(rsp - vt->prev_rsp, rip - vt->prev_rip))
 		return;
-	if (!opcode_at(vcpu, vt->prev_rip, len == 1 ? popfq : rex_popfq, len))
+	mask = stack_mask(vcpu);
+	size = flags_op_size(vcpu, vt->prev_rip, rip - vt->prev_rip, 0x9d);
+	if (!size || ((rsp - vt->prev_rsp) & mask) != size)
 		return;
-	if (!kvm_read_guest_virt(vcpu, vt->prev_rsp, &image, sizeof(image), &e))
+	if (!kvm_read_guest_virt(vcpu, vt->prev_rsp & mask, &image, size, &e))
 		vt->guest_tf = image & X86_EFLAGS_TF;
 }
 

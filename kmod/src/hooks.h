@@ -11,6 +11,8 @@
 #include <linux/kvm_host.h>
 
 DECLARE_STATIC_KEY_FALSE(svmtrace_live);
+/* Counts the VMs armed with SVMTRACE_TARGET_F_FROM_NEXT (every exit looks). */
+DECLARE_STATIC_KEY_FALSE(svmtrace_from_next);
 
 /*
  * The tracer's own vCPU request, handled at the next guest entry, where the
@@ -26,9 +28,10 @@ void svmtrace_vm_destroy(struct kvm *kvm);
 bool __svmtrace_gfn_noexec(struct kvm *kvm, gfn_t gfn);
 int __svmtrace_max_level(struct kvm *kvm, gfn_t gfn, int max_level);
 void __svmtrace_npf_exit(struct kvm_vcpu *vcpu, u64 gpa, u64 error_code);
-bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, unsigned long dr6, u64 *nmi_rflags);
+bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, u64 *dr6, u64 *nmi_rflags);
 bool __svmtrace_emulated_step(struct kvm_vcpu *vcpu);
 int __svmtrace_vcpu_request(struct kvm_vcpu *vcpu);
+void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu);
 unsigned long __svmtrace_regs_get_rflags(struct kvm_vcpu *vcpu, unsigned long rflags);
 unsigned long __svmtrace_regs_set_rflags(struct kvm_vcpu *vcpu, unsigned long rflags);
 
@@ -55,10 +58,12 @@ static inline void svmtrace_npf_exit(struct kvm_vcpu *vcpu, u64 gpa, u64 error_c
 
 /*
  * db_interception(): true when the #DB was the tracer's step and is done.
- * @nmi_rflags: KVM's saved RFLAGS while it single-steps to an NMI window,
- * else NULL (see step.c).
+ * @dr6: the VMCB's DR6; DR6.BS is cleared there when the single-step was
+ * the tracer's alone, so a DR0-3 hit on the same instruction reaches the
+ * guest without it.  @nmi_rflags: KVM's saved RFLAGS while it single-steps
+ * to an NMI window, else NULL (see step.c).
  */
-static inline bool svmtrace_db_exit(struct kvm_vcpu *vcpu, unsigned long dr6, u64 *nmi_rflags)
+static inline bool svmtrace_db_exit(struct kvm_vcpu *vcpu, u64 *dr6, u64 *nmi_rflags)
 {
 	return static_branch_unlikely(&svmtrace_live) && __svmtrace_db_exit(vcpu, dr6, nmi_rflags);
 }
@@ -86,6 +91,16 @@ static inline bool svmtrace_fastpath_allowed(unsigned long guest_rflags)
 }
 
 /*
+ * svm_handle_exit(), every VM exit (interrupts on, kvm->srcu held): a
+ * capture armed with SVMTRACE_TARGET_F_FROM_NEXT starts sessions here.
+ */
+static inline void svmtrace_vcpu_exit(struct kvm_vcpu *vcpu)
+{
+	if (static_branch_unlikely(&svmtrace_from_next))
+		__svmtrace_vcpu_exit(vcpu);
+}
+
+/*
  * vcpu_enter_guest(), KVM_REQ_SVMTRACE: 1 to go on into the guest, <= 0 to
  * leave KVM_RUN with that value (the request stays pending then).
  */
@@ -102,7 +117,10 @@ static inline unsigned long svmtrace_regs_get_rflags(struct kvm_vcpu *vcpu, unsi
 	return rflags;
 }
 
-/* KVM_SET_REGS: the VMM's TF is the guest's own; ours stays set. */
+/*
+ * KVM_SET_REGS, KVM_SET_GUEST_DEBUG: the VMM's TF is the guest's own; ours
+ * stays set (also when the VMM's own single-stepping ends).
+ */
 static inline unsigned long svmtrace_regs_set_rflags(struct kvm_vcpu *vcpu, unsigned long rflags)
 {
 	if (static_branch_unlikely(&svmtrace_live))

@@ -99,6 +99,7 @@ void svmtrace_session_begin(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 	svmtrace_hide_restart(vcpu, vt);	/* where the first step starts */
 	vt->in_session = true;
 	vt->start_pending = true;
+	vt->last_state = &vt->last;
 	vt->start_gate = gate_id;
 	WRITE_ONCE(vm->last_gate, gate_id);
 	vt->stats.sessions++;
@@ -189,24 +190,42 @@ static void drop_step(struct svmtrace_vcpu *vt, struct svmtrace_ring *ring)
 }
 
 /*
- * Publish vt->last as a @kind slot; every step takes the next global
- * sequence number here.  With no room the drop policy counts it as
+ * Where a step's state goes: filled in place into the ring's next free
+ * slot, or into vt->last when the ring has none.
+ */
+static struct svmtrace_slot *step_slot(struct svmtrace_vcpu *vt)
+{
+	struct svmtrace_slot *slot = vt->ring ? svmtrace_ring_reserve(vt->ring, false) : NULL;
+
+	return slot ?: &vt->last;
+}
+
+/*
+ * Publish @s (a slot from step_slot(), or vt->last) as a @kind slot; every
+ * step takes the next global sequence number here.  When @s is not in the
+ * ring and the ring still has no room, the drop policy counts the step as
  * dropped; the block policy holds it (vt->held) and the vCPU publishes it
  * in KVM_REQ_SVMTRACE before it enters the guest again.  False when the
  * step was dropped.
  */
 static bool publish(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu,
-		    u16 kind, u32 reason, u16 flags)
+		    struct svmtrace_slot *s, u16 kind, u32 reason, u16 flags)
 {
 	struct svmtrace_ring *ring = vt->ring;
 
 	lockdep_assert_held(&vt->lock);
 	if (!ring || ring->closed)
 		return false;
-	vt->last.seq = atomic64_inc_return(&vm->seq) - 1;
-	vt->last.kind = kind;
-	vt->last.reason = reason;
-	vt->last.flags |= flags;
+	s->seq = atomic64_inc_return(&vm->seq) - 1;
+	s->kind = kind;
+	s->reason = reason;
+	s->flags |= flags;
+	if (s != &vt->last) {
+		svmtrace_ring_publish(ring, kind);
+		vt->stats.records++;
+		vt->stats.bytes += sizeof(*s);
+		return true;
+	}
 	if (ring_put(vt, ring))
 		return true;
 	if (vm->target.policy == SVMTRACE_POLICY_BLOCK && vcpu &&
@@ -267,9 +286,13 @@ static void session_end(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			struct kvm_vcpu *vcpu, u32 reason)
 {
 	if (vt->in_session && !vt->start_pending) {
+		/* The end repeats the last step's state. */
+		if (vt->last_state != &vt->last)
+			vt->last = *vt->last_state;
 		vt->last.tsc = rdtsc();
 		vt->last.flags &= ~SVMTRACE_SLOT_F_GAP;
-		publish(vm, vt, vcpu, SVMTRACE_SLOT_SESSION_END, reason, 0);
+		vt->last.dropped = 0;
+		publish(vm, vt, vcpu, &vt->last, SVMTRACE_SLOT_SESSION_END, reason, 0);
 		vt->stats.session_ends++;
 	}
 	vt->in_session = false;
@@ -291,21 +314,24 @@ static bool rip_wanted(const struct svmtrace_target *t, u64 rip)
 static void record_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			struct kvm_vcpu *vcpu, bool kernel)
 {
+	struct svmtrace_slot *s;
 	u16 flags = 0;
 
 	if (!rip_wanted(armed(vm, vt), kvm_rip_read(vcpu)))
 		return;
-	fill_state(&vt->last, vcpu, vt, kernel);
+	s = step_slot(vt);
+	fill_state(s, vcpu, vt, kernel);
+	vt->last_state = s;
 	if (vt->skipped) {
 		flags = SVMTRACE_SLOT_F_GAP;
 		vt->skipped = false;
 	}
 	if (vt->start_pending) {
 		/* A dropped start moves to the next step that gets through. */
-		if (publish(vm, vt, vcpu, SVMTRACE_SLOT_SESSION_START, vt->start_gate, flags))
+		if (publish(vm, vt, vcpu, s, SVMTRACE_SLOT_SESSION_START, vt->start_gate, flags))
 			vt->start_pending = false;
 	} else {
-		publish(vm, vt, vcpu, SVMTRACE_SLOT_INSTRUCTION, 0, flags);
+		publish(vm, vt, vcpu, s, SVMTRACE_SLOT_INSTRUCTION, 0, flags);
 	}
 }
 
@@ -409,17 +435,19 @@ static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
  * makes disable_nmi_singlestep() leave our TF in place.
  */
 static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
-			bool db_exit, bool guest_bits, u64 *nmi_rflags)
+			bool db_exit, bool guest_bits, u64 *nmi_rflags, bool *bs_ours)
 {
 	bool ran_ours = !nmi_rflags || (*nmi_rflags & X86_EFLAGS_TF);
-	bool others;
+	bool others_step;
 
+	*bs_ours = false;
 	mutex_lock(&vt->lock);
 	if (!vt->tf_live && (guest_bits || !ran_ours || !adopt_step(vm, vt, vcpu))) {
 		mutex_unlock(&vt->lock);
 		return false;
 	}
-	others = guest_bits || vt->guest_tf || (vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP);
+	others_step = vt->guest_tf || (vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP);
+	*bs_ours = ran_ours && !others_step;
 	if (ran_ours && db_exit)
 		vt->stats.db_exits++;
 	else if (ran_ours)
@@ -427,21 +455,35 @@ static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 	if (session_step(vcpu, vm, vt, ran_ours) && nmi_rflags)
 		*nmi_rflags |= X86_EFLAGS_TF;
 	mutex_unlock(&vt->lock);
-	return !others;
+	return !guest_bits && !others_step;
 }
 
-bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, unsigned long dr6, u64 *nmi_rflags)
+bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, u64 *dr6, u64 *nmi_rflags)
 {
 	struct svmtrace_vcpu *vt;
 	struct svmtrace_vm *vm;
+	bool done, bs_ours;
 
 	/* A nested guest's steps are not the target's (control.c refuses it at arm). */
-	if (!(dr6 & DR6_BS) || is_guest_mode(vcpu))
+	if (!(*dr6 & DR6_BS) || is_guest_mode(vcpu))
 		return false;
 	vt = svmtrace_vcpu_of(vcpu, &vm);
 	if (!vt)
 		return false;
-	return handle_step(vcpu, vm, vt, true, dr6 & (DR_TRAP_BITS | DR6_BD | DR6_BT), nmi_rflags);
+	done = handle_step(vcpu, vm, vt, true, *dr6 & (DR_TRAP_BITS | DR6_BD | DR6_BT), nmi_rflags,
+			   &bs_ours);
+	if (bs_ours) {
+		/*
+		 * BS is ours alone: not in the payload of a DR0-3 #DB on the
+		 * same instruction, and not in the DR6 a guest that owns its
+		 * debug registers reads (KVM copied the VMCB's into
+		 * vcpu->arch.dr6 when it synced them at this exit).
+		 */
+		if (vcpu->arch.dr6 == *dr6)
+			vcpu->arch.dr6 &= ~DR6_BS;
+		*dr6 &= ~DR6_BS;
+	}
+	return done;
 }
 EXPORT_SYMBOL_GPL(__svmtrace_db_exit);
 
@@ -449,13 +491,45 @@ bool __svmtrace_emulated_step(struct kvm_vcpu *vcpu)
 {
 	struct svmtrace_vcpu *vt;
 	struct svmtrace_vm *vm;
+	bool bs_ours;
 
 	/* Never from the IRQs-off fastpath: svmtrace_fastpath_allowed(). */
 	if (WARN_ON_ONCE(irqs_disabled()) || is_guest_mode(vcpu))
 		return false;
 	vt = svmtrace_vcpu_of(vcpu, &vm);
-	return vt && handle_step(vcpu, vm, vt, false, false, NULL);
+	return vt && handle_step(vcpu, vm, vt, false, false, NULL, &bs_ours);
 }
+
+/*
+ * Any VM exit.  Armed with SVMTRACE_TARGET_F_FROM_NEXT, a vCPU that is in
+ * user mode of a targeted address space and not stepping starts a session
+ * (no gate): the instruction it runs next is the first step.  Threads that
+ * were interrupted while stepped come back through their frames instead
+ * (adopt_step).  The unlocked tests keep this to a lookup on every other
+ * exit; they are repeated under vt->lock.
+ */
+void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu)
+{
+	struct svmtrace_target *t;
+	struct svmtrace_vcpu *vt;
+	struct svmtrace_vm *vm;
+
+	if (is_guest_mode(vcpu))
+		return;
+	vt = svmtrace_vcpu_of(vcpu, &vm);
+	if (!vt || !rcu_access_pointer(vm->armed) ||
+	    !(READ_ONCE(vm->target.flags) & SVMTRACE_TARGET_F_FROM_NEXT) ||
+	    READ_ONCE(vt->in_session) || READ_ONCE(vt->tf_live))
+		return;
+	mutex_lock(&vt->lock);
+	t = armed(vm, vt);
+	if (t && (t->flags & SVMTRACE_TARGET_F_FROM_NEXT) && !vt->in_session && !vt->tf_live &&
+	    vt->ring && static_call(kvm_x86_get_cpl)(vcpu) == 3 &&
+	    svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
+		svmtrace_session_begin(vm, vt, vcpu, SVMTRACE_SESSION_FROM_NEXT);
+	mutex_unlock(&vt->lock);
+}
+EXPORT_SYMBOL_GPL(__svmtrace_vcpu_exit);
 
 /*
  * Stop (control thread, vm->armed already cleared): end every

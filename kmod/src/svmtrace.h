@@ -65,7 +65,8 @@ struct svmtrace_vcpu {
 	u64 prev_rip;
 	u64 prev_rsp;
 	struct svmtrace_ring *ring;
-	struct svmtrace_slot last;	/* the last step's slot, also for session ends */
+	struct svmtrace_slot last;	/* a step the ring had no room for; session ends */
+	struct svmtrace_slot *last_state; /* the last step's state: a ring slot or &last */
 	struct svmtrace_counters stats;
 };
 

@@ -8,3 +8,6 @@ check-cli: all
 	@BIN=$(abspath $(BUILD)/bin) TMPROOT=$(abspath $(BUILD)/tmp) \
 		tests/lib/run-scripts.sh $(CLI_TESTS)
 CHECK_STEPS += check-cli
+
+# refdecode_agrees.sh runs the reference decoder written from docs/format.md.
+DEB_PACKAGES += python3

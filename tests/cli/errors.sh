@@ -46,6 +46,16 @@ expect_fail 1 "$WORK/odd.raw: offset 840: input ends with 160 bytes, not a whole
 expect_fail 1 "$WORK/back.raw: offset 1680 (record 10): sequence 1 does not follow 10" \
 	$D pack "$WORK/back.raw" "$WORK/back.v5"
 [ ! -e "$WORK/back.v5" ] && [ ! -e "$WORK/back.v5.partial" ]
+# sequences are 64-bit and never wrap: the session end pack appends needs one
+# more number (docs/format.md, "Raw records")
+perl -e 'binmode STDOUT; print pack("Q<21", ~0 - 1, (0) x 20), pack("Q<21", ~0, (0) x 20)' \
+	>"$WORK/last.raw"
+expect_fail 1 "$WORK/last.raw: last sequence is 2^64-1, no number is left for the session end" \
+	$D pack "$WORK/last.raw" "$WORK/last.v5"
+[ ! -e "$WORK/last.v5" ] && [ ! -e "$WORK/last.v5.partial" ]
+head -c 168 "$WORK/last.raw" >"$WORK/below.raw"
+$D pack "$WORK/below.raw" "$WORK/below.v5"
+$D dump "$WORK/below.v5" | grep -q '^0,18446744073709551615,session_end,'
 : >"$WORK/empty.raw"
 expect_fail 1 "$WORK/empty.raw: no records" $D pack "$WORK/empty.raw" "$WORK/empty.v5"
 [ ! -e "$WORK/empty.v5" ]

@@ -90,7 +90,7 @@ expect_fail "exactly one of --pid, --name or --wait-name" --vmm-pid 1
 expect_fail "exactly one of --pid, --name or --wait-name" --vmm-pid 1 --pid 4 --name a.exe
 expect_fail "--newest is for --name" --vmm-pid 1 --pid 4 --newest
 expect_fail "--connect is for --domain" --vmm-pid 1 --pid 4 --connect test:///default
-expect_fail "--from next: svmtrace's kernel ABI 2 cannot start a session" --vmm-pid 1 --pid 4 \
+expect_fail "--from next is for a running process" --vmm-pid 1 --wait-name b.exe \
 	--from next
 expect_fail "--from: expected entry or next" --vmm-pid 1 --pid 4 --from start
 expect_fail "--max-bytes: expected an unsigned number" --vmm-pid 1 --pid 4 --max-bytes 10X

@@ -82,3 +82,14 @@ e2e:
 	BUILD=$(BUILD) tests/e2e/e2e.sh $(if $(KMOD_DIR),--modules $(KMOD_DIR))
 check-e2e: e2e
 CHECK_STEPS += check-e2e
+
+# The cost of one traced single-step in instructions (QEMU -icount), per
+# path, with a model for AMD hardware (tests/e2e/step-cost.sh).
+.PHONY: bench-step-cost
+bench-step-cost: $(BUILD)/bin/svmtrace-e2e-vmm $(BUILD)/bin/svmtrace-capture $(E2E_BINS)
+ifneq ($(wildcard kmod/build.mk),)
+bench-step-cost: kmod
+endif
+bench-step-cost:
+	BUILD=$(BUILD) tests/e2e/step-cost.sh
+BENCH_STEPS += bench-step-cost

@@ -90,6 +90,12 @@ judge_capture_set() {
 	# single-step log row by row (the kernel log check below is the other
 	# half: no "scheduling while atomic").
 	judge_capture_rc ipi
+	read -r before after <"$cap/ipi/fastpath" 2>/dev/null
+	if [ -n "${after:-}" ] && [ "$after" = "$before" ]; then
+		ok capture/ipi/no-fastpath "no stepped WRMSR went through the IRQs-off fastpath"
+	else
+		bad capture/ipi/no-fastpath "stepped WRMSRs took the IRQs-off fastpath (hits ${before:-?} -> ${after:-?})"
+	fi
 	if results "$cap/ipi/vmm.txt" | cmp -s - "$run/packaged-ipi.got"; then
 		ok capture/ipi/results "the traced self-IPI loop's results equal the packaged modules'"
 	else
@@ -119,6 +125,19 @@ judge_capture_set() {
 		bad capture/block-kick/leaves-run "run ${ran:-?} s, $kicks (a blocked vCPU must leave KVM_RUN when signalled)"
 	fi
 
+	# --from-next: armed while running.bin already ran, no gate.
+	judge_capture_rc from-next
+	judge_armed_results from-next "$run/expect/running"
+	if ! "$bin/svmtrace-dump" dump --regs "$cap/from-next/trace/svmtrace_trace_cpu0.bin" \
+		>"$cap/from-next/cpu0.csv" 2>"$cap/from-next/cpu0.err"; then
+		bad capture/from-next/trace/cpu0 "svmtrace-dump: $(cat "$cap/from-next/cpu0.err")"
+	elif out=$("$here/check-suffix.sh" "$run/expect/running/expected_cpu0.csv" "$cap/from-next/cpu0.csv" 2>&1) &&
+		[ "$(echo "$out" | sed -n 's/^joined at record \([0-9]*\);.*/\1/p')" -gt 1 ]; then
+		ok capture/from-next/trace/cpu0 "a running program traced from its next user instruction on: $out"
+	else
+		bad capture/from-next/trace/cpu0 "$out"
+	fi
+
 	thp=$(awk '{ print $2 }' "$cap/straight/thp.txt" 2>/dev/null)
 	if [ "${thp:-0}" -ge 2048 ]; then
 		ok capture/straight/thp "guest RAM was THP-backed ($thp kB in 2 MiB pages), yet the gate page alone faulted"
@@ -131,6 +150,13 @@ judge_capture_set() {
 		ok capture/abi-check "every documented control error: $(tail -n 1 "$cap/abi-check/abi-check.txt"); the VM ran on"
 	else
 		bad capture/abi-check "svmtrace-abi-check: $(grep -h 'FAIL\|passed' "$cap/abi-check/abi-check.txt" 2>/dev/null | tr '\n' ';')"
+	fi
+
+	if [ "$(cat "$cap/abi-check/nested.rc" 2>/dev/null)" = 0 ] &&
+		grep -q '^cpu0 done' "$cap/abi-check/nested-vmm.txt"; then
+		ok capture/nested-refused "a guest with EFER.SVME (VBS) is refused at arm: $(tail -n 1 "$cap/abi-check/nested.txt"); the VM ran on"
+	else
+		bad capture/nested-refused "$(grep -h 'FAIL\|passed' "$cap/abi-check/nested.txt" 2>/dev/null | tr '\n' ';')"
 	fi
 
 	if [ "$(cat "$cap/nonroot/capture.rc" 2>/dev/null)" != 0 ] &&

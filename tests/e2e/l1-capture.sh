@@ -12,8 +12,11 @@
 #   makes the gate's 4 KiB split matter, hazard 8) and, when a step of this
 #   dance times out, timeout.txt.
 #
-# Hooks: CAPTURE_AFTER_START, when set, is run (eval) right after the guest
-# was started, with $vmm_pid and $cap_pid set (e.g. to kill the consumer).
+# CAPTURE_CR3, when set, replaces the guest's CR3 as the target (a gate
+# fetched from a foreign address space).
+# Hooks: CAPTURE_BEFORE_START and CAPTURE_AFTER_START, when set, are run
+# (eval) right before and right after the guest is started, with $vmm_pid
+# and $cap_pid set (e.g. to pause the capture, or to kill the consumer).
 
 # wait_line FILE REGEX SECONDS PID: wait until FILE has a line matching
 # REGEX; fail early if PID exits first, or after SECONDS.
@@ -48,7 +51,7 @@ capture_run() {
 	grep AnonHugePages "/proc/$vmm_pid/smaps_rollup" >"$dir/thp.txt" 2>&1
 	ready=$(grep '^ready ' "$dir/vmm.txt")
 	gates=$(echo "$ready" | tr ' ' '\n' | sed -n 's/^gate[0-9]*=/--gate-gpa /p' | tr '\n' ' ')
-	cr3=$(echo "$ready" | tr ' ' '\n' | sed -n 's/^cr3=//p')
+	cr3=${CAPTURE_CR3:-$(echo "$ready" | tr ' ' '\n' | sed -n 's/^cr3=//p')}
 
 	# shellcheck disable=SC2086
 	svmtrace-capture --vmm-pid "$vmm_pid" $gates --cr3 "$cr3" --out "$traces" --quiet "$@" \
@@ -61,6 +64,7 @@ capture_run() {
 		wait "$vmm_pid"
 		return 1
 	fi
+	[ -z "${CAPTURE_BEFORE_START:-}" ] || eval "$CAPTURE_BEFORE_START"
 	kill -USR1 "$vmm_pid"
 	[ -z "${CAPTURE_AFTER_START:-}" ] || eval "$CAPTURE_AFTER_START"
 	wait_line "$dir/vmm.txt" '^holding$' "${CAPTURE_RUN_SECONDS:-120}" "$vmm_pid" ||

@@ -20,7 +20,7 @@ bench_iterations=$1; shift
 # The Windows-layout guest's images and capture scenarios (from e2e.sh).
 win_images=$(cat /e2e/win-images 2>/dev/null)
 win_scenarios=$(cat /e2e/win-scenarios 2>/dev/null)
-ipi_iterations=300	# e2e.sh's judge does not depend on the number
+ipi_iterations=100	# e2e.sh's judge does not depend on the number
 cd /e2e
 . ./l1-capture.sh
 . ./l1-win.sh
@@ -107,9 +107,12 @@ capture_set() {
 	# block policy and a ring that fills -- each WRMSR is a step KVM
 	# completes itself, and kvm-amd would complete it in its IRQs-off
 	# fastpath (svmtrace_test_fastpath=1 makes the lab take it).
+	hits=/sys/module/kvm_amd/parameters/svmtrace_test_fastpath_hits
+	before=$(cat "$hits")
 	capture_run "$set_dir/ipi" -a "$ipi_iterations" --x2apic --cpl0 kernel.bin ipi.bin -- \
-		--policy block --kernel --ring-slots 16 --wake-batch 1 --consumer-delay-us 500 ||
+		--policy block --kernel --ring-slots 16 --wake-batch 1 --consumer-delay-us 3000 ||
 		echo "capture ipi: $(cat "$set_dir/ipi/timeout.txt")" >>"$set_dir/failures"
+	echo "$before $(cat "$hits")" >"$set_dir/ipi/fastpath"
 	# Finding M2: a vCPU waiting for ring room (its consumer stopped for 3 s)
 	# must still leave KVM_RUN when its thread is signalled, as QEMU does to
 	# pause a VM; the VMM signals it every 100 ms and reports its longest
@@ -118,9 +121,34 @@ capture_set() {
 		capture_run "$set_dir/block-kick" -a 300 --kick-ms 100 kernel.bin bench.bin -- \
 		--policy block --ring-slots 16 ||
 		echo "capture block-kick: $(cat "$set_dir/block-kick/timeout.txt")" >>"$set_dir/failures"
+	from_next_run "$set_dir/from-next"
 	nonroot_attempt "$set_dir/nonroot"
 	abi_check "$set_dir/abi-check"
 	kvm-modules unload >>"$set_dir/load.txt" 2>&1 || echo "rmmod after capture failed" >>"$set_dir/failures"
+}
+
+# from_next_run DIR: a process that is already running (running.bin, 2000
+# IN exits of 1 ms each) is traced with --from-next and no gate: armed about
+# half a second into the run, the trace must be the model's records from
+# some step on.
+from_next_run() {
+	mkdir -p "$1"
+	svmtrace-e2e-vmm --hold -a 2000 --input-delay-us 1000 kernel.bin running.bin \
+		>"$1/vmm.txt" 2>&1 &
+	vmm_pid=$!
+	wait_line "$1/vmm.txt" '^ready ' 30 "$vmm_pid"
+	sleep 0.5
+	svmtrace-capture --vmm-pid "$vmm_pid" --from-next --cr3 0x3000 --policy block \
+		--out /tmp/from-next --quiet >"$1/capture.txt" 2>&1 &
+	cap_pid=$!
+	wait_line "$1/capture.txt" '^armed$' 30 "$cap_pid" || echo "never armed" >>"$1/timeout.txt"
+	wait_line "$1/vmm.txt" '^holding$' 120 "$vmm_pid" || echo "no holding line" >>"$1/timeout.txt"
+	kill -INT "$cap_pid"
+	wait "$cap_pid"; echo $? >"$1/capture.rc"
+	kill -USR1 "$vmm_pid"
+	wait "$vmm_pid"; echo $? >"$1/vmm.rc"
+	mkdir -p "$1/trace" && cp /tmp/from-next/* "$1/trace/" 2>/dev/null
+	[ ! -e "$1/timeout.txt" ] || echo "capture from-next: $(cat "$1/timeout.txt")" >>"$set_dir/failures"
 }
 
 # nonroot_attempt DIR: svmtrace-capture as user nobody must be refused.
@@ -170,6 +198,14 @@ abi_check() {
 	echo $? >"$1/abi-check.rc"
 	kill -USR1 "$pid"
 	wait "$pid"; echo $? >"$1/vmm.rc"
+	# A guest that runs a hypervisor of its own (EFER.SVME): refused at arm.
+	svmtrace-e2e-vmm --wait --svme kernel.bin straight.bin >"$1/nested-vmm.txt" 2>&1 &
+	pid=$!
+	wait_line "$1/nested-vmm.txt" '^ready ' 30 "$pid"
+	svmtrace-abi-check --nested "$pid" >"$1/nested.txt" 2>&1
+	echo $? >"$1/nested.rc"
+	kill -USR1 "$pid"
+	wait "$pid"; echo $? >"$1/nested-vmm.rc"
 }
 
 for set in "$@"; do

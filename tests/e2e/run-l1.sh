@@ -4,7 +4,7 @@
 # results back.
 #
 #   tests/e2e/run-l1.sh [--modules DIR] [--kabi ABI] [--out DIR] [--add FILE]...
-#                       [--mem MB] [--timeout S] -- COMMAND [ARG...]
+#                       [--mem MB] [--timeout S] [--icount] -- COMMAND [ARG...]
 #
 # L1 is Debian's packaged kernel (linux-image-ABI, unpacked under
 # build/e2e/kernel, never installed) with a busybox initramfs built here.  It
@@ -22,7 +22,8 @@
 # in DIR/console.log.  A COMMAND still running 30 s before --timeout ends
 # with status 124 and the blocked tasks' stacks in DIR/dmesg.txt.  The exit
 # status of this script is COMMAND's, or 2 when L1 did not get that far
-# (timeout, panic).
+# (timeout, panic).  --icount runs QEMU with -icount shift=0,sleep=off: L1's
+# clocks then count executed instructions (step-cost.sh).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -31,7 +32,7 @@ top=$(cd "$here/../.." && pwd)
 usage() { sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-2}"; }
 die() { echo "run-l1: $*" >&2; exit 2; }
 
-modules= abi= out= mem=1024 timeout=600 adds=
+modules= abi= out= mem=1024 timeout=600 adds= cpus=2
 while [ $# -gt 0 ]; do
 	case $1 in
 	--modules) modules=$2; shift 2 ;;
@@ -40,6 +41,7 @@ while [ $# -gt 0 ]; do
 	--add) [ -e "$2" ] || die "--add $2: no such file"; adds="$adds $2"; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
+	--icount) icount="-icount shift=0,sleep=off"; cpus=1; shift ;;
 	-h | --help) usage 0 ;;
 	--) shift; break ;;
 	*) die "unknown argument '$1' (see --help)" ;;
@@ -137,8 +139,15 @@ accel=tcg,thread=single
 echo "run-l1: booting linux-image-$abi with ${modules:-packaged} modules (log: $out/console.log)" >&2
 start=$(date +%s.%N)
 rc=0
-timeout --foreground -k 10 "$timeout" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" \
-	-m "$mem" -smp 2 -kernel "$kdir/vmlinuz" -initrd "$root.cpio" \
+# --icount: QEMU's virtual clock advances 1 ns per guest instruction (and
+# jumps to the next timer when every vCPU idles), so time measured inside L1
+# over a busy interval counts the instructions L1 and L2 executed, the same
+# on every run whatever the host's load.  One L1 vCPU: with two, QEMU 7.2's
+# icount never brought the second one up (the boot hung in "Booting SMP
+# configuration").
+# shellcheck disable=SC2086
+timeout --foreground -k 10 "$timeout" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" ${icount:-} \
+	-m "$mem" -smp "$cpus" -kernel "$kdir/vmlinuz" -initrd "$root.cpio" \
 	-append "console=ttyS0 panic=-1 oops=panic softlockup_panic=1 mitigations=off quiet loglevel=5" \
 	-display none -monitor none -serial "file:$out/console.log" -no-reboot \
 	-virtfs "local,path=$out,mount_tag=out,security_model=none,id=out" </dev/null || rc=$?

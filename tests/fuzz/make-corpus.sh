@@ -29,4 +29,11 @@ perl -e 'srand(5); binmode STDOUT; my $seq = 1;
 	}' >"$T/random.raw"
 $BIN/svmtrace-dump pack --lz4-level 0 "$T/random.raw" "$C/random-states.v5"
 printf 'FTRC\005\000\000\000\000\000\000\000\001\000\000\000' >"$C/header-only.v5"
+# docs/format.md's second worked frame: a session end with S, alone; and the
+# same end without S, as writers before S could open a frame with it.
+perl -e 'binmode STDOUT; print "FTRC", pack("V5", 5, 3, 1, 52, 52),
+	pack("C Q< Q< V Q<", 0x0b, 12, 1010, 0, 0x140001008), "\x82\x04\x80\xa0\xd1\x91\x01\x08",
+	"\0" x 15;' >"$C/end-with-state.v5"
+perl -e 'binmode STDOUT; print "FTRC", pack("V5", 5, 3, 1, 29, 29),
+	pack("C Q< Q< V Q<", 0x03, 12, 1010, 0, 0x140001008);' >"$C/end-without-state.v5"
 ls -l "$C"

@@ -4,6 +4,7 @@
  * the real kmod (run as root inside the lab's L1, with a test VMM waiting).
  *
  *   svmtrace-abi-check VMM-PID KERNEL.bin
+ *   svmtrace-abi-check --nested VMM-PID   (a VMM started with --svme)
  *
  * KERNEL.bin is the lab guest kernel the VMM loaded at KERNEL_GPA: the
  * introspection reads must return exactly its bytes.
@@ -104,12 +105,12 @@ static void check_version(int ctl)
 	expect("module built for the running kernel",
 	       strncmp(v.release, u.release, sizeof(v.release)) ? -1 : 0, 0);
 	expect("read before attach",
-	       ioctl(ctl, SVMTRACE_READ_GPA, &(struct svmtrace_gpa_read){.len = 1}), ENOTCONN);
+	       ioctl(ctl, SVMTRACE_READ_GPA, &(struct svmtrace_gpa_read){ .len = 1 }), ENOTCONN);
 }
 
 static int read_gpa(int ctl, uint64_t gpa, void *buf, uint32_t len)
 {
-	struct svmtrace_gpa_read r = {.gpa = gpa, .buf = (uintptr_t)buf, .len = len};
+	struct svmtrace_gpa_read r = { .gpa = gpa, .buf = (uintptr_t)buf, .len = len };
 
 	return ioctl(ctl, SVMTRACE_READ_GPA, &r);
 }
@@ -118,7 +119,7 @@ static int read_gpa(int ctl, uint64_t gpa, void *buf, uint32_t len)
 static void check_read_gpa(int ctl, const char *kernel_path)
 {
 	static uint8_t want[KERNEL_MAX], got[SVMTRACE_MAX_READ + 1];
-	struct svmtrace_gpa_read r = {.buf = (uintptr_t)got, .len = 8};
+	struct svmtrace_gpa_read r = { .buf = (uintptr_t)got, .len = 8 };
 	FILE *f = fopen(kernel_path, "rb");
 	size_t n;
 
@@ -150,7 +151,7 @@ static void check_read_gpa(int ctl, const char *kernel_path)
 /* The waiting VMM set these with KVM_SET_SREGS / KVM_SET_MSRS (layout.h). */
 static void check_vcpu_state(int ctl)
 {
-	struct svmtrace_vcpu_state st = {.vcpu = 99};
+	struct svmtrace_vcpu_state st = { .vcpu = 99 };
 
 	expect("state of vCPU 99", ioctl(ctl, SVMTRACE_GET_VCPU_STATE, &st), EINVAL);
 	st.vcpu = 0;
@@ -158,8 +159,8 @@ static void check_vcpu_state(int ctl)
 	errno = EPROTO;
 	expect("its CR3, EFER, LSTAR, IDTR and RIP are the VMM's",
 	       st.cr3 == PML4_GPA && st.efer == GUEST_EFER && st.lstar == KERNEL_SYSCALL_ENTRY &&
-				       st.idtr_base == IDT_GPA && st.rip == USER_ENTRY(0) &&
-				       st.cpl == 3 && !(st.flags & SVMTRACE_VCPU_STATE_F_RUNNING)
+			       st.idtr_base == IDT_GPA && st.rip == USER_ENTRY(0) && st.cpl == 3 &&
+			       !(st.flags & SVMTRACE_VCPU_STATE_F_RUNNING)
 		       ? 0
 		       : -1,
 	       0);
@@ -167,10 +168,10 @@ static void check_vcpu_state(int ctl)
 
 static void check_attach(int ctl, int vm)
 {
-	struct svmtrace_attach a = {.vm_fd = open("/dev/null", O_RDONLY)};
+	struct svmtrace_attach a = { .vm_fd = open("/dev/null", O_RDONLY) };
 
 	expect("status before attach",
-	       ioctl(ctl, SVMTRACE_STATUS, &(struct svmtrace_capture_status){0}), ENOTCONN);
+	       ioctl(ctl, SVMTRACE_STATUS, &(struct svmtrace_capture_status){ 0 }), ENOTCONN);
 	expect("attach to /dev/null", ioctl(ctl, SVMTRACE_ATTACH, &a), EMEDIUMTYPE);
 	close(a.vm_fd);
 	a.vm_fd = 999;
@@ -232,10 +233,45 @@ static void check_targets(int ctl)
 	expect("wake batch above half the ring", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
 }
 
+static int open_fds(void)
+{
+	char path[64];
+	int n = 0;
+
+	for (int fd = 0; fd < 1024; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n += !access(path, F_OK);
+	}
+	return n;
+}
+
+/*
+ * A reply the kernel cannot write back must not leave a ring fd behind (on a
+ * fresh arm, so vCPU 0's ring is not taken yet).
+ */
+static void check_ring_reply_fault(int ctl)
+{
+	struct svmtrace_ring_request *ro =
+		mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int before;
+
+	if (ro == MAP_FAILED)
+		die("mmap: %s", strerror(errno));
+	ro->vcpu = 0;
+	mprotect(ro, 4096, PROT_READ);
+	expect("arm again", ioctl(ctl, SVMTRACE_ARM), 0);
+	before = open_fds();
+	expect("ring into a read-only reply", ioctl(ctl, SVMTRACE_GET_RING, ro), EFAULT);
+	errno = EMFILE;
+	expect("no ring fd left behind", open_fds() == before ? 0 : -1, 0);
+	expect("stop again", ioctl(ctl, SVMTRACE_STOP), 0);
+	munmap(ro, 4096);
+}
+
 static void check_lifecycle(int ctl, int vm)
 {
-	struct svmtrace_ring_request req = {.vcpu = 99};
-	struct svmtrace_attach a = {.vm_fd = vm};
+	struct svmtrace_ring_request req = { .vcpu = 99 };
+	struct svmtrace_attach a = { .vm_fd = vm };
 	struct svmtrace_target t;
 	int other = open_ctl();
 	void *map;
@@ -247,8 +283,8 @@ static void check_lifecycle(int ctl, int vm)
 	close(other);
 	valid_target(&t);
 	expect("valid target", ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
-	expect("ring before arm", ioctl(ctl, SVMTRACE_GET_RING, &(struct svmtrace_ring_request){0}),
-	       ESRCH);
+	expect("ring before arm",
+	       ioctl(ctl, SVMTRACE_GET_RING, &(struct svmtrace_ring_request){ 0 }), ESRCH);
 	expect("arm", ioctl(ctl, SVMTRACE_ARM), 0);
 	expect("arm twice", ioctl(ctl, SVMTRACE_ARM), EALREADY);
 	expect("target while armed", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EBUSY);
@@ -260,6 +296,8 @@ static void check_lifecycle(int ctl, int vm)
 	expect("mmap twice the ring", map == MAP_FAILED ? -1 : 0, EINVAL);
 	map = mmap(NULL, req.mmap_size, PROT_READ | PROT_EXEC, MAP_SHARED, req.fd, 0);
 	expect("mmap the ring executable", map == MAP_FAILED ? -1 : 0, EPERM);
+	map = mmap(NULL, req.mmap_size, PROT_READ, MAP_PRIVATE, req.fd, 0);
+	expect("mmap the ring private", map == MAP_FAILED ? -1 : 0, EINVAL);
 	map = mmap(NULL, req.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, req.fd, 0);
 	expect("mmap the ring", map == MAP_FAILED ? -1 : 0, 0);
 	if (map != MAP_FAILED) {
@@ -276,9 +314,30 @@ static void check_lifecycle(int ctl, int vm)
 	expect("resume twice", ioctl(ctl, SVMTRACE_RESUME), EALREADY);
 	expect("stop", ioctl(ctl, SVMTRACE_STOP), 0);
 	expect("stop twice", ioctl(ctl, SVMTRACE_STOP), ESRCH);
+	check_ring_reply_fault(ctl);
 	expect("unknown ioctl", ioctl(ctl, _IO(SVMTRACE_IOC_MAGIC, 0x7f)), ENOTTY);
 	expect("detach", ioctl(ctl, SVMTRACE_DETACH), 0);
 	expect("stop after detach", ioctl(ctl, SVMTRACE_STOP), ENOTCONN);
+}
+
+/* A guest with EFER.SVME runs guests of its own: arm must refuse it. */
+static int check_nested(pid_t pid)
+{
+	struct svmtrace_attach a = { .vm_fd = vm_fd_of(pid) };
+	struct svmtrace_vcpu_state st = { .vcpu = 0 };
+	struct svmtrace_target t;
+	int ctl = open_ctl();
+
+	expect("attach to the VM", ioctl(ctl, SVMTRACE_ATTACH, &a), 0);
+	expect("state of vCPU 0", ioctl(ctl, SVMTRACE_GET_VCPU_STATE, &st), 0);
+	errno = EPROTO;
+	expect("its EFER has SVME", st.efer & (1ull << 12) ? 0 : -1, 0);
+	valid_target(&t);
+	expect("valid target", ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
+	expect("arm a guest with EFER.SVME", ioctl(ctl, SVMTRACE_ARM), EPROTONOSUPPORT);
+	close(ctl);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -286,8 +345,10 @@ int main(int argc, char **argv)
 	int ctl, vm;
 
 	cli_progname = "svmtrace-abi-check";
+	if (argc == 3 && !strcmp(argv[1], "--nested"))
+		return check_nested((pid_t)parse_u64(argv[2], "VMM-PID"));
 	if (argc != 3)
-		die("usage: svmtrace-abi-check VMM-PID KERNEL.bin");
+		die("usage: svmtrace-abi-check VMM-PID KERNEL.bin | --nested VMM-PID");
 	vm = vm_fd_of((pid_t)parse_u64(argv[1], "VMM-PID"));
 	check_nonroot();
 	ctl = open_ctl();

@@ -378,7 +378,18 @@ static void end_reserved(struct bytes *f)
 {
 	struct bytes *r = new_bytes();
 
-	put8(r, 0x0f);
+	put8(r, 0x23); /* bit 5: bits 2..4 are G, S and X */
+	for (int i = 0; i < 28; i++)
+		put8(r, 0);
+	frame_of_records(f, r);
+	free(r);
+}
+
+static void end_x_without_s(struct bytes *f)
+{
+	struct bytes *r = new_bytes();
+
+	put8(r, 0x13);
 	for (int i = 0; i < 28; i++)
 		put8(r, 0);
 	frame_of_records(f, r);
@@ -509,8 +520,11 @@ static const struct broken broken_files[] = {
 	  "offset 16: frame byte 0 of 42: session start header 0x12 has reserved bits 0x10 set",
 	  full_reserved },
 	{ "end reserved", SVMTRACE_E_FORMAT,
-	  "offset 16: frame byte 0 of 29: session end header 0x0f has reserved bits 0x08 set",
+	  "offset 16: frame byte 0 of 29: session end header 0x23 has reserved bits 0x20 set",
 	  end_reserved },
+	{ "end X without S", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 0 of 29: session end header 0x13 has X (0x10) without S (0x08)",
+	  end_x_without_s },
 	{ "record past frame", SVMTRACE_E_FORMAT,
 	  "offset 16: frame byte 0 of 5: TSC needs 8 bytes, the frame has 3 left",
 	  record_past_frame },
@@ -648,6 +662,205 @@ START_TEST(truncated_file_keeps_complete_frames)
 }
 END_TEST
 
+/* The session end of the walkthrough as the first record of a frame: with S. */
+static void walkthrough_end_with_state(struct bytes *r)
+{
+	put8(r, 0x0b); /* session end, S */
+	put64(r, 12);
+	put64(r, 1010);
+	put32(r, SVMTRACE_END_STOP);
+	put64(r, 0x140001008);
+	put_varint(r, 0x202);	   /* rflags */
+	put_varint(r, 0x12345000); /* cr3 */
+	put_varint(r, 8);	   /* rax */
+	for (int i = 1; i < 16; i++)
+		put_varint(r, 0);
+}
+
+static void expect_walkthrough_end(const char *path)
+{
+	struct svmtrace_reader *rd;
+	struct svmtrace_error err;
+	const struct svmtrace_record *rec;
+
+	ck_assert_int_eq(svmtrace_reader_open(&rd, path, &err), 0);
+	do
+		ck_assert_int_eq(svmtrace_reader_next(rd, &rec), 1);
+	while (rec->kind != SVMTRACE_SLOT_SESSION_END);
+	ck_assert(rec->state_known);
+	ck_assert_uint_eq(rec->sequence, 12);
+	ck_assert_uint_eq(rec->state->rip, 0x140001008);
+	ck_assert_uint_eq(rec->state->rflags, 0x202);
+	ck_assert_uint_eq(rec->state->cr3, 0x12345000);
+	ck_assert_uint_eq(rec->state->gpr[SVMTRACE_RAX], 8);
+	ck_assert_int_eq(svmtrace_reader_next(rd, &rec), 0);
+	ck_assert_uint_eq(svmtrace_reader_summary(rd)->states_unknown, 0);
+	svmtrace_reader_close(rd);
+}
+
+/*
+ * A frame cut right before a session end: the end opens the next frame and
+ * carries the state itself (S), so that frame alone still gives every field.
+ */
+START_TEST(end_opening_a_frame_carries_its_state)
+{
+	struct bytes *f = new_bytes(), *r = new_bytes(), *want = new_bytes();
+	const char *path = scratch_path("end-first.bin");
+	const char *alone = scratch_path("end-alone.bin");
+	struct svmtrace_writer_options o;
+	struct svmtrace_writer *w;
+	struct svmtrace_error err;
+	struct svmtrace_slot s = { .kind = SVMTRACE_SLOT_SESSION_START,
+				   .seq = 10,
+				   .tsc = 1000,
+				   .rip = 0x140001005,
+				   .rflags = 0x202,
+				   .cr3 = 0x12345000 };
+	FILE *in;
+	size_t first;
+
+	svmtrace_writer_options_init(&o);
+	o.cpu = 3;
+	o.raw_frames = true;
+	ck_assert_int_eq(svmtrace_writer_open(&w, path, &o, &err), 0);
+	s.gpr[SVMTRACE_RAX] = 7;
+	ck_assert_int_eq(svmtrace_writer_append(w, &s, &err), 0);
+	s.kind = SVMTRACE_SLOT_INSTRUCTION;
+	s.seq = 11;
+	s.tsc = 1010;
+	s.rip = 0x140001008;
+	s.gpr[SVMTRACE_RAX] = 8;
+	ck_assert_int_eq(svmtrace_writer_append(w, &s, &err), 0);
+	ck_assert_int_eq(svmtrace_writer_flush(w, &err), 0);
+	s.kind = SVMTRACE_SLOT_SESSION_END;
+	s.seq = 12;
+	s.reason = SVMTRACE_END_STOP;
+	ck_assert_int_eq(svmtrace_writer_append(w, &s, &err), 0);
+	ck_assert_int_eq(svmtrace_writer_close(w, &err), 0);
+
+	walkthrough_end_with_state(r);
+	in = fopen(path, "rb");
+	ck_assert_ptr_nonnull(in);
+	f->n = fread(f->b, 1, sizeof(f->b), in);
+	fclose(in);
+	first = 16 + 8 + 47; /* header, then the frame of the first two walkthrough records */
+	ck_assert_uint_eq(f->n, first + 8 + r->n);
+	raw_frame(want, r);
+	ck_assert_mem_eq(f->b + first, want->b, want->n);
+	expect_walkthrough_end(path);
+
+	/* The second frame without the first: the end still knows its state. */
+	memmove(f->b + 16, f->b + first, f->n - first);
+	write_bytes(alone, f->b, f->n - (first - 16));
+	expect_walkthrough_end(alone);
+	free(f);
+	free(r);
+	free(want);
+}
+END_TEST
+
+/*
+ * A session end without S that opens its frame (an older writer, or the
+ * frame before it lost): its RFLAGS, CR3 and GPRs are unknown and flagged.
+ */
+START_TEST(end_without_state_in_its_frame_is_flagged)
+{
+	struct bytes *f = new_bytes(), *r = new_bytes();
+	const char *path = scratch_path("end-unknown.bin");
+	struct svmtrace_reader *rd;
+	struct svmtrace_error err;
+	const struct svmtrace_record *rec;
+
+	put8(r, 0x03);
+	put64(r, 12);
+	put64(r, 1010);
+	put32(r, SVMTRACE_END_STOP);
+	put64(r, 0x140001008);
+	file_header(f, 3);
+	raw_frame(f, r);
+	write_bytes(path, f->b, f->n);
+	ck_assert_int_eq(svmtrace_reader_open(&rd, path, &err), 0);
+	ck_assert_int_eq(svmtrace_reader_next(rd, &rec), 1);
+	ck_assert_int_eq(rec->kind, SVMTRACE_SLOT_SESSION_END);
+	ck_assert(!rec->state_known);
+	ck_assert_uint_eq(rec->state->rip, 0x140001008);
+	ck_assert_int_eq(svmtrace_reader_next(rd, &rec), 0);
+	ck_assert_uint_eq(svmtrace_reader_summary(rd)->states_unknown, 1);
+	svmtrace_reader_close(rd);
+	free(f);
+	free(r);
+}
+END_TEST
+
+/* With YMM state and a loss: S, X and G together, in the order the page gives. */
+START_TEST(end_with_state_keeps_ymm_and_gap)
+{
+	struct bytes *f = new_bytes();
+	const char *path = scratch_path("end-ymm.bin");
+	struct svmtrace_writer_options o;
+	struct svmtrace_writer *w;
+	struct svmtrace_error err;
+	struct svmtrace_reader *rd;
+	const struct svmtrace_record *rec;
+	struct svmtrace_slot_xstate x = { .base = { .kind = SVMTRACE_SLOT_SESSION_START,
+						    .flags = SVMTRACE_SLOT_F_XSTATE,
+						    .seq = 1,
+						    .rip = 0x401000,
+						    .rflags = 0x246,
+						    .cr3 = 0x1aa000 },
+					  .xstate_bv = 7 };
+	struct svmtrace_slot end = { .kind = SVMTRACE_SLOT_SESSION_END,
+				     .flags = SVMTRACE_SLOT_F_GAP,
+				     .seq = 9,
+				     .dropped = 5,
+				     .reason = SVMTRACE_END_CR3,
+				     .rip = 0x401010 };
+	FILE *in;
+	size_t first;
+
+	svmtrace_writer_options_init(&o);
+	o.raw_frames = true;
+	ck_assert_int_eq(svmtrace_writer_open(&w, path, &o, &err), 0);
+	for (int i = 0; i < 16; i++)
+		x.ymm[i][i % 4] = 0x1111111111111111ull * (uint64_t)i;
+	ck_assert_int_eq(svmtrace_writer_append_xstate(w, &x, &err), 0);
+	x.base.kind = SVMTRACE_SLOT_INSTRUCTION;
+	x.base.seq = 2;
+	x.base.rip = 0x401004;
+	x.base.gpr[SVMTRACE_RSP] = 0x7ffe0000;
+	x.ymm[3][1] = 0xabcdef;
+	ck_assert_int_eq(svmtrace_writer_append_xstate(w, &x, &err), 0);
+	ck_assert_int_eq(svmtrace_writer_flush(w, &err), 0);
+	ck_assert_int_eq(svmtrace_writer_append(w, &end, &err), 0);
+	ck_assert_int_eq(svmtrace_writer_close(w, &err), 0);
+
+	in = fopen(path, "rb");
+	ck_assert_ptr_nonnull(in);
+	f->n = fread(f->b, 1, sizeof(f->b), in);
+	fclose(in);
+	first = 16 + 8 + (f->b[16] | f->b[17] << 8);
+	ck_assert_uint_eq(f->b[first + 8], 0x1f); /* session end, G, S, X */
+	memmove(f->b + 16, f->b + first, f->n - first);
+	write_bytes(path, f->b, f->n - (first - 16));
+
+	ck_assert_int_eq(svmtrace_reader_open(&rd, path, &err), 0);
+	ck_assert_int_eq(svmtrace_reader_next(rd, &rec), 1);
+	ck_assert_int_eq(rec->kind, SVMTRACE_SLOT_SESSION_END);
+	ck_assert(rec->state_known);
+	ck_assert(rec->has_ymm);
+	ck_assert_uint_eq(rec->dropped, 5);
+	ck_assert_uint_eq(rec->reason, SVMTRACE_END_CR3);
+	ck_assert_uint_eq(rec->state->rip, 0x401010);
+	ck_assert_uint_eq(rec->state->rflags, 0x246);
+	ck_assert_uint_eq(rec->state->gpr[SVMTRACE_RSP], 0x7ffe0000);
+	ck_assert_uint_eq(rec->state->xstate_bv, 7);
+	ck_assert_mem_eq(rec->state->ymm, x.ymm, sizeof(x.ymm));
+	ck_assert_int_eq(svmtrace_reader_next(rd, &rec), 0);
+	svmtrace_reader_close(rd);
+	free(f);
+}
+END_TEST
+
 static Suite *format_suite(void)
 {
 	Suite *s = suite_create("v5 format");
@@ -661,6 +874,9 @@ static Suite *format_suite(void)
 	tcase_add_loop_test(tc, memory_reader_agrees, 0,
 			    sizeof(broken_files) / sizeof(broken_files[0]));
 	tcase_add_test(tc, truncated_file_keeps_complete_frames);
+	tcase_add_test(tc, end_opening_a_frame_carries_its_state);
+	tcase_add_test(tc, end_without_state_in_its_frame_is_flagged);
+	tcase_add_test(tc, end_with_state_keeps_ymm_and_gap);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -101,13 +101,26 @@ START_TEST(options_defaults_and_wait_name)
 }
 END_TEST
 
+START_TEST(options_from_next)
+{
+	static const char *const args[] = { "--vmm-pid", "42", "--pid", "4", "--from", "next",
+					    NULL };
+	struct daemon_options o;
+
+	parse(&o, args);
+	ck_assert_int_eq(o.from, FROM_NEXT);
+	ck_assert_uint_eq(o.target.flags & SVMTRACE_TARGET_F_FROM_NEXT,
+			  SVMTRACE_TARGET_F_FROM_NEXT);
+}
+END_TEST
+
 /* Each of these dies (exit status 1); the messages are checked by tests/cli. */
 static const char *const bad[][8] = {
 	{ "--pid", "4", NULL },
 	{ "--domain", "a", "--vmm-pid", "1", "--pid", "4", NULL },
 	{ "--vmm-pid", "1", NULL },
 	{ "--vmm-pid", "1", "--name", "a.exe", "--wait-name", "b.exe", NULL },
-	{ "--vmm-pid", "1", "--pid", "4", "--from", "next", NULL },
+	{ "--vmm-pid", "1", "--wait-name", "b.exe", "--from", "next", NULL },
 	{ "--vmm-pid", "1", "--pid", "4", "--ring-slots", "1000", NULL },
 	{ "--vmm-pid", "1", "--pid", "4", "--max-bytes", "0", NULL },
 	{ "--vmm-pid", "1", "--pid", "4", "--rip-range", "5-4", NULL },
@@ -405,6 +418,7 @@ int main(void)
 
 	tcase_add_test(tc, options_full_command);
 	tcase_add_test(tc, options_defaults_and_wait_name);
+	tcase_add_test(tc, options_from_next);
 	tcase_add_loop_exit_test(tc, options_refused, 1, 0, sizeof(bad) / sizeof(bad[0]));
 	tcase_add_test(tc, version_check);
 	tcase_add_test(tc, capture_json_reads_back);

@@ -27,8 +27,8 @@ struct capture_options {
 };
 
 static const char usage_text[] =
-	"usage: svmtrace-capture --vmm-pid PID --gate-gpa GPA... --cr3 CR3... --out DIR\n"
-	"                        [--vm-fd N] [--policy drop|block] [--kernel]\n"
+	"usage: svmtrace-capture --vmm-pid PID (--gate-gpa GPA... | --from-next) --cr3 CR3...\n"
+	"                        --out DIR [--vm-fd N] [--policy drop|block] [--kernel]\n"
 	"                        [--rip-range A-B]... [--duration S] [--max-records N]\n"
 	"                        [--ring-slots N] [--wake-batch N] [--consumer-delay-us U]\n"
 	"                        [--quiet]\n"
@@ -39,6 +39,9 @@ static const char usage_text[] =
 	"  --vm-fd N             the VM's fd number in that process (default: its only VM)\n"
 	"  --gate-gpa GPA        guest-physical page whose first execution starts a session;\n"
 	"                        repeat for more gates (ids 0, 1, ... in order; at most 64)\n"
+	"  --from-next           also start a session wherever a vCPU leaves user mode of a\n"
+	"                        traced address space (a VM exit): a running process is\n"
+	"                        traced from its next user instruction, gates optional\n"
 	"  --cr3 CR3             address space to trace; repeat (at most 16)\n"
 	"  --out DIR             where svmtrace_trace_cpu{N}.bin are written\n"
 	"  --policy drop|block   full ring: count the step as dropped (default) or make\n"
@@ -93,6 +96,7 @@ static void parse_options(int argc, char **argv, struct capture_options *o)
 						  { "gate-gpa", required_argument, NULL, 'g' },
 						  { "cr3", required_argument, NULL, 'c' },
 						  { "out", required_argument, NULL, 'o' },
+						  { "from-next", no_argument, NULL, 'n' },
 						  { "consumer-delay-us", required_argument, NULL,
 						    'D' },
 						  { "quiet", no_argument, NULL, 'q' },
@@ -121,6 +125,9 @@ static void parse_options(int argc, char **argv, struct capture_options *o)
 		case 'o':
 			o->out_dir = optarg;
 			break;
+		case 'n':
+			t->flags |= SVMTRACE_TARGET_F_FROM_NEXT;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -139,8 +146,10 @@ static void parse_options(int argc, char **argv, struct capture_options *o)
 	}
 	if (optind < argc)
 		die("unexpected argument '%s' (see --help)", argv[optind]);
-	if (!o->vmm_pid || !t->nr_gates || !t->nr_cr3 || !o->out_dir)
-		die("--vmm-pid, --gate-gpa, --cr3 and --out are required (see --help)");
+	if (!o->vmm_pid || !(t->nr_gates || (t->flags & SVMTRACE_TARGET_F_FROM_NEXT)) ||
+	    !t->nr_cr3 || !o->out_dir)
+		die("--vmm-pid, --gate-gpa (or --from-next), --cr3 and --out are required "
+		    "(see --help)");
 	target_opt_check(t);
 }
 

@@ -49,7 +49,14 @@ static bool wanted(const struct filter *f, const struct svmtrace_record *r)
 	const struct svmtrace_state *s = r->state;
 
 	return r->sequence >= f->seq_lo && r->sequence <= f->seq_hi && s->rip >= f->rip_lo &&
-	       s->rip <= f->rip_hi && (!f->cr3_set || s->cr3 == f->cr3);
+	       s->rip <= f->rip_hi && (!f->cr3_set || (r->state_known && s->cr3 == f->cr3));
+}
+
+/* A value the record does not know (state_known false) prints as nothing. */
+static char *csv_hex(char *p, const struct svmtrace_record *r, uint64_t v)
+{
+	*p++ = ',';
+	return r->state_known ? put_hex(p, v) : p;
 }
 
 static char *csv_row(char *p, const struct svmtrace_record *r, bool regs)
@@ -63,18 +70,12 @@ static char *csv_row(char *p, const struct svmtrace_record *r, bool regs)
 	p = put_str(p, svmtrace_kind_name(r->kind));
 	*p++ = ',';
 	p = put_hex(p, s->rip);
-	*p++ = ',';
-	p = put_hex(p, s->rflags);
-	*p++ = ',';
-	p = put_hex(p, s->cr3);
+	p = csv_hex(p, r, s->rflags);
+	p = csv_hex(p, r, s->cr3);
 	*p++ = ',';
 	p = put_dec(p, r->reason);
-	if (regs) {
-		for (int i = 0; i < SVMTRACE_NR_GPRS; i++) {
-			*p++ = ',';
-			p = put_hex(p, s->gpr[i]);
-		}
-	}
+	for (int i = 0; regs && i < SVMTRACE_NR_GPRS; i++)
+		p = csv_hex(p, r, s->gpr[i]);
 	*p++ = '\n';
 	return p;
 }
@@ -87,6 +88,16 @@ static char *json_hex(char *p, const char *key, uint64_t v)
 	p = put_hex(p, v);
 	*p++ = '"';
 	return p;
+}
+
+/* A state value, or null when the record does not know it. */
+static char *json_state(char *p, const struct svmtrace_record *r, const char *key, uint64_t v)
+{
+	if (r->state_known)
+		return json_hex(p, key, v);
+	*p++ = '"';
+	p = put_str(p, key);
+	return put_str(p, "\":null");
 }
 
 static char *json_row(char *p, const struct svmtrace_record *r, bool regs)
@@ -102,9 +113,9 @@ static char *json_row(char *p, const struct svmtrace_record *r, bool regs)
 	p = put_str(p, "\",");
 	p = json_hex(p, "rip", s->rip);
 	*p++ = ',';
-	p = json_hex(p, "rflags", s->rflags);
+	p = json_state(p, r, "rflags", s->rflags);
 	*p++ = ',';
-	p = json_hex(p, "cr3", s->cr3);
+	p = json_state(p, r, "cr3", s->cr3);
 	p = put_str(p, ",\"reason\":");
 	p = put_dec(p, r->reason);
 	if (r->has_tsc) {
@@ -120,7 +131,7 @@ static char *json_row(char *p, const struct svmtrace_record *r, bool regs)
 		for (int i = 0; i < SVMTRACE_NR_GPRS; i++) {
 			if (i)
 				*p++ = ',';
-			p = json_hex(p, svmtrace_gpr_names[i], s->gpr[i]);
+			p = json_state(p, r, svmtrace_gpr_names[i], s->gpr[i]);
 		}
 		*p++ = '}';
 	}

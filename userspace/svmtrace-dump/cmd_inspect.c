@@ -109,6 +109,11 @@ static void print_summary(const struct svmtrace_summary *s)
 		       s->gaps, s->dropped);
 	else
 		printf("  gaps:        none\n");
+	if (s->states_unknown)
+		printf("  unknown:     %" PRIu64
+		       " session ends whose RFLAGS, CR3 and GPRs no record "
+		       "of their frame holds (printed empty)\n",
+		       s->states_unknown);
 	if (s->has_tsc)
 		printf("  tsc:         0x%" PRIx64 "..0x%" PRIx64 " (%" PRIu64 " ticks)\n",
 		       s->first_tsc, s->last_tsc, s->last_tsc - s->first_tsc);

@@ -28,8 +28,8 @@ const char options_usage[] =
 	"  --name IMAGE          every live process of this image name (at most 8)\n"
 	"  --newest              with --name: only the newest such process\n"
 	"  --wait-name IMAGE     wait for a new process of this image, trace it from its entry\n"
-	"  --from entry|next     start at the PE entry point (default); next: the next\n"
-	"                        user-mode instruction (not supported by the kernel module yet)\n"
+	"  --from entry|next     start at the PE entry point (default); next: also at the next\n"
+	"                        user-mode instruction of a running process (any VM exit in it)\n"
 	"  --resolve-timeout S   wait at most S seconds for the entry page to become resident\n"
 	"                        (default 60)\n"
 	"  --profiles PATH       ISF profile directory or file (default " SVMTRACED_PROFILES ")\n"
@@ -106,10 +106,7 @@ static void validate(struct daemon_options *o)
 	if (o->from == FROM_NEXT && o->wait_name)
 		die("--from next is for a running process; --wait-name starts at the entry point");
 	if (o->from == FROM_NEXT)
-		die("--from next: svmtrace's kernel ABI %d cannot start a session at the next "
-		    "user-mode instruction (it needs a target flag for it, e.g. "
-		    "SVMTRACE_TARGET_F_NEXT in include/svmtrace/abi.h); use --from entry",
-		    SVMTRACE_ABI_VERSION);
+		o->target.flags |= SVMTRACE_TARGET_F_FROM_NEXT;
 	target_opt_check(t);
 }
 

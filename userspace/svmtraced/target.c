@@ -191,6 +191,13 @@ static void resolve_waiting(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *m
 	int rc;
 
 	while ((rc = resolve_stable(vmi, mem, pid, out, &err)) == SVMTRACE_VMI_E_NOT_RESIDENT) {
+		if (o->from == FROM_NEXT) {
+			/* A running process: its next instruction starts the session. */
+			warn("%s; tracing from its next user-mode instruction without a gate",
+			     err.message);
+			out->entry_page = 0;
+			return;
+		}
 		if (!said)
 			warn("%s; waiting up to %.1f s for Windows to bring it in", err.message,
 			     o->resolve_timeout);
@@ -330,6 +337,9 @@ void target_fill(const struct target_info *t, struct svmtrace_target *kt)
 		/* Both DTBs: with KVA shadow user mode runs on the user one. */
 		add_cr3(kt, e->process.dtb);
 		add_cr3(kt, e->process.user_dtb);
+		/* --from next without a resident entry page: no gate. */
+		if (!e->entry_page)
+			continue;
 		/* Processes of one image share its physical code page: one gate. */
 		for (j = 0; j < kt->nr_gates && kt->gates[j].gpa != e->entry_page; j++)
 			;

@@ -26,6 +26,7 @@ struct insn {
 	uint64_t start, next;
 	int len;
 	int rex_w, rex_r, rex_x, rex_b;
+	int o16;	  /* a 66 prefix */
 	int bits;	  /* operand size: 32 or 64 */
 	int mod, reg, rm; /* ModRM, with REX extensions applied */
 	int is_mem;
@@ -442,7 +443,7 @@ static int step_0f(struct model_cpu *c, struct model_io *io, struct insn *in, en
 
 int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 {
-	struct insn in = {.start = c->rip};
+	struct insn in = { .start = c->rip };
 	uint64_t op, imm, v;
 
 	*ev = EV_NONE;
@@ -451,6 +452,11 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 	c->trap_shadow = 0;
 	if (fetch(c, &in, 1, &op))
 		return -1;
+	if (op == 0x66) { /* operand size: only PUSHFW takes it */
+		in.o16 = 1;
+		if (fetch(c, &in, 1, &op))
+			return -1;
+	}
 	if (op >= 0x40 && op <= 0x4f) {
 		in.rex_w = !!(op & 8);
 		in.rex_r = !!(op & 4);
@@ -460,6 +466,8 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 			return -1;
 	}
 	in.bits = in.rex_w ? 64 : 32;
+	if (in.o16 && (in.rex_w || op != 0x9c))
+		return fail(c, &in, "operand-size prefix outside the model's subset");
 
 	switch (op) {
 	case 0x01:
@@ -621,10 +629,17 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 			return -1;
 		c->gpr[(op & 7) | (in.rex_b << 3)] = v;
 		break;
-	case 0x9c: /* pushfq */
+	case 0x9c: /* pushfq, pushfw */
 		finish(c, &in);
-		if (push64(c, c->rflags & ~RFLAGS_RF))
+		if (in.o16) {
+			uint16_t w = (uint16_t)c->rflags;
+
+			c->gpr[RSP] -= 2;
+			if (model_write(c, c->gpr[RSP], &w, 2))
+				return -1;
+		} else if (push64(c, c->rflags & ~RFLAGS_RF)) {
 			return -1;
+		}
 		break;
 	case 0x9d: { /* popfq */
 		uint64_t can = RFLAGS_POPF | (c->cpl == 0 ? RFLAGS_IOPL : 0);

@@ -49,6 +49,9 @@ static const char usage[] =
 	"                       CPL, in the columns of `svmtrace-dump dump --regs`\n"
 	"  -x, --x2apic         in-kernel local APIC (KVM_CREATE_IRQCHIP), x2APIC mode\n"
 	"  -0, --cpl0           run the program at CPL 0 (it may use WRMSR)\n"
+	"  -S, --svme           start with EFER.SVME set, like a guest that runs a\n"
+	"                       hypervisor of its own (Windows with VBS)\n"
+	"  -i, --input-delay-us U  answer each read of PORT_INPUT after U microseconds\n"
 	"  -k, --kick-ms N      every N ms, signal each running vCPU thread (as QEMU kicks\n"
 	"                       vCPUs to pause them); report how long KVM_RUN kept them\n"
 	"  -h, --help           this text\n";
@@ -148,9 +151,9 @@ static void on_kick(int sig)
  */
 static void kick_until_done(struct vmm *vm, pthread_t *threads)
 {
-	struct sigaction sa = {.sa_handler = on_kick}; /* no SA_RESTART */
-	struct timespec gap = {.tv_sec = vm->kick_ms / 1000,
-			       .tv_nsec = (long)(vm->kick_ms % 1000) * 1000000};
+	struct sigaction sa = { .sa_handler = on_kick }; /* no SA_RESTART */
+	struct timespec gap = { .tv_sec = vm->kick_ms / 1000,
+				.tv_nsec = (long)(vm->kick_ms % 1000) * 1000000 };
 	int running;
 
 	sigaction(SIGUSR2, &sa, NULL);
@@ -198,10 +201,10 @@ static int report(const struct vmm *vm, double seconds)
 		       run_max * 1000);
 	}
 	if (vm->singlestep)
-		printf("singlestep steps=%llu seconds=%.3f steps_per_s=%.0f\n",
+		printf("singlestep steps=%llu seconds=%.6f steps_per_s=%.0f\n",
 		       (unsigned long long)steps, seconds, seconds > 0 ? steps / seconds : 0.0);
 	else
-		printf("run seconds=%.3f\n", seconds);
+		printf("run seconds=%.6f\n", seconds);
 	fflush(stdout);
 	return ok;
 }
@@ -209,17 +212,27 @@ static int report(const struct vmm *vm, double seconds)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"vcpus", required_argument, NULL, 'c'}, {"arg", required_argument, NULL, 'a'},
-		{"wait", no_argument, NULL, 'w'},	 {"hold", no_argument, NULL, 'H'},
-		{"singlestep", no_argument, NULL, 's'},	 {"step-log", required_argument, NULL, 'l'},
-		{"help", no_argument, NULL, 'h'},	 {"win", required_argument, NULL, 'W'},
-		{"go-wait", no_argument, NULL, 'g'},	 {"dump-ready", required_argument, NULL, 'R'},
-		{"dump-go", required_argument, NULL, 'G'}, {"dump-done", required_argument, NULL, 'D'},
-		{"x2apic", no_argument, NULL, 'x'},	 {"cpl0", no_argument, NULL, '0'},
-		{"kick-ms", required_argument, NULL, 'k'}, {NULL, 0, NULL, 0},
+		{ "vcpus", required_argument, NULL, 'c' },
+		{ "arg", required_argument, NULL, 'a' },
+		{ "wait", no_argument, NULL, 'w' },
+		{ "hold", no_argument, NULL, 'H' },
+		{ "singlestep", no_argument, NULL, 's' },
+		{ "step-log", required_argument, NULL, 'l' },
+		{ "x2apic", no_argument, NULL, 'x' },
+		{ "cpl0", no_argument, NULL, '0' },
+		{ "svme", no_argument, NULL, 'S' },
+		{ "kick-ms", required_argument, NULL, 'k' },
+		{ "input-delay-us", required_argument, NULL, 'i' },
+		{ "win", required_argument, NULL, 'W' },
+		{ "go-wait", no_argument, NULL, 'g' },
+		{ "dump-ready", required_argument, NULL, 'R' },
+		{ "dump-go", required_argument, NULL, 'G' },
+		{ "dump-done", required_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	const char *win_image = NULL, *dump_ready = NULL, *dump_done = NULL;
-	static struct vmm vm = {.nr_vcpus = 1};
+	static struct vmm vm = { .nr_vcpus = 1 };
 	pthread_t threads[MAX_VCPUS];
 	int wait = 0, hold = 0, c, ok;
 	uint64_t n;
@@ -227,7 +240,7 @@ int main(int argc, char **argv)
 	double t0;
 
 	cli_progname = "svmtrace-e2e-vmm";
-	while ((c = getopt_long(argc, argv, "c:a:wHsl:x0k:hW:gR:G:D:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:a:wHsl:x0Sk:i:hW:gR:G:D:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'W':
 			win_image = optarg;
@@ -277,10 +290,18 @@ int main(int argc, char **argv)
 		case '0':
 			vm.cpl0 = 1;
 			break;
+		case 'S':
+			vm.svme = 1;
+			break;
 		case 'k':
 			vm.kick_ms = parse_u64(optarg, "--kick-ms");
 			if (!vm.kick_ms || vm.kick_ms > 10000)
 				die("--kick-ms %s: expected 1 to 10000", optarg);
+			break;
+		case 'i':
+			vm.input_delay_us = parse_u64(optarg, "--input-delay-us");
+			if (vm.input_delay_us > 1000000)
+				die("--input-delay-us %s: expected at most 1000000", optarg);
 			break;
 		case 'h':
 			fputs(usage, stdout);

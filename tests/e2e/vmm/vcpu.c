@@ -12,14 +12,15 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "../guest/results.h"
 #include "../win/winimage.h"
 #include "vmm.h"
 
-#define MSR_STAR   0xc0000081
-#define MSR_LSTAR  0xc0000082
-#define MSR_SFMASK 0xc0000084
+#define MSR_STAR      0xc0000081
+#define MSR_LSTAR     0xc0000082
+#define MSR_SFMASK    0xc0000084
 #define MSR_KERNEL_GS_BASE 0xc0000102
 #define MSR_APIC_BASE 0x1b
 
@@ -28,6 +29,7 @@
 #define APIC_BASE_EXTD	  (1ull << 10) /* x2APIC mode */
 #define APIC_BASE_ENABLE  (1ull << 11)
 #define CPUID1_ECX_X2APIC (1u << 21)
+#define EFER_SVME	  (1ull << 12) /* the guest may run guests of its own */
 
 #define CR0_PE_MP_ET_NE_WP_PG	  0x80050033ull
 #define CR4_PAE_OSFXSR_OSXMMEXCPT 0x620ull
@@ -131,7 +133,7 @@ static int set_sregs(struct vcpu *v)
 	s.cr0 = CR0_PE_MP_ET_NE_WP_PG;
 	s.cr3 = PML4_GPA;
 	s.cr4 = CR4_PAE_OSFXSR_OSXMMEXCPT;
-	s.efer = GUEST_EFER;
+	s.efer = GUEST_EFER | (v->vm->svme ? EFER_SVME : 0);
 	if (v->vm->cpl0) {
 		s.cs = flat_seg(SEL_KERNEL_CS, 1, 0);
 		s.ss = s.ds = s.es = s.fs = s.gs = flat_seg(SEL_KERNEL_SS, 0, 0);
@@ -143,12 +145,12 @@ static int set_sregs(struct vcpu *v)
 	s.gdt.limit = SEL_TSS(MAX_VCPUS) - 1;
 	s.idt.base = IDT_GPA;
 	s.idt.limit = IDT_VECTORS * 16 - 1;
-	s.tr = (struct kvm_segment){.base = TSS_GPA(v->index),
-				    .limit = 103,
-				    .selector = SEL_TSS(v->index),
-				    .type = 11,
-				    .present = 1};
-	s.ldt = (struct kvm_segment){.type = 2, .present = 1, .unusable = 1};
+	s.tr = (struct kvm_segment){ .base = TSS_GPA(v->index),
+				     .limit = 103,
+				     .selector = SEL_TSS(v->index),
+				     .type = 11,
+				     .present = 1 };
+	s.ldt = (struct kvm_segment){ .type = 2, .present = 1, .unusable = 1 };
 	if (ioctl(v->fd, KVM_SET_SREGS, &s) < 0) {
 		set_err(v, "KVM_SET_SREGS");
 		return -1;
@@ -161,13 +163,13 @@ static int set_msrs(struct vcpu *v)
 	struct {
 		struct kvm_msrs hdr;
 		struct kvm_msr_entry e[5];
-	} m = {.hdr.nmsrs = 3,
-	       .e = {{.index = MSR_STAR, .data = GUEST_STAR},
-		     {.index = MSR_LSTAR, .data = KERNEL_SYSCALL_ENTRY},
-		     {.index = MSR_SFMASK, .data = GUEST_FMASK},
-		     {.index = MSR_APIC_BASE,
-		      .data = APIC_BASE_DEFAULT | APIC_BASE_ENABLE | APIC_BASE_EXTD |
-			      (v->index ? 0 : APIC_BASE_BSP)}}};
+	} m = { .hdr.nmsrs = 3,
+		.e = { { .index = MSR_STAR, .data = GUEST_STAR },
+		       { .index = MSR_LSTAR, .data = KERNEL_SYSCALL_ENTRY },
+		       { .index = MSR_SFMASK, .data = GUEST_FMASK },
+		       { .index = MSR_APIC_BASE,
+			 .data = APIC_BASE_DEFAULT | APIC_BASE_ENABLE | APIC_BASE_EXTD |
+				 (v->index ? 0 : APIC_BASE_BSP) } } };
 
 	if (v->vm->x2apic)
 		m.hdr.nmsrs = 4;
@@ -207,7 +209,7 @@ static int set_regs(struct vcpu *v)
 
 static int set_singlestep(struct vcpu *v)
 {
-	struct kvm_guest_debug dbg = {.control = KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_SINGLESTEP};
+	struct kvm_guest_debug dbg = { .control = KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_SINGLESTEP };
 
 	if (ioctl(v->fd, KVM_SET_GUEST_DEBUG, &dbg) < 0) {
 		set_err(v, "KVM_SET_GUEST_DEBUG");
@@ -329,6 +331,8 @@ static int handle_io(struct vcpu *v)
 			}
 		return 0;
 	case KVM_EXIT_IO_IN << 16 | PORT_INPUT:
+		if (v->vm->input_delay_us)
+			usleep(v->vm->input_delay_us);
 		val = INPUT_VALUE;
 		memcpy(data, &val, 4);
 		__atomic_add_fetch(&v->vm->input_count, 1, __ATOMIC_RELAXED);
@@ -414,8 +418,8 @@ void *vcpu_thread(void *arg)
 void vcpu_print_final(const struct vcpu *v)
 {
 	const struct kvm_regs *r = &v->final;
-	const uint64_t gpr[16] = {r->rax, r->rbx, r->rcx, r->rdx, r->rsi, r->rdi, r->rbp, r->rsp,
-				  r->r8,  r->r9,  r->r10, r->r11, r->r12, r->r13, r->r14, r->r15};
+	const uint64_t gpr[16] = { r->rax, r->rbx, r->rcx, r->rdx, r->rsi, r->rdi, r->rbp, r->rsp,
+				   r->r8,  r->r9,  r->r10, r->r11, r->r12, r->r13, r->r14, r->r15 };
 
 	results_print_cpu(v->index, v->status, r->rip, r->rflags, gpr);
 }

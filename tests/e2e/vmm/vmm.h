@@ -41,14 +41,16 @@ struct vmm {
 	int go_wait;	  /* PORT_GO waits for SIGUSR2 */
 	const char *dump_go; /* write guest RAM here at PORT_GO */
 	int nr_vcpus;
-	uint64_t arg;	   /* initial RDI of every vCPU */
-	int singlestep;	   /* KVM_SET_GUEST_DEBUG(SINGLESTEP) on every vCPU */
-	int x2apic;	   /* in-kernel local APIC, in x2APIC mode from the start */
-	int cpl0;	   /* the program runs at CPL 0 (it may WRMSR) */
-	uint64_t kick_ms;  /* --kick-ms: signal the vCPU threads this often */
-	uint64_t kicks;	   /* signals sent */
-	FILE *step_log;	   /* per-step CSV in singlestep mode, or NULL */
-	uint64_t step_seq; /* global sequence of step-log rows */
+	uint64_t arg;		 /* initial RDI of every vCPU */
+	int singlestep;		 /* KVM_SET_GUEST_DEBUG(SINGLESTEP) on every vCPU */
+	int x2apic;		 /* in-kernel local APIC, in x2APIC mode from the start */
+	int cpl0;		 /* the program runs at CPL 0 (it may WRMSR) */
+	int svme;		 /* EFER.SVME set, as by a guest hypervisor (VBS) */
+	uint64_t kick_ms;	 /* --kick-ms: signal the vCPU threads this often */
+	uint64_t input_delay_us; /* --input-delay-us: each PORT_INPUT read takes this long */
+	uint64_t kicks;		 /* signals sent */
+	FILE *step_log;		 /* per-step CSV in singlestep mode, or NULL */
+	uint64_t step_seq;	 /* global sequence of step-log rows */
 	struct vcpu vcpus[MAX_VCPUS];
 
 	/* Device model: totals over all vCPUs (updated atomically). */

@@ -23,6 +23,7 @@ void decoder_free(struct decoder *d)
 void decoder_frame_start(struct decoder *d)
 {
 	d->have_state = false;
+	d->frame_state = false;
 	predict_reset(&d->predict);
 }
 
@@ -120,18 +121,41 @@ static const uint8_t *full_record(struct decoder *d, const uint8_t *p, const uin
 	r->has_tsc = true;
 	r->has_ymm = d->xstate;
 	r->anchor = true;
+	r->state_known = true;
 	d->have_state = true;
+	d->frame_state = true;
 	return p;
 }
 
+/* The RFLAGS, CR3 and GPRs a session end with S carries. */
+static const uint8_t *end_state(struct decoder *d, const uint8_t *p, const uint8_t *end)
+{
+	if (!(p = varint(d, p, end, &d->state.rflags, "RFLAGS")) ||
+	    !(p = varint(d, p, end, &d->state.cr3, "CR3")))
+		return NULL;
+	for (int i = 0; i < SVMTRACE_NR_GPRS; i++)
+		if (!(p = varint(d, p, end, &d->state.gpr[i], svmtrace_gpr_names[i])))
+			return NULL;
+	return p;
+}
+
+/*
+ * Without S, a session end reports the state of the last record before it in
+ * its frame.  When there is none (a writer that predates S cut the frame
+ * right before the end) that state is unknown: it is flagged, never taken
+ * from the previous frame, which a reader may not have, nor made up.
+ */
 static const uint8_t *session_end(struct decoder *d, const uint8_t *p, const uint8_t *end)
 {
 	struct svmtrace_record *r = &d->rec;
 	uint8_t h = *p;
+	bool state = h & WIRE_END_STATE;
 
 	if (h & WIRE_END_RESERVED)
 		return fail(d, "session end header 0x%02x has reserved bits 0x%02x set", h,
 			    h & WIRE_END_RESERVED);
+	if ((h & WIRE_END_XSTATE) && !state)
+		return fail(d, "session end header 0x%02x has X (0x10) without S (0x08)", h);
 	if (!need(d, p, end, WIRE_END_SIZE, "session end") || !check_sequence(d, wire_get64(p + 1)))
 		return NULL;
 	r->kind = SVMTRACE_SLOT_SESSION_END;
@@ -139,9 +163,32 @@ static const uint8_t *session_end(struct decoder *d, const uint8_t *p, const uin
 	r->reason = wire_get32(p + 17);
 	d->state.rip = wire_get64(p + 21);
 	p += WIRE_END_SIZE;
+	if (state && !(p = end_state(d, p, end)))
+		return NULL;
 	r->dropped = 0;
 	if ((h & WIRE_END_GAP) && !(p = varint(d, p, end, &r->dropped, "dropped count")))
 		return NULL;
+	if (state) {
+		d->xstate = h & WIRE_END_XSTATE;
+		if (d->xstate) {
+			if (!need(d, p, end, WIRE_XSTATE_SIZE, "YMM state"))
+				return NULL;
+			d->state.xstate_bv = wire_get64(p);
+			memcpy(d->state.ymm, p + 8, sizeof(d->state.ymm));
+			p += WIRE_XSTATE_SIZE;
+		}
+		d->frame_state = true;
+	}
+	r->state_known = d->frame_state;
+	if (!r->state_known) {
+		d->xstate = false;
+		d->state.rflags = d->state.cr3 = 0;
+		memset(d->state.gpr, 0, sizeof(d->state.gpr));
+	}
+	if (!d->xstate) {
+		d->state.xstate_bv = 0;
+		memset(d->state.ymm, 0, sizeof(d->state.ymm));
+	}
 	r->has_tsc = true;
 	r->has_ymm = d->xstate;
 	r->anchor = false;
@@ -263,6 +310,7 @@ static const uint8_t *delta_record(struct decoder *d, const uint8_t *p, const ui
 			predict_learn_gprs(pe, mask, delta);
 	}
 	r->kind = SVMTRACE_SLOT_INSTRUCTION;
+	r->state_known = true;
 	r->has_tsc = false;
 	r->anchor = false;
 	r->reason = 0;

@@ -17,6 +17,7 @@ struct decoder {
 	struct svmtrace_state state;
 	struct svmtrace_record rec; /* rec.state points at state */
 	bool have_state;	    /* state can be a delta base in this frame */
+	bool frame_state;	    /* this frame set a state a session end reports */
 	bool have_seq;		    /* any record seen: sequence must increase */
 	bool xstate;		    /* the last full record carried YMM state */
 	struct predict_table predict;

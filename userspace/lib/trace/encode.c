@@ -20,6 +20,7 @@ void encoder_free(struct encoder *e)
 void encoder_frame_start(struct encoder *e)
 {
 	e->have_state = false;
+	e->frame_state = false;
 	predict_reset(&e->predict);
 }
 
@@ -32,6 +33,8 @@ static void remember(struct encoder *e, const struct svmtrace_slot *s,
 	memcpy(e->prev.gpr, s->gpr, sizeof(e->prev.gpr));
 	e->prev_seq = s->seq;
 	e->have_state = true;
+	e->frame_state = true;
+	e->any_state = true;
 	e->xstate = x != NULL;
 	if (x) {
 		e->prev.xstate_bv = x->xstate_bv;
@@ -66,20 +69,40 @@ static size_t put_full(struct encoder *e, const struct svmtrace_slot *s,
 	return (size_t)(p - out);
 }
 
+/*
+ * A session end reports the last state's RFLAGS, CR3, GPRs (and YMM).  When
+ * no record of this frame holds that state (the frame opens with the end),
+ * the end carries it itself, so the frame still decodes on its own.
+ */
 static size_t put_end(struct encoder *e, const struct svmtrace_slot *s, uint8_t *out)
 {
 	uint8_t *p = out;
 	bool gap = s->flags & SVMTRACE_SLOT_F_GAP;
+	bool state = !e->frame_state && e->any_state;
+	bool xstate = state && e->xstate;
 
-	*p++ = WIRE_SESSION_END | (gap ? WIRE_END_GAP : 0);
+	*p++ = WIRE_SESSION_END | (gap ? WIRE_END_GAP : 0) | (state ? WIRE_END_STATE : 0) |
+	       (xstate ? WIRE_END_XSTATE : 0);
 	p = wire_put64(p, s->seq);
 	p = wire_put64(p, s->tsc);
 	p = wire_put32(p, s->reason);
 	p = wire_put64(p, s->rip);
+	if (state) {
+		p = wire_put_varint(p, e->prev.rflags);
+		p = wire_put_varint(p, e->prev.cr3);
+		for (int i = 0; i < 16; i++)
+			p = wire_put_varint(p, e->prev.gpr[i]);
+	}
 	if (gap)
 		p = wire_put_varint(p, s->dropped);
+	if (xstate) {
+		p = wire_put64(p, e->prev.xstate_bv);
+		memcpy(p, e->prev.ymm, sizeof(e->prev.ymm));
+		p += sizeof(e->prev.ymm);
+	}
 	e->prev_seq = s->seq;
 	e->have_state = false;
+	e->frame_state = e->frame_state || state;
 	return (size_t)(p - out);
 }
 

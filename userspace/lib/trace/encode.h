@@ -18,6 +18,8 @@ struct encoder {
 	struct svmtrace_state prev; /* the last state written */
 	uint64_t prev_seq;
 	bool have_state;       /* prev can be a delta base in this frame */
+	bool frame_state;      /* this frame holds a state a session end may report */
+	bool any_state;	       /* prev holds a real state (anything written yet) */
 	bool xstate;	       /* prev carried YMM state */
 	uint32_t since_anchor; /* records since the last full record, itself included */
 	uint32_t anchor_interval;

@@ -185,6 +185,7 @@ static void count(struct svmtrace_summary *s, const struct svmtrace_record *rec)
 		break;
 	case SVMTRACE_SLOT_SESSION_END:
 		s->session_ends++;
+		s->states_unknown += !rec->state_known;
 		break;
 	}
 	if (rec->has_tsc) {

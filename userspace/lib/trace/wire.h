@@ -38,10 +38,16 @@
 #define WIRE_DELTA_XSTATE   0x40 /* u64 xstate_bv, u16 YMM mask, 32 bytes per set bit */
 #define WIRE_DELTA_RESERVED 0x80
 
-/* Session end: type, u64 seq, u64 tsc, u32 reason, u64 rip [, varint dropped]. */
+/*
+ * Session end: type, u64 seq, u64 tsc, u32 reason, u64 rip [, state]
+ * [, varint dropped] [, xstate].  Its G is bit 2, not bit 3 as in full
+ * records, because files already written use it there.
+ */
 #define WIRE_END_SIZE	  (1 + 8 + 8 + 4 + 8)
 #define WIRE_END_GAP	  0x04 /* varint dropped count follows */
-#define WIRE_END_RESERVED 0xf8
+#define WIRE_END_STATE	  0x08 /* varint rflags, cr3 and 16 GPRs follow the rip */
+#define WIRE_END_XSTATE	  0x10 /* with STATE: u64 xstate_bv + YMM0-15 at the end */
+#define WIRE_END_RESERVED 0xe0
 
 #define WIRE_YMM_BYTES	 32
 #define WIRE_XSTATE_SIZE (8 + 16 * WIRE_YMM_BYTES)
@@ -53,6 +59,8 @@
 #define WIRE_FULL_MAX	(1 + 10 + 8 + 5 + 8 + 10 + 10 + 16 * 10 + 10 + WIRE_XSTATE_SIZE)
 #define WIRE_DELTA_MAX	(1 + 10 + 2 + 16 * 10 + 10 + 10 + 8 + 2 + 16 * WIRE_YMM_BYTES)
 #define WIRE_RECORD_MAX (WIRE_FULL_MAX > WIRE_DELTA_MAX ? WIRE_FULL_MAX : WIRE_DELTA_MAX)
+#define WIRE_END_MAX	(WIRE_END_SIZE + 10 + 10 + 16 * 10 + 10 + WIRE_XSTATE_SIZE)
+_Static_assert(WIRE_END_MAX <= WIRE_RECORD_MAX, "a session end fits any record's room");
 
 static inline uint64_t wire_get64(const uint8_t *p)
 {

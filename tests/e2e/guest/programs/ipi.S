@@ -18,8 +18,12 @@ start:
 	mov	ecx, 0x830		/* x2APIC ICR */
 	xor	edx, edx		/* destination: APIC ID 0 */
 	xor	ebx, ebx
-1:	mov	eax, 0x40		/* fixed, physical, vector 0x40 */
-	wrmsr
+	mov	eax, 0x40		/* fixed, physical, vector 0x40 */
+	/*
+	 * Four instructions, so that a ring of 2^n slots that fills up again
+	 * after every drain stops the vCPU at each of them in turn.
+	 */
+1:	wrmsr
 	add	rbx, rdi
 	dec	rdi
 	jnz	1b

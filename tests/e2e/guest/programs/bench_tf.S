@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bench_tf: the step-cost benchmark's stock in-kernel #DB exit.  The
+ * program sets its own TF and runs bench's loop, so every instruction
+ * traps: KVM intercepts the #DB, finds it is the guest's and re-injects it,
+ * and the guest kernel's #DB handler (six instructions and IRETQ, which
+ * restores TF) counts it.  No exit reaches the VMM.  RDI = iterations.
+ */
+#include "layout.h"
+
+	.intel_syntax noprefix
+	.code64
+	.text
+start:
+	xor	ebx, ebx
+	pushfq
+	or	qword ptr [rsp], 0x100
+	popfq				/* from the next instruction on, each traps */
+1:	add	rbx, rdi
+	dec	rdi
+	jnz	1b
+	xor	eax, eax
+	out	PORT_DONE, eax

@@ -1,0 +1,60 @@
+#!/bin/sh
+# l1-stepcost.sh ITERATIONS ROUNDS (inside an L1 booted with run-l1.sh
+# --icount): the cost of one single-step on each path, as the virtual time
+# the test VMM's run takes for bench.bin (4 * ITERATIONS + 2 steps) -- 1 ns
+# per instruction that L1 and L2 executed, the traced vCPU and the consumer
+# together.  Per round, in $E2E_OUT/stepcost/:
+#   packaged-rN.txt   stock KVM_SET_GUEST_DEBUG single-step, exit to the VMM
+#                     per step, Debian's modules
+#   guest-tf-rN.txt   bench_tf.bin on Debian's modules: the guest steps
+#                     itself, each #DB exit is handled in the kernel and
+#                     re-injected (the guest's handler adds 7 instructions)
+#   ours-rN.txt       the same on our modules, unarmed
+#   paused-rN/        our modules armed but paused: each step is a #DB exit
+#                     handled in the kernel (KVM's #DB intercept + the
+#                     tracer's lookup and session checks), nothing recorded
+#   producer-rN/      ring capture with the consumer stopped until the guest
+#                     is done: the vCPU side alone (every step published
+#                     into a ring that holds the whole run)
+#   foreign-rN/       not traced, but its page is a gate of a capture whose
+#                     target is another address space (PML4_ALT): what a
+#                     gate costs the rest of the guest, per instruction run
+#                     on the gated page (stepped silently, gate closed again)
+#   ring-rN/          ring capture: every step published, drained and
+#                     encoded by svmtrace-capture meanwhile (LZ4 and all, on
+#                     the same L1 CPU)
+set -u
+iterations=$1 rounds=$2
+cd /e2e
+. ./l1-capture.sh
+out=$E2E_OUT/stepcost
+mkdir -p "$out"
+
+stock() {	# stock SET FILE
+	{ kvm-modules load "$1" &&
+		svmtrace-e2e-vmm -s -a "$iterations" kernel.bin bench.bin >"$2" 2>&1 &&
+		kvm-modules unload; } || echo "stock single-step on $1 failed" >>"$out/failures"
+}
+
+r=1
+while [ "$r" -le "$rounds" ]; do
+	stock packaged "$out/packaged-r$r.txt"
+	{ kvm-modules load packaged &&
+		svmtrace-e2e-vmm -a "$iterations" kernel.bin bench_tf.bin >"$out/guest-tf-r$r.txt" 2>&1 &&
+		kvm-modules unload; } || echo "bench_tf on packaged failed" >>"$out/failures"
+	stock ours "$out/ours-r$r.txt"
+	kvm-modules load ours
+	CAPTURE_BEFORE_START='kill -USR1 $cap_pid; sleep 1' capture_run "$out/paused-r$r" \
+		-a "$iterations" kernel.bin bench.bin -- --policy block --ring-slots 131072 ||
+		echo "paused capture r$r failed" >>"$out/failures"
+	CAPTURE_BEFORE_START='kill -STOP $cap_pid' \
+		CAPTURE_AFTER_START='(wait_line "$dir/vmm.txt" "^holding" 300 "$vmm_pid"; kill -CONT $cap_pid) &' \
+		capture_run "$out/producer-r$r" -a "$iterations" kernel.bin bench.bin -- \
+		--policy block --ring-slots 131072 || echo "producer capture r$r failed" >>"$out/failures"
+	CAPTURE_CR3=0xf000 capture_run "$out/foreign-r$r" -a "$iterations" kernel.bin bench.bin -- \
+		--policy block || echo "foreign gate r$r failed" >>"$out/failures"
+	capture_run "$out/ring-r$r" -a "$iterations" kernel.bin bench.bin -- \
+		--policy block --ring-slots 131072 || echo "ring capture r$r failed" >>"$out/failures"
+	kvm-modules unload
+	r=$((r + 1))
+done
