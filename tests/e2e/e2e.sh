@@ -211,6 +211,7 @@ if [ -n "$modules" ]; then
 	judge_capture_set
 	. "$here/judge-win.sh"
 	judge_win_set
+	judge_daemon_endings
 	for name in $programs $win_images; do
 		if cmp -s "$run/packaged-$name.got" "$run/ours-$name.got"; then
 			ok "unarmed/$name" "results on our modules, unarmed, equal the packaged modules'"

@@ -107,3 +107,23 @@ judge_win_set() {
 $win_scenarios
 WIN
 }
+
+# judge_daemon_endings: what win_daemon_ending (l1-win.sh) recorded.
+judge_daemon_endings() {
+	d=$cap/daemon-sigkill
+	if [ "$(cat "$d/capture.rc" 2>/dev/null)" = 137 ] && grep -q '^cpu0 done' "$d/vmm.txt" &&
+		[ "$(cat "$d/again.rc" 2>/dev/null)" = 0 ] && grep -q '^armed ' "$d/again.txt"; then
+		ok capture/daemon-sigkill "svmtraced killed once armed: the guest ran to its end, and a new svmtraced armed at once (the kernel had detached)"
+	else
+		bad capture/daemon-sigkill "rc $(cat "$d/capture.rc" 2>/dev/null), guest: $(grep -c '^cpu0 done' "$d/vmm.txt" 2>/dev/null), again: rc $(cat "$d/again.rc" 2>/dev/null) $(tail -n 2 "$d/again.txt" 2>/dev/null | tr '\n' ' ')"
+	fi
+	d=$cap/daemon-vmm-gone
+	if [ "$(cat "$d/capture.rc" 2>/dev/null)" = 0 ] && grep -q 'stop=VMM exited' "$d/capture.txt" &&
+		"$bin/svmtrace-dump" inspect "$d"/trace/svmtrace_trace_cpu*.bin >"$d/inspect.txt" 2>&1 &&
+		python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); sys.exit(0 if j else 1)' \
+			"$d/trace/capture.json" 2>"$d/json.err"; then
+		ok capture/daemon-vmm-gone "the VMM died mid-capture: svmtraced ended by itself ($(grep '^total' "$d/capture.txt" | sed 's/.* stop=//')), its files decode and capture.json parses"
+	else
+		bad capture/daemon-vmm-gone "rc $(cat "$d/capture.rc" 2>/dev/null): $(tail -n 3 "$d/capture.txt" 2>/dev/null | tr '\n' ' ') $(tail -n 2 "$d/inspect.txt" "$d/json.err" 2>/dev/null | tr '\n' ' ')"
+	fi
+}

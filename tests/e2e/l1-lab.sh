@@ -103,6 +103,12 @@ capture_set() {
 		win_daemon_run "$set_dir/$name-daemon" "$image" "$mode" "$target" ||
 			echo "svmtraced $name: $(cat "$set_dir/$name-daemon/timeout.txt")" >>"$set_dir/failures"
 	done
+	if command -v svmtraced >/dev/null; then
+		for how in sigkill vmm-gone; do
+			win_daemon_ending "$set_dir/daemon-$how" win10 1200 "$how" ||
+				echo "svmtraced ending $how: $(cat "$set_dir/daemon-$how/timeout.txt")" >>"$set_dir/failures"
+		done
+	fi
 	# Review finding C1: x2APIC self-IPIs at CPL 0 traced with --kernel, the
 	# block policy and a ring that fills -- each WRMSR is a step KVM
 	# completes itself, and kvm-amd would complete it in its IRQs-off

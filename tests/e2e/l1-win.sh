@@ -167,3 +167,53 @@ win_daemon_run() {
 	rm -rf "$traces"
 	[ ! -e "$dir/timeout.txt" ]
 }
+
+# win_daemon_ending DIR IMAGE PID HOW: whatever ends svmtraced, the VM is
+# left unarmed and keeps running, and the files are complete (issue 7,
+# "never leave the guest worse").
+#   sigkill   svmtraced is killed (SIGKILL) once armed, before the guest
+#             runs: the guest then runs to its end untraced, and a second
+#             svmtraced can attach and arm at once (the kernel detached).
+#   vmm-gone  the VMM is killed (SIGKILL) while svmtraced traces the guest
+#             (held at PORT_GO): svmtraced must end by itself, exit 0 and
+#             leave decodable files and capture.json.
+win_daemon_ending() {
+	dir=$1 image=$2 pid=$3 how=$4
+	mkdir -p "$dir"
+	traces=/tmp/trace.$$
+	rm -rf "$traces"
+	svmtrace-e2e-vmm --win "/e2e/bin/$image.elf" --wait --hold --go-wait >"$dir/vmm.txt" 2>&1 &
+	vmm_pid=$!
+	wait_line "$dir/vmm.txt" '^ready ' 30 "$vmm_pid" || echo "no ready line" >>"$dir/timeout.txt"
+	svmtraced --vmm-pid "$vmm_pid" --pid "$pid" --profiles /e2e --out "$traces" \
+		--policy block >"$dir/capture.txt" 2>&1 &
+	cap_pid=$!
+	wait_line "$dir/capture.txt" '^armed ' 60 "$cap_pid" || echo "never armed" >>"$dir/timeout.txt"
+	case $how in
+	sigkill)
+		kill -9 "$cap_pid"
+		wait "$cap_pid"; echo $? >"$dir/capture.rc"
+		kill -USR1 "$vmm_pid"
+		wait_line "$dir/vmm.txt" '^go ' 60 "$vmm_pid" && kill -WINCH "$vmm_pid"
+		wait_line "$dir/vmm.txt" '^holding$' 120 "$vmm_pid" ||
+			echo "the guest did not finish" >>"$dir/timeout.txt"
+		svmtraced --vmm-pid "$vmm_pid" --pid "$pid" --profiles /e2e --out /tmp/again.$$ \
+			--duration 1 >"$dir/again.txt" 2>&1
+		echo $? >"$dir/again.rc"
+		rm -rf /tmp/again.$$
+		kill -USR1 "$vmm_pid"
+		wait "$vmm_pid"; echo $? >"$dir/vmm.rc" ;;
+	vmm-gone)
+		kill -USR1 "$vmm_pid"
+		wait_line "$dir/vmm.txt" '^go ' 60 "$vmm_pid" || echo "no go line" >>"$dir/timeout.txt"
+		kill -9 "$vmm_pid"
+		wait "$vmm_pid"
+		wait_line "$dir/capture.txt" '^svmtraced: done' 30 "$cap_pid" ||
+			{ echo "svmtraced did not end after its VMM died" >>"$dir/timeout.txt"; kill -9 "$cap_pid"; }
+		wait "$cap_pid"; echo $? >"$dir/capture.rc" ;;
+	esac
+	mkdir -p "$dir/trace"
+	cp "$traces"/* "$dir/trace/" 2>/dev/null
+	rm -rf "$traces"
+	[ ! -e "$dir/timeout.txt" ]
+}
