@@ -67,14 +67,27 @@ capture_run() {
 	[ -z "${CAPTURE_BEFORE_START:-}" ] || eval "$CAPTURE_BEFORE_START"
 	kill -USR1 "$vmm_pid"
 	[ -z "${CAPTURE_AFTER_START:-}" ] || eval "$CAPTURE_AFTER_START"
-	wait_line "$dir/vmm.txt" '^holding$' "${CAPTURE_RUN_SECONDS:-120}" "$vmm_pid" ||
-		echo "the guest did not finish (no holding line)" >>"$dir/timeout.txt"
+	finish_run "$dir" "${CAPTURE_RUN_SECONDS:-120}"
+}
+
+# finish_run DIR SECONDS: wait (at most SECONDS) for the guest to be done,
+# stop the capture ($cap_pid, SIGINT), let the VMM ($vmm_pid) exit, and keep
+# the traces; true when no step of the run timed out.
+finish_run() {
+	wait_line "$1/vmm.txt" '^holding$' "$2" "$vmm_pid" ||
+		echo "the guest did not finish (no holding line)" >>"$1/timeout.txt"
 	kill -INT "$cap_pid" 2>/dev/null
-	wait "$cap_pid"; echo $? >"$dir/capture.rc"
+	wait "$cap_pid"; echo $? >"$1/capture.rc"
 	kill -USR1 "$vmm_pid" 2>/dev/null
-	wait "$vmm_pid"; echo $? >"$dir/vmm.rc"
-	mkdir -p "$dir/trace"
-	cp "$traces"/* "$dir/trace/" 2>/dev/null
+	wait "$vmm_pid"; echo $? >"$1/vmm.rc"
+	keep_traces "$1"
+}
+
+# keep_traces DIR: move the run's trace files ($traces) into DIR/trace;
+# true when no step of the run timed out.
+keep_traces() {
+	mkdir -p "$1/trace"
+	cp "$traces"/* "$1/trace/" 2>/dev/null
 	rm -rf "$traces"
-	[ ! -e "$dir/timeout.txt" ]
+	[ ! -e "$1/timeout.txt" ]
 }

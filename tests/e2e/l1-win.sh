@@ -57,22 +57,29 @@ win_arm() {
 	cut -d' ' -f1 /proc/uptime >"$d/armed.uptime"
 }
 
-win_capture_run() {
-	dir=$1 image=$2 mode=$3 pid=$4
-	mkdir -p "$dir"
+# win_vmm_start DIR IMAGE [VMM-ARG...]: the guest's VMM, waiting for SIGUSR1
+# (--wait --hold --go-wait); sets vmm_pid and traces; false without a ready
+# line.
+win_vmm_start() {
+	d=$1 img=$2
+	shift 2
+	mkdir -p "$d"
 	traces=/tmp/trace.$$
 	rm -rf "$traces"
+	svmtrace-e2e-vmm --win "/e2e/bin/$img.elf" --wait --hold --go-wait "$@" >"$d/vmm.txt" 2>&1 &
+	vmm_pid=$!
+	wait_line "$d/vmm.txt" '^ready ' 30 "$vmm_pid" && return 0
+	echo "no ready line from the VMM" >>"$d/timeout.txt"
+	kill -9 "$vmm_pid" 2>/dev/null; wait "$vmm_pid"
+	return 1
+}
+
+win_capture_run() {
+	dir=$1 image=$2 mode=$3 pid=$4
 	tmp=/tmp/win.$$
 	cap_pid=
-	svmtrace-e2e-vmm --win "/e2e/bin/$image.elf" --wait --hold --go-wait \
-		--dump-ready "$tmp.ready" --dump-go "$tmp.go" --dump-done "$tmp.done" \
-		>"$dir/vmm.txt" 2>&1 &
-	vmm_pid=$!
-	if ! wait_line "$dir/vmm.txt" '^ready ' 30 "$vmm_pid"; then
-		echo "no ready line from the VMM" >>"$dir/timeout.txt"
-		kill -9 "$vmm_pid" 2>/dev/null; wait "$vmm_pid"
-		return 1
-	fi
+	win_vmm_start "$dir" "$image" --dump-ready "$tmp.ready" --dump-go "$tmp.go" \
+		--dump-done "$tmp.done" || return 1
 	win_resolve "$dir" ready "$tmp.ready" "$pid"
 	case $mode in
 	pid)
@@ -107,24 +114,13 @@ win_capture_run() {
 	fi
 	kill -USR1 "$vmm_pid" 2>/dev/null
 	wait "$vmm_pid"; echo $? >"$dir/vmm.rc"
-	mkdir -p "$dir/trace"
-	cp "$traces"/* "$dir/trace/" 2>/dev/null
-	rm -rf "$traces" "$tmp".*
-	[ ! -e "$dir/timeout.txt" ]
+	rm -rf "$tmp".*
+	keep_traces "$dir"
 }
 
 win_daemon_run() {
 	dir=$1 image=$2 mode=$3 target=$4
-	mkdir -p "$dir"
-	traces=/tmp/trace.$$
-	rm -rf "$traces"
-	svmtrace-e2e-vmm --win "/e2e/bin/$image.elf" --wait --hold --go-wait >"$dir/vmm.txt" 2>&1 &
-	vmm_pid=$!
-	if ! wait_line "$dir/vmm.txt" '^ready ' 30 "$vmm_pid"; then
-		echo "no ready line from the VMM" >>"$dir/timeout.txt"
-		kill -9 "$vmm_pid" 2>/dev/null; wait "$vmm_pid"
-		return 1
-	fi
+	win_vmm_start "$dir" "$image" || return 1
 	case $mode in
 	late) sel="--wait-name $target" ;;
 	*) sel="--pid $target" ;;
@@ -156,16 +152,7 @@ win_daemon_run() {
 	else
 		echo "the guest never reached PORT_GO" >>"$dir/timeout.txt"
 	fi
-	wait_line "$dir/vmm.txt" '^holding$' 120 "$vmm_pid" ||
-		echo "the guest did not finish (no holding line)" >>"$dir/timeout.txt"
-	kill -INT "$cap_pid" 2>/dev/null
-	wait "$cap_pid"; echo $? >"$dir/capture.rc"
-	kill -USR1 "$vmm_pid" 2>/dev/null
-	wait "$vmm_pid"; echo $? >"$dir/vmm.rc"
-	mkdir -p "$dir/trace"
-	cp "$traces"/* "$dir/trace/" 2>/dev/null
-	rm -rf "$traces"
-	[ ! -e "$dir/timeout.txt" ]
+	finish_run "$dir" 120
 }
 
 # win_daemon_ending DIR IMAGE PID HOW: whatever ends svmtraced, the VM is
@@ -179,12 +166,7 @@ win_daemon_run() {
 #             leave decodable files and capture.json.
 win_daemon_ending() {
 	dir=$1 image=$2 pid=$3 how=$4
-	mkdir -p "$dir"
-	traces=/tmp/trace.$$
-	rm -rf "$traces"
-	svmtrace-e2e-vmm --win "/e2e/bin/$image.elf" --wait --hold --go-wait >"$dir/vmm.txt" 2>&1 &
-	vmm_pid=$!
-	wait_line "$dir/vmm.txt" '^ready ' 30 "$vmm_pid" || echo "no ready line" >>"$dir/timeout.txt"
+	win_vmm_start "$dir" "$image" || return 1
 	svmtraced --vmm-pid "$vmm_pid" --pid "$pid" --profiles /e2e --out "$traces" \
 		--policy block >"$dir/capture.txt" 2>&1 &
 	cap_pid=$!
@@ -212,8 +194,5 @@ win_daemon_ending() {
 			{ echo "svmtraced did not end after its VMM died" >>"$dir/timeout.txt"; kill -9 "$cap_pid"; }
 		wait "$cap_pid"; echo $? >"$dir/capture.rc" ;;
 	esac
-	mkdir -p "$dir/trace"
-	cp "$traces"/* "$dir/trace/" 2>/dev/null
-	rm -rf "$traces"
-	[ ! -e "$dir/timeout.txt" ]
+	keep_traces "$dir"
 }
