@@ -98,6 +98,7 @@ judge_win_set() {
 			echo "info: capture/$name: resolve ($tag dump) $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s, resolve to armed $(awk -v a="$t0" -v b="$(cat "$cap/$name/armed.uptime")" 'BEGIN { printf "%.2f", b - a }') s (L1 under TCG)"
 		done
 		[ -d "$cap/$name-daemon" ] || continue
+		[ "$mode" != pid ] || judge_daemon_status "$name-daemon" "$pid"
 		judge_win_armed "$name-daemon" "$image" "$pid"
 		judge_capture_rc "$name-daemon"
 		judge_armed_results "$name-daemon" "$run/expect/$name"
@@ -125,5 +126,18 @@ judge_daemon_endings() {
 		ok capture/daemon-vmm-gone "the VMM died mid-capture: svmtraced ended by itself ($(grep '^total' "$d/capture.txt" | sed 's/.* stop=//')), its files decode and capture.json parses"
 	else
 		bad capture/daemon-vmm-gone "rc $(cat "$d/capture.rc" 2>/dev/null): $(tail -n 3 "$d/capture.txt" 2>/dev/null | tr '\n' ' ') $(tail -n 2 "$d/inspect.txt" "$d/json.err" 2>/dev/null | tr '\n' ' ')"
+	fi
+}
+
+# judge_daemon_status NAME PID: `svmtraced status` from another process
+# described the running capture, and `svmtraced stop` ended it.
+judge_daemon_status() {
+	d=$cap/$1
+	if grep -q '^state: \(armed\|recording\)$' "$d/status.txt" 2>/dev/null &&
+		grep -q "^target: pid=$2 " "$d/status.txt" && grep -q '^vcpu0: written=' "$d/status.txt" &&
+		grep -q 'stop=svmtraced stop' "$d/capture.txt"; then
+		ok "capture/$1/status" "svmtraced status: $(grep -h '^state\|^steps' "$d/status.txt" | tr '\n' ' ')and svmtraced stop ended it"
+	else
+		bad "capture/$1/status" "status: $(tr '\n' ' ' <"$d/status.txt" 2>/dev/null) stop: $(grep '^total' "$d/capture.txt" 2>/dev/null)"
 	fi
 }

@@ -125,9 +125,10 @@ win_daemon_run() {
 	late) sel="--wait-name $target" ;;
 	*) sel="--pid $target" ;;
 	esac
+	sock=/tmp/svmtraced.$$.sock
 	# shellcheck disable=SC2086
 	svmtraced --vmm-pid "$vmm_pid" $sel --profiles /e2e --out "$traces" --policy block \
-		>"$dir/capture.txt" 2>&1 &
+		--socket "$sock" >"$dir/capture.txt" 2>&1 &
 	cap_pid=$!
 	case $mode in
 	pid)	# armed before the guest runs at all
@@ -151,6 +152,11 @@ win_daemon_run() {
 		kill -WINCH "$vmm_pid"
 	else
 		echo "the guest never reached PORT_GO" >>"$dir/timeout.txt"
+	fi
+	# From another process, as a user would: the daemon's status, then stop.
+	if [ "$mode" = pid ] && wait_line "$dir/vmm.txt" '^holding$' 120 "$vmm_pid"; then
+		svmtraced status --socket "$sock" >"$dir/status.txt" 2>&1
+		svmtraced stop --socket "$sock" >"$dir/stop.txt" 2>&1
 	fi
 	finish_run "$dir" 120
 }
