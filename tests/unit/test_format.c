@@ -110,10 +110,13 @@ START_TEST(walkthrough_decodes_as_specified)
 }
 END_TEST
 
-START_TEST(writer_produces_the_specified_bytes)
+/*
+ * The walkthrough's three slots through the writer, in raw frames for cpu 3;
+ * with @cut_before_end the frame is flushed before the session end, which
+ * then opens a frame of its own.
+ */
+static void write_walkthrough(const char *path, bool cut_before_end)
 {
-	struct bytes *f = new_bytes(), *r = new_bytes();
-	const char *path = scratch_path("written.bin");
 	struct svmtrace_writer_options o;
 	struct svmtrace_writer *w;
 	struct svmtrace_error err;
@@ -123,9 +126,6 @@ START_TEST(writer_produces_the_specified_bytes)
 				   .rip = 0x140001005,
 				   .rflags = 0x202,
 				   .cr3 = 0x12345000 };
-	FILE *in;
-	uint8_t got[4096];
-	size_t n;
 
 	svmtrace_writer_options_init(&o);
 	o.cpu = 3;
@@ -139,11 +139,24 @@ START_TEST(writer_produces_the_specified_bytes)
 	s.rip = 0x140001008;
 	s.gpr[SVMTRACE_RAX] = 8;
 	ck_assert_int_eq(svmtrace_writer_append(w, &s, &err), 0);
+	if (cut_before_end)
+		ck_assert_int_eq(svmtrace_writer_flush(w, &err), 0);
 	s.kind = SVMTRACE_SLOT_SESSION_END;
 	s.seq = 12;
 	s.reason = SVMTRACE_END_STOP;
 	ck_assert_int_eq(svmtrace_writer_append(w, &s, &err), 0);
 	ck_assert_int_eq(svmtrace_writer_close(w, &err), 0);
+}
+
+START_TEST(writer_produces_the_specified_bytes)
+{
+	struct bytes *f = new_bytes(), *r = new_bytes();
+	const char *path = scratch_path("written.bin");
+	FILE *in;
+	uint8_t got[4096];
+	size_t n;
+
+	write_walkthrough(path, false);
 
 	walkthrough_records(r);
 	file_header(f, 3);
@@ -707,36 +720,10 @@ START_TEST(end_opening_a_frame_carries_its_state)
 	struct bytes *f = new_bytes(), *r = new_bytes(), *want = new_bytes();
 	const char *path = scratch_path("end-first.bin");
 	const char *alone = scratch_path("end-alone.bin");
-	struct svmtrace_writer_options o;
-	struct svmtrace_writer *w;
-	struct svmtrace_error err;
-	struct svmtrace_slot s = { .kind = SVMTRACE_SLOT_SESSION_START,
-				   .seq = 10,
-				   .tsc = 1000,
-				   .rip = 0x140001005,
-				   .rflags = 0x202,
-				   .cr3 = 0x12345000 };
 	FILE *in;
 	size_t first;
 
-	svmtrace_writer_options_init(&o);
-	o.cpu = 3;
-	o.raw_frames = true;
-	ck_assert_int_eq(svmtrace_writer_open(&w, path, &o, &err), 0);
-	s.gpr[SVMTRACE_RAX] = 7;
-	ck_assert_int_eq(svmtrace_writer_append(w, &s, &err), 0);
-	s.kind = SVMTRACE_SLOT_INSTRUCTION;
-	s.seq = 11;
-	s.tsc = 1010;
-	s.rip = 0x140001008;
-	s.gpr[SVMTRACE_RAX] = 8;
-	ck_assert_int_eq(svmtrace_writer_append(w, &s, &err), 0);
-	ck_assert_int_eq(svmtrace_writer_flush(w, &err), 0);
-	s.kind = SVMTRACE_SLOT_SESSION_END;
-	s.seq = 12;
-	s.reason = SVMTRACE_END_STOP;
-	ck_assert_int_eq(svmtrace_writer_append(w, &s, &err), 0);
-	ck_assert_int_eq(svmtrace_writer_close(w, &err), 0);
+	write_walkthrough(path, true);
 
 	walkthrough_end_with_state(r);
 	in = fopen(path, "rb");
