@@ -4,16 +4,10 @@
 # bytes (every field random, sequence increasing).
 set -eu
 . tests/lib/need.sh
+. tests/lib/streams.sh
 need_cmd perl "the independent raw-to-CSV reference (tests/cli/raw2csv.pl)"
 
-awk 'BEGIN { srand(3); for (i = 0; i < 3000; i++) print int(rand() * 100000) }' >"$WORK/numbers"
-"$BIN/svmtrace-steprec" -n 30000 -o "$WORK/ptrace.raw" -- sort -n "$WORK/numbers" >/dev/null
-"$BIN/svmtrace-synth-raw" 30000 >"$WORK/synth.raw"
-perl -e 'srand(5); binmode STDOUT; my $seq = 1;
-	for (1 .. 20000) {
-		$seq += 1 + int(rand(3));
-		print pack("Q<21", $seq, map { int(rand(2**32)) * 2**32 + int(rand(2**32)) } 1 .. 20);
-	}' >"$WORK/random.raw"
+make_streams 30000 20000
 
 for stream in ptrace synth random; do
 	perl tests/cli/raw2csv.pl 7 <"$WORK/$stream.raw" >"$WORK/$stream.expect"

@@ -7,6 +7,7 @@
 # place.  Where they disagree, the page or the library is wrong.
 set -eu
 . tests/lib/need.sh
+. tests/lib/streams.sh
 need_cmd python3 "the reference decoder written from docs/format.md (tests/cli/refdecode.py)"
 
 REF="python3 tests/cli/refdecode.py"
@@ -54,14 +55,7 @@ n = struct.unpack_from("<I", d, 20)[0]
 open(sys.argv[2], "wb").write(d[:16] + d[24 + n:])' "$1" "$2"
 }
 
-awk 'BEGIN { srand(3); for (i = 0; i < 3000; i++) print int(rand() * 100000) }' >"$WORK/numbers"
-"$BIN/svmtrace-steprec" -n 8000 -o "$WORK/ptrace.raw" -- sort -n "$WORK/numbers" >/dev/null
-"$BIN/svmtrace-synth-raw" 8000 >"$WORK/synth.raw"
-perl -e 'srand(5); binmode STDOUT; my $seq = 1;
-	for (1 .. 6000) {
-		$seq += 1 + int(rand(3));
-		print pack("Q<21", $seq, map { int(rand(2**32)) * 2**32 + int(rand(2**32)) } 1 .. 20);
-	}' >"$WORK/random.raw"
+make_streams 8000 6000
 
 for stream in ptrace synth random; do
 	for interval in 1 2 64 1000; do
