@@ -14,7 +14,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define SVMTRACE_ABI_VERSION 2
+#define SVMTRACE_ABI_VERSION 3
 
 /* Order of svmtrace_slot.gpr[] (and of every GPR array in files and APIs). */
 enum svmtrace_gpr {
@@ -179,10 +179,22 @@ enum svmtrace_policy {
 	SVMTRACE_POLICY_BLOCK = 1,	/* full ring: the vCPU waits for room */
 };
 
+/* svmtrace_gate.flags */
+/*
+ * The gate is the guest-physical page that va maps in the four-level
+ * tables at dtb, whenever the guest maps it: gpa must be 0.  Until then the
+ * table the walk stops at is write-watched (every guest write to that one
+ * page is emulated), and the gate closes on the page as soon as an entry
+ * maps it.  For an entry page that Windows has not brought in yet.
+ */
+#define SVMTRACE_GATE_F_WATCH (1u << 0)
+
 struct svmtrace_gate {
-	__u64 gpa;			/* 4 KiB aligned, inside guest memory */
+	__u64 gpa;			/* 4 KiB aligned, inside guest memory (0 with WATCH) */
 	__u32 id;			/* session-start reason; not SVMTRACE_SESSION_FROM_NEXT */
-	__u32 reserved;			/* must be 0 */
+	__u32 flags;			/* SVMTRACE_GATE_F_* */
+	__u64 va;			/* WATCH: 4 KiB aligned canonical guest-virtual page; else 0 */
+	__u64 dtb;			/* WATCH: the page-table root (a CR3 value); else 0 */
 };
 
 /* Half-open RIP range [start, end) of steps to record. */
@@ -252,7 +264,7 @@ struct svmtrace_capture_status {
 	__u32 nr_gates;
 	__u32 nr_open_gates;		/* gates whose page is executable now */
 	__u32 nr_cr3;
-	__u32 reserved;
+	__u32 nr_watching;		/* WATCH gates whose page is not mapped yet */
 	__u64 sequence;			/* next global sequence number */
 	struct svmtrace_counters total;
 	struct svmtrace_vcpu_status vcpus[SVMTRACE_MAX_STATUS_VCPUS];
@@ -339,7 +351,7 @@ SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_slot) == 192, "slot is 3 cache lin
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_slot_xstate) == 768, "xstate slot is 12 lines");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_ring_header) == 192, "ring header is 3 lines");
 SVMTRACE_STATIC_ASSERT(__builtin_offsetof(struct svmtrace_slot, kind) == 168, "kind after gprs");
-SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_target) == 1440, "target layout");
+SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_target) == 2464, "target layout");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_capture_status) == 4712, "status layout");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_version) == 72, "version layout");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_gpa_read) == 32, "gpa read layout");

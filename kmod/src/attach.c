@@ -107,6 +107,7 @@ struct svmtrace_vm *svmtrace_vm_get(struct kvm *kvm)
 			goto out;
 		}
 		vm->kvm = kvm;
+		mutex_init(&vm->watch.lock);
 		list_add(&vm->all, &svmtrace_all);
 	}
 	vm->controlled = true;

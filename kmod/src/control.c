@@ -63,22 +63,43 @@ static int ctl_attach(struct svmtrace_ctl *ctl, void __user *arg)
 	return 0;
 }
 
+/* A watched gate's page: 4 KiB aligned, canonical, under a valid root. */
+static bool watch_valid(const struct svmtrace_gate *g)
+{
+	return !g->gpa && !offset_in_page(g->va) && (g->dtb & SVMTRACE_CR3_MASK) &&
+	       (u64)((s64)(g->va << 16) >> 16) == g->va;
+}
+
+static bool same_page(const struct svmtrace_gate *a, const struct svmtrace_gate *b)
+{
+	if (a->flags != b->flags)
+		return false;
+	if (a->flags & SVMTRACE_GATE_F_WATCH)
+		return a->va == b->va && a->dtb == b->dtb;
+	return a->gpa == b->gpa;
+}
+
 static int check_gates(struct kvm *kvm, const struct svmtrace_target *t)
 {
+	const struct svmtrace_gate *g;
 	u32 i, j;
 	int idx, r = 0;
 
 	for (i = 0; i < t->nr_gates; i++) {
-		if (t->gates[i].reserved || offset_in_page(t->gates[i].gpa) ||
-		    t->gates[i].id == SVMTRACE_SESSION_FROM_NEXT)
+		g = &t->gates[i];
+		if (g->id == SVMTRACE_SESSION_FROM_NEXT || g->flags & ~SVMTRACE_GATE_F_WATCH)
+			return -EINVAL;
+		if (g->flags & SVMTRACE_GATE_F_WATCH ? !watch_valid(g) :
+		    offset_in_page(g->gpa) || g->va || g->dtb)
 			return -EINVAL;
 		for (j = 0; j < i; j++)
-			if (t->gates[j].gpa == t->gates[i].gpa || t->gates[j].id == t->gates[i].id)
+			if (same_page(&t->gates[j], g) || t->gates[j].id == g->id)
 				return -EINVAL;
 	}
 	idx = srcu_read_lock(&kvm->srcu);
 	for (i = 0; i < t->nr_gates && !r; i++)
-		if (!kvm_is_visible_gfn(kvm, gpa_to_gfn(t->gates[i].gpa)))
+		if (!(t->gates[i].flags & SVMTRACE_GATE_F_WATCH) &&
+		    !kvm_is_visible_gfn(kvm, gpa_to_gfn(t->gates[i].gpa)))
 			r = -ENXIO;
 	srcu_read_unlock(&kvm->srcu, idx);
 	return r;
@@ -223,6 +244,7 @@ static int ctl_arm(struct svmtrace_ctl *ctl)
 	vm->state = SVMTRACE_STATE_ARMED;
 	if (vm->target.flags & SVMTRACE_TARGET_F_FROM_NEXT)
 		static_branch_inc(&svmtrace_from_next);
+	svmtrace_watches_arm(vm);
 	rcu_assign_pointer(vm->armed, &vm->target);
 	svmtrace_gates_zap(vm, &vm->target);
 	return 0;
@@ -241,6 +263,7 @@ static int ctl_stop(struct svmtrace_ctl *ctl)
 	svmtrace_sessions_stop(vm);
 	bitmap_zero(vm->gate_open, SVMTRACE_MAX_GATES);
 	svmtrace_gates_zap(vm, &vm->target);
+	svmtrace_watches_stop(vm);
 	WRITE_ONCE(vm->paused, false);
 	vm->state = SVMTRACE_STATE_TARGETED;
 	return 0;
@@ -291,6 +314,7 @@ static int ctl_status(struct svmtrace_ctl *ctl, void __user *arg)
 		st->nr_cr3 = vm->target.nr_cr3;
 	}
 	st->nr_open_gates = bitmap_weight(vm->gate_open, SVMTRACE_MAX_GATES);
+	st->nr_watching = is_armed(vm) ? svmtrace_watches_pending(vm) : 0;
 	st->sequence = atomic64_read(&vm->seq);
 	st->nr_vcpus = vm->nr_vcpus;
 	for (i = 0; i < vm->nr_vcpus; i++) {

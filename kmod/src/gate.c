@@ -10,6 +10,9 @@
  *
  * A gate is exactly one 4 KiB page: while armed no huge page may cover a
  * gated gfn, the way KVM's page tracking forbids them.
+ *
+ * A watched gate (watch.c) has INVALID_GPA until the guest maps its page;
+ * that gfn is outside every memslot, so it matches no fault.
  */
 #include <linux/kvm_host.h>
 
@@ -20,13 +23,19 @@
 #include "mmu/tdp_mmu.h"
 #include "svmtrace.h"
 
+/* The gate's page; a watched gate's changes once while armed (watch.c). */
+static gfn_t gate_gfn(const struct svmtrace_gate *gate)
+{
+	return gpa_to_gfn(READ_ONCE(gate->gpa));
+}
+
 /* Index of the gate on @gfn, or -1. */
 int svmtrace_gate_find(const struct svmtrace_target *t, gfn_t gfn)
 {
 	u32 i;
 
 	for (i = 0; i < t->nr_gates; i++)
-		if (gpa_to_gfn(t->gates[i].gpa) == gfn)
+		if (gate_gfn(&t->gates[i]) == gfn)
 			return i;
 	return -1;
 }
@@ -71,7 +80,7 @@ int __svmtrace_max_level(struct kvm *kvm, gfn_t gfn, int max_level)
 		pages = KVM_PAGES_PER_HPAGE(max_level);
 		base = gfn & ~(pages - 1);
 		for (i = 0; i < t->nr_gates; i++)
-			if (gpa_to_gfn(t->gates[i].gpa) - base < pages)
+			if (gate_gfn(&t->gates[i]) - base < pages)
 				break;
 		if (i == t->nr_gates)
 			break;
@@ -84,9 +93,11 @@ EXPORT_SYMBOL_GPL(__svmtrace_max_level);
 /* Drop the SPTE (and any huge SPTE) covering the gate's page. */
 static void gate_zap(struct kvm *kvm, const struct svmtrace_gate *gate)
 {
-	gfn_t gfn = gpa_to_gfn(gate->gpa);
+	gfn_t gfn = gate_gfn(gate);
 	int idx;
 
+	if (gfn == gpa_to_gfn(INVALID_GPA))
+		return;	/* a watched gate with no page yet */
 	idx = srcu_read_lock(&kvm->srcu);
 	kvm_zap_gfn_range(kvm, gfn, gfn + 1);
 	srcu_read_unlock(&kvm->srcu, idx);
@@ -101,7 +112,7 @@ static void gate_zap(struct kvm *kvm, const struct svmtrace_gate *gate)
  */
 static void gate_deny_exec(struct kvm *kvm, const struct svmtrace_gate *gate)
 {
-	gfn_t gfn = gpa_to_gfn(gate->gpa);
+	gfn_t gfn = gate_gfn(gate);
 	unsigned long hva;
 	int idx, r = -1;
 
@@ -125,6 +136,15 @@ void svmtrace_gate_close(struct svmtrace_vm *vm, const struct svmtrace_target *t
 {
 	if (test_and_clear_bit(gate, vm->gate_open))
 		gate_deny_exec(vm->kvm, &t->gates[gate]);
+}
+
+/*
+ * A watched gate just got its page (watch.c; the gate is closed): the page
+ * may already be mapped executable, for another process or the kernel.
+ */
+void svmtrace_gate_mapped(struct svmtrace_vm *vm, const struct svmtrace_gate *gate)
+{
+	gate_deny_exec(vm->kvm, gate);
 }
 
 /* Re-arm every gate (a session ended): the next fetch faults again. */

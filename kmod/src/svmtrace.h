@@ -13,6 +13,9 @@
  *   vm->armed         the target in force, NULL when not armed: RCU for the
  *                     MMU hooks, vt->lock for the step handlers (stop clears
  *                     it, then takes every vt->lock)
+ *   watch.lock        watched tables and the GPA of each watched gate, which
+ *                     goes from INVALID_GPA to its page once while armed
+ *                     (lockless readers use READ_ONCE)
  */
 #ifndef ARCH_X86_KVM_SVMTRACE_SVMTRACE_H
 #define ARCH_X86_KVM_SVMTRACE_SVMTRACE_H
@@ -21,6 +24,7 @@
 #include <linux/kvm_host.h>
 #include <linux/mutex.h>
 #include <linux/wait.h>
+#include <asm/kvm_page_track.h>
 #include <svmtrace/abi.h>
 
 /* CR3 bits that name an address space (PCID and flags excluded). */
@@ -70,6 +74,16 @@ struct svmtrace_vcpu {
 	struct svmtrace_counters stats;
 };
 
+/* watch.c: the page tables watched for SVMTRACE_GATE_F_WATCH gates. */
+struct svmtrace_watches {
+	struct mutex lock;
+	struct kvm_page_track_notifier_node node;
+	bool registered;			/* node is on the VM's notifier list */
+	u32 pending;				/* watched gates not mapped yet */
+	unsigned long tracking[BITS_TO_LONGS(SVMTRACE_MAX_GATES)];
+	gfn_t table[SVMTRACE_MAX_GATES];	/* the write-tracked table, per gate */
+};
+
 struct svmtrace_vm {
 	struct hlist_node node;		/* svmtrace_registry */
 	struct list_head all;		/* every object, for VM destruction */
@@ -81,6 +95,7 @@ struct svmtrace_vm {
 	struct svmtrace_target target;	/* valid from SVMTRACE_STATE_TARGETED */
 	struct svmtrace_target __rcu *armed;
 	unsigned long gate_open[BITS_TO_LONGS(SVMTRACE_MAX_GATES)];
+	struct svmtrace_watches watch;
 	atomic64_t seq;
 	u32 last_gate;			/* gate id of the newest session */
 	bool was_armed;			/* a vCPU may still carry our TF: stay registered */
@@ -113,6 +128,12 @@ int svmtrace_gate_find(const struct svmtrace_target *t, gfn_t gfn);
 void svmtrace_gates_close_all(struct svmtrace_vm *vm, const struct svmtrace_target *t);
 void svmtrace_gate_close(struct svmtrace_vm *vm, const struct svmtrace_target *t, int gate);
 void svmtrace_gates_zap(struct svmtrace_vm *vm, const struct svmtrace_target *t);
+void svmtrace_gate_mapped(struct svmtrace_vm *vm, const struct svmtrace_gate *gate);
+
+/* watch.c */
+void svmtrace_watches_arm(struct svmtrace_vm *vm);
+void svmtrace_watches_stop(struct svmtrace_vm *vm);
+u32 svmtrace_watches_pending(struct svmtrace_vm *vm);
 
 /* step.c */
 bool svmtrace_cr3_targeted(const struct svmtrace_target *t, unsigned long cr3);

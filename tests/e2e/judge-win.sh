@@ -46,20 +46,22 @@ judge_win_unseen() {
 	fi
 }
 
-# judge_win_armed NAME IMAGE PID: svmtraced's "armed pid=N cr3=0x... gate=0x..."
-# names the builder's process, one of its DTBs and its entry page.
+# judge_win_armed NAME IMAGE PID MODE: svmtraced's "armed pid=N cr3=0x...
+# gate=0x..." names the builder's process, one of its DTBs and its entry
+# page; for MODE lazy (not resident when armed) gate=watch.
 judge_win_armed() {
 	line=$(grep -m 1 '^armed ' "$cap/$1/capture.txt" 2>/dev/null)
 	a_pid=$(echo "$line" | sed -n 's/.* pid=\([0-9]*\).*/\1/p')
 	a_cr3=$(echo "$line" | sed -n 's/.* cr3=\(0x[0-9a-fA-F]*\).*/\1/p')
-	a_gate=$(echo "$line" | sed -n 's/.* gate=\(0x[0-9a-fA-F]*\).*/\1/p')
-	gate=$(($(win_target "$2" "$3" 6) & ~0xfff))
-	if [ "$a_pid" = "$3" ] && [ -n "$a_gate" ] && [ $((a_gate)) -eq $gate ] && [ -n "$a_cr3" ] &&
+	a_gate=$(echo "$line" | sed -n 's/.* gate=\([0-9a-zA-Z]*\) .*/\1/p')
+	gate=$(printf 0x%x $(($(win_target "$2" "$3" 6) & ~0xfff)))
+	[ "$4" != lazy ] || gate=watch
+	if [ "$a_pid" = "$3" ] && [ "$a_gate" = "$gate" ] && [ -n "$a_cr3" ] &&
 		{ [ $((a_cr3 & ~0xfff)) -eq $(($(win_target "$2" "$3" 3))) ] ||
 			[ $((a_cr3 & ~0xfff)) -eq $(($(win_target "$2" "$3" 4))) ]; }; then
 		ok "capture/$1/armed" "$line: the builder's process, DTB and entry page"
 	else
-		bad "capture/$1/armed" "'${line:-no armed line}': builder says pid $3, DTB $(win_target "$2" "$3" 3) / $(win_target "$2" "$3" 4), gate $(printf 0x%x $gate)"
+		bad "capture/$1/armed" "'${line:-no armed line}': builder says pid $3, DTB $(win_target "$2" "$3" 3) / $(win_target "$2" "$3" 4), gate $gate"
 	fi
 }
 
@@ -99,7 +101,7 @@ judge_win_set() {
 		done
 		[ -d "$cap/$name-daemon" ] || continue
 		[ "$mode" != pid ] || judge_daemon_status "$name-daemon" "$pid"
-		judge_win_armed "$name-daemon" "$image" "$pid"
+		judge_win_armed "$name-daemon" "$image" "$pid" "$mode"
 		judge_capture_rc "$name-daemon"
 		judge_armed_results "$name-daemon" "$run/expect/$name"
 		judge_trace "$name-daemon" "$run/expect/$name"

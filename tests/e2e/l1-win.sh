@@ -13,8 +13,9 @@
 #     pid   resolve PID on the ready dump, arm svmtrace-capture with its entry
 #           page and DTBs (both with KVA shadow), start the guest.
 #     lazy  the ready dump must say "not resident" (exit 3); the capture is
-#           armed on the page the builder will make resident; after the run
-#           the done dump must resolve to that same page.
+#           armed with --gate-va on the entry VA it names (the kernel watches
+#           the page table); after the run the done dump must resolve to the
+#           page the builder made resident.
 #     late  the ready dump has no such process (exit 1); the guest starts
 #           untraced; at PORT_GO (the scheduler just linked the process)
 #           the go dump is resolved, the capture armed, then SIGWINCH.
@@ -41,13 +42,14 @@ win_resolve() {
 }
 
 # win_arm DIR GATE CR3...: start svmtrace-capture, wait for "armed"
-# (DIR/armed.uptime: L1 uptime when it did).
+# (DIR/armed.uptime: L1 uptime when it did).  GATE is --gate-gpa GPA or
+# --gate-va VA (as one word).
 win_arm() {
 	d=$1 gate=$2; shift 2
 	cr3s=
 	for c in "$@"; do [ -z "$c" ] || [ "$c" = null ] || cr3s="$cr3s --cr3 $c"; done
 	# shellcheck disable=SC2086
-	svmtrace-capture --vmm-pid "$vmm_pid" --gate-gpa "$gate" $cr3s --out "$traces" --quiet \
+	svmtrace-capture --vmm-pid "$vmm_pid" $gate $cr3s --out "$traces" --quiet \
 		--policy block >"$d/capture.txt" 2>&1 &
 	cap_pid=$!
 	wait_line "$d/capture.txt" '^armed$' 30 "$cap_pid" || {
@@ -83,20 +85,20 @@ win_capture_run() {
 	win_resolve "$dir" ready "$tmp.ready" "$pid"
 	case $mode in
 	pid)
-		win_arm "$dir" "$(json_field "$dir/resolve-ready.json" entry_page)" \
+		win_arm "$dir" "--gate-gpa $(json_field "$dir/resolve-ready.json" entry_page)" \
 			"$(json_field "$dir/resolve-ready.json" dtb)" \
 			"$(json_field "$dir/resolve-ready.json" user_dtb)" || mode=failed ;;
 	lazy)
-		# Not resident yet: the page the scheduler will map (the builder's record).
-		# shellcheck disable=SC2046
-		set -- $(awk -v p="$pid" '$2 == p' "/e2e/$image.targets")
-		win_arm "$dir" "$(printf '0x%x' $(($6 & ~0xfff)))" "$3" || mode=failed ;;
+		# Not resident yet: a watched gate on its entry VA, walked in its DTB.
+		va=$(json_field "$dir/resolve-ready.json" entry_va)
+		win_arm "$dir" "--gate-va $(printf '0x%x' $((va & ~0xfff)))" \
+			"$(json_field "$dir/resolve-ready.json" dtb)" || mode=failed ;;
 	esac
 	kill -USR1 "$vmm_pid"
 	if wait_line "$dir/vmm.txt" '^go ' 60 "$vmm_pid"; then
 		if [ "$mode" = late ]; then
 			win_resolve "$dir" go "$tmp.go" "$pid"
-			win_arm "$dir" "$(json_field "$dir/resolve-go.json" entry_page)" \
+			win_arm "$dir" "--gate-gpa $(json_field "$dir/resolve-go.json" entry_page)" \
 				"$(json_field "$dir/resolve-go.json" dtb)" \
 				"$(json_field "$dir/resolve-go.json" user_dtb)" || mode=failed
 		fi
@@ -134,9 +136,9 @@ win_daemon_run() {
 	pid)	# armed before the guest runs at all
 		wait_line "$dir/capture.txt" '^armed ' 60 "$cap_pid" ||
 			echo "svmtraced never armed" >>"$dir/timeout.txt" ;;
-	lazy)	# the entry page is not resident: it must say it waits for it
-		wait_line "$dir/capture.txt" 'waiting up to' 60 "$cap_pid" ||
-			echo "svmtraced never said it waits for the entry page" >>"$dir/timeout.txt" ;;
+	lazy)	# the entry page is not resident: a watched gate, armed before the guest runs
+		wait_line "$dir/capture.txt" '^armed .* gate=watch ' 60 "$cap_pid" ||
+			echo "svmtraced never armed a watched gate" >>"$dir/timeout.txt" ;;
 	late)	# its "before" list must be taken before the guest runs
 		wait_line "$dir/capture.txt" 'waiting for a new process' 60 "$cap_pid" ||
 			echo "svmtraced never said it waits for the process" >>"$dir/timeout.txt" ;;

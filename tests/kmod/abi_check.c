@@ -194,6 +194,24 @@ static void valid_target(struct svmtrace_target *t)
 	t->ring_slots = 64;
 }
 
+/*
+ * Two watched gates in the guest's tables (tests/e2e/guest/layout.h: PML4
+ * at 0x3000): the user image's first page (mapped: its gate closes at arm)
+ * and the top user page (no PML4 entry: the PML4 page is watched).
+ */
+static void watch_target(struct svmtrace_target *t)
+{
+	valid_target(t);
+	t->nr_gates = 2;
+	t->gates[0] = (struct svmtrace_gate){ .flags = SVMTRACE_GATE_F_WATCH,
+					      .va = 0x400000,
+					      .dtb = 0x3000 };
+	t->gates[1] = (struct svmtrace_gate){ .flags = SVMTRACE_GATE_F_WATCH,
+					      .id = 1,
+					      .va = 0x7ffffffff000ull,
+					      .dtb = 0x3000 };
+}
+
 /* One field broken at a time: each must be refused. */
 static void check_targets(int ctl)
 {
@@ -231,6 +249,20 @@ static void check_targets(int ctl)
 	expect("cr3 without a base", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
 	valid_target(&t), t.wake_batch = 64;
 	expect("wake batch above half the ring", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.gates[0].flags = 2;
+	expect("unknown gate flag", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.gates[0].va = 0x400000;
+	expect("gate with a VA but no watch", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	watch_target(&t), t.gates[0].gpa = 0x100000;
+	expect("watched gate with a GPA", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	watch_target(&t), t.gates[0].va = 0x400010;
+	expect("watched gate unaligned", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	watch_target(&t), t.gates[0].va = 0x0000800000000000ull;
+	expect("watched gate not canonical", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	watch_target(&t), t.gates[0].dtb = 0xfff;
+	expect("watched gate without a root", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	watch_target(&t), t.gates[1].va = t.gates[0].va;
+	expect("duplicate watched gate", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
 }
 
 static int open_fds(void)
@@ -266,6 +298,26 @@ static void check_ring_reply_fault(int ctl)
 	expect("no ring fd left behind", open_fds() == before ? 0 : -1, 0);
 	expect("stop again", ioctl(ctl, SVMTRACE_STOP), 0);
 	munmap(ro, 4096);
+}
+
+/* Armed with watched gates: one maps at once, one stays watched until stop. */
+static void check_watch(int ctl)
+{
+	struct svmtrace_capture_status st;
+	struct svmtrace_target t;
+
+	watch_target(&t);
+	expect("target with watched gates", ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
+	expect("arm with watched gates", ioctl(ctl, SVMTRACE_ARM), 0);
+	expect("status while watching", ioctl(ctl, SVMTRACE_STATUS, &st), 0);
+	errno = EPROTO;
+	expect("one gate still watched", st.nr_gates == 2 && st.nr_watching == 1 ? 0 : -1, 0);
+	expect("stop while watching", ioctl(ctl, SVMTRACE_STOP), 0);
+	expect("status after stop", ioctl(ctl, SVMTRACE_STATUS, &st), 0);
+	errno = EPROTO;
+	expect("nothing watched after stop", st.nr_watching == 0 ? 0 : -1, 0);
+	valid_target(&t);
+	expect("target again", ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
 }
 
 static void check_lifecycle(int ctl, int vm)
@@ -314,6 +366,7 @@ static void check_lifecycle(int ctl, int vm)
 	expect("resume twice", ioctl(ctl, SVMTRACE_RESUME), EALREADY);
 	expect("stop", ioctl(ctl, SVMTRACE_STOP), 0);
 	expect("stop twice", ioctl(ctl, SVMTRACE_STOP), ESRCH);
+	check_watch(ctl);
 	check_ring_reply_fault(ctl);
 	expect("unknown ioctl", ioctl(ctl, _IO(SVMTRACE_IOC_MAGIC, 0x7f)), ENOTTY);
 	expect("detach", ioctl(ctl, SVMTRACE_DETACH), 0);

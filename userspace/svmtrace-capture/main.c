@@ -27,7 +27,8 @@ struct capture_options {
 };
 
 static const char usage_text[] =
-	"usage: svmtrace-capture --vmm-pid PID (--gate-gpa GPA... | --from-next) --cr3 CR3...\n"
+	"usage: svmtrace-capture --vmm-pid PID (--gate-gpa GPA... | --gate-va VA... | --from-next)\n"
+	"                        --cr3 CR3...\n"
 	"                        --out DIR [--vm-fd N] [--policy drop|block] [--kernel]\n"
 	"                        [--rip-range A-B]... [--duration S] [--max-records N]\n"
 	"                        [--ring-slots N] [--wake-batch N] [--consumer-delay-us U]\n"
@@ -39,6 +40,10 @@ static const char usage_text[] =
 	"  --vm-fd N             the VM's fd number in that process (default: its only VM)\n"
 	"  --gate-gpa GPA        guest-physical page whose first execution starts a session;\n"
 	"                        repeat for more gates (ids 0, 1, ... in order; at most 64)\n"
+	"  --gate-va VA          guest-virtual page, mapped now or later in the first --cr3's\n"
+	"                        page tables: the gate closes on whatever page the guest maps\n"
+	"                        there (the kernel watches the tables; for a page that is not\n"
+	"                        resident yet); counts as a gate\n"
 	"  --from-next           also start a session wherever a vCPU leaves user mode of a\n"
 	"                        traced address space (a VM exit): a running process is\n"
 	"                        traced from its next user instruction, gates optional\n"
@@ -68,15 +73,36 @@ static void usage(FILE *f, int status)
 	exit(status);
 }
 
-static void add_gate(struct svmtrace_target *t, const char *arg)
+/* --gate-gpa GPA, or --gate-va VA (@watch: its table root is set later). */
+static void add_gate(struct svmtrace_target *t, const char *opt, const char *arg, bool watch)
 {
+	struct svmtrace_gate *g = &t->gates[t->nr_gates];
+	uint64_t page;
+
 	if (t->nr_gates == SVMTRACE_MAX_GATES)
-		die("--gate-gpa: at most %d gates", SVMTRACE_MAX_GATES);
-	t->gates[t->nr_gates].gpa = parse_u64(arg, "--gate-gpa");
-	if (t->gates[t->nr_gates].gpa & 0xfff)
-		die("--gate-gpa %s: not 4 KiB aligned (a gate is one page)", arg);
-	t->gates[t->nr_gates].id = t->nr_gates;
-	t->nr_gates++;
+		die("%s: at most %d gates", opt, SVMTRACE_MAX_GATES);
+	page = parse_u64(arg, opt);
+	if (page & 0xfff)
+		die("%s %s: not 4 KiB aligned (a gate is one page)", opt, arg);
+	if (watch && (uint64_t)((int64_t)(page << 16) >> 16) != page)
+		die("%s %s: not a canonical address", opt, arg);
+	if (watch) {
+		g->flags = SVMTRACE_GATE_F_WATCH;
+		g->va = page;
+	} else {
+		g->gpa = page;
+	}
+	g->id = t->nr_gates++;
+}
+
+/* Watched gates walk the first --cr3's tables. */
+static void set_watch_roots(struct svmtrace_target *t)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->nr_gates; i++)
+		if (t->gates[i].flags & SVMTRACE_GATE_F_WATCH)
+			t->gates[i].dtb = t->cr3[0];
 }
 
 static void add_cr3(struct svmtrace_target *t, const char *arg)
@@ -94,6 +120,7 @@ static void parse_options(int argc, char **argv, struct capture_options *o)
 	static const struct option longopts[] = { { "vmm-pid", required_argument, NULL, 'p' },
 						  { "vm-fd", required_argument, NULL, 'f' },
 						  { "gate-gpa", required_argument, NULL, 'g' },
+						  { "gate-va", required_argument, NULL, 'v' },
 						  { "cr3", required_argument, NULL, 'c' },
 						  { "out", required_argument, NULL, 'o' },
 						  { "from-next", no_argument, NULL, 'n' },
@@ -117,7 +144,10 @@ static void parse_options(int argc, char **argv, struct capture_options *o)
 			o->vm_fd = (int)parse_u32(optarg, "--vm-fd", 0, INT32_MAX);
 			break;
 		case 'g':
-			add_gate(t, optarg);
+			add_gate(t, "--gate-gpa", optarg, false);
+			break;
+		case 'v':
+			add_gate(t, "--gate-va", optarg, true);
 			break;
 		case 'c':
 			add_cr3(t, optarg);
@@ -148,8 +178,9 @@ static void parse_options(int argc, char **argv, struct capture_options *o)
 		die("unexpected argument '%s' (see --help)", argv[optind]);
 	if (!o->vmm_pid || !(t->nr_gates || (t->flags & SVMTRACE_TARGET_F_FROM_NEXT)) ||
 	    !t->nr_cr3 || !o->out_dir)
-		die("--vmm-pid, --gate-gpa (or --from-next), --cr3 and --out are required "
-		    "(see --help)");
+		die("--vmm-pid, --gate-gpa or --gate-va (or --from-next), --cr3 and --out are "
+		    "required (see --help)");
+	set_watch_roots(t);
 	target_opt_check(t);
 }
 

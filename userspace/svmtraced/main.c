@@ -67,13 +67,19 @@ static void print_armed(const struct target_info *t)
 {
 	unsigned int i;
 
+	char gate[32];
+
 	for (i = 0; i < t->nr_procs; i++) {
 		const struct svmtrace_vmi_entry *e = &t->procs[i].entry;
 
-		printf("armed pid=%llu cr3=0x%llx user_cr3=0x%llx gate=0x%llx entry=0x%llx "
+		if (t->procs[i].watch_entry)
+			snprintf(gate, sizeof(gate), "watch");
+		else
+			snprintf(gate, sizeof(gate), "0x%llx", (unsigned long long)e->entry_page);
+		printf("armed pid=%llu cr3=0x%llx user_cr3=0x%llx gate=%s entry=0x%llx "
 		       "name=%s\n",
 		       (unsigned long long)e->process.pid, (unsigned long long)e->process.dtb,
-		       (unsigned long long)e->process.user_dtb, (unsigned long long)e->entry_page,
+		       (unsigned long long)e->process.user_dtb, gate,
 		       (unsigned long long)e->entry_va, e->process.name);
 	}
 	fflush(stdout);

@@ -157,17 +157,29 @@ static json_object *armed_target(const struct target_info *t)
 {
 	struct svmtrace_target kt;
 	json_object *o = json_object_new_object(), *c = json_object_new_array(),
-		    *g = json_object_new_array();
+		    *g = json_object_new_array(), *w = json_object_new_array();
 	uint32_t i;
 
 	memset(&kt, 0, sizeof(kt));
 	target_fill(t, &kt);
 	for (i = 0; i < kt.nr_cr3; i++)
 		json_object_array_add(c, hex(kt.cr3[i]));
-	for (i = 0; i < kt.nr_gates; i++)
-		json_object_array_add(g, hex(kt.gates[i].gpa));
+	for (i = 0; i < kt.nr_gates; i++) {
+		const struct svmtrace_gate *k = &kt.gates[i];
+		json_object *one;
+
+		if (!(k->flags & SVMTRACE_GATE_F_WATCH)) {
+			json_object_array_add(g, hex(k->gpa));
+			continue;
+		}
+		one = json_object_new_object();
+		add(one, "va", hex(k->va));
+		add(one, "dtb", hex(k->dtb));
+		json_object_array_add(w, one);
+	}
 	add(o, "cr3", c);
 	add(o, "gates", g);
+	add(o, "watched_gates", w);
 	add(o, "resolve_seconds", json_object_new_double(t->resolve_seconds));
 	return o;
 }

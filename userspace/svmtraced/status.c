@@ -77,7 +77,8 @@ void status_format(const struct status_view *v, char *buf, size_t size)
 	}
 	put(&o, "state: %s\n", state_name(&st));
 	target_lines(&o, v->target);
-	put(&o, "gates: %u open: %u cr3: %u\n", st.nr_gates, st.nr_open_gates, st.nr_cr3);
+	put(&o, "gates: %u open: %u watching: %u cr3: %u\n", st.nr_gates, st.nr_open_gates,
+	    st.nr_watching, st.nr_cr3);
 	put(&o, "npf_exits: %llu\n", (unsigned long long)st.total.npf_exits);
 	put(&o, "steps: %llu (single-step exits %llu, emulated %llu) sessions: %llu\n",
 	    (unsigned long long)(st.total.db_exits + st.total.emulated_steps),

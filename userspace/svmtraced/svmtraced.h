@@ -76,6 +76,7 @@ void domain_lookup(const char *uri, const char *domain, struct vm_info *out);
 /* target.c */
 struct target_proc {
 	struct svmtrace_vmi_entry entry; /* process, image base, entry VA and page */
+	bool watch_entry; /* entry page not resident: gated by a kernel watch */
 };
 
 struct target_info {

@@ -6,7 +6,8 @@
  * The guest runs while we read it.  Every answer is read twice, each time
  * through an emptied cache, and kept only when both reads agree; a walk that
  * fails or disagrees is repeated a few times, then we give up with the
- * reason.  A page that is not resident is waited for (polled), never guessed.
+ * reason.  An entry page that is not resident is gated when the guest maps
+ * it (a kernel watch on its page tables), never guessed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,6 @@
 #define WALK_TRIES	  5
 #define POLL_MS		  20
 #define WAIT_NAME_POLL_MS 50
-#define PTE_POLL_MS	  1
 
 static struct status_view idle_view(const char *phase)
 {
@@ -161,60 +161,51 @@ static void stop_if_asked(struct statusd *sd, const char *phase, int ms)
 }
 
 /*
- * Poll just the translation of the entry VA (a four-level walk, a handful
- * of reads) until it succeeds or @deadline passes; the full double resolve
- * follows.  The gap between Windows making the page valid and the entry
- * running is short, so this polls every millisecond.
+ * Resolve @pid.  An entry page that is not resident is gated where Windows
+ * will map it: the kernel watches the page tables for the entry VA
+ * (SVMTRACE_GATE_F_WATCH), so nothing is guessed and nothing polled.  Only
+ * when the image headers are not resident either is the process polled
+ * until they are, since the entry VA is read from them.
  */
-static void wait_resident(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem,
-			  struct statusd *sd, uint64_t dtb, uint64_t va, double deadline)
-{
-	struct svmtrace_vmi_translation tr;
-	struct svmtrace_vmi_error err;
-
-	while (now_seconds() < deadline) {
-		refresh(mem);
-		if (!svmtrace_vmi_translate(vmi, dtb, va, &tr, &err))
-			return;
-		stop_if_asked(sd, "waiting for the entry page", PTE_POLL_MS);
-	}
-}
-
-/* Resolve @pid, waiting (polling) while its entry page is not resident. */
 static void resolve_waiting(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem,
 			    const struct daemon_options *o, struct statusd *sd, uint64_t pid,
-			    struct svmtrace_vmi_entry *out)
+			    struct target_proc *out)
 {
 	double deadline = now_seconds() + o->resolve_timeout;
 	struct svmtrace_vmi_error err;
 	bool said = false;
 	int rc;
 
-	while ((rc = resolve_stable(vmi, mem, pid, out, &err)) == SVMTRACE_VMI_E_NOT_RESIDENT) {
+	while ((rc = resolve_stable(vmi, mem, pid, &out->entry, &err)) ==
+	       SVMTRACE_VMI_E_NOT_RESIDENT) {
+		out->entry.entry_page = 0;
 		if (o->from == FROM_NEXT) {
 			/* A running process: its next instruction starts the session. */
 			warn("%s; tracing from its next user-mode instruction without a gate",
 			     err.message);
-			out->entry_page = 0;
+			return;
+		}
+		if (out->entry.entry_va) {
+			warn("%s; the kernel watches its page tables and gates the page when "
+			     "Windows maps it",
+			     err.message);
+			out->watch_entry = true;
 			return;
 		}
 		if (!said)
-			warn("%s; waiting up to %.1f s for Windows to bring it in", err.message,
-			     o->resolve_timeout);
+			warn("%s; waiting up to %.1f s for its headers to become resident",
+			     err.message, o->resolve_timeout);
 		said = true;
 		if (now_seconds() >= deadline)
-			die("the entry page of PID %llu did not become resident within %.1f s "
+			die("the image headers of PID %llu did not become resident within %.1f s "
 			    "(--resolve-timeout): %s",
 			    (unsigned long long)pid, o->resolve_timeout, err.message);
-		if (out->entry_va) /* the headers were there: watch the entry's PTE */
-			wait_resident(vmi, mem, sd, out->process.dtb, out->entry_va, deadline);
-		else
-			stop_if_asked(sd, "waiting for the entry page", POLL_MS);
+		stop_if_asked(sd, "waiting for the image headers", POLL_MS);
 	}
 	if (rc)
 		die("%s", err.message);
 	if (said)
-		warn("PID %llu: the entry page is resident now", (unsigned long long)pid);
+		warn("PID %llu: the image headers are resident now", (unsigned long long)pid);
 }
 
 /* EPROCESS.ImageFileName keeps the first 15 characters. */
@@ -308,7 +299,7 @@ void target_resolve(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem,
 		pids[0] = o->pid;
 	t0 = now_seconds();
 	for (i = 0; i < n; i++)
-		resolve_waiting(vmi, mem, o, sd, pids[i], &t->procs[i].entry);
+		resolve_waiting(vmi, mem, o, sd, pids[i], &t->procs[i]);
 	t->nr_procs = n;
 	t->resolve_seconds = now_seconds() - t0;
 }
@@ -325,6 +316,17 @@ static void add_cr3(struct svmtrace_target *kt, uint64_t cr3)
 	kt->cr3[kt->nr_cr3++] = cr3;
 }
 
+/* A gate on the page the kernel DTB will map at the entry VA. */
+static void add_watch(struct svmtrace_target *kt, const struct svmtrace_vmi_entry *e)
+{
+	struct svmtrace_gate *g = &kt->gates[kt->nr_gates];
+
+	g->flags = SVMTRACE_GATE_F_WATCH;
+	g->va = e->entry_va & ~0xfffULL;
+	g->dtb = e->process.dtb;
+	g->id = kt->nr_gates++;
+}
+
 void target_fill(const struct target_info *t, struct svmtrace_target *kt)
 {
 	unsigned int i, j;
@@ -337,6 +339,10 @@ void target_fill(const struct target_info *t, struct svmtrace_target *kt)
 		/* Both DTBs: with KVA shadow user mode runs on the user one. */
 		add_cr3(kt, e->process.dtb);
 		add_cr3(kt, e->process.user_dtb);
+		if (t->procs[i].watch_entry) {
+			add_watch(kt, e);
+			continue;
+		}
 		/* --from next without a resident entry page: no gate. */
 		if (!e->entry_page)
 			continue;
