@@ -31,23 +31,55 @@ static bool range_is_ram(struct kvm *kvm, u64 gpa, u32 len)
 	return true;
 }
 
-/* Copy @n bytes at @gpa (inside one page) to @buf through the VMM's mm. */
-static int copy_gpa_page(struct kvm *kvm, struct mm_struct *mm, u64 gpa, void __user *buf,
-			 u32 n)
+/* A reference on the page behind @gpa in the VMM's @mm (kvm->srcu held). */
+static int gpa_page(struct kvm *kvm, struct mm_struct *mm, u64 gpa, struct page **page)
 {
 	unsigned long hva = gfn_to_hva(kvm, gpa_to_gfn(gpa));
-	struct page *page;
-	void *kaddr;
 	long got;
-	int r = 0;
 
 	if (kvm_is_error_hva(hva))
 		return -ENXIO;
 	mmap_read_lock(mm);
-	got = get_user_pages_remote(mm, hva, 1, 0, &page, NULL, NULL);
+	got = get_user_pages_remote(mm, hva, 1, 0, page, NULL, NULL);
 	mmap_read_unlock(mm);
-	if (got != 1)
-		return -EFAULT;	/* not readable in the VMM: VM_IO, PFNMAP, gone */
+	return got == 1 ? 0 : -EFAULT;	/* not readable in the VMM: VM_IO, PFNMAP, gone */
+}
+
+/*
+ * A naturally aligned u64 of guest memory, for the tracer itself, from any
+ * thread (kvm_read_guest() reads through current->mm, which is the VMM's
+ * only in its own threads).  kvm->srcu is held.
+ */
+int svmtrace_read_guest_u64(struct kvm *kvm, u64 gpa, u64 *val)
+{
+	struct page *page;
+	void *kaddr;
+	int r;
+
+	if (!mmget_not_zero(kvm->mm))
+		return -ESRCH;	/* the VMM's address space is gone */
+	r = gpa_page(kvm, kvm->mm, gpa, &page);
+	mmput(kvm->mm);
+	if (r)
+		return r;
+	kaddr = kmap_local_page(page);
+	*val = READ_ONCE(*(u64 *)(kaddr + offset_in_page(gpa)));
+	kunmap_local(kaddr);
+	put_page(page);
+	return 0;
+}
+
+/* Copy @n bytes at @gpa (inside one page) to @buf through the VMM's mm. */
+static int copy_gpa_page(struct kvm *kvm, struct mm_struct *mm, u64 gpa, void __user *buf,
+			 u32 n)
+{
+	struct page *page;
+	void *kaddr;
+	int r;
+
+	r = gpa_page(kvm, mm, gpa, &page);
+	if (r)
+		return r;
 	kaddr = kmap_local_page(page);
 	if (copy_to_user(buf, kaddr + offset_in_page(gpa), n))
 		r = -EFAULT;

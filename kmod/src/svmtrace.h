@@ -112,6 +112,7 @@ struct svmtrace_vcpu *svmtrace_vcpu_of(struct kvm_vcpu *vcpu, struct svmtrace_vm
 /* introspect.c */
 int svmtrace_read_gpa(struct kvm *kvm, void __user *arg);
 int svmtrace_get_vcpu_state(struct kvm *kvm, void __user *arg);
+int svmtrace_read_guest_u64(struct kvm *kvm, u64 gpa, u64 *val);
 
 /* ring.c */
 struct svmtrace_ring *svmtrace_ring_create(u32 vcpu, u32 capacity, u32 wake_batch);

@@ -52,7 +52,7 @@ static enum walk_result walk(struct kvm *kvm, u64 dtb, u64 va, gpa_t *gpa, gfn_t
 
 	for (level = 4; level >= 1; level--) {
 		shift = PAGE_SHIFT + 9 * (level - 1);
-		if (kvm_read_guest(kvm, base + ((va >> shift) & 511) * 8, &e, sizeof(e)))
+		if (svmtrace_read_guest_u64(kvm, base + ((va >> shift) & 511) * 8, &e))
 			return WALK_BAD;
 		if (!(e & PTE_PRESENT)) {
 			*table = gpa_to_gfn(base);

@@ -137,16 +137,18 @@ END_TEST
 START_TEST(version_check)
 {
 	struct svmtrace_version v = { .abi_version = SVMTRACE_ABI_VERSION };
-	char buf[512];
+	char buf[512], want[64];
 
 	strcpy(v.release, "6.1.0-57-amd64");
 	ck_assert_ptr_null(host_version_problem(&v, "6.1.0-57-amd64", buf, sizeof(buf)));
 	ck_assert_ptr_nonnull(host_version_problem(&v, "6.1.0-58-amd64", buf, sizeof(buf)));
 	ck_assert_msg(strstr(buf, "built for kernel 6.1.0-57-amd64 but 6.1.0-58-amd64 runs"), "%s",
 		      buf);
-	v.abi_version = 1;
+	v.abi_version = SVMTRACE_ABI_VERSION + 1;
 	ck_assert_ptr_nonnull(host_version_problem(&v, "6.1.0-57-amd64", buf, sizeof(buf)));
-	ck_assert_msg(strstr(buf, "speaks ABI 1, this svmtraced ABI 2"), "%s", buf);
+	snprintf(want, sizeof(want), "speaks ABI %d, this svmtraced ABI %d",
+		 SVMTRACE_ABI_VERSION + 1, SVMTRACE_ABI_VERSION);
+	ck_assert_msg(strstr(buf, want), "%s", buf);
 }
 END_TEST
 
@@ -269,6 +271,34 @@ START_TEST(capture_json_reads_back)
 		 "%s/capture.json",
 		 dir);
 	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* A non-resident entry page becomes a watched gate on its VA, in the kernel DTB. */
+START_TEST(target_fill_watch)
+{
+	struct svmtrace_target kt;
+	struct target_info t;
+
+	memset(&t, 0, sizeof(t));
+	memset(&kt, 0, sizeof(kt));
+	t.nr_procs = 2;
+	t.procs[0].watch_entry = true;
+	t.procs[0].entry.entry_va = 0x7ff6a0001400ULL;
+	t.procs[0].entry.process.dtb = 0x7b4d000;
+	t.procs[0].entry.process.user_dtb = 0x7b4e000;
+	t.procs[1].entry.entry_page = 0x3c5a000;
+	t.procs[1].entry.process.dtb = 0x5000;
+	target_fill(&t, &kt);
+	ck_assert_uint_eq(kt.nr_cr3, 3);
+	ck_assert_uint_eq(kt.nr_gates, 2);
+	ck_assert_uint_eq(kt.gates[0].flags, SVMTRACE_GATE_F_WATCH);
+	ck_assert_uint_eq(kt.gates[0].gpa, 0);
+	ck_assert_uint_eq(kt.gates[0].va, 0x7ff6a0001000ULL);
+	ck_assert_uint_eq(kt.gates[0].dtb, 0x7b4d000);
+	ck_assert_uint_eq(kt.gates[1].flags, 0);
+	ck_assert_uint_eq(kt.gates[1].gpa, 0x3c5a000);
+	ck_assert_uint_eq(kt.gates[1].id, 1);
 }
 END_TEST
 
@@ -422,6 +452,7 @@ int main(void)
 	tcase_add_loop_exit_test(tc, options_refused, 1, 0, sizeof(bad) / sizeof(bad[0]));
 	tcase_add_test(tc, version_check);
 	tcase_add_test(tc, capture_json_reads_back);
+	tcase_add_test(tc, target_fill_watch);
 	tcase_add_test(tc, status_socket);
 	tcase_add_test(tc, stream_byte_cap);
 	tcase_add_test(tc, stream_disk_full);
