@@ -36,7 +36,7 @@ run_set() {	# run_set SET
 		[ -n "$name" ] || continue
 		svmtrace-e2e-vmm -c "$vcpus" -a "$arg" kernel.bin "$name.bin" \
 			>"$set_dir/$name.txt" 2>&1 || echo "vmm $name exited $?" >>"$set_dir/failures"
-		[ "$steplog" = yes ] || continue
+		[ "$steplog" != no ] || continue
 		svmtrace-e2e-vmm -c "$vcpus" -a "$arg" -s -l "$set_dir/$name.steps.csv" kernel.bin \
 			"$name.bin" >"$set_dir/$name.steps.txt" 2>&1 ||
 			echo "vmm --singlestep $name exited $?" >>"$set_dir/failures"
