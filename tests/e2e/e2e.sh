@@ -65,7 +65,7 @@ results() { grep -E '^(cpu[0-9]+ (done|failed)|result) ' "$1" 2>/dev/null; }
 # --- what each program must do, from the reference model ---------------------
 programs=$(grep -v '^#' "$here/programs.list" | awk 'NF { print $1 }')
 adds="--add $bin/svmtrace-e2e-vmm --add $guest/kernel.bin --add $guest/bench.bin --add $guest/ipi.bin"
-adds="$adds --add $guest/running.bin"
+adds="$adds --add $guest/running.bin --add $guest/hostile.bin"
 adds="$adds --add $here/l1-lab.sh --add $here/l1-capture.sh --add $here/programs.list"
 model_expect() {	# model_expect NAME PROGRAM VCPUS ARG
 	mkdir -p "$run/expect/$1"

@@ -110,6 +110,8 @@ judge_capture_set() {
 		bad capture/ipi/trace/cpu0 "$out"
 	fi
 
+	judge_hostile
+
 	# M2: lossless while the consumer was stopped, and KVM_RUN still
 	# returned to every kick.
 	judge_capture_rc block-kick
@@ -166,3 +168,41 @@ judge_capture_set() {
 		bad capture/nonroot "not refused: $(cat "$cap/nonroot/capture.txt" 2>/dev/null)"
 	fi
 }
+
+# judge_hostile: the hostile program (20 rounds, hostile.S) ran the same
+# untraced on both module sets and traced, and the tracer saw what it did:
+# one session per return to the gate page, one CR3 end per round.
+judge_hostile() {
+	rounds=20
+	pk=$run/l1/packaged/hostile.txt
+	if results "$pk" >"$run/packaged-hostile.got" &&
+		grep -q '^cpu0 failed: the guest shut down (triple fault)$' "$run/packaged-hostile.got" &&
+		grep -q "^result db_count=$((6 * rounds)) .* syscalls=$((2 * rounds)) " "$run/packaged-hostile.got"; then
+		ok packaged/hostile/results "$((6 * rounds)) guest #DBs, $((2 * rounds)) CR3 round trips, then a triple fault"
+	else
+		bad packaged/hostile/results "$(cat "$pk" 2>/dev/null)"
+	fi
+	for f in "$run/l1/ours/hostile.txt" "$cap/hostile/vmm.txt"; do
+		name=ours/hostile/results
+		[ "$f" = "$run/l1/ours/hostile.txt" ] || name=capture/hostile/results
+		if results "$f" | cmp -s - "$run/packaged-hostile.got"; then
+			ok "$name" "results equal the packaged modules' (untraced)"
+		else
+			bad "$name" "results differ from the packaged modules': $(results "$f")"
+		fi
+	done
+	judge_capture_rc hostile
+	if "$bin/svmtrace-dump" dump "$cap/hostile/trace/svmtrace_trace_cpu0.bin" >"$cap/hostile/cpu0.csv" \
+		2>"$cap/hostile/cpu0.err"; then
+		starts=$(grep -c ',session_start,' "$cap/hostile/cpu0.csv")
+		cr3_ends=$(awk -F, '$3 == "session_end" && $7 == 1' "$cap/hostile/cpu0.csv" | wc -l)
+		if [ "$starts" = $((rounds + 1)) ] && [ "$cr3_ends" = "$rounds" ]; then
+			ok capture/hostile/sessions "$starts sessions, $cr3_ends ended by the CR3 change"
+		else
+			bad capture/hostile/sessions "$starts sessions (want $((rounds + 1))), $cr3_ends CR3 ends (want $rounds)"
+		fi
+	else
+		bad capture/hostile/sessions "svmtrace-dump: $(cat "$cap/hostile/cpu0.err")"
+	fi
+}
+

@@ -393,6 +393,9 @@ static void run_loop(struct vcpu *v)
 				 (unsigned long long)
 					 v->run->fail_entry.hardware_entry_failure_reason);
 			return;
+		case KVM_EXIT_SHUTDOWN:
+			snprintf(v->error, sizeof(v->error), "the guest shut down (triple fault)");
+			return;
 		case KVM_EXIT_INTERNAL_ERROR:
 			snprintf(v->error, sizeof(v->error), "KVM internal error, suberror %u",
 				 v->run->internal.suberror);
