@@ -60,7 +60,7 @@ bad() {
 	if why=$(known "$1"); then xfail=$((xfail + 1)); echo "XFAIL: $1: $2 -- known: $why"
 	else fail=$((fail + 1)); echo "FAIL: $1: $2"; fi
 }
-results() { grep -E '^(cpu[0-9]+ (done|failed)|result) ' "$1" 2>/dev/null; }
+results() { grep -E '^(cpu[0-9]+ (done|failed)|result)[ :]' "$1" 2>/dev/null; }
 
 # --- what each program must do, from the reference model ---------------------
 programs=$(grep -v '^#' "$here/programs.list" | awk 'NF { print $1 }')
