@@ -7,6 +7,7 @@
  * QEMU's CPU state (QEMUCPUState in QEMU's target/i386/arch_dump.c).
  * Every field is bounds-checked: the file is untrusted input.
  */
+#include "lib/common/le.h"
 #include "lib/vmi/mem_driver.h"
 #include "lib/vmi/vmi_error.h"
 
@@ -34,33 +35,17 @@
 
 #define MAX_VCPUS 4096
 
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-int mem_is_elf(const uint8_t *buf, size_t len)
+bool mem_is_elf(const uint8_t *buf, size_t len)
 {
 	return len >= SELFMAG && !memcmp(buf, ELFMAG, SELFMAG);
 }
 
 /* vCPU @index, growing the array as notes arrive. */
 static struct svmtrace_vmi_vcpu *vcpu_at(struct svmtrace_vmi_mem *mem, unsigned int index,
-					 struct svmtrace_vmi_error *err)
+					 struct svmtrace_error *err)
 {
 	if (index >= MAX_VCPUS) {
-		vmi_fail(err, SVMTRACE_VMI_E_FORMAT, "%s: more than %d vCPU notes", mem->name,
+		vmi_fail(err, SVMTRACE_E_FORMAT, "%s: more than %d vCPU notes", mem->name,
 			 MAX_VCPUS);
 		return NULL;
 	}
@@ -68,7 +53,7 @@ static struct svmtrace_vmi_vcpu *vcpu_at(struct svmtrace_vmi_mem *mem, unsigned 
 		struct svmtrace_vmi_vcpu *v = realloc(mem->vcpus, (index + 1) * sizeof(*v));
 
 		if (!v) {
-			vmi_fail(err, SVMTRACE_VMI_E_NOMEM, "%s: out of memory", mem->name);
+			vmi_fail(err, SVMTRACE_E_NOMEM, "%s: out of memory", mem->name);
 			return NULL;
 		}
 		memset(v + mem->nr_vcpus, 0, (index + 1 - mem->nr_vcpus) * sizeof(*v));
@@ -79,52 +64,52 @@ static struct svmtrace_vmi_vcpu *vcpu_at(struct svmtrace_vmi_mem *mem, unsigned 
 }
 
 static int note_qemu(struct svmtrace_vmi_mem *mem, unsigned int index, const uint8_t *desc,
-		     uint32_t descsz, uint64_t where, struct svmtrace_vmi_error *err)
+		     uint32_t descsz, uint64_t where, struct svmtrace_error *err)
 {
 	struct svmtrace_vmi_vcpu *v;
 	uint32_t size;
 
-	if (descsz < QEMU_CPUSTATE_MIN || get32(desc) != QEMU_CPUSTATE_VERSION)
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+	if (descsz < QEMU_CPUSTATE_MIN || le32(desc) != QEMU_CPUSTATE_VERSION)
+		return vmi_fail(err, SVMTRACE_E_FORMAT,
 				"%s: offset 0x%llx: QEMU CPU note of %u bytes, version %u "
 				"(expected version %d, at least %d bytes)",
 				mem->name, (unsigned long long)where, descsz,
-				descsz >= 4 ? get32(desc) : 0, QEMU_CPUSTATE_VERSION,
+				descsz >= 4 ? le32(desc) : 0, QEMU_CPUSTATE_VERSION,
 				QEMU_CPUSTATE_MIN);
-	size = get32(desc + 4);
+	size = le32(desc + 4);
 	if (size > descsz || size < QEMU_CPUSTATE_MIN)
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+		return vmi_fail(err, SVMTRACE_E_FORMAT,
 				"%s: offset 0x%llx: QEMU CPU note says size %u, note holds %u",
 				mem->name, (unsigned long long)where, size, descsz);
 	v = vcpu_at(mem, index, err);
 	if (!v)
-		return err ? err->status : SVMTRACE_VMI_E_NOMEM;
-	v->cr3 = get64(desc + QEMU_CR(3));
-	v->gs_base = get64(desc + QEMU_GS_BASE);
-	v->idtr_base = get64(desc + QEMU_IDT_BASE);
+		return err ? err->status : SVMTRACE_E_NOMEM;
+	v->cr3 = le64(desc + QEMU_CR(3));
+	v->gs_base = le64(desc + QEMU_GS_BASE);
+	v->idtr_base = le64(desc + QEMU_IDT_BASE);
 	v->valid |= SVMTRACE_VMI_REG_CR3 | SVMTRACE_VMI_REG_GS_BASE | SVMTRACE_VMI_REG_IDTR;
 	if (size >= QEMU_KERNEL_GS_BASE + 8) {
-		v->kernel_gs_base = get64(desc + QEMU_KERNEL_GS_BASE);
+		v->kernel_gs_base = le64(desc + QEMU_KERNEL_GS_BASE);
 		v->valid |= SVMTRACE_VMI_REG_KERNEL_GS_BASE;
 	}
 	return 0;
 }
 
 static int note_prstatus(struct svmtrace_vmi_mem *mem, unsigned int index, const uint8_t *desc,
-			 uint32_t descsz, uint64_t where, struct svmtrace_vmi_error *err)
+			 uint32_t descsz, uint64_t where, struct svmtrace_error *err)
 {
 	struct svmtrace_vmi_vcpu *v;
 
 	if (descsz < PRSTATUS_SIZE)
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+		return vmi_fail(err, SVMTRACE_E_FORMAT,
 				"%s: offset 0x%llx: NT_PRSTATUS note of %u bytes, expected %d "
 				"(x86-64)",
 				mem->name, (unsigned long long)where, descsz, PRSTATUS_SIZE);
 	v = vcpu_at(mem, index, err);
 	if (!v)
-		return err ? err->status : SVMTRACE_VMI_E_NOMEM;
+		return err ? err->status : SVMTRACE_E_NOMEM;
 	if (!(v->valid & SVMTRACE_VMI_REG_GS_BASE)) {
-		v->gs_base = get64(desc + PRSTATUS_GS_BASE);
+		v->gs_base = le64(desc + PRSTATUS_GS_BASE);
 		v->valid |= SVMTRACE_VMI_REG_GS_BASE;
 	}
 	return 0;
@@ -132,21 +117,21 @@ static int note_prstatus(struct svmtrace_vmi_mem *mem, unsigned int index, const
 
 /* Walk the notes of one PT_NOTE segment at file bytes [off, off + size). */
 static int parse_notes(struct svmtrace_vmi_mem *mem, uint64_t off, uint64_t size,
-		       unsigned int *nr_core, unsigned int *nr_qemu, struct svmtrace_vmi_error *err)
+		       unsigned int *nr_core, unsigned int *nr_qemu, struct svmtrace_error *err)
 {
 	const uint8_t *p = mem->map + off;
 	uint64_t pos = 0;
 	int rc = 0;
 
 	while (!rc && size - pos >= 12) {
-		uint32_t namesz = get32(p + pos), descsz = get32(p + pos + 4);
-		uint32_t type = get32(p + pos + 8);
+		uint32_t namesz = le32(p + pos), descsz = le32(p + pos + 4);
+		uint32_t type = le32(p + pos + 8);
 		uint64_t name_at = pos + 12;
 		uint64_t desc_at = name_at + (((uint64_t)namesz + 3) & ~3ULL);
 		uint64_t next = desc_at + (((uint64_t)descsz + 3) & ~3ULL);
 
 		if (desc_at > size || next > size)
-			return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+			return vmi_fail(err, SVMTRACE_E_FORMAT,
 					"%s: offset 0x%llx: note (name %u, desc %u bytes) runs "
 					"past its PT_NOTE segment",
 					mem->name, (unsigned long long)(off + pos), namesz, descsz);
@@ -157,7 +142,7 @@ static int parse_notes(struct svmtrace_vmi_mem *mem, uint64_t off, uint64_t size
 		pos = next;
 	}
 	if (!rc && pos != size)
-		rc = vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+		rc = vmi_fail(err, SVMTRACE_E_FORMAT,
 			      "%s: offset 0x%llx: %llu stray bytes at the end of the PT_NOTE "
 			      "segment",
 			      mem->name, (unsigned long long)(off + pos),
@@ -167,7 +152,7 @@ static int parse_notes(struct svmtrace_vmi_mem *mem, uint64_t off, uint64_t size
 
 /* e_phnum, or the real count from section 0 when it is PN_XNUM. */
 static int phdr_count(const struct svmtrace_vmi_mem *mem, const Elf64_Ehdr *eh, uint64_t *count,
-		      struct svmtrace_vmi_error *err)
+		      struct svmtrace_error *err)
 {
 	Elf64_Shdr sh;
 
@@ -176,7 +161,7 @@ static int phdr_count(const struct svmtrace_vmi_mem *mem, const Elf64_Ehdr *eh, 
 		return 0;
 	if (eh->e_shoff == 0 || eh->e_shoff > mem->map_len ||
 	    mem->map_len - eh->e_shoff < sizeof(sh))
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+		return vmi_fail(err, SVMTRACE_E_FORMAT,
 				"%s: e_phnum is PN_XNUM but section header 0 is missing",
 				mem->name);
 	memcpy(&sh, mem->map + eh->e_shoff, sizeof(sh));
@@ -185,26 +170,26 @@ static int phdr_count(const struct svmtrace_vmi_mem *mem, const Elf64_Ehdr *eh, 
 }
 
 static int check_header(const struct svmtrace_vmi_mem *mem, const Elf64_Ehdr *eh,
-			struct svmtrace_vmi_error *err)
+			struct svmtrace_error *err)
 {
 	if (mem->map_len < sizeof(*eh) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh->e_ident[EI_DATA] != ELFDATA2LSB)
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+		return vmi_fail(err, SVMTRACE_E_FORMAT,
 				"%s: ELF file is not 64-bit little-endian (QEMU writes ELF64 "
 				"cores for x86-64 guests)",
 				mem->name);
 	if (eh->e_type != ET_CORE || eh->e_machine != EM_X86_64)
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+		return vmi_fail(err, SVMTRACE_E_FORMAT,
 				"%s: ELF type %u machine %u, expected a core file (ET_CORE=%d) "
 				"for x86-64 (EM_X86_64=%d)",
 				mem->name, eh->e_type, eh->e_machine, ET_CORE, EM_X86_64);
 	if (eh->e_phentsize != sizeof(Elf64_Phdr))
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT, "%s: e_phentsize %u, expected %zu",
+		return vmi_fail(err, SVMTRACE_E_FORMAT, "%s: e_phentsize %u, expected %zu",
 				mem->name, eh->e_phentsize, sizeof(Elf64_Phdr));
 	return 0;
 }
 
-int mem_elfcore_parse(struct svmtrace_vmi_mem *mem, struct svmtrace_vmi_error *err)
+int mem_elfcore_parse(struct svmtrace_vmi_mem *mem, struct svmtrace_error *err)
 {
 	unsigned int nr_core = 0, nr_qemu = 0;
 	uint64_t count, i;
@@ -219,14 +204,14 @@ int mem_elfcore_parse(struct svmtrace_vmi_mem *mem, struct svmtrace_vmi_error *e
 	if (rc)
 		return rc;
 	if (eh.e_phoff > mem->map_len || count > (mem->map_len - eh.e_phoff) / sizeof(Elf64_Phdr))
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+		return vmi_fail(err, SVMTRACE_E_FORMAT,
 				"%s: %llu program headers at offset 0x%llx run past the end "
 				"of the file (%zu bytes)",
 				mem->name, (unsigned long long)count,
 				(unsigned long long)eh.e_phoff, mem->map_len);
 	mem->ranges = calloc(count ? count : 1, sizeof(*mem->ranges));
 	if (!mem->ranges)
-		return vmi_fail(err, SVMTRACE_VMI_E_NOMEM, "%s: out of memory", mem->name);
+		return vmi_fail(err, SVMTRACE_E_NOMEM, "%s: out of memory", mem->name);
 	for (i = 0; i < count; i++) {
 		Elf64_Phdr ph;
 
@@ -240,7 +225,7 @@ int mem_elfcore_parse(struct svmtrace_vmi_mem *mem, struct svmtrace_vmi_error *e
 			r->file_size = ph.p_filesz;
 		} else if (ph.p_type == PT_NOTE) {
 			if (ph.p_offset > mem->map_len || ph.p_filesz > mem->map_len - ph.p_offset)
-				return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+				return vmi_fail(err, SVMTRACE_E_FORMAT,
 						"%s: PT_NOTE at offset 0x%llx size 0x%llx runs "
 						"past the end of the file",
 						mem->name, (unsigned long long)ph.p_offset,
@@ -251,7 +236,7 @@ int mem_elfcore_parse(struct svmtrace_vmi_mem *mem, struct svmtrace_vmi_error *e
 		}
 	}
 	if (!mem->nr_ranges)
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+		return vmi_fail(err, SVMTRACE_E_FORMAT,
 				"%s: ELF core without PT_LOAD segments holds no guest memory",
 				mem->name);
 	return mem_ranges_finish(mem, err);
