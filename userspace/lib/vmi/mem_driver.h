@@ -46,6 +46,8 @@ struct svmtrace_vmi_mem {
 
 	struct svmtrace_vmi_vcpu *vcpus;
 	unsigned int nr_vcpus;
+	/* Why the vCPU records hold no registers, when the source says (or NULL). */
+	const char *vcpu_note;
 	void *priv;
 };
 

@@ -13,6 +13,7 @@
  *   startblock  the processor start block the boot processor leaves in the
  *               first MiB (works on raw images without CPU state)
  */
+#include "lib/vmi/mem_driver.h"
 #include "lib/vmi/win_pe_reader.h"
 #include "lib/vmi/vmi_error.h"
 #include "lib/vmi/x86_walk.h"
@@ -187,6 +188,10 @@ static int from_idt(const struct probe *pr, uint64_t dtb, uint64_t idt,
 static int no_register(struct svmtrace_error *err, const struct svmtrace_vmi_mem *mem,
 		       const char *reg)
 {
+	if (mem->vcpu_note)
+		return vmi_fail(err, SVMTRACE_E_NOT_FOUND, "%s (%s) records no %s: %s",
+				svmtrace_vmi_mem_kind(mem), svmtrace_vmi_mem_name(mem), reg,
+				mem->vcpu_note);
 	return vmi_fail(err, SVMTRACE_E_NOT_FOUND, "%s (%s) records no %s",
 			svmtrace_vmi_mem_kind(mem), svmtrace_vmi_mem_name(mem), reg);
 }
