@@ -189,8 +189,6 @@ class Decoder:
     def delta(self, f, h):
         if not self.base:
             raise Bad("delta without a full record before it in its frame")
-        if h & 0x80:
-            raise Bad("delta header has reserved bit 7")
         frm = self.rip
         e = self.table.get(pindex(frm))
         hit = e is not None and e[0] == frm
@@ -200,20 +198,37 @@ class Decoder:
             self.rip = e[1]
         else:
             raise Bad("predicted RIP without history")
+        copies = []
+        if h & 0x80:  # COPY: count, then destination << 4 | source (old values)
+            n = f.take(1)[0]
+            if not 1 <= n <= 16:
+                raise Bad("copy count outside 1..16")
+            copies = list(f.take(n))
+            dsts = [c >> 4 for c in copies]
+            if len(set(dsts)) != n or any(c >> 4 == c & 15 for c in copies):
+                raise Bad("a copy into itself or twice into one register")
+            old = list(self.gpr)
+            for c in copies:
+                self.gpr[c >> 4] = old[c & 15]
         mask, deltas = 0, []
         if h & 0x08:
             mask = f.u16()
+            if any(mask >> (c >> 4) & 1 for c in copies):
+                raise Bad("GPR mask has a register COPY wrote")
             for i in range(16):
                 if mask >> i & 1:
                     d = f.svarint()
                     deltas.append(d)
                     self.gpr[i] = (self.gpr[i] + d) & M64
-        elif hit:
+        elif hit and not h & 0x80:
+            old = list(self.gpr)
             k = 0
             for i in range(16):
                 if e[3] >> i & 1:
                     self.gpr[i] = (self.gpr[i] + e[4][k]) & M64
                     k += 1
+            if e[5] is not None:
+                self.gpr[e[5] >> 4] = old[e[5] & 15]
         x = f.varint() if h & 0x10 else 0
         self.rflags = (e[2] if hit else self.rflags) ^ x
         step = f.varint() + 2 if h & 0x20 else 1
@@ -227,13 +242,14 @@ class Decoder:
             f.u64()
             ymask = f.u16()
             f.take(32 * bin(ymask).count("1"))
-        if not hit or h & 0x1C:
+        if not hit or h & 0x9C:
             if not hit:
-                e = [frm, 0, 0, 0, []]
+                e = [frm, 0, 0, 0, [], None]
                 self.table[pindex(frm)] = e
             e[0], e[1], e[2] = frm, self.rip, self.rflags
-            if not hit or h & 0x08:
+            if not hit or h & 0x88:
                 e[3], e[4] = (mask, deltas) if len(deltas) <= 4 else (0, [])
+                e[5] = copies[0] if len(copies) == 1 else None
         return "instruction", 0, None, 0
 
     def record(self, f):

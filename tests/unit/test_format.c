@@ -367,15 +367,43 @@ static void delta_first(struct bytes *f)
 	frame_of(f, "\x04\x06", 2);
 }
 
-static void delta_reserved(struct bytes *f)
+/* After the walkthrough's start: a delta with RIP +3 and then @rest. */
+static void delta_with(struct bytes *f, uint8_t header, const char *rest, size_t n)
 {
 	struct bytes *r = new_bytes();
 
 	start_record(r, 0x02, 10);
-	put8(r, 0x84);
+	put8(r, header);
 	put8(r, 0x06);
+	put_raw(r, rest, n);
 	frame_of_records(f, r);
 	free(r);
+}
+
+static void copy_count_zero(struct bytes *f)
+{
+	delta_with(f, 0x84, "\x00", 1);
+}
+
+static void copy_count_17(struct bytes *f)
+{
+	delta_with(f, 0x84, "\x11", 1);
+}
+
+static void copy_into_itself(struct bytes *f)
+{
+	delta_with(f, 0x84, "\x01\x11", 2);
+}
+
+static void copy_twice(struct bytes *f)
+{
+	delta_with(f, 0x84, "\x02\x10\x12", 3);
+}
+
+static void copy_and_delta(struct bytes *f)
+{
+	/* COPY rbx <- rax, and GPR mask rbx +1 */
+	delta_with(f, 0x8c, "\x01\x10\x02\x00\x02", 5);
 }
 
 static void full_reserved(struct bytes *f)
@@ -526,9 +554,17 @@ static const struct broken broken_files[] = {
 	{ "delta first", SVMTRACE_E_FORMAT,
 	  "offset 16: frame byte 0 of 2: delta record before any anchor in this frame",
 	  delta_first },
-	{ "delta reserved", SVMTRACE_E_FORMAT,
-	  "offset 16: frame byte 42 of 44: delta header 0x84 has reserved bit 0x80 set",
-	  delta_reserved },
+	{ "copy count 0", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 42 of 45: copy count 0 is outside 1..16", copy_count_zero },
+	{ "copy count 17", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 42 of 45: copy count 17 is outside 1..16", copy_count_17 },
+	{ "copy into itself", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 42 of 46: copy 0x11 copies rbx into itself", copy_into_itself },
+	{ "copy twice", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 42 of 47: copy 0x12 writes rbx twice", copy_twice },
+	{ "copy and delta", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 42 of 49: GPR mask 0x0002 has registers COPY wrote (0x0002)",
+	  copy_and_delta },
 	{ "full reserved", SVMTRACE_E_FORMAT,
 	  "offset 16: frame byte 0 of 42: session start header 0x12 has reserved bits 0x10 set",
 	  full_reserved },

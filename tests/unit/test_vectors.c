@@ -16,8 +16,9 @@
  * change of more than four registers (not learned), a prediction learned
  * before an anchor and used after it, RFLAGS predicted from the table and
  * not from the previous state, XSTATE deltas (with and without changed
- * registers), session ends with G, the table emptied at a frame start, and a
- * non-shortest varint (read only: our writer never makes one).
+ * registers), COPY (explicit, with GPR, two at once from old values, and a
+ * predicted copy), session ends with G, the table emptied at a frame start,
+ * and a non-shortest varint (read only: our writer never makes one).
  */
 #include <check.h>
 #include <stdio.h>
@@ -195,6 +196,55 @@ static const struct expect frames_records[] = {
 	{ END, 7, 0, 0, 0x2002, 0x2, 0, { 0 }, 0, false, -1, false },
 };
 
+/*
+ * ---- 5. COPY: a register takes another's old value -- mov rcx, rax at
+ * 0x5000; xchg rax, rbx at 0x5003; jmp 0x5000 at 0x5005; the loop again;
+ * then an instruction that copies rbx into rdi and adds 8 to rsp.
+ * A = 0x1122334455667788, B = 0x99aabbccddeeff00.
+ */
+#define VA 0x1122334455667788ull
+#define VB 0x99aabbccddeeff00ull
+/* clang-format off */
+static const uint8_t copy_bytes[] = {
+	0x46, 0x54, 0x52, 0x43, 0x05, 0, 0, 0, 0x03, 0, 0, 0, 0x01, 0, 0, 0, /* cpu 3 */
+	0x6a, 0, 0, 0, 0x6a, 0, 0, 0, /* frame: 106 raw */
+	/* start: seq 1, tsc 0, gate 0, rip 0x5000, rflags 2, cr3 0 */
+	0x02, 0x01, Z8, 0x00, 0x00, 0x50, 0, 0, 0, 0, 0, 0, 0x02, 0x00,
+	0x88, 0xef, 0x99, 0xab, 0xc5, 0xe8, 0x8c, 0x91, 0x11,       /* rax A */
+	0x80, 0xfe, 0xbb, 0xef, 0xcd, 0xf9, 0xae, 0xd5, 0x99, 0x01, /* rbx B */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	/* 2: 0x5000 misses: RIP +3; COPY: 1 copy, rcx <- rax (0x20); no GPR part */
+	0x84, 0x06, 0x01, 0x20,
+	/* 3: 0x5003 misses: RIP +2; COPY: rax <- rbx (0x01), rbx <- rax (0x10), old values */
+	0x84, 0x04, 0x02, 0x01, 0x10,
+	/* 4: 0x5005 misses: RIP -5 (09) */
+	0x04, 0x09,
+	/* 5: 0x5000 hits: its copy rcx <- rax is predicted (rcx = B now) */
+	0x00,
+	/* 6: 0x5003 hits for the RIP, but it learned no copy (two are not kept): COPY again */
+	0x80, 0x02, 0x01, 0x10,
+	/*
+	 * 7: 0x5005's entry says 0x5000: RIP +1 (02); COPY rdi <- rbx (0x51);
+	 * GPR mask rsp (0x0080) +8 (10) -- stored after COPY
+	 */
+	0x8c, 0x02, 0x01, 0x51, 0x80, 0x00, 0x10,
+	/* 8: session end, tsc 0x20, reason 0, rip 0x5006 */
+	0x03, 0x08, 0, 0, 0, 0, 0, 0, 0, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0x06, 0x50, 0, 0, 0, 0, 0, 0,
+};
+/* clang-format on */
+
+static const struct expect copy_records[] = {
+	{ START, 1, 0, 0, 0x5000, 0x2, 0, { VA, VB }, 0, true, -1, false },
+	{ INS, 2, 0, 0, 0x5003, 0x2, 0, { VA, VB, VA }, 0, false, -1, false },
+	{ INS, 3, 0, 0, 0x5005, 0x2, 0, { VB, VA, VA }, 0, false, -1, false },
+	{ INS, 4, 0, 0, 0x5000, 0x2, 0, { VB, VA, VA }, 0, false, -1, false },
+	{ INS, 5, 0, 0, 0x5003, 0x2, 0, { VB, VA, VB }, 0, false, -1, false },
+	{ INS, 6, 0, 0, 0x5005, 0x2, 0, { VA, VB, VB }, 0, false, -1, false },
+	{ INS, 7, 0, 0, 0x5006, 0x2, 0, { VA, VB, VB, 0, 0, VB, 0, 8 }, 0, false, -1, false },
+	{ END, 8, 0x20, 0, 0x5006, 0x2, 0, { VA, VB, VB, 0, 0, VB, 0, 8 }, 0, false, -1, false },
+};
+
 /* ---- 4. a reader must accept a varint that is not the shortest ---- */
 /* clang-format off */
 static const uint8_t long_varint_bytes[] = {
@@ -221,6 +271,8 @@ static const struct vector vectors[] = {
 	  sizeof(ymm_records) / sizeof(ymm_records[0]), ymm_states, true },
 	{ "frames", 2, frames_bytes, sizeof(frames_bytes), frames_records,
 	  sizeof(frames_records) / sizeof(frames_records[0]), NULL, true },
+	{ "copy", 3, copy_bytes, sizeof(copy_bytes), copy_records,
+	  sizeof(copy_records) / sizeof(copy_records[0]), NULL, true },
 	{ "long-varint", 0, long_varint_bytes, sizeof(long_varint_bytes), long_varint_records,
 	  sizeof(long_varint_records) / sizeof(long_varint_records[0]), NULL, false },
 };

@@ -216,8 +216,44 @@ static const uint8_t *ymm_delta(struct decoder *d, const uint8_t *p, const uint8
 	return p;
 }
 
+/*
+ * COPY: each listed register takes the value another one held in the
+ * previous state (all sources are read before any destination is written).
+ */
+static const uint8_t *copies_part(struct decoder *d, const uint8_t *p, const uint8_t *end,
+				  uint8_t *copies, unsigned int *ncopy, unsigned int *copied)
+{
+	uint64_t v[WIRE_COPY_MAX];
+	unsigned int n;
+
+	if (!need(d, p, end, 1, "copy count"))
+		return NULL;
+	n = *p++;
+	if (n < 1 || n > WIRE_COPY_MAX)
+		return fail(d, "copy count %u is outside 1..16", n);
+	if (!need(d, p, end, n, "copies"))
+		return NULL;
+	for (unsigned int i = 0; i < n; i++) {
+		unsigned int dst = p[i] >> 4, src = p[i] & 15;
+
+		if (dst == src)
+			return fail(d, "copy 0x%02x copies %s into itself", p[i],
+				    svmtrace_gpr_names[dst]);
+		if (*copied & (1u << dst))
+			return fail(d, "copy 0x%02x writes %s twice", p[i],
+				    svmtrace_gpr_names[dst]);
+		*copied |= 1u << dst;
+		v[i] = d->state.gpr[src];
+	}
+	for (unsigned int i = 0; i < n; i++)
+		d->state.gpr[p[i] >> 4] = v[i];
+	memcpy(copies, p, n);
+	*ncopy = n;
+	return p + n;
+}
+
 static const uint8_t *explicit_gprs(struct decoder *d, const uint8_t *p, const uint8_t *end,
-				    unsigned int *maskp, uint64_t *delta)
+				    unsigned int *maskp, uint64_t *delta, unsigned int copied)
 {
 	unsigned int mask;
 
@@ -225,6 +261,8 @@ static const uint8_t *explicit_gprs(struct decoder *d, const uint8_t *p, const u
 		return NULL;
 	mask = le16(p);
 	p += 2;
+	if (mask & copied)
+		return fail(d, "GPR mask 0x%04x has registers COPY wrote (0x%04x)", mask, copied);
 	*maskp = mask;
 	for (; mask; mask &= mask - 1) {
 		unsigned int i = (unsigned int)__builtin_ctz(mask);
@@ -246,13 +284,12 @@ static const uint8_t *delta_record(struct decoder *d, const uint8_t *p, const ui
 	struct predict_entry *pe = predict_slot(&d->predict, from);
 	bool hit = predict_hit(&d->predict, pe, from);
 	uint64_t delta[SVMTRACE_NR_GPRS], v, step = 1;
-	unsigned int mask = 0;
+	unsigned int mask = 0, ncopy = 0, copied = 0;
+	uint8_t copies[WIRE_COPY_MAX];
 	struct svmtrace_record *r = &d->rec;
 
 	if (!d->have_state)
 		return fail(d, "delta record before any anchor in this frame");
-	if (h & WIRE_DELTA_RESERVED)
-		return fail(d, "delta header 0x%02x has reserved bit 0x80 set", h);
 
 	if (h & WIRE_DELTA_RIP) {
 		p = varint(d, p, end, &v, "RIP");
@@ -266,15 +303,23 @@ static const uint8_t *delta_record(struct decoder *d, const uint8_t *p, const ui
 			    (unsigned long long)from);
 	}
 
-	if (h & WIRE_DELTA_GPR) {
-		p = explicit_gprs(d, p, end, &mask, delta);
+	if (h & WIRE_DELTA_COPY) {
+		p = copies_part(d, p, end, copies, &ncopy, &copied);
 		if (!p)
 			return NULL;
-	} else if (hit) {
+	}
+	if (h & WIRE_DELTA_GPR) {
+		p = explicit_gprs(d, p, end, &mask, delta, copied);
+		if (!p)
+			return NULL;
+	} else if (hit && !(h & WIRE_DELTA_COPY)) {
+		uint64_t copy = d->state.gpr[pe->copy & 15];
 		unsigned int n = 0;
 
 		for (unsigned int m = pe->mask; m; m &= m - 1)
 			d->state.gpr[__builtin_ctz(m)] += pe->delta[n++];
+		if (pe->ncopy)
+			d->state.gpr[pe->copy >> 4] = copy;
 	}
 
 	v = 0;
@@ -304,7 +349,8 @@ static const uint8_t *delta_record(struct decoder *d, const uint8_t *p, const ui
 			return NULL;
 	}
 
-	predict_update(&d->predict, pe, hit, h, from, d->state.rip, d->state.rflags, mask, delta);
+	predict_update(&d->predict, pe, hit, h, from, d->state.rip, d->state.rflags, mask, delta,
+		       ncopy, copies);
 	r->kind = SVMTRACE_SLOT_INSTRUCTION;
 	r->state_known = true;
 	r->has_tsc = false;

@@ -128,20 +128,79 @@ static uint8_t *put_xstate_delta(struct encoder *e, const struct svmtrace_slot_x
 	return p;
 }
 
-/* Does the GPR change (@mask, @delta) equal what entry @pe predicts? */
+/*
+ * Does the GPR change from @old to @new (@mask, @delta) equal what entry @pe
+ * predicts: its copy, then its deltas?
+ */
 static bool gprs_predicted(const struct predict_entry *pe, bool hit, unsigned int mask,
-			   const uint64_t *delta)
+			   const uint64_t *delta, const uint64_t *old, const __u64 *new)
 {
 	unsigned int n = 0;
 
-	if (!hit || mask != pe->mask)
-		return !hit && !mask;
+	if (!hit)
+		return !mask;
+	if (pe->ncopy) {
+		if (new[pe->copy >> 4] != old[pe->copy & 15])
+			return false;
+		mask &= ~(1u << (pe->copy >> 4));
+	}
+	if (mask != pe->mask)
+		return false;
 	while (mask) {
 		if (delta[__builtin_ctz(mask)] != pe->delta[n++])
 			return false;
 		mask &= mask - 1;
 	}
 	return true;
+}
+
+/* A register other than @k whose old value is @v, or -1. */
+static int copy_source(const uint64_t *old, unsigned int k, uint64_t v)
+{
+	for (unsigned int j = 0; j < SVMTRACE_NR_GPRS; j++)
+		if (old[j] == v && j != k)
+			return (int)j;
+	return -1;
+}
+
+/*
+ * The explicit GPR parts: a changed register whose difference would take 3
+ * varint bytes or more and whose new value some register held before is
+ * stored as a copy (one byte) instead, in COPY; the others in GPR.  Clears
+ * the copied registers from *mask; returns the copies' count.
+ */
+static unsigned int put_gprs(const uint64_t *old, const __u64 *new, const uint64_t *delta,
+			     unsigned int *mask, uint8_t *copies, uint8_t **pp, uint8_t *h)
+{
+	unsigned int ncopy = 0;
+	uint8_t *p = *pp;
+
+	for (unsigned int m = *mask; m; m &= m - 1) {
+		unsigned int k = (unsigned int)__builtin_ctz(m);
+		int j;
+
+		if (zigzag(delta[k]) < (1u << 14))
+			continue;
+		j = copy_source(old, k, new[k]);
+		if (j < 0)
+			continue;
+		copies[ncopy++] = (uint8_t)(k << 4 | (unsigned int)j);
+		*mask &= ~(1u << k);
+	}
+	if (ncopy) {
+		*h |= WIRE_DELTA_COPY;
+		*p++ = (uint8_t)ncopy;
+		memcpy(p, copies, ncopy);
+		p += ncopy;
+	}
+	if (*mask || !ncopy) {
+		*h |= WIRE_DELTA_GPR;
+		p = put_le16(p, (uint16_t)*mask);
+		for (unsigned int m = *mask; m; m &= m - 1)
+			p = wire_put_varint(p, zigzag(delta[__builtin_ctz(m)]));
+	}
+	*pp = p;
+	return ncopy;
 }
 
 static size_t put_delta(struct encoder *e, const struct svmtrace_slot *s,
@@ -152,7 +211,8 @@ static size_t put_delta(struct encoder *e, const struct svmtrace_slot *s,
 	uint64_t delta[SVMTRACE_NR_GPRS];
 	uint64_t step = s->seq - e->prev_seq;
 	uint64_t rflags_guess = hit ? pe->rflags : e->prev.rflags;
-	unsigned int mask = 0;
+	unsigned int mask = 0, ncopy = 0;
+	uint8_t copies[WIRE_COPY_MAX];
 	uint8_t *p = out + 1;
 	uint8_t h = WIRE_DELTA;
 
@@ -164,12 +224,8 @@ static size_t put_delta(struct encoder *e, const struct svmtrace_slot *s,
 		h |= WIRE_DELTA_RIP;
 		p = wire_put_varint(p, zigzag(s->rip - e->prev.rip));
 	}
-	if (!gprs_predicted(pe, hit, mask, delta)) {
-		h |= WIRE_DELTA_GPR;
-		p = put_le16(p, (uint16_t)mask);
-		for (unsigned int m = mask; m; m &= m - 1)
-			p = wire_put_varint(p, zigzag(delta[__builtin_ctz(m)]));
-	}
+	if (!gprs_predicted(pe, hit, mask, delta, e->prev.gpr, s->gpr))
+		ncopy = put_gprs(e->prev.gpr, s->gpr, delta, &mask, copies, &p, &h);
 	if (s->rflags != rflags_guess) {
 		h |= WIRE_DELTA_RFLAGS;
 		p = wire_put_varint(p, s->rflags ^ rflags_guess);
@@ -183,7 +239,7 @@ static size_t put_delta(struct encoder *e, const struct svmtrace_slot *s,
 	out[0] = h;
 
 	predict_update(&e->predict, pe, hit, h, e->prev.rip, s->rip, s->rflags,
-		       (h & WIRE_DELTA_GPR) ? mask : 0, delta);
+		       (h & WIRE_DELTA_GPR) ? mask : 0, delta, ncopy, copies);
 	remember(e, s, x);
 	e->since_anchor++;
 	return (size_t)(p - out);

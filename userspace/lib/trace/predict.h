@@ -30,8 +30,9 @@ struct predict_entry {
 	uint64_t rflags;	      /* RFLAGS after it */
 	uint64_t delta[PREDICT_GPRS]; /* changes of the GPRs in mask, low bit first */
 	uint16_t mask;		      /* GPRs it changed (0 when more than PREDICT_GPRS) */
-	uint16_t pad;
-	uint32_t epoch; /* valid when equal to the table's epoch */
+	uint8_t ncopy;		      /* 1: it also copied a GPR, as copy says; else 0 */
+	uint8_t copy;		      /* destination << 4 | source (an old value) */
+	uint32_t epoch;		      /* valid when equal to the table's epoch */
 };
 
 struct predict_table {
@@ -75,6 +76,7 @@ static inline void predict_learn_flow(const struct predict_table *t, struct pred
 		e->rip = rip;
 		e->epoch = t->epoch;
 		e->mask = 0;
+		e->ncopy = 0;
 	}
 	e->next_rip = next_rip;
 	e->rflags = rflags;
@@ -105,18 +107,24 @@ static inline void predict_learn_gprs(struct predict_entry *e, unsigned int mask
  * The learning rule (docs/format.md, "Prediction", step 5), the one place
  * both the encoder and the decoder take it from: after a delta with header
  * @h whose previous RIP @from selected entry @e (@hit: it predicted), the
- * new state has @rip and @rflags and the GPRs in @mask changed by @delta
- * (@mask is the stored mask, 0 when GPR was not stored).
+ * new state has @rip and @rflags, the GPRs in @mask changed by @delta
+ * (@mask is the stored mask, 0 when GPR was not stored) and @ncopy GPRs
+ * were copied as @copy[] says (destination << 4 | source; 0 copies when
+ * COPY was not stored).
  */
 static inline void predict_update(const struct predict_table *t, struct predict_entry *e, bool hit,
 				  uint8_t h, uint64_t from, uint64_t rip, uint64_t rflags,
-				  unsigned int mask, const uint64_t *delta)
+				  unsigned int mask, const uint64_t *delta, unsigned int ncopy,
+				  const uint8_t *copy)
 {
-	if (hit && !(h & (WIRE_DELTA_RIP | WIRE_DELTA_GPR | WIRE_DELTA_RFLAGS)))
+	if (hit && !(h & (WIRE_DELTA_RIP | WIRE_DELTA_GPR | WIRE_DELTA_RFLAGS | WIRE_DELTA_COPY)))
 		return;
 	predict_learn_flow(t, e, from, rip, rflags);
-	if (!hit || (h & WIRE_DELTA_GPR))
+	if (!hit || (h & (WIRE_DELTA_GPR | WIRE_DELTA_COPY))) {
 		predict_learn_gprs(e, mask, delta);
+		e->ncopy = ncopy == 1;
+		e->copy = ncopy == 1 ? copy[0] : 0;
+	}
 }
 
 #endif
