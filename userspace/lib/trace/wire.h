@@ -32,14 +32,15 @@
 #define WIRE_FULL_RESERVED 0xf0
 
 /* Delta records: what is stored explicitly instead of predicted. */
-#define WIRE_DELTA_RIP	    0x04 /* zigzag varint: rip - previous rip */
-#define WIRE_DELTA_GPR	    0x08 /* u16 mask, then a zigzag varint per set bit */
-#define WIRE_DELTA_RFLAGS   0x10 /* varint: rflags XOR predicted rflags */
-#define WIRE_DELTA_SEQ	    0x20 /* varint: sequence step - 2 */
-#define WIRE_DELTA_XSTATE   0x40 /* u64 xstate_bv, u16 YMM mask, 32 bytes per set bit */
-#define WIRE_DELTA_COPY	    0x80 /* u8 count, then per copy u8 destination << 4 | source;
-					stored right after the RIP part, before GPR */
-#define WIRE_COPY_MAX	    16
+#define WIRE_DELTA_RIP	  0x04 /* zigzag varint: rip - previous rip */
+#define WIRE_DELTA_GPR	  0x08 /* u16 mask, then a zigzag varint per set bit */
+#define WIRE_DELTA_RFLAGS 0x10 /* varint: rflags XOR predicted rflags */
+#define WIRE_DELTA_SEQ	  0x20 /* varint: sequence step - 2 */
+#define WIRE_DELTA_XSTATE 0x40 /* u64 xstate_bv, u16 YMM mask, 32 bytes per set bit */
+#define WIRE_DELTA_COPY                                                                            \
+	0x80 /* u8 count, then per copy u8 destination << 4 | source;                              \
+		    stored right after the RIP part, before GPR */
+#define WIRE_COPY_MAX 16
 
 /*
  * Session end: type, u64 seq, u64 tsc, u32 reason, u64 rip [, state]
@@ -59,8 +60,9 @@
  * Worst cases: a full record with every varint at its longest, and a delta
  * with every part explicit (RIP, mask + 16 GPRs, RFLAGS, sequence, YMM).
  */
-#define WIRE_FULL_MAX	(1 + 10 + 8 + 5 + 8 + 10 + 10 + 16 * 10 + 10 + WIRE_XSTATE_SIZE)
-#define WIRE_DELTA_MAX	(1 + 10 + 1 + WIRE_COPY_MAX + 2 + 16 * 10 + 10 + 10 + 8 + 2 + 16 * WIRE_YMM_BYTES)
+#define WIRE_FULL_MAX (1 + 10 + 8 + 5 + 8 + 10 + 10 + 16 * 10 + 10 + WIRE_XSTATE_SIZE)
+#define WIRE_DELTA_MAX                                                                             \
+	(1 + 10 + 1 + WIRE_COPY_MAX + 2 + 16 * 10 + 10 + 10 + 8 + 2 + 16 * WIRE_YMM_BYTES)
 #define WIRE_RECORD_MAX (WIRE_FULL_MAX > WIRE_DELTA_MAX ? WIRE_FULL_MAX : WIRE_DELTA_MAX)
 #define WIRE_END_MAX	(WIRE_END_SIZE + 10 + 10 + 16 * 10 + 10 + WIRE_XSTATE_SIZE)
 _Static_assert(WIRE_END_MAX <= WIRE_RECORD_MAX, "a session end fits any record's room");
