@@ -22,6 +22,27 @@ class Bad(Exception):
     pass
 
 
+def regop(op, d, s, r):
+    """A delta's register operation (format.md, the OPS table)."""
+    k = op & 0x3F
+    if op == 0 and r >> 4 != r & 15:
+        return s
+    if op == 1:
+        return (d + s) & M64
+    if op == 2:
+        return (d - s) & M64
+    if op == 3:
+        return d ^ s
+    if op == 4:
+        return (d + s) & 0xFFFFFFFF
+    if op & 0xC0 == 0x40 and k:
+        return ((s << k) | (s >> (64 - k))) & M64
+    if op & 0xC0 == 0x80 and 0 < k < 32:
+        w = s & 0xFFFFFFFF
+        return ((w << k) | (w >> (32 - k))) & 0xFFFFFFFF
+    raise Bad("operation %02x %02x is not defined" % (r, op))
+
+
 def lz4_block(src, size):
     """LZ4 block format: sequences of token, literals, offset, match."""
     out = bytearray()
@@ -198,23 +219,23 @@ class Decoder:
             self.rip = e[1]
         else:
             raise Bad("predicted RIP without history")
-        copies = []
-        if h & 0x80:  # COPY: count, then destination << 4 | source (old values)
+        ops = []
+        if h & 0x80:  # OPS: count, then (destination << 4 | source, operation) pairs
             n = f.take(1)[0]
             if not 1 <= n <= 16:
-                raise Bad("copy count outside 1..16")
-            copies = list(f.take(n))
-            dsts = [c >> 4 for c in copies]
-            if len(set(dsts)) != n or any(c >> 4 == c & 15 for c in copies):
-                raise Bad("a copy into itself or twice into one register")
+                raise Bad("operation count outside 1..16")
+            raw = f.take(2 * n)
+            ops = [(raw[2 * i], raw[2 * i + 1]) for i in range(n)]
+            if len(set(r >> 4 for r, _ in ops)) != n:
+                raise Bad("a register written twice by OPS")
             old = list(self.gpr)
-            for c in copies:
-                self.gpr[c >> 4] = old[c & 15]
+            for r, op in ops:
+                self.gpr[r >> 4] = regop(op, old[r >> 4], old[r & 15], r)
         mask, deltas = 0, []
         if h & 0x08:
             mask = f.u16()
-            if any(mask >> (c >> 4) & 1 for c in copies):
-                raise Bad("GPR mask has a register COPY wrote")
+            if any(mask >> (r >> 4) & 1 for r, _ in ops):
+                raise Bad("GPR mask has a register OPS wrote")
             for i in range(16):
                 if mask >> i & 1:
                     d = f.svarint()
@@ -228,7 +249,8 @@ class Decoder:
                     self.gpr[i] = (self.gpr[i] + e[4][k]) & M64
                     k += 1
             if e[5] is not None:
-                self.gpr[e[5] >> 4] = old[e[5] & 15]
+                r, op = e[5]
+                self.gpr[r >> 4] = regop(op, old[r >> 4], old[r & 15], r)
         x = f.varint() if h & 0x10 else 0
         self.rflags = (e[2] if hit else self.rflags) ^ x
         step = f.varint() + 2 if h & 0x20 else 1
@@ -249,7 +271,7 @@ class Decoder:
             e[0], e[1], e[2] = frm, self.rip, self.rflags
             if not hit or h & 0x88:
                 e[3], e[4] = (mask, deltas) if len(deltas) <= 4 else (0, [])
-                e[5] = copies[0] if len(copies) == 1 else None
+                e[5] = ops[0] if len(ops) == 1 else None
         return "instruction", 0, None, 0
 
     def record(self, f):

@@ -380,30 +380,50 @@ static void delta_with(struct bytes *f, uint8_t header, const char *rest, size_t
 	free(r);
 }
 
-static void copy_count_zero(struct bytes *f)
+static void ops_count_zero(struct bytes *f)
 {
 	delta_with(f, 0x84, "\x00", 1);
 }
 
-static void copy_count_17(struct bytes *f)
+static void ops_count_17(struct bytes *f)
 {
 	delta_with(f, 0x84, "\x11", 1);
 }
 
+static void ops_cut_short(struct bytes *f)
+{
+	delta_with(f, 0x84, "\x02\x10\x00\x20", 4);
+}
+
 static void copy_into_itself(struct bytes *f)
 {
-	delta_with(f, 0x84, "\x01\x11", 2);
+	delta_with(f, 0x84, "\x01\x11\x00", 3);
 }
 
-static void copy_twice(struct bytes *f)
+static void op_undefined(struct bytes *f)
 {
-	delta_with(f, 0x84, "\x02\x10\x12", 3);
+	delta_with(f, 0x84, "\x01\x10\x05", 3);
 }
 
-static void copy_and_delta(struct bytes *f)
+static void rol_by_0(struct bytes *f)
 {
-	/* COPY rbx <- rax, and GPR mask rbx +1 */
-	delta_with(f, 0x8c, "\x01\x10\x02\x00\x02", 5);
+	delta_with(f, 0x84, "\x01\x11\x40", 3);
+}
+
+static void rol32_by_32(struct bytes *f)
+{
+	delta_with(f, 0x84, "\x01\x11\xa0", 3);
+}
+
+static void ops_twice(struct bytes *f)
+{
+	delta_with(f, 0x84, "\x02\x10\x00\x12\x01", 5);
+}
+
+static void ops_and_delta(struct bytes *f)
+{
+	/* OPS rbx <- rax, and GPR mask rbx +1 */
+	delta_with(f, 0x8c, "\x01\x10\x00\x02\x00\x02", 6);
 }
 
 static void full_reserved(struct bytes *f)
@@ -554,17 +574,30 @@ static const struct broken broken_files[] = {
 	{ "delta first", SVMTRACE_E_FORMAT,
 	  "offset 16: frame byte 0 of 2: delta record before any anchor in this frame",
 	  delta_first },
-	{ "copy count 0", SVMTRACE_E_FORMAT,
-	  "offset 16: frame byte 42 of 45: copy count 0 is outside 1..16", copy_count_zero },
-	{ "copy count 17", SVMTRACE_E_FORMAT,
-	  "offset 16: frame byte 42 of 45: copy count 17 is outside 1..16", copy_count_17 },
+	{ "ops count 0", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 42 of 45: operation count 0 is outside 1..16", ops_count_zero },
+	{ "ops count 17", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 42 of 45: operation count 17 is outside 1..16", ops_count_17 },
+	{ "ops cut short", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 42 of 48: operations needs 4 bytes, the frame has 3 left",
+	  ops_cut_short },
 	{ "copy into itself", SVMTRACE_E_FORMAT,
-	  "offset 16: frame byte 42 of 46: copy 0x11 copies rbx into itself", copy_into_itself },
-	{ "copy twice", SVMTRACE_E_FORMAT,
-	  "offset 16: frame byte 42 of 47: copy 0x12 writes rbx twice", copy_twice },
-	{ "copy and delta", SVMTRACE_E_FORMAT,
-	  "offset 16: frame byte 42 of 49: GPR mask 0x0002 has registers COPY wrote (0x0002)",
-	  copy_and_delta },
+	  "offset 16: frame byte 42 of 47: operation 11 00 (rbx from rbx) is not defined",
+	  copy_into_itself },
+	{ "op undefined", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 42 of 47: operation 10 05 (rbx from rax) is not defined",
+	  op_undefined },
+	{ "rol by 0", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 42 of 47: operation 11 40 (rbx from rbx) is not defined",
+	  rol_by_0 },
+	{ "rol32 by 32", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 42 of 47: operation 11 a0 (rbx from rbx) is not defined",
+	  rol32_by_32 },
+	{ "ops twice", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 42 of 49: operation 12 01 writes rbx twice", ops_twice },
+	{ "ops and delta", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 42 of 50: GPR mask 0x0002 has registers OPS wrote (0x0002)",
+	  ops_and_delta },
 	{ "full reserved", SVMTRACE_E_FORMAT,
 	  "offset 16: frame byte 0 of 42: session start header 0x12 has reserved bits 0x10 set",
 	  full_reserved },

@@ -16,8 +16,9 @@
  * change of more than four registers (not learned), a prediction learned
  * before an anchor and used after it, RFLAGS predicted from the table and
  * not from the previous state, XSTATE deltas (with and without changed
- * registers), COPY (explicit, with GPR, two at once from old values, and a
- * predicted copy), session ends with G, the table emptied at a frame start,
+ * registers), OPS (copies: explicit, with GPR, a swap from old values, a
+ * predicted copy; add, xor, 64-bit rotate, 32-bit add, 32-bit rotate, sub,
+ * and a predicted add), session ends with G, the table emptied at a frame start,
  * and a non-shortest varint (read only: our writer never makes one).
  */
 #include <check.h>
@@ -197,7 +198,7 @@ static const struct expect frames_records[] = {
 };
 
 /*
- * ---- 5. COPY: a register takes another's old value -- mov rcx, rax at
+ * ---- 5. OPS copies: a register takes another's old value -- mov rcx, rax at
  * 0x5000; xchg rax, rbx at 0x5003; jmp 0x5000 at 0x5005; the loop again;
  * then an instruction that copies rbx into rdi and adds 8 to rsp.
  * A = 0x1122334455667788, B = 0x99aabbccddeeff00.
@@ -207,27 +208,27 @@ static const struct expect frames_records[] = {
 /* clang-format off */
 static const uint8_t copy_bytes[] = {
 	0x46, 0x54, 0x52, 0x43, 0x05, 0, 0, 0, 0x03, 0, 0, 0, 0x01, 0, 0, 0, /* cpu 3 */
-	0x6a, 0, 0, 0, 0x6a, 0, 0, 0, /* frame: 106 raw */
+	0x70, 0, 0, 0, 0x70, 0, 0, 0, /* frame: 112 raw */
 	/* start: seq 1, tsc 0, gate 0, rip 0x5000, rflags 2, cr3 0 */
 	0x02, 0x01, Z8, 0x00, 0x00, 0x50, 0, 0, 0, 0, 0, 0, 0x02, 0x00,
 	0x88, 0xef, 0x99, 0xab, 0xc5, 0xe8, 0x8c, 0x91, 0x11,       /* rax A */
 	0x80, 0xfe, 0xbb, 0xef, 0xcd, 0xf9, 0xae, 0xd5, 0x99, 0x01, /* rbx B */
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	/* 2: 0x5000 misses: RIP +3; COPY: 1 copy, rcx <- rax (0x20); no GPR part */
-	0x84, 0x06, 0x01, 0x20,
-	/* 3: 0x5003 misses: RIP +2; COPY: rax <- rbx (0x01), rbx <- rax (0x10), old values */
-	0x84, 0x04, 0x02, 0x01, 0x10,
+	/* 2: 0x5000 misses: RIP +3; OPS: 1 operation, rcx <- rax (20), copy (00); no GPR part */
+	0x84, 0x06, 0x01, 0x20, 0x00,
+	/* 3: 0x5003 misses: RIP +2; OPS: copies rax <- rbx, rbx <- rax, of old values */
+	0x84, 0x04, 0x02, 0x01, 0x00, 0x10, 0x00,
 	/* 4: 0x5005 misses: RIP -5 (09) */
 	0x04, 0x09,
 	/* 5: 0x5000 hits: its copy rcx <- rax is predicted (rcx = B now) */
 	0x00,
-	/* 6: 0x5003 hits for the RIP, but it learned no copy (two are not kept): COPY again */
-	0x80, 0x02, 0x01, 0x10,
+	/* 6: 0x5003 hits for the RIP, but it learned no operation (two are not kept): OPS again */
+	0x80, 0x02, 0x01, 0x00, 0x10, 0x00,
 	/*
-	 * 7: 0x5005's entry says 0x5000: RIP +1 (02); COPY rdi <- rbx (0x51);
-	 * GPR mask rsp (0x0080) +8 (10) -- stored after COPY
+	 * 7: 0x5005's entry says 0x5000: RIP +1 (02); OPS copy rdi <- rbx (51 00);
+	 * GPR mask rsp (0x0080) +8 (10) -- stored after OPS
 	 */
-	0x8c, 0x02, 0x01, 0x51, 0x80, 0x00, 0x10,
+	0x8c, 0x02, 0x01, 0x51, 0x00, 0x80, 0x00, 0x10,
 	/* 8: session end, tsc 0x20, reason 0, rip 0x5006 */
 	0x03, 0x08, 0, 0, 0, 0, 0, 0, 0, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0x06, 0x50, 0, 0, 0, 0, 0, 0,
@@ -243,6 +244,60 @@ static const struct expect copy_records[] = {
 	{ INS, 6, 0, 0, 0x5005, 0x2, 0, { VA, VB, VB }, 0, false, -1, false },
 	{ INS, 7, 0, 0, 0x5006, 0x2, 0, { VA, VB, VB, 0, 0, VB, 0, 8 }, 0, false, -1, false },
 	{ END, 8, 0x20, 0, 0x5006, 0x2, 0, { VA, VB, VB, 0, 0, VB, 0, 8 }, 0, false, -1, false },
+};
+
+/*
+ * ---- 6. OPS arithmetic, each operand from the previous state: add rax, rbx
+ * at 0x6000; xor rcx, rax; ror rcx, 8 (rotate left 56); add edx, ebx (32
+ * bits); ror edx, 7 (32-bit rotate left 25); sub rbx, rcx; jmp 0x6000; the
+ * add again, predicted.  A and B as above, C = 0x0123456789abcdef,
+ * D = 0xdeadbeef.
+ */
+#define VC 0x0123456789abcdefull
+#define VD 0xdeadbeefull
+/* clang-format off */
+static const uint8_t ops_bytes[] = {
+	0x46, 0x54, 0x52, 0x43, 0x05, 0, 0, 0, 0x04, 0, 0, 0, 0x01, 0, 0, 0, /* cpu 4 */
+	0x80, 0, 0, 0, 0x80, 0, 0, 0, /* frame: 128 raw */
+	/* start: seq 1, tsc 0, gate 0, rip 0x6000, rflags 2, cr3 0 */
+	0x02, 0x01, Z8, 0x00, 0x00, 0x60, 0, 0, 0, 0, 0, 0, 0x02, 0x00,
+	0x88, 0xef, 0x99, 0xab, 0xc5, 0xe8, 0x8c, 0x91, 0x11,       /* rax A */
+	0x80, 0xfe, 0xbb, 0xef, 0xcd, 0xf9, 0xae, 0xd5, 0x99, 0x01, /* rbx B */
+	0xef, 0x9b, 0xaf, 0xcd, 0xf8, 0xac, 0xd1, 0x91, 0x01,       /* rcx C */
+	0xef, 0xfd, 0xb6, 0xf5, 0x0d,                               /* rdx D */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0x84, 0x06, 0x01, 0x01, 0x01, /* 2: RIP +3; rax <- rax + rbx (01 01) */
+	0x84, 0x06, 0x01, 0x20, 0x03, /* 3: RIP +3; rcx <- rcx ^ rax (20 03) */
+	0x84, 0x08, 0x01, 0x22, 0x78, /* 4: RIP +4; rcx <- rcx rotated left 56 (22 40|38) */
+	0x84, 0x04, 0x01, 0x31, 0x04, /* 5: RIP +2; rdx <- (u32)(rdx + rbx) (31 04) */
+	0x84, 0x06, 0x01, 0x33, 0x99, /* 6: RIP +3; rdx <- 32-bit rotate left 25 (33 80|19) */
+	0x84, 0x06, 0x01, 0x12, 0x02, /* 7: RIP +3; rbx <- rbx - rcx (12 02) */
+	0x04, 0x23,                   /* 8: RIP -18 */
+	0x00,                         /* 9: 0x6000 hits: RIP and rax <- rax + rbx predicted */
+	/* 10: session end, tsc 0x30, reason 0, rip 0x6003 */
+	0x03, 0x0a, 0, 0, 0, 0, 0, 0, 0, 0x30, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0x03, 0x60, 0, 0, 0, 0, 0, 0,
+};
+/* clang-format on */
+
+#define R1 0xaaccef1133557688ull /* A + B */
+#define C2 0xabefaa76bafebb67ull /* C ^ R1 */
+#define C3 0x67abefaa76bafebbull /* C2 rotated left 56 */
+#define D4 0xbc9cbdefull	 /* (u32)(D + B) */
+#define D5 0xdf79397bull	 /* D4 rotated left 25 in 32 bits */
+#define B6 0x31fecc2267340045ull /* B - C3 */
+#define R9 0xdccbbb339a8976cdull /* R1 + B6 */
+static const struct expect ops_records[] = {
+	{ START, 1, 0, 0, 0x6000, 0x2, 0, { VA, VB, VC, VD }, 0, true, -1, false },
+	{ INS, 2, 0, 0, 0x6003, 0x2, 0, { R1, VB, VC, VD }, 0, false, -1, false },
+	{ INS, 3, 0, 0, 0x6006, 0x2, 0, { R1, VB, C2, VD }, 0, false, -1, false },
+	{ INS, 4, 0, 0, 0x600a, 0x2, 0, { R1, VB, C3, VD }, 0, false, -1, false },
+	{ INS, 5, 0, 0, 0x600c, 0x2, 0, { R1, VB, C3, D4 }, 0, false, -1, false },
+	{ INS, 6, 0, 0, 0x600f, 0x2, 0, { R1, VB, C3, D5 }, 0, false, -1, false },
+	{ INS, 7, 0, 0, 0x6012, 0x2, 0, { R1, B6, C3, D5 }, 0, false, -1, false },
+	{ INS, 8, 0, 0, 0x6000, 0x2, 0, { R1, B6, C3, D5 }, 0, false, -1, false },
+	{ INS, 9, 0, 0, 0x6003, 0x2, 0, { R9, B6, C3, D5 }, 0, false, -1, false },
+	{ END, 10, 0x30, 0, 0x6003, 0x2, 0, { R9, B6, C3, D5 }, 0, false, -1, false },
 };
 
 /* ---- 4. a reader must accept a varint that is not the shortest ---- */
@@ -273,6 +328,8 @@ static const struct vector vectors[] = {
 	  sizeof(frames_records) / sizeof(frames_records[0]), NULL, true },
 	{ "copy", 3, copy_bytes, sizeof(copy_bytes), copy_records,
 	  sizeof(copy_records) / sizeof(copy_records[0]), NULL, true },
+	{ "ops", 4, ops_bytes, sizeof(ops_bytes), ops_records,
+	  sizeof(ops_records) / sizeof(ops_records[0]), NULL, true },
 	{ "long-varint", 0, long_varint_bytes, sizeof(long_varint_bytes), long_varint_records,
 	  sizeof(long_varint_records) / sizeof(long_varint_records[0]), NULL, false },
 };

@@ -46,8 +46,8 @@ static const uint8_t *need(struct decoder *d, const uint8_t *p, const uint8_t *e
 	return fail(d, "%s needs %zu bytes, the frame has %zu left", what, n, (size_t)(end - p));
 }
 
-static const uint8_t *varint(struct decoder *d, const uint8_t *p, const uint8_t *end, uint64_t *v,
-			     const char *what)
+static const uint8_t *varint_slow(struct decoder *d, const uint8_t *p, const uint8_t *end,
+				  uint64_t *v, const char *what)
 {
 	const uint8_t *q = wire_get_varint(p, end, v);
 
@@ -59,6 +59,17 @@ static const uint8_t *varint(struct decoder *d, const uint8_t *p, const uint8_t 
 	if (end - p < 10)
 		return fail(d, "%s varint runs past the end of the frame", what);
 	return fail(d, "%s varint is longer than 10 bytes", what);
+}
+
+/* A varint; the one-byte case, by far the most common, inline. */
+static inline const uint8_t *varint(struct decoder *d, const uint8_t *p, const uint8_t *end,
+				    uint64_t *v, const char *what)
+{
+	if (__builtin_expect(p < end && *p < 0x80, 1)) {
+		*v = *p;
+		return p + 1;
+	}
+	return varint_slow(d, p, end, v, what);
 }
 
 /* Take @seq as the record's sequence if it follows the last one. */
@@ -217,43 +228,43 @@ static const uint8_t *ymm_delta(struct decoder *d, const uint8_t *p, const uint8
 }
 
 /*
- * COPY: each listed register takes the value another one held in the
- * previous state (all sources are read before any destination is written).
+ * OPS: each listed register takes the result of its operation on the
+ * previous state (every operand is read before any destination is written).
  */
-static const uint8_t *copies_part(struct decoder *d, const uint8_t *p, const uint8_t *end,
-				  uint8_t *copies, unsigned int *ncopy, unsigned int *copied)
+static const uint8_t *ops_part(struct decoder *d, const uint8_t *p, const uint8_t *end,
+			       uint8_t *ops, unsigned int *nops, unsigned int *written)
 {
-	uint64_t v[WIRE_COPY_MAX];
+	uint64_t v[WIRE_OPS_MAX];
 	unsigned int n;
 
-	if (!need(d, p, end, 1, "copy count"))
+	if (!need(d, p, end, 1, "operation count"))
 		return NULL;
 	n = *p++;
-	if (n < 1 || n > WIRE_COPY_MAX)
-		return fail(d, "copy count %u is outside 1..16", n);
-	if (!need(d, p, end, n, "copies"))
+	if (n < 1 || n > WIRE_OPS_MAX)
+		return fail(d, "operation count %u is outside 1..16", n);
+	if (!need(d, p, end, 2 * n, "operations"))
 		return NULL;
 	for (unsigned int i = 0; i < n; i++) {
-		unsigned int dst = p[i] >> 4, src = p[i] & 15;
+		unsigned int dst = p[2 * i] >> 4, src = p[2 * i] & 15;
 
-		if (dst == src)
-			return fail(d, "copy 0x%02x copies %s into itself", p[i],
-				    svmtrace_gpr_names[dst]);
-		if (*copied & (1u << dst))
-			return fail(d, "copy 0x%02x writes %s twice", p[i],
-				    svmtrace_gpr_names[dst]);
-		*copied |= 1u << dst;
-		v[i] = d->state.gpr[src];
+		if (!wire_op_valid(p[2 * i], p[2 * i + 1]))
+			return fail(d, "operation %02x %02x (%s from %s) is not defined", p[2 * i],
+				    p[2 * i + 1], svmtrace_gpr_names[dst], svmtrace_gpr_names[src]);
+		if (*written & (1u << dst))
+			return fail(d, "operation %02x %02x writes %s twice", p[2 * i],
+				    p[2 * i + 1], svmtrace_gpr_names[dst]);
+		*written |= 1u << dst;
+		v[i] = wire_op_apply(p[2 * i + 1], d->state.gpr[dst], d->state.gpr[src]);
 	}
 	for (unsigned int i = 0; i < n; i++)
-		d->state.gpr[p[i] >> 4] = v[i];
-	memcpy(copies, p, n);
-	*ncopy = n;
-	return p + n;
+		d->state.gpr[p[2 * i] >> 4] = v[i];
+	memcpy(ops, p, 2 * n);
+	*nops = n;
+	return p + 2 * n;
 }
 
 static const uint8_t *explicit_gprs(struct decoder *d, const uint8_t *p, const uint8_t *end,
-				    unsigned int *maskp, uint64_t *delta, unsigned int copied)
+				    unsigned int *maskp, uint64_t *delta, unsigned int written)
 {
 	unsigned int mask;
 
@@ -261,8 +272,8 @@ static const uint8_t *explicit_gprs(struct decoder *d, const uint8_t *p, const u
 		return NULL;
 	mask = le16(p);
 	p += 2;
-	if (mask & copied)
-		return fail(d, "GPR mask 0x%04x has registers COPY wrote (0x%04x)", mask, copied);
+	if (mask & written)
+		return fail(d, "GPR mask 0x%04x has registers OPS wrote (0x%04x)", mask, written);
 	*maskp = mask;
 	for (; mask; mask &= mask - 1) {
 		unsigned int i = (unsigned int)__builtin_ctz(mask);
@@ -284,8 +295,8 @@ static const uint8_t *delta_record(struct decoder *d, const uint8_t *p, const ui
 	struct predict_entry *pe = predict_slot(&d->predict, from);
 	bool hit = predict_hit(&d->predict, pe, from);
 	uint64_t delta[SVMTRACE_NR_GPRS], v, step = 1;
-	unsigned int mask = 0, ncopy = 0, copied = 0;
-	uint8_t copies[WIRE_COPY_MAX];
+	unsigned int mask = 0, nops = 0, written = 0;
+	uint8_t ops[2 * WIRE_OPS_MAX];
 	struct svmtrace_record *r = &d->rec;
 
 	if (!d->have_state)
@@ -303,23 +314,25 @@ static const uint8_t *delta_record(struct decoder *d, const uint8_t *p, const ui
 			    (unsigned long long)from);
 	}
 
-	if (h & WIRE_DELTA_COPY) {
-		p = copies_part(d, p, end, copies, &ncopy, &copied);
+	if (h & WIRE_DELTA_OPS) {
+		p = ops_part(d, p, end, ops, &nops, &written);
 		if (!p)
 			return NULL;
 	}
 	if (h & WIRE_DELTA_GPR) {
-		p = explicit_gprs(d, p, end, &mask, delta, copied);
+		p = explicit_gprs(d, p, end, &mask, delta, written);
 		if (!p)
 			return NULL;
-	} else if (hit && !(h & WIRE_DELTA_COPY)) {
-		uint64_t copy = d->state.gpr[pe->copy & 15];
-		unsigned int n = 0;
+	} else if (hit && !(h & WIRE_DELTA_OPS)) {
+		unsigned int n = 0, dst = pe->opreg >> 4;
+		uint64_t res = pe->nop ? wire_op_apply(pe->op, d->state.gpr[dst],
+						       d->state.gpr[pe->opreg & 15])
+				       : 0;
 
 		for (unsigned int m = pe->mask; m; m &= m - 1)
 			d->state.gpr[__builtin_ctz(m)] += pe->delta[n++];
-		if (pe->ncopy)
-			d->state.gpr[pe->copy >> 4] = copy;
+		if (pe->nop)
+			d->state.gpr[dst] = res;
 	}
 
 	v = 0;
@@ -350,7 +363,7 @@ static const uint8_t *delta_record(struct decoder *d, const uint8_t *p, const ui
 	}
 
 	predict_update(&d->predict, pe, hit, h, from, d->state.rip, d->state.rflags, mask, delta,
-		       ncopy, copies);
+		       nops, ops);
 	r->kind = SVMTRACE_SLOT_INSTRUCTION;
 	r->state_known = true;
 	r->has_tsc = false;

@@ -130,7 +130,7 @@ static uint8_t *put_xstate_delta(struct encoder *e, const struct svmtrace_slot_x
 
 /*
  * Does the GPR change from @old to @new (@mask, @delta) equal what entry @pe
- * predicts: its copy, then its deltas?
+ * predicts: its register operation, then its deltas?
  */
 static bool gprs_predicted(const struct predict_entry *pe, bool hit, unsigned int mask,
 			   const uint64_t *delta, const uint64_t *old, const __u64 *new)
@@ -139,10 +139,12 @@ static bool gprs_predicted(const struct predict_entry *pe, bool hit, unsigned in
 
 	if (!hit)
 		return !mask;
-	if (pe->ncopy) {
-		if (new[pe->copy >> 4] != old[pe->copy & 15])
+	if (pe->nop) {
+		unsigned int dst = pe->opreg >> 4;
+
+		if (new[dst] != wire_op_apply(pe->op, old[dst], old[pe->opreg & 15]))
 			return false;
-		mask &= ~(1u << (pe->copy >> 4));
+		mask &= ~(1u << dst);
 	}
 	if (mask != pe->mask)
 		return false;
@@ -154,53 +156,105 @@ static bool gprs_predicted(const struct predict_entry *pe, bool hit, unsigned in
 	return true;
 }
 
-/* A register other than @k whose old value is @v, or -1. */
-static int copy_source(const uint64_t *old, unsigned int k, uint64_t v)
+static unsigned int popcount64(uint64_t v)
 {
-	for (unsigned int j = 0; j < SVMTRACE_NR_GPRS; j++)
-		if (old[j] == v && j != k)
-			return (int)j;
-	return -1;
+	v = v - ((v >> 1) & 0x5555555555555555ull);
+	v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+	v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (unsigned int)((v * 0x0101010101010101ull) >> 56);
 }
 
 /*
- * The explicit GPR parts: a changed register whose difference would take 3
- * varint bytes or more and whose new value some register held before is
- * stored as a copy (one byte) instead, in COPY; the others in GPR.  Clears
- * the copied registers from *mask; returns the copies' count.
+ * A register operation that gives register @k its new value @v from the
+ * previous state @old, as the two bytes of an OPS pair: a copy of another
+ * register, then add / sub / xor / 32-bit add with any register, then a
+ * rotation of its own old value.  False when none does.
+ */
+static bool find_op(const uint64_t *old, unsigned int k, uint64_t v, uint8_t *pair)
+{
+	uint64_t o = old[k];
+	unsigned int j, r;
+
+	for (j = 0; j < SVMTRACE_NR_GPRS; j++) {
+		if (old[j] == v && j != k) {
+			pair[0] = (uint8_t)(k << 4 | j);
+			pair[1] = WIRE_OP_COPY;
+			return true;
+		}
+	}
+	for (j = 0; j < SVMTRACE_NR_GPRS; j++) {
+		uint8_t op;
+
+		if (o + old[j] == v)
+			op = WIRE_OP_ADD;
+		else if (o - old[j] == v)
+			op = WIRE_OP_SUB;
+		else if ((o ^ old[j]) == v)
+			op = WIRE_OP_XOR;
+		else if (v >> 32 == 0 && (uint32_t)(o + old[j]) == v)
+			op = WIRE_OP_ADD32;
+		else
+			continue;
+		pair[0] = (uint8_t)(k << 4 | j);
+		pair[1] = op;
+		return true;
+	}
+	pair[0] = (uint8_t)(k << 4 | k);
+	if (popcount64(o) == popcount64(v)) {
+		for (r = 1; r < 64; r++) {
+			if ((o << r | o >> (64 - r)) == v) {
+				pair[1] = (uint8_t)(WIRE_OP_ROL | r);
+				return true;
+			}
+		}
+	}
+	if (v >> 32 == 0 && popcount64((uint32_t)o) == popcount64(v)) {
+		uint32_t w = (uint32_t)o;
+
+		for (r = 1; r < 32; r++) {
+			if ((uint32_t)(w << r | w >> (32 - r)) == v) {
+				pair[1] = (uint8_t)(WIRE_OP_ROL32 | r);
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/*
+ * The explicit GPR parts: a changed register whose difference would take 4
+ * varint bytes or more and that one register operation explains (find_op)
+ * is stored as that operation (two bytes) in OPS; the others in GPR.
+ * Clears the operated registers from *mask; returns the operations' count.
  */
 static unsigned int put_gprs(const uint64_t *old, const __u64 *new, const uint64_t *delta,
-			     unsigned int *mask, uint8_t *copies, uint8_t **pp, uint8_t *h)
+			     unsigned int *mask, uint8_t *ops, uint8_t **pp, uint8_t *h)
 {
-	unsigned int ncopy = 0;
+	unsigned int nops = 0;
 	uint8_t *p = *pp;
 
 	for (unsigned int m = *mask; m; m &= m - 1) {
 		unsigned int k = (unsigned int)__builtin_ctz(m);
-		int j;
 
-		if (zigzag(delta[k]) < (1u << 14))
+		if (zigzag(delta[k]) < (1u << 21) || !find_op(old, k, new[k], ops + 2 * nops))
 			continue;
-		j = copy_source(old, k, new[k]);
-		if (j < 0)
-			continue;
-		copies[ncopy++] = (uint8_t)(k << 4 | (unsigned int)j);
+		nops++;
 		*mask &= ~(1u << k);
 	}
-	if (ncopy) {
-		*h |= WIRE_DELTA_COPY;
-		*p++ = (uint8_t)ncopy;
-		memcpy(p, copies, ncopy);
-		p += ncopy;
+	if (nops) {
+		*h |= WIRE_DELTA_OPS;
+		*p++ = (uint8_t)nops;
+		memcpy(p, ops, 2 * nops);
+		p += 2 * nops;
 	}
-	if (*mask || !ncopy) {
+	if (*mask || !nops) {
 		*h |= WIRE_DELTA_GPR;
 		p = put_le16(p, (uint16_t)*mask);
 		for (unsigned int m = *mask; m; m &= m - 1)
 			p = wire_put_varint(p, zigzag(delta[__builtin_ctz(m)]));
 	}
 	*pp = p;
-	return ncopy;
+	return nops;
 }
 
 static size_t put_delta(struct encoder *e, const struct svmtrace_slot *s,
@@ -211,8 +265,8 @@ static size_t put_delta(struct encoder *e, const struct svmtrace_slot *s,
 	uint64_t delta[SVMTRACE_NR_GPRS];
 	uint64_t step = s->seq - e->prev_seq;
 	uint64_t rflags_guess = hit ? pe->rflags : e->prev.rflags;
-	unsigned int mask = 0, ncopy = 0;
-	uint8_t copies[WIRE_COPY_MAX];
+	unsigned int mask = 0, nops = 0;
+	uint8_t ops[2 * WIRE_OPS_MAX];
 	uint8_t *p = out + 1;
 	uint8_t h = WIRE_DELTA;
 
@@ -225,7 +279,7 @@ static size_t put_delta(struct encoder *e, const struct svmtrace_slot *s,
 		p = wire_put_varint(p, zigzag(s->rip - e->prev.rip));
 	}
 	if (!gprs_predicted(pe, hit, mask, delta, e->prev.gpr, s->gpr))
-		ncopy = put_gprs(e->prev.gpr, s->gpr, delta, &mask, copies, &p, &h);
+		nops = put_gprs(e->prev.gpr, s->gpr, delta, &mask, ops, &p, &h);
 	if (s->rflags != rflags_guess) {
 		h |= WIRE_DELTA_RFLAGS;
 		p = wire_put_varint(p, s->rflags ^ rflags_guess);
@@ -239,7 +293,7 @@ static size_t put_delta(struct encoder *e, const struct svmtrace_slot *s,
 	out[0] = h;
 
 	predict_update(&e->predict, pe, hit, h, e->prev.rip, s->rip, s->rflags,
-		       (h & WIRE_DELTA_GPR) ? mask : 0, delta, ncopy, copies);
+		       (h & WIRE_DELTA_GPR) ? mask : 0, delta, nops, ops);
 	remember(e, s, x);
 	e->since_anchor++;
 	return (size_t)(p - out);
