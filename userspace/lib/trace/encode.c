@@ -2,6 +2,9 @@
 #include "lib/trace/encode.h"
 
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "lib/trace/wire.h"
 
@@ -257,6 +260,32 @@ static unsigned int put_gprs(const uint64_t *old, const __u64 *new, const uint64
 	return nops;
 }
 
+/* delta[i] = new[i] - old[i] for the 16 GPRs; returns the mask of non-zero ones. */
+static unsigned int gpr_deltas(const __u64 *new, const uint64_t *old, uint64_t *delta)
+{
+	unsigned int mask = 0;
+#ifdef __SSE2__
+	const __m128i zero = _mm_setzero_si128();
+
+	for (unsigned int i = 0; i < SVMTRACE_NR_GPRS; i += 2) {
+		__m128i d = _mm_sub_epi64(_mm_loadu_si128((const __m128i *)&new[i]),
+					  _mm_loadu_si128((const __m128i *)&old[i]));
+		__m128i z = _mm_cmpeq_epi32(d, zero);
+
+		_mm_storeu_si128((__m128i *)&delta[i], d);
+		/* a lane is zero when both of its 32-bit halves are */
+		z = _mm_and_si128(z, _mm_shuffle_epi32(z, _MM_SHUFFLE(2, 3, 0, 1)));
+		mask |= (unsigned int)(~_mm_movemask_pd(_mm_castsi128_pd(z)) & 3) << i;
+	}
+#else
+	for (unsigned int i = 0; i < SVMTRACE_NR_GPRS; i++) {
+		delta[i] = new[i] - old[i];
+		mask |= (unsigned int)(delta[i] != 0) << i;
+	}
+#endif
+	return mask;
+}
+
 static size_t put_delta(struct encoder *e, const struct svmtrace_slot *s,
 			const struct svmtrace_slot_xstate *x, uint8_t *out)
 {
@@ -270,10 +299,7 @@ static size_t put_delta(struct encoder *e, const struct svmtrace_slot *s,
 	uint8_t *p = out + 1;
 	uint8_t h = WIRE_DELTA;
 
-	for (unsigned int i = 0; i < SVMTRACE_NR_GPRS; i++) {
-		delta[i] = s->gpr[i] - e->prev.gpr[i];
-		mask |= (unsigned int)(delta[i] != 0) << i;
-	}
+	mask = gpr_deltas(s->gpr, e->prev.gpr, delta);
 	if (!hit || pe->next_rip != s->rip) {
 		h |= WIRE_DELTA_RIP;
 		p = wire_put_varint(p, zigzag(s->rip - e->prev.rip));
