@@ -187,8 +187,8 @@ struct svmtrace_raw_record {
 _Static_assert(sizeof(struct svmtrace_raw_record) == 168, "raw record is 168 bytes");
 
 /* A slot of @kind holding @raw's state (flags, reason and loss counts zero). */
-void svmtrace_slot_from_raw(struct svmtrace_slot *slot, const struct svmtrace_raw_record *raw,
-			    enum svmtrace_slot_kind kind);
+void svmtrace_slot_from_raw(const struct svmtrace_raw_record *raw, enum svmtrace_slot_kind kind,
+			    struct svmtrace_slot *slot);
 
 /* ---- names ---- */
 

@@ -96,8 +96,8 @@ static void put_record(struct pack *pk, const struct svmtrace_raw_record *r)
 			  pk->in_name, (unsigned long long)(pk->count * sizeof(*r)),
 			  (unsigned long long)pk->count, (unsigned long long)r->seq,
 			  (unsigned long long)pk->slot.seq);
-	svmtrace_slot_from_raw(&pk->slot, r,
-			       pk->count ? SVMTRACE_SLOT_INSTRUCTION : SVMTRACE_SLOT_SESSION_START);
+	svmtrace_slot_from_raw(
+		r, pk->count ? SVMTRACE_SLOT_INSTRUCTION : SVMTRACE_SLOT_SESSION_START, &pk->slot);
 	put(pk);
 	pk->count++;
 }
