@@ -29,7 +29,7 @@ struct svmtrace_slot *load_raw_slots(const char *path, size_t spare, size_t *n)
 	for (size_t i = 0; i < *n; i++) {
 		if (fread(&r, sizeof(r), 1, f) != 1)
 			die("%s: short read at record %zu", path, i);
-		svmtrace_slot_from_raw(&slots[i], &r, SVMTRACE_SLOT_INSTRUCTION);
+		svmtrace_slot_from_raw(&r, SVMTRACE_SLOT_INSTRUCTION, &slots[i]);
 	}
 	fclose(f);
 	return slots;

@@ -3,8 +3,10 @@
 # zstd -d on the same raw states, measured in this one run, as ratios.
 #
 # Workloads are real programs single-stepped with ptrace by
-# svmtrace-steprec: a numeric sort, a Perl interpreter loop and SHA-256 over
-# a file.  The baselines compress the 168-byte raw records with TSC kept
+# svmtrace-steprec: a numeric sort, a Perl interpreter loop, SHA-256 over a
+# file, a crypto-style one (BLAKE2b: 64-bit adds, rotates and xors, b2sum)
+# and a compression-style one (gzip -6 over text: LZ77 matching, Huffman
+# coding).  The baselines compress the 168-byte raw records with TSC kept
 # only in every 64th record (the information v5 keeps).  Times are CPU
 # seconds (user + system, from wait4/clock_gettime), best of three, so a busy
 # machine skews less.
@@ -32,11 +34,13 @@ record() {	# record NAME COMMAND...
 record sort sort -n "$OUT/numbers"
 record perl perl -e 'my %h; $h{"k$_"} = $_ * 7 % 1000 for 1 .. 50000; my $s = 0; $s += $_ for values %h; print "$s\n"'
 record sha sha256sum "$OUT/blob"
+record b2 b2sum "$OUT/blob"
+record gzip gzip -6 -c "$OUT/numbers"
 
 printf '%-5s %7s | %6s %6s %6s %5s | %7s %6s %6s %5s | %7s %6s %5s | %6s\n' \
 	work records "v5 B/r" "xz-6" "zstd-3" "v5/xz" "enc M/s" "zstd-3" "xz-6" ratio \
 	"dec M/s" "zstd-d" ratio "csv M/s"
-for w in sort perl sha; do
+for w in sort perl sha b2 gzip; do
 	raw="$OUT/$w.raw"
 	n=$(( $(stat -c %s "$raw") / 168 ))
 	perl -e 'local $/ = \168; my $i = 0;

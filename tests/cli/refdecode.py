@@ -22,6 +22,27 @@ class Bad(Exception):
     pass
 
 
+def regop(op, d, s, r):
+    """A delta's register operation (format.md, the OPS table)."""
+    k = op & 0x3F
+    if op == 0 and r >> 4 != r & 15:
+        return s
+    if op == 1:
+        return (d + s) & M64
+    if op == 2:
+        return (d - s) & M64
+    if op == 3:
+        return d ^ s
+    if op == 4:
+        return (d + s) & 0xFFFFFFFF
+    if op & 0xC0 == 0x40 and k:
+        return ((s << k) | (s >> (64 - k))) & M64
+    if op & 0xC0 == 0x80 and 0 < k < 32:
+        w = s & 0xFFFFFFFF
+        return ((w << k) | (w >> (32 - k))) & 0xFFFFFFFF
+    raise Bad("operation %02x %02x is not defined" % (r, op))
+
+
 def lz4_block(src, size):
     """LZ4 block format: sequences of token, literals, offset, match."""
     out = bytearray()
@@ -189,8 +210,6 @@ class Decoder:
     def delta(self, f, h):
         if not self.base:
             raise Bad("delta without a full record before it in its frame")
-        if h & 0x80:
-            raise Bad("delta header has reserved bit 7")
         frm = self.rip
         e = self.table.get(pindex(frm))
         hit = e is not None and e[0] == frm
@@ -200,20 +219,38 @@ class Decoder:
             self.rip = e[1]
         else:
             raise Bad("predicted RIP without history")
+        ops = []
+        if h & 0x80:  # OPS: count, then (destination << 4 | source, operation) pairs
+            n = f.take(1)[0]
+            if not 1 <= n <= 16:
+                raise Bad("operation count outside 1..16")
+            raw = f.take(2 * n)
+            ops = [(raw[2 * i], raw[2 * i + 1]) for i in range(n)]
+            if len(set(r >> 4 for r, _ in ops)) != n:
+                raise Bad("a register written twice by OPS")
+            old = list(self.gpr)
+            for r, op in ops:
+                self.gpr[r >> 4] = regop(op, old[r >> 4], old[r & 15], r)
         mask, deltas = 0, []
         if h & 0x08:
             mask = f.u16()
+            if any(mask >> (r >> 4) & 1 for r, _ in ops):
+                raise Bad("GPR mask has a register OPS wrote")
             for i in range(16):
                 if mask >> i & 1:
                     d = f.svarint()
                     deltas.append(d)
                     self.gpr[i] = (self.gpr[i] + d) & M64
-        elif hit:
+        elif hit and not h & 0x80:
+            old = list(self.gpr)
             k = 0
             for i in range(16):
                 if e[3] >> i & 1:
                     self.gpr[i] = (self.gpr[i] + e[4][k]) & M64
                     k += 1
+            if e[5] is not None:
+                r, op = e[5]
+                self.gpr[r >> 4] = regop(op, old[r >> 4], old[r & 15], r)
         x = f.varint() if h & 0x10 else 0
         self.rflags = (e[2] if hit else self.rflags) ^ x
         step = f.varint() + 2 if h & 0x20 else 1
@@ -227,13 +264,14 @@ class Decoder:
             f.u64()
             ymask = f.u16()
             f.take(32 * bin(ymask).count("1"))
-        if not hit or h & 0x1C:
+        if not hit or h & 0x9C:
             if not hit:
-                e = [frm, 0, 0, 0, []]
+                e = [frm, 0, 0, 0, [], None]
                 self.table[pindex(frm)] = e
             e[0], e[1], e[2] = frm, self.rip, self.rflags
-            if not hit or h & 0x08:
+            if not hit or h & 0x88:
                 e[3], e[4] = (mask, deltas) if len(deltas) <= 4 else (0, [])
+                e[5] = ops[0] if len(ops) == 1 else None
         return "instruction", 0, None, 0
 
     def record(self, f):

@@ -75,7 +75,7 @@ START_TEST(walkthrough_decodes_as_specified)
 	raw_frame(f, r);
 	write_bytes(path, f->b, f->n);
 
-	ck_assert_int_eq(svmtrace_reader_open(&rd, path, &err), 0);
+	ck_assert_int_eq(svmtrace_reader_open(path, &rd, &err), 0);
 	ck_assert_int_eq(svmtrace_reader_next(rd, &rec), 1);
 	ck_assert_int_eq(rec->kind, SVMTRACE_SLOT_SESSION_START);
 	ck_assert_uint_eq(rec->cpu, 3);
@@ -130,7 +130,7 @@ static void write_walkthrough(const char *path, bool cut_before_end)
 	svmtrace_writer_options_init(&o);
 	o.cpu = 3;
 	o.raw_frames = true;
-	ck_assert_int_eq(svmtrace_writer_open(&w, path, &o, &err), 0);
+	ck_assert_int_eq(svmtrace_writer_open(path, &o, &w, &err), 0);
 	s.gpr[SVMTRACE_RAX] = 7;
 	ck_assert_int_eq(svmtrace_writer_append(w, &s, &err), 0);
 	s.kind = SVMTRACE_SLOT_INSTRUCTION;
@@ -367,15 +367,63 @@ static void delta_first(struct bytes *f)
 	frame_of(f, "\x04\x06", 2);
 }
 
-static void delta_reserved(struct bytes *f)
+/* After the walkthrough's start: a delta with RIP +3 and then @rest. */
+static void delta_with(struct bytes *f, uint8_t header, const char *rest, size_t n)
 {
 	struct bytes *r = new_bytes();
 
 	start_record(r, 0x02, 10);
-	put8(r, 0x84);
+	put8(r, header);
 	put8(r, 0x06);
+	put_raw(r, rest, n);
 	frame_of_records(f, r);
 	free(r);
+}
+
+static void ops_count_zero(struct bytes *f)
+{
+	delta_with(f, 0x84, "\x00", 1);
+}
+
+static void ops_count_17(struct bytes *f)
+{
+	delta_with(f, 0x84, "\x11", 1);
+}
+
+static void ops_cut_short(struct bytes *f)
+{
+	delta_with(f, 0x84, "\x02\x10\x00\x20", 4);
+}
+
+static void copy_into_itself(struct bytes *f)
+{
+	delta_with(f, 0x84, "\x01\x11\x00", 3);
+}
+
+static void op_undefined(struct bytes *f)
+{
+	delta_with(f, 0x84, "\x01\x10\x05", 3);
+}
+
+static void rol_by_0(struct bytes *f)
+{
+	delta_with(f, 0x84, "\x01\x11\x40", 3);
+}
+
+static void rol32_by_32(struct bytes *f)
+{
+	delta_with(f, 0x84, "\x01\x11\xa0", 3);
+}
+
+static void ops_twice(struct bytes *f)
+{
+	delta_with(f, 0x84, "\x02\x10\x00\x12\x01", 5);
+}
+
+static void ops_and_delta(struct bytes *f)
+{
+	/* OPS rbx <- rax, and GPR mask rbx +1 */
+	delta_with(f, 0x8c, "\x01\x10\x00\x02\x00\x02", 6);
 }
 
 static void full_reserved(struct bytes *f)
@@ -526,9 +574,30 @@ static const struct broken broken_files[] = {
 	{ "delta first", SVMTRACE_E_FORMAT,
 	  "offset 16: frame byte 0 of 2: delta record before any anchor in this frame",
 	  delta_first },
-	{ "delta reserved", SVMTRACE_E_FORMAT,
-	  "offset 16: frame byte 42 of 44: delta header 0x84 has reserved bit 0x80 set",
-	  delta_reserved },
+	{ "ops count 0", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 42 of 45: operation count 0 is outside 1..16", ops_count_zero },
+	{ "ops count 17", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 42 of 45: operation count 17 is outside 1..16", ops_count_17 },
+	{ "ops cut short", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 42 of 48: operations needs 4 bytes, the frame has 3 left",
+	  ops_cut_short },
+	{ "copy into itself", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 42 of 47: operation 11 00 (rbx from rbx) is not defined",
+	  copy_into_itself },
+	{ "op undefined", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 42 of 47: operation 10 05 (rbx from rax) is not defined",
+	  op_undefined },
+	{ "rol by 0", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 42 of 47: operation 11 40 (rbx from rbx) is not defined",
+	  rol_by_0 },
+	{ "rol32 by 32", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 42 of 47: operation 11 a0 (rbx from rbx) is not defined",
+	  rol32_by_32 },
+	{ "ops twice", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 42 of 49: operation 12 01 writes rbx twice", ops_twice },
+	{ "ops and delta", SVMTRACE_E_FORMAT,
+	  "offset 16: frame byte 42 of 50: GPR mask 0x0002 has registers OPS wrote (0x0002)",
+	  ops_and_delta },
 	{ "full reserved", SVMTRACE_E_FORMAT,
 	  "offset 16: frame byte 0 of 42: session start header 0x12 has reserved bits 0x10 set",
 	  full_reserved },
@@ -601,7 +670,7 @@ START_TEST(memory_reader_agrees)
 	int ret;
 
 	t->build(f);
-	ret = svmtrace_reader_open_memory(&r, f->b, f->n, "mem", &err);
+	ret = svmtrace_reader_open_memory(f->b, f->n, "mem", &r, &err);
 	if (!ret) {
 		while ((ret = svmtrace_reader_next(r, &rec)) > 0)
 			;
@@ -632,7 +701,7 @@ START_TEST(truncated_file_keeps_complete_frames)
 
 	svmtrace_writer_options_init(&o);
 	o.anchor_interval = 4; /* big records: three frames come quickly */
-	ck_assert_int_eq(svmtrace_writer_open(&w, path, &o, &err), 0);
+	ck_assert_int_eq(svmtrace_writer_open(path, &o, &w, &err), 0);
 	for (uint64_t i = 0; i < 9000; i++) {
 		s.kind = i ? SVMTRACE_SLOT_INSTRUCTION : SVMTRACE_SLOT_SESSION_START;
 		s.seq = i + 1;
@@ -642,7 +711,7 @@ START_TEST(truncated_file_keeps_complete_frames)
 		ck_assert_int_eq(svmtrace_writer_append(w, &s, &err), 0);
 	}
 	ck_assert_int_eq(svmtrace_writer_close(w, &err), 0);
-	ck_assert_uint_ge(svmtrace_reader_open(&r, path, &err), 0);
+	ck_assert_uint_ge(svmtrace_reader_open(path, &r, &err), 0);
 	while ((ret = svmtrace_reader_next(r, &rec)) > 0) {
 		const struct svmtrace_summary *sum = svmtrace_reader_summary(r);
 
@@ -660,7 +729,7 @@ START_TEST(truncated_file_keeps_complete_frames)
 	ck_assert_uint_eq(f->n, frame3 + 100);
 	write_bytes(path, f->b, f->n); /* keep frames 1-2 and 100 bytes of frame 3 */
 
-	ck_assert_int_eq(svmtrace_reader_open(&r, path, &err), 0);
+	ck_assert_int_eq(svmtrace_reader_open(path, &r, &err), 0);
 	while ((ret = svmtrace_reader_next(r, &rec)) > 0) {
 		expect_eq(rec->sequence, n + 1, "sequence", n);
 		n++;
@@ -696,7 +765,7 @@ static void expect_walkthrough_end(const char *path)
 	struct svmtrace_error err;
 	const struct svmtrace_record *rec;
 
-	ck_assert_int_eq(svmtrace_reader_open(&rd, path, &err), 0);
+	ck_assert_int_eq(svmtrace_reader_open(path, &rd, &err), 0);
 	do
 		ck_assert_int_eq(svmtrace_reader_next(rd, &rec), 1);
 	while (rec->kind != SVMTRACE_SLOT_SESSION_END);
@@ -766,7 +835,7 @@ START_TEST(end_without_state_in_its_frame_is_flagged)
 	file_header(f, 3);
 	raw_frame(f, r);
 	write_bytes(path, f->b, f->n);
-	ck_assert_int_eq(svmtrace_reader_open(&rd, path, &err), 0);
+	ck_assert_int_eq(svmtrace_reader_open(path, &rd, &err), 0);
 	ck_assert_int_eq(svmtrace_reader_next(rd, &rec), 1);
 	ck_assert_int_eq(rec->kind, SVMTRACE_SLOT_SESSION_END);
 	ck_assert(!rec->state_known);
@@ -807,7 +876,7 @@ START_TEST(end_with_state_keeps_ymm_and_gap)
 
 	svmtrace_writer_options_init(&o);
 	o.raw_frames = true;
-	ck_assert_int_eq(svmtrace_writer_open(&w, path, &o, &err), 0);
+	ck_assert_int_eq(svmtrace_writer_open(path, &o, &w, &err), 0);
 	for (int i = 0; i < 16; i++)
 		x.ymm[i][i % 4] = 0x1111111111111111ull * (uint64_t)i;
 	ck_assert_int_eq(svmtrace_writer_append_xstate(w, &x, &err), 0);
@@ -830,7 +899,7 @@ START_TEST(end_with_state_keeps_ymm_and_gap)
 	memmove(f->b + 16, f->b + first, f->n - first);
 	write_bytes(path, f->b, f->n - (first - 16));
 
-	ck_assert_int_eq(svmtrace_reader_open(&rd, path, &err), 0);
+	ck_assert_int_eq(svmtrace_reader_open(path, &rd, &err), 0);
 	ck_assert_int_eq(svmtrace_reader_next(rd, &rec), 1);
 	ck_assert_int_eq(rec->kind, SVMTRACE_SLOT_SESSION_END);
 	ck_assert(rec->state_known);

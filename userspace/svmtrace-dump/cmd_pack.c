@@ -96,8 +96,8 @@ static void put_record(struct pack *pk, const struct svmtrace_raw_record *r)
 			  pk->in_name, (unsigned long long)(pk->count * sizeof(*r)),
 			  (unsigned long long)pk->count, (unsigned long long)r->seq,
 			  (unsigned long long)pk->slot.seq);
-	svmtrace_slot_from_raw(&pk->slot, r,
-			       pk->count ? SVMTRACE_SLOT_INSTRUCTION : SVMTRACE_SLOT_SESSION_START);
+	svmtrace_slot_from_raw(
+		r, pk->count ? SVMTRACE_SLOT_INSTRUCTION : SVMTRACE_SLOT_SESSION_START, &pk->slot);
 	put(pk);
 	pk->count++;
 }
@@ -160,7 +160,7 @@ int cmd_pack(int argc, char **argv)
 	pk.in_fd = strcmp(pk.in_name, "-") ? open(pk.in_name, O_RDONLY | O_CLOEXEC) : 0;
 	if (pk.in_fd < 0)
 		die("%s: cannot open: %s", pk.in_name, strerror(errno));
-	if (svmtrace_writer_open(&pk.w, argv[optind + 1], &o, &err))
+	if (svmtrace_writer_open(argv[optind + 1], &o, &pk.w, &err))
 		die("%s", err.message);
 
 	while ((n = read_records(&pk, batch, PACK_BATCH)) > 0)

@@ -202,7 +202,7 @@ int main(int argc, char **argv)
 	const char *profile = NULL, *sched = NULL, *dll = NULL, *out = NULL;
 	static struct gen_pe pes[4];
 	struct slot slots[4] = { 0 };
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct gen_win g = { 0 };
 	uint64_t boot[WIN_BOOT_OFF_MEMSIZE / 8 + 1] = { 0 };
 	char path[4096];

@@ -46,8 +46,8 @@ static const uint8_t *need(struct decoder *d, const uint8_t *p, const uint8_t *e
 	return fail(d, "%s needs %zu bytes, the frame has %zu left", what, n, (size_t)(end - p));
 }
 
-static const uint8_t *varint(struct decoder *d, const uint8_t *p, const uint8_t *end, uint64_t *v,
-			     const char *what)
+static const uint8_t *varint_slow(struct decoder *d, const uint8_t *p, const uint8_t *end,
+				  uint64_t *v, const char *what)
 {
 	const uint8_t *q = wire_get_varint(p, end, v);
 
@@ -59,6 +59,17 @@ static const uint8_t *varint(struct decoder *d, const uint8_t *p, const uint8_t 
 	if (end - p < 10)
 		return fail(d, "%s varint runs past the end of the frame", what);
 	return fail(d, "%s varint is longer than 10 bytes", what);
+}
+
+/* A varint; the one-byte case, by far the most common, inline. */
+static inline const uint8_t *varint(struct decoder *d, const uint8_t *p, const uint8_t *end,
+				    uint64_t *v, const char *what)
+{
+	if (__builtin_expect(p < end && *p < 0x80, 1)) {
+		*v = *p;
+		return p + 1;
+	}
+	return varint_slow(d, p, end, v, what);
 }
 
 /* Take @seq as the record's sequence if it follows the last one. */
@@ -87,7 +98,7 @@ static const uint8_t *full_record(struct decoder *d, const uint8_t *p, const uin
 	if (!(p = varint(d, p, end, &seq, "sequence")) || !check_sequence(d, seq) ||
 	    !need(d, p, end, 8, "TSC"))
 		return NULL;
-	r->tsc = wire_get64(p);
+	r->tsc = le64(p);
 	if (!(p = varint(d, p + 8, end, &v, "reason")))
 		return NULL;
 	if (v > UINT32_MAX)
@@ -95,7 +106,7 @@ static const uint8_t *full_record(struct decoder *d, const uint8_t *p, const uin
 	r->reason = (uint32_t)v;
 	if (!need(d, p, end, 8, "RIP"))
 		return NULL;
-	d->state.rip = wire_get64(p);
+	d->state.rip = le64(p);
 	if (!(p = varint(d, p + 8, end, &d->state.rflags, "RFLAGS")) ||
 	    !(p = varint(d, p, end, &d->state.cr3, "CR3")))
 		return NULL;
@@ -109,7 +120,7 @@ static const uint8_t *full_record(struct decoder *d, const uint8_t *p, const uin
 	if (d->xstate) {
 		if (!need(d, p, end, WIRE_XSTATE_SIZE, "YMM state"))
 			return NULL;
-		d->state.xstate_bv = wire_get64(p);
+		d->state.xstate_bv = le64(p);
 		memcpy(d->state.ymm, p + 8, sizeof(d->state.ymm));
 		p += WIRE_XSTATE_SIZE;
 	} else {
@@ -156,12 +167,12 @@ static const uint8_t *session_end(struct decoder *d, const uint8_t *p, const uin
 			    h & WIRE_END_RESERVED);
 	if ((h & WIRE_END_XSTATE) && !state)
 		return fail(d, "session end header 0x%02x has X (0x10) without S (0x08)", h);
-	if (!need(d, p, end, WIRE_END_SIZE, "session end") || !check_sequence(d, wire_get64(p + 1)))
+	if (!need(d, p, end, WIRE_END_SIZE, "session end") || !check_sequence(d, le64(p + 1)))
 		return NULL;
 	r->kind = SVMTRACE_SLOT_SESSION_END;
-	r->tsc = wire_get64(p + 9);
-	r->reason = wire_get32(p + 17);
-	d->state.rip = wire_get64(p + 21);
+	r->tsc = le64(p + 9);
+	r->reason = le32(p + 17);
+	d->state.rip = le64(p + 21);
 	p += WIRE_END_SIZE;
 	if (state && !(p = end_state(d, p, end)))
 		return NULL;
@@ -173,7 +184,7 @@ static const uint8_t *session_end(struct decoder *d, const uint8_t *p, const uin
 		if (d->xstate) {
 			if (!need(d, p, end, WIRE_XSTATE_SIZE, "YMM state"))
 				return NULL;
-			d->state.xstate_bv = wire_get64(p);
+			d->state.xstate_bv = le64(p);
 			memcpy(d->state.ymm, p + 8, sizeof(d->state.ymm));
 			p += WIRE_XSTATE_SIZE;
 		}
@@ -204,8 +215,8 @@ static const uint8_t *ymm_delta(struct decoder *d, const uint8_t *p, const uint8
 		return fail(d, "delta carries YMM state, its anchor has none");
 	if (!need(d, p, end, 10, "YMM delta header"))
 		return NULL;
-	d->state.xstate_bv = wire_get64(p);
-	mask = wire_get16(p + 8);
+	d->state.xstate_bv = le64(p);
+	mask = le16(p + 8);
 	p += 10;
 	for (; mask; mask &= mask - 1) {
 		if (!need(d, p, end, WIRE_YMM_BYTES, "YMM register"))
@@ -216,15 +227,53 @@ static const uint8_t *ymm_delta(struct decoder *d, const uint8_t *p, const uint8
 	return p;
 }
 
+/*
+ * OPS: each listed register takes the result of its operation on the
+ * previous state (every operand is read before any destination is written).
+ */
+static const uint8_t *ops_part(struct decoder *d, const uint8_t *p, const uint8_t *end,
+			       uint8_t *ops, unsigned int *nops, unsigned int *written)
+{
+	uint64_t v[WIRE_OPS_MAX];
+	unsigned int n;
+
+	if (!need(d, p, end, 1, "operation count"))
+		return NULL;
+	n = *p++;
+	if (n < 1 || n > WIRE_OPS_MAX)
+		return fail(d, "operation count %u is outside 1..16", n);
+	if (!need(d, p, end, 2 * n, "operations"))
+		return NULL;
+	for (unsigned int i = 0; i < n; i++) {
+		unsigned int dst = p[2 * i] >> 4, src = p[2 * i] & 15;
+
+		if (!wire_op_valid(p[2 * i], p[2 * i + 1]))
+			return fail(d, "operation %02x %02x (%s from %s) is not defined", p[2 * i],
+				    p[2 * i + 1], svmtrace_gpr_names[dst], svmtrace_gpr_names[src]);
+		if (*written & (1u << dst))
+			return fail(d, "operation %02x %02x writes %s twice", p[2 * i],
+				    p[2 * i + 1], svmtrace_gpr_names[dst]);
+		*written |= 1u << dst;
+		v[i] = wire_op_apply(p[2 * i + 1], d->state.gpr[dst], d->state.gpr[src]);
+	}
+	for (unsigned int i = 0; i < n; i++)
+		d->state.gpr[p[2 * i] >> 4] = v[i];
+	memcpy(ops, p, 2 * n);
+	*nops = n;
+	return p + 2 * n;
+}
+
 static const uint8_t *explicit_gprs(struct decoder *d, const uint8_t *p, const uint8_t *end,
-				    unsigned int *maskp, uint64_t *delta)
+				    unsigned int *maskp, uint64_t *delta, unsigned int written)
 {
 	unsigned int mask;
 
 	if (!need(d, p, end, 2, "GPR mask"))
 		return NULL;
-	mask = wire_get16(p);
+	mask = le16(p);
 	p += 2;
+	if (mask & written)
+		return fail(d, "GPR mask 0x%04x has registers OPS wrote (0x%04x)", mask, written);
 	*maskp = mask;
 	for (; mask; mask &= mask - 1) {
 		unsigned int i = (unsigned int)__builtin_ctz(mask);
@@ -246,13 +295,12 @@ static const uint8_t *delta_record(struct decoder *d, const uint8_t *p, const ui
 	struct predict_entry *pe = predict_slot(&d->predict, from);
 	bool hit = predict_hit(&d->predict, pe, from);
 	uint64_t delta[SVMTRACE_NR_GPRS], v, step = 1;
-	unsigned int mask = 0;
+	unsigned int mask = 0, nops = 0, written = 0;
+	uint8_t ops[2 * WIRE_OPS_MAX];
 	struct svmtrace_record *r = &d->rec;
 
 	if (!d->have_state)
 		return fail(d, "delta record before any anchor in this frame");
-	if (h & WIRE_DELTA_RESERVED)
-		return fail(d, "delta header 0x%02x has reserved bit 0x80 set", h);
 
 	if (h & WIRE_DELTA_RIP) {
 		p = varint(d, p, end, &v, "RIP");
@@ -266,15 +314,25 @@ static const uint8_t *delta_record(struct decoder *d, const uint8_t *p, const ui
 			    (unsigned long long)from);
 	}
 
-	if (h & WIRE_DELTA_GPR) {
-		p = explicit_gprs(d, p, end, &mask, delta);
+	if (h & WIRE_DELTA_OPS) {
+		p = ops_part(d, p, end, ops, &nops, &written);
 		if (!p)
 			return NULL;
-	} else if (hit) {
-		unsigned int n = 0;
+	}
+	if (h & WIRE_DELTA_GPR) {
+		p = explicit_gprs(d, p, end, &mask, delta, written);
+		if (!p)
+			return NULL;
+	} else if (hit && !(h & WIRE_DELTA_OPS)) {
+		unsigned int n = 0, dst = pe->opreg >> 4;
+		uint64_t res = pe->nop ? wire_op_apply(pe->op, d->state.gpr[dst],
+						       d->state.gpr[pe->opreg & 15])
+				       : 0;
 
 		for (unsigned int m = pe->mask; m; m &= m - 1)
 			d->state.gpr[__builtin_ctz(m)] += pe->delta[n++];
+		if (pe->nop)
+			d->state.gpr[dst] = res;
 	}
 
 	v = 0;
@@ -304,11 +362,8 @@ static const uint8_t *delta_record(struct decoder *d, const uint8_t *p, const ui
 			return NULL;
 	}
 
-	if (!hit || (h & (WIRE_DELTA_RIP | WIRE_DELTA_GPR | WIRE_DELTA_RFLAGS))) {
-		predict_learn_flow(&d->predict, pe, from, d->state.rip, d->state.rflags);
-		if (!hit || (h & WIRE_DELTA_GPR))
-			predict_learn_gprs(pe, mask, delta);
-	}
+	predict_update(&d->predict, pe, hit, h, from, d->state.rip, d->state.rflags, mask, delta,
+		       nops, ops);
 	r->kind = SVMTRACE_SLOT_INSTRUCTION;
 	r->state_known = true;
 	r->has_tsc = false;

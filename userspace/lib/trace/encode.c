@@ -2,6 +2,9 @@
 #include "lib/trace/encode.h"
 
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "lib/trace/wire.h"
 
@@ -50,9 +53,9 @@ static size_t put_full(struct encoder *e, const struct svmtrace_slot *s,
 
 	out[0] = type | (x ? WIRE_FULL_XSTATE : 0) | (gap ? WIRE_FULL_GAP : 0);
 	p = wire_put_varint(p, s->seq);
-	p = wire_put64(p, s->tsc);
+	p = put_le64(p, s->tsc);
 	p = wire_put_varint(p, s->reason);
-	p = wire_put64(p, s->rip);
+	p = put_le64(p, s->rip);
 	p = wire_put_varint(p, s->rflags);
 	p = wire_put_varint(p, s->cr3);
 	for (int i = 0; i < 16; i++)
@@ -60,7 +63,7 @@ static size_t put_full(struct encoder *e, const struct svmtrace_slot *s,
 	if (gap)
 		p = wire_put_varint(p, s->dropped);
 	if (x) {
-		p = wire_put64(p, x->xstate_bv);
+		p = put_le64(p, x->xstate_bv);
 		memcpy(p, x->ymm, sizeof(x->ymm));
 		p += sizeof(x->ymm);
 	}
@@ -83,10 +86,10 @@ static size_t put_end(struct encoder *e, const struct svmtrace_slot *s, uint8_t 
 
 	*p++ = WIRE_SESSION_END | (gap ? WIRE_END_GAP : 0) | (state ? WIRE_END_STATE : 0) |
 	       (xstate ? WIRE_END_XSTATE : 0);
-	p = wire_put64(p, s->seq);
-	p = wire_put64(p, s->tsc);
-	p = wire_put32(p, s->reason);
-	p = wire_put64(p, s->rip);
+	p = put_le64(p, s->seq);
+	p = put_le64(p, s->tsc);
+	p = put_le32(p, s->reason);
+	p = put_le64(p, s->rip);
 	if (state) {
 		p = wire_put_varint(p, e->prev.rflags);
 		p = wire_put_varint(p, e->prev.cr3);
@@ -96,7 +99,7 @@ static size_t put_end(struct encoder *e, const struct svmtrace_slot *s, uint8_t 
 	if (gap)
 		p = wire_put_varint(p, s->dropped);
 	if (xstate) {
-		p = wire_put64(p, e->prev.xstate_bv);
+		p = put_le64(p, e->prev.xstate_bv);
 		memcpy(p, e->prev.ymm, sizeof(e->prev.ymm));
 		p += sizeof(e->prev.ymm);
 	}
@@ -117,8 +120,8 @@ static uint8_t *put_xstate_delta(struct encoder *e, const struct svmtrace_slot_x
 	if (!mask && x->xstate_bv == e->prev.xstate_bv)
 		return p;
 	*h |= WIRE_DELTA_XSTATE;
-	p = wire_put64(p, x->xstate_bv);
-	p = wire_put16(p, (uint16_t)mask);
+	p = put_le64(p, x->xstate_bv);
+	p = put_le16(p, (uint16_t)mask);
 	for (unsigned int i = 0; i < 16; i++) {
 		if (mask & (1u << i)) {
 			memcpy(p, x->ymm[i], WIRE_YMM_BYTES);
@@ -128,20 +131,159 @@ static uint8_t *put_xstate_delta(struct encoder *e, const struct svmtrace_slot_x
 	return p;
 }
 
-/* Does the GPR change (@mask, @delta) equal what entry @pe predicts? */
+/*
+ * Does the GPR change from @old to @new (@mask, @delta) equal what entry @pe
+ * predicts: its register operation, then its deltas?
+ */
 static bool gprs_predicted(const struct predict_entry *pe, bool hit, unsigned int mask,
-			   const uint64_t *delta)
+			   const uint64_t *delta, const uint64_t *old, const __u64 *new)
 {
 	unsigned int n = 0;
 
-	if (!hit || mask != pe->mask)
-		return !hit && !mask;
+	if (!hit)
+		return !mask;
+	if (pe->nop) {
+		unsigned int dst = pe->opreg >> 4;
+
+		if (new[dst] != wire_op_apply(pe->op, old[dst], old[pe->opreg & 15]))
+			return false;
+		mask &= ~(1u << dst);
+	}
+	if (mask != pe->mask)
+		return false;
 	while (mask) {
 		if (delta[__builtin_ctz(mask)] != pe->delta[n++])
 			return false;
 		mask &= mask - 1;
 	}
 	return true;
+}
+
+static unsigned int popcount64(uint64_t v)
+{
+	v = v - ((v >> 1) & 0x5555555555555555ull);
+	v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+	v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (unsigned int)((v * 0x0101010101010101ull) >> 56);
+}
+
+/*
+ * A register operation that gives register @k its new value @v from the
+ * previous state @old, as the two bytes of an OPS pair: a copy of another
+ * register, then add / sub / xor / 32-bit add with any register, then a
+ * rotation of its own old value.  False when none does.
+ */
+static bool find_op(const uint64_t *old, unsigned int k, uint64_t v, uint8_t *pair)
+{
+	uint64_t o = old[k];
+	unsigned int j, r;
+
+	for (j = 0; j < SVMTRACE_NR_GPRS; j++) {
+		if (old[j] == v && j != k) {
+			pair[0] = (uint8_t)(k << 4 | j);
+			pair[1] = WIRE_OP_COPY;
+			return true;
+		}
+	}
+	for (j = 0; j < SVMTRACE_NR_GPRS; j++) {
+		uint8_t op;
+
+		if (o + old[j] == v)
+			op = WIRE_OP_ADD;
+		else if (o - old[j] == v)
+			op = WIRE_OP_SUB;
+		else if ((o ^ old[j]) == v)
+			op = WIRE_OP_XOR;
+		else if (v >> 32 == 0 && (uint32_t)(o + old[j]) == v)
+			op = WIRE_OP_ADD32;
+		else
+			continue;
+		pair[0] = (uint8_t)(k << 4 | j);
+		pair[1] = op;
+		return true;
+	}
+	pair[0] = (uint8_t)(k << 4 | k);
+	if (popcount64(o) == popcount64(v)) {
+		for (r = 1; r < 64; r++) {
+			if ((o << r | o >> (64 - r)) == v) {
+				pair[1] = (uint8_t)(WIRE_OP_ROL | r);
+				return true;
+			}
+		}
+	}
+	if (v >> 32 == 0 && popcount64((uint32_t)o) == popcount64(v)) {
+		uint32_t w = (uint32_t)o;
+
+		for (r = 1; r < 32; r++) {
+			if ((uint32_t)(w << r | w >> (32 - r)) == v) {
+				pair[1] = (uint8_t)(WIRE_OP_ROL32 | r);
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/*
+ * The explicit GPR parts: a changed register whose difference would take 4
+ * varint bytes or more and that one register operation explains (find_op)
+ * is stored as that operation (two bytes) in OPS; the others in GPR.
+ * Clears the operated registers from *mask; returns the operations' count.
+ */
+static unsigned int put_gprs(const uint64_t *old, const __u64 *new, const uint64_t *delta,
+			     unsigned int *mask, uint8_t *ops, uint8_t **pp, uint8_t *h)
+{
+	unsigned int nops = 0;
+	uint8_t *p = *pp;
+
+	for (unsigned int m = *mask; m; m &= m - 1) {
+		unsigned int k = (unsigned int)__builtin_ctz(m);
+
+		if (zigzag(delta[k]) < (1u << 21) || !find_op(old, k, new[k], ops + 2 * nops))
+			continue;
+		nops++;
+		*mask &= ~(1u << k);
+	}
+	if (nops) {
+		*h |= WIRE_DELTA_OPS;
+		*p++ = (uint8_t)nops;
+		memcpy(p, ops, 2 * nops);
+		p += 2 * nops;
+	}
+	if (*mask || !nops) {
+		*h |= WIRE_DELTA_GPR;
+		p = put_le16(p, (uint16_t)*mask);
+		for (unsigned int m = *mask; m; m &= m - 1)
+			p = wire_put_varint(p, zigzag(delta[__builtin_ctz(m)]));
+	}
+	*pp = p;
+	return nops;
+}
+
+/* delta[i] = new[i] - old[i] for the 16 GPRs; returns the mask of non-zero ones. */
+static unsigned int gpr_deltas(const __u64 *new, const uint64_t *old, uint64_t *delta)
+{
+	unsigned int mask = 0;
+#ifdef __SSE2__
+	const __m128i zero = _mm_setzero_si128();
+
+	for (unsigned int i = 0; i < SVMTRACE_NR_GPRS; i += 2) {
+		__m128i d = _mm_sub_epi64(_mm_loadu_si128((const __m128i *)&new[i]),
+					  _mm_loadu_si128((const __m128i *)&old[i]));
+		__m128i z = _mm_cmpeq_epi32(d, zero);
+
+		_mm_storeu_si128((__m128i *)&delta[i], d);
+		/* a lane is zero when both of its 32-bit halves are */
+		z = _mm_and_si128(z, _mm_shuffle_epi32(z, _MM_SHUFFLE(2, 3, 0, 1)));
+		mask |= (unsigned int)(~_mm_movemask_pd(_mm_castsi128_pd(z)) & 3) << i;
+	}
+#else
+	for (unsigned int i = 0; i < SVMTRACE_NR_GPRS; i++) {
+		delta[i] = new[i] - old[i];
+		mask |= (unsigned int)(delta[i] != 0) << i;
+	}
+#endif
+	return mask;
 }
 
 static size_t put_delta(struct encoder *e, const struct svmtrace_slot *s,
@@ -152,24 +294,18 @@ static size_t put_delta(struct encoder *e, const struct svmtrace_slot *s,
 	uint64_t delta[SVMTRACE_NR_GPRS];
 	uint64_t step = s->seq - e->prev_seq;
 	uint64_t rflags_guess = hit ? pe->rflags : e->prev.rflags;
-	unsigned int mask = 0;
+	unsigned int mask = 0, nops = 0;
+	uint8_t ops[2 * WIRE_OPS_MAX];
 	uint8_t *p = out + 1;
 	uint8_t h = WIRE_DELTA;
 
-	for (unsigned int i = 0; i < SVMTRACE_NR_GPRS; i++) {
-		delta[i] = s->gpr[i] - e->prev.gpr[i];
-		mask |= (unsigned int)(delta[i] != 0) << i;
-	}
+	mask = gpr_deltas(s->gpr, e->prev.gpr, delta);
 	if (!hit || pe->next_rip != s->rip) {
 		h |= WIRE_DELTA_RIP;
 		p = wire_put_varint(p, zigzag(s->rip - e->prev.rip));
 	}
-	if (!gprs_predicted(pe, hit, mask, delta)) {
-		h |= WIRE_DELTA_GPR;
-		p = wire_put16(p, (uint16_t)mask);
-		for (unsigned int m = mask; m; m &= m - 1)
-			p = wire_put_varint(p, zigzag(delta[__builtin_ctz(m)]));
-	}
+	if (!gprs_predicted(pe, hit, mask, delta, e->prev.gpr, s->gpr))
+		nops = put_gprs(e->prev.gpr, s->gpr, delta, &mask, ops, &p, &h);
 	if (s->rflags != rflags_guess) {
 		h |= WIRE_DELTA_RFLAGS;
 		p = wire_put_varint(p, s->rflags ^ rflags_guess);
@@ -182,11 +318,8 @@ static size_t put_delta(struct encoder *e, const struct svmtrace_slot *s,
 		p = put_xstate_delta(e, x, p, &h);
 	out[0] = h;
 
-	if (!hit || (h & (WIRE_DELTA_RIP | WIRE_DELTA_GPR | WIRE_DELTA_RFLAGS))) {
-		predict_learn_flow(&e->predict, pe, e->prev.rip, s->rip, s->rflags);
-		if (!hit || (h & WIRE_DELTA_GPR))
-			predict_learn_gprs(pe, mask, delta);
-	}
+	predict_update(&e->predict, pe, hit, h, e->prev.rip, s->rip, s->rflags,
+		       (h & WIRE_DELTA_GPR) ? mask : 0, delta, nops, ops);
 	remember(e, s, x);
 	e->since_anchor++;
 	return (size_t)(p - out);

@@ -18,6 +18,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/trace/wire.h"
+
 #define PREDICT_BITS	12
 #define PREDICT_ENTRIES (1u << PREDICT_BITS)
 #define PREDICT_GPRS	4 /* outcomes changing more GPRs predict "no change" */
@@ -28,12 +30,15 @@ struct predict_entry {
 	uint64_t rflags;	      /* RFLAGS after it */
 	uint64_t delta[PREDICT_GPRS]; /* changes of the GPRs in mask, low bit first */
 	uint16_t mask;		      /* GPRs it changed (0 when more than PREDICT_GPRS) */
-	uint16_t pad;
-	uint32_t epoch; /* valid when equal to the table's epoch */
+	uint16_t epoch;		      /* valid when equal to the table's epoch */
+	uint8_t nop;		      /* 1: a register operation too, as opreg/op say */
+	uint8_t opreg;		      /* destination << 4 | source */
+	uint8_t op;		      /* WIRE_OP_* */
+	uint8_t pad;
 };
 
 struct predict_table {
-	uint32_t epoch;
+	uint16_t epoch;
 	struct predict_entry *entries;
 };
 
@@ -73,6 +78,7 @@ static inline void predict_learn_flow(const struct predict_table *t, struct pred
 		e->rip = rip;
 		e->epoch = t->epoch;
 		e->mask = 0;
+		e->nop = 0;
 	}
 	e->next_rip = next_rip;
 	e->rflags = rflags;
@@ -96,6 +102,31 @@ static inline void predict_learn_gprs(struct predict_entry *e, unsigned int mask
 	while (mask) {
 		e->delta[n++] = delta[__builtin_ctz(mask)];
 		mask &= mask - 1;
+	}
+}
+
+/*
+ * The learning rule (docs/format.md, "Prediction", step 5), the one place
+ * both the encoder and the decoder take it from: after a delta with header
+ * @h whose previous RIP @from selected entry @e (@hit: it predicted), the
+ * new state has @rip and @rflags, the GPRs in @mask changed by @delta
+ * (@mask is the stored mask, 0 when GPR was not stored) and @nops register
+ * operations @ops[] (pairs of register and operation bytes, as stored; 0
+ * when OPS was not stored) were done.
+ */
+static inline void predict_update(const struct predict_table *t, struct predict_entry *e, bool hit,
+				  uint8_t h, uint64_t from, uint64_t rip, uint64_t rflags,
+				  unsigned int mask, const uint64_t *delta, unsigned int nops,
+				  const uint8_t *ops)
+{
+	if (hit && !(h & (WIRE_DELTA_RIP | WIRE_DELTA_GPR | WIRE_DELTA_RFLAGS | WIRE_DELTA_OPS)))
+		return;
+	predict_learn_flow(t, e, from, rip, rflags);
+	if (!hit || (h & (WIRE_DELTA_GPR | WIRE_DELTA_OPS))) {
+		predict_learn_gprs(e, mask, delta);
+		e->nop = nops == 1;
+		e->opreg = nops == 1 ? ops[0] : 0;
+		e->op = nops == 1 ? ops[1] : 0;
 	}
 }
 

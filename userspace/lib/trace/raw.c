@@ -3,8 +3,8 @@
 
 #include <svmtrace/trace.h>
 
-void svmtrace_slot_from_raw(struct svmtrace_slot *slot, const struct svmtrace_raw_record *raw,
-			    enum svmtrace_slot_kind kind)
+void svmtrace_slot_from_raw(const struct svmtrace_raw_record *raw, enum svmtrace_slot_kind kind,
+			    struct svmtrace_slot *slot)
 {
 	memset(slot, 0, sizeof(*slot));
 	slot->kind = (uint16_t)kind;

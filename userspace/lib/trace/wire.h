@@ -6,8 +6,10 @@
 #ifndef SVMTRACE_WIRE_H
 #define SVMTRACE_WIRE_H
 
+#include <stdbool.h>
 #include <stdint.h>
-#include <string.h>
+
+#include "lib/common/le.h"
 
 #define WIRE_MAGIC	       "FTRC"
 #define WIRE_HEADER_SIZE       16
@@ -31,12 +33,24 @@
 #define WIRE_FULL_RESERVED 0xf0
 
 /* Delta records: what is stored explicitly instead of predicted. */
-#define WIRE_DELTA_RIP	    0x04 /* zigzag varint: rip - previous rip */
-#define WIRE_DELTA_GPR	    0x08 /* u16 mask, then a zigzag varint per set bit */
-#define WIRE_DELTA_RFLAGS   0x10 /* varint: rflags XOR predicted rflags */
-#define WIRE_DELTA_SEQ	    0x20 /* varint: sequence step - 2 */
-#define WIRE_DELTA_XSTATE   0x40 /* u64 xstate_bv, u16 YMM mask, 32 bytes per set bit */
-#define WIRE_DELTA_RESERVED 0x80
+#define WIRE_DELTA_RIP	  0x04 /* zigzag varint: rip - previous rip */
+#define WIRE_DELTA_GPR	  0x08 /* u16 mask, then a zigzag varint per set bit */
+#define WIRE_DELTA_RFLAGS 0x10 /* varint: rflags XOR predicted rflags */
+#define WIRE_DELTA_SEQ	  0x20 /* varint: sequence step - 2 */
+#define WIRE_DELTA_XSTATE 0x40 /* u64 xstate_bv, u16 YMM mask, 32 bytes per set bit */
+/*
+ * Register operations: u8 count n (1..16), then n pairs (u8 destination << 4
+ * | source, u8 operation); stored right after the RIP part, before GPR.
+ */
+#define WIRE_DELTA_OPS 0x80
+#define WIRE_OPS_MAX   16
+#define WIRE_OP_COPY   0x00 /* new = source */
+#define WIRE_OP_ADD    0x01 /* new = destination + source */
+#define WIRE_OP_SUB    0x02 /* new = destination - source */
+#define WIRE_OP_XOR    0x03 /* new = destination ^ source */
+#define WIRE_OP_ADD32  0x04 /* new = (u32)(destination + source) */
+#define WIRE_OP_ROL    0x40 /* | k (1..63): new = source rotated left by k */
+#define WIRE_OP_ROL32  0x80 /* | k (1..31): new = (u32)source rotated left by k, in 32 bits */
 
 /*
  * Session end: type, u64 seq, u64 tsc, u32 reason, u64 rip [, state]
@@ -56,52 +70,52 @@
  * Worst cases: a full record with every varint at its longest, and a delta
  * with every part explicit (RIP, mask + 16 GPRs, RFLAGS, sequence, YMM).
  */
-#define WIRE_FULL_MAX	(1 + 10 + 8 + 5 + 8 + 10 + 10 + 16 * 10 + 10 + WIRE_XSTATE_SIZE)
-#define WIRE_DELTA_MAX	(1 + 10 + 2 + 16 * 10 + 10 + 10 + 8 + 2 + 16 * WIRE_YMM_BYTES)
+#define WIRE_FULL_MAX (1 + 10 + 8 + 5 + 8 + 10 + 10 + 16 * 10 + 10 + WIRE_XSTATE_SIZE)
+#define WIRE_DELTA_MAX                                                                             \
+	(1 + 10 + 1 + 2 * WIRE_OPS_MAX + 2 + 16 * 10 + 10 + 10 + 8 + 2 + 16 * WIRE_YMM_BYTES)
 #define WIRE_RECORD_MAX (WIRE_FULL_MAX > WIRE_DELTA_MAX ? WIRE_FULL_MAX : WIRE_DELTA_MAX)
 #define WIRE_END_MAX	(WIRE_END_SIZE + 10 + 10 + 16 * 10 + 10 + WIRE_XSTATE_SIZE)
 _Static_assert(WIRE_END_MAX <= WIRE_RECORD_MAX, "a session end fits any record's room");
 
-static inline uint64_t wire_get64(const uint8_t *p)
+/* Is operation @op on @reg (destination << 4 | source) one the format defines? */
+static inline bool wire_op_valid(uint8_t reg, uint8_t op)
 {
-	uint64_t v;
+	unsigned int k = op & 0x3f;
 
-	memcpy(&v, p, 8);
-	return v;
+	switch (op & 0xc0) {
+	case WIRE_OP_ROL:
+		return k != 0;
+	case WIRE_OP_ROL32:
+		return k != 0 && k < 32;
+	case 0:
+		return op == WIRE_OP_COPY ? (reg >> 4) != (reg & 15) : op <= WIRE_OP_ADD32;
+	default:
+		return false;
+	}
 }
 
-static inline uint32_t wire_get32(const uint8_t *p)
+/* The destination's new value; @dst and @src are the previous state's values. */
+static inline uint64_t wire_op_apply(uint8_t op, uint64_t dst, uint64_t src)
 {
-	uint32_t v;
+	unsigned int k = op & 0x3f;
+	uint32_t v = (uint32_t)src;
 
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static inline uint16_t wire_get16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return v;
-}
-
-static inline uint8_t *wire_put64(uint8_t *p, uint64_t v)
-{
-	memcpy(p, &v, 8);
-	return p + 8;
-}
-
-static inline uint8_t *wire_put32(uint8_t *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
-	return p + 4;
-}
-
-static inline uint8_t *wire_put16(uint8_t *p, uint16_t v)
-{
-	memcpy(p, &v, 2);
-	return p + 2;
+	switch (op) {
+	case WIRE_OP_COPY:
+		return src;
+	case WIRE_OP_ADD:
+		return dst + src;
+	case WIRE_OP_SUB:
+		return dst - src;
+	case WIRE_OP_XOR:
+		return dst ^ src;
+	case WIRE_OP_ADD32:
+		return (uint32_t)(dst + src);
+	default:
+		if ((op & 0xc0) == WIRE_OP_ROL)
+			return src << k | src >> (64 - k);
+		return (uint32_t)(v << k | v >> (32 - k));
+	}
 }
 
 /* Signed values become unsigned varints with the sign in bit 0. */
