@@ -146,7 +146,12 @@ guess:
 		call = s->gpr[RSP] == p->gpr[RSP] - 8 && (s->rip <= p->rip || s->rip > p->rip + 15);
 		t->heuristic_calls += call;
 	}
+	/* the instruction that produced s ran in the current function */
 	t->insns++;
+	if (current(t) >= 0)
+		t->nodes[current(t)].self++;
+	if (t->root >= 0) /* a root counts every instruction of its session */
+		t->nodes[t->root].insns++;
 	/* Returns: frames whose return slot RSP has left behind. */
 	while (t->depth && s->gpr[RSP] > t->stack[t->depth - 1].rsp)
 		pop(t);
@@ -154,13 +159,9 @@ guess:
 		int n = child(t, current(t), function_of(t, s->rip));
 
 		t->nodes[n].calls++;
-		t->stack[t->depth++] = (struct frame){ n, s->gpr[RSP], t->insns - 1 };
+		t->stack[t->depth++] = (struct frame){ n, s->gpr[RSP], t->insns };
 		t->calls_seen++;
 	}
-	if (current(t) >= 0)
-		t->nodes[current(t)].self++;
-	if (t->root >= 0) /* a root counts every instruction of its session */
-		t->nodes[t->root].insns++;
 }
 
 static void name(struct tree *t, uint64_t va, char *buf, size_t size)
