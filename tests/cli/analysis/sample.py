@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# sample.py DIR: a small traced program with everything the analysis
+# sample.py DIR [LOOPS]: a small traced program with everything the analysis
 # commands read beside a trace, written from the documented formats only
 # (docs/analysis.md for code.bin, svmtraced(8) for capture.json, the raw
 # 168-byte records of svmtrace-dump pack), and what a correct tool must
@@ -9,17 +9,20 @@
 # ntdll.dll!NtYield, 200 times in a loop.  At iteration 100 helper's page
 # changes (add rax, 1 -> add rax, 2) and code.bin holds both versions;
 # ntdll's page is not in code.bin (its bytes must print as missing).
+# With LOOPS (the benchmark), that many rounds and no expect.json.
 import json, struct, sys, os
 
 out = sys.argv[1]
 B, N = 0x7FF700000000, 0x7FFB00000000
 MAIN, HELPER, NTYIELD = B + 0x1000, B + 0x1100, N + 0x2000
 CR3 = 0x1ab000
-LOOPS, CHANGE_AT = 200, 100
+BENCH = len(sys.argv) > 2
+LOOPS = int(sys.argv[2]) if BENCH else 200
+CHANGE_AT = LOOPS // 2
 
 def le64(v): return struct.pack('<Q', v & (2**64 - 1))
 
-main = (bytes([0xb9, LOOPS, 0, 0, 0]) +          # +00 mov ecx, LOOPS
+main = (bytes([0xb9]) + struct.pack('<I', LOOPS) +  # +00 mov ecx, LOOPS
         bytes([0x48, 0xc7, 0xc0, 5, 0, 0, 0]) +  # +05 mov rax, 5
         bytes([0xe8]) + struct.pack('<i', HELPER - (MAIN + 0x11)) +  # +0c call helper
         bytes([0x49, 0xbb]) + le64(NTYIELD) +   # +11 mov r11, NtYield
@@ -27,6 +30,7 @@ main = (bytes([0xb9, LOOPS, 0, 0, 0]) +          # +00 mov ecx, LOOPS
         bytes([0xff, 0xc9]) +                    # +1e dec ecx
         bytes([0x75, (0x05 - 0x22) & 0xff]) +    # +20 jnz +05
         bytes([0x90, 0x90]))                     # +22 nop, +23 nop
+assert LOOPS < 2**31
 def page(helper_add):
     p = bytearray(4096)
     p[0:len(main)] = main
@@ -51,8 +55,6 @@ def step():
         r['rcx'] = LOOPS; rip += 5; return 5
     if rip == MAIN + 0x05:
         it += 1
-        if it == CHANGE_AT + 1 and change_seq is None:
-            change_seq = len(states)  # the record of this step is the first after
         r['rax'] = 5; rip += 7; return 7
     if rip == MAIN + 0x0c:
         r['rsp'] -= 8; rip = HELPER; return 5
@@ -79,18 +81,23 @@ def step():
     raise SystemExit('sample: no instruction at 0x%x' % rip)
 
 executed = []  # (address, size) of every instruction whose record follows
-while rip != MAIN + 0x23:
-    at = rip
-    n = step()
-    if at != MAIN:  # the entry instruction runs before the session starts
-        executed.append((at, n))
-    states.append([rip] + [r[g] for g in GPR])
+count = 0
+with open(os.path.join(out, 'raw'), 'wb') as f:
+    while rip != MAIN + 0x23:
+        at = rip
+        if at == MAIN + 0x05 and it == CHANGE_AT:
+            change_seq = count  # the record of this step is the first after
+        n = step()
+        s = [rip] + [r[g] for g in GPR]
+        f.write(struct.pack('<5Q16Q', count + 1, 1000 + count, s[0], rflags, CR3, *s[1:]))
+        count += 1
+        if BENCH:
+            continue
+        if at != MAIN:  # the entry instruction runs before the session starts
+            executed.append((at, n))
+        states.append(s)
 # the record before the session end executes too (nop at +0x23)
 executed.append((MAIN + 0x23, 1))
-
-with open(os.path.join(out, 'raw'), 'wb') as f:
-    for i, s in enumerate(states):
-        f.write(struct.pack('<5Q16Q', i + 1, 1000 + i, s[0], rflags, CR3, *s[1:]))
 
 # The sequence numbers pack gives: 1.. in order (the first is the session start).
 change_sequence = change_seq + 1
@@ -128,6 +135,8 @@ isf = {'metadata': {'format': '6.2.0', 'windows': {'pdb': {
 os.makedirs(os.path.join(out, 'isf'), exist_ok=True)
 json.dump(isf, open(os.path.join(out, 'isf', 'ntdll-%s-1.json' % GUID), 'w'))
 
+if BENCH:
+    sys.exit(0)
 json.dump({'states': states, 'rflags': rflags, 'executed': executed,
            'change_sequence': change_sequence, 'loops': LOOPS,
            'code': {'main_page': MAIN & ~0xfff, 'v1': page(1).hex(), 'v2': page(2).hex()},
