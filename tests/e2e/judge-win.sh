@@ -92,7 +92,12 @@ PY
 	first=$(sed -n 2p "$d/analysis.csv" | cut -d, -f8-)
 	rows=$(grep -c ',\(instruction\|session_start\),' "$d/analysis.csv")
 	missing=$(grep ',\(instruction\|session_start\),' "$d/analysis.csv" | grep -c -v ',"[a-z]' )
-	if [ "$first" = "$pn!start+0x5,\"xor r12d, r12d\"" ] && grep -q ",$pn!work," "$d/analysis.csv" &&
+	# The first row is the entry's next instruction (capture/NAME/first
+	# checks that the trace starts there): here only that it is named and
+	# decoded, and that each round's call of work is.
+	if echo "$first" | grep -q "^$pn!start+0x[0-9a-f]*,\"[a-z]" &&
+		grep -q ",$pn!start+0xf,\"call 0x[0-9a-f]*2000\"\$" "$d/analysis.csv" &&
+		grep -q ",$pn!work," "$d/analysis.csv" &&
 		grep -q ',ntdll.dll!NtTestAlert,"xor eax, eax"$' "$d/analysis.csv" &&
 		grep -q ',ntdll.dll!NtTestAlert+0x2,"ret"$' "$d/analysis.csv" && [ "$missing" = 0 ]; then
 		ok "capture/$1/symbols" "$rows rows symbolized and disassembled: $(sed -n 2p "$d/analysis.csv" | cut -d, -f4,8-), ... $(grep -m 1 'ntdll.dll!NtTestAlert,' "$d/analysis.csv" | cut -d, -f4,8-)"
