@@ -28,6 +28,7 @@ static const struct command {
 	{ "export", cmd_export,
 	  "export --format drcov|tenet|x64dbg [--out FILE] [--capture FILE] [--code FILE]\n"
 	  "       FILE..." },
+	{ "report", cmd_report, "report [--out FILE] [--top N] [--capture FILE] FILE..." },
 	{ "pack", cmd_pack, "pack [--cpu N] [--anchor-interval N] [--raw] [--lz4-level L] IN OUT" },
 };
 
