@@ -44,7 +44,7 @@ struct svmtrace_code_page {
 struct svmtrace_code_writer;
 
 /* Create @path (truncating it) and write the file header. */
-int svmtrace_code_writer_open(struct svmtrace_code_writer **w, const char *path,
+int svmtrace_code_writer_open(const char *path, struct svmtrace_code_writer **w,
 			      struct svmtrace_error *err);
 /* Append one page version (written through at once: a crash keeps it). */
 int svmtrace_code_writer_add(struct svmtrace_code_writer *w, const struct svmtrace_code_page *page,
@@ -54,7 +54,7 @@ int svmtrace_code_writer_close(struct svmtrace_code_writer *w, struct svmtrace_e
 struct svmtrace_code;
 
 /* Load a whole code.bin (validated entry by entry). */
-int svmtrace_code_load(struct svmtrace_code **code, const char *path, struct svmtrace_error *err);
+int svmtrace_code_load(const char *path, struct svmtrace_code **code, struct svmtrace_error *err);
 void svmtrace_code_free(struct svmtrace_code *code);
 size_t svmtrace_code_count(const struct svmtrace_code *code);
 /* Page versions sorted by VA, then first sequence. */

@@ -123,7 +123,7 @@ void analysis_open(struct analysis *a, const struct analysis_options *o, const c
 			warn("%s: no code.bin there: every instruction prints as missing (--code "
 			     "FILE names one)",
 			     code_buf);
-		else if (svmtrace_code_load(&a->code, code_buf, &err))
+		else if (svmtrace_code_load(code_buf, &a->code, &err))
 			die("%s", err.message);
 		a->code_path = code_buf;
 		if (!insn_cache && !(insn_cache = calloc(INSN_CACHE, sizeof(*insn_cache))))

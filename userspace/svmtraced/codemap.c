@@ -97,7 +97,7 @@ struct codemap *codemap_open(const char *out_dir, struct svmtrace_vmi *vmi,
 	cm->t = t;
 	grow(cm);
 	snprintf(path, sizeof(path), "%s/code.bin", out_dir);
-	if (svmtrace_code_writer_open(&cm->w, path, &err))
+	if (svmtrace_code_writer_open(path, &cm->w, &err))
 		die("%s", err.message);
 	t->code.enabled = true;
 	return cm;

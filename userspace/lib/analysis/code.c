@@ -68,7 +68,7 @@ static int write_all(struct svmtrace_code_writer *w, const void *buf, size_t len
 	return 0;
 }
 
-int svmtrace_code_writer_open(struct svmtrace_code_writer **out, const char *path,
+int svmtrace_code_writer_open(const char *path, struct svmtrace_code_writer **out,
 			      struct svmtrace_error *err)
 {
 	struct svmtrace_code_writer *w = calloc(1, sizeof(*w));
@@ -188,7 +188,7 @@ out:
 	return rc;
 }
 
-int svmtrace_code_load(struct svmtrace_code **out, const char *path, struct svmtrace_error *err)
+int svmtrace_code_load(const char *path, struct svmtrace_code **out, struct svmtrace_error *err)
 {
 	const size_t entry = SVMTRACE_CODE_ENTRY_HEADER + SVMTRACE_CODE_PAGE;
 	struct svmtrace_code *c = calloc(1, sizeof(*c));
