@@ -12,14 +12,12 @@ need_cmd python3 "generating the benchmark program's trace"
 
 BIN=${BIN:-build/bin}
 OUT=${BENCH_DIR:-build/bench}/analysis
-LOOPS=${BENCH_ANALYSIS_LOOPS:-200000}
+LOOPS=${BENCH_ANALYSIS_LOOPS:-500000}
 D=$BIN/svmtrace-dump
 PIN=
 command -v taskset >/dev/null 2>&1 && PIN="taskset -c 0"
 rm -rf "$OUT" && mkdir -p "$OUT"
-python3 tests/cli/analysis/sample.py "$OUT" "$LOOPS"
-"$D" pack "$OUT/raw" "$OUT/svmtrace_trace_cpu0.bin"
-rm -f "$OUT/raw"
+python3 tests/cli/analysis/sample.py "$OUT" "$LOOPS" | "$D" pack - "$OUT/svmtrace_trace_cpu0.bin"
 T=$OUT/svmtrace_trace_cpu0.bin
 rows=$("$D" dump --no-symbols "$T" | wc -l)
 rows=$((rows - 1))

@@ -9,7 +9,8 @@
 # ntdll.dll!NtYield, 200 times in a loop.  At iteration 100 helper's page
 # changes (add rax, 1 -> add rax, 2) and code.bin holds both versions;
 # ntdll's page is not in code.bin (its bytes must print as missing).
-# With LOOPS (the benchmark), that many rounds and no expect.json.
+# With LOOPS (the benchmark), that many rounds, the raw states on standard
+# output (not DIR/raw) and no expect.json.
 import json, struct, sys, os
 
 out = sys.argv[1]
@@ -82,7 +83,8 @@ def step():
 
 executed = []  # (address, size) of every instruction whose record follows
 count = 0
-with open(os.path.join(out, 'raw'), 'wb') as f:
+with (os.fdopen(sys.stdout.fileno(), 'wb', 1 << 20, closefd=False) if BENCH
+      else open(os.path.join(out, 'raw'), 'wb')) as f:
     while rip != MAIN + 0x23:
         at = rip
         if at == MAIN + 0x05 and it == CHANGE_AT:
