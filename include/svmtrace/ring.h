@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * libsvmtrace: the consumer side of a per-vCPU ring (abi.h), and a
- * userspace producer that follows the kernel's protocol exactly, for tests
- * and benchmarks.
+ * libsvmtrace: the consumer side of a per-vCPU ring (abi.h).  The producer
+ * is the kernel (kmod/src/ring.c); tests and benchmarks have their own
+ * userspace copy of its protocol in tests/ring/.
+ *
+ * Errors: the library's one convention (svmtrace/status.h).
  *
  * Consumer loop:
  *
@@ -25,6 +27,7 @@
 #include <stdint.h>
 
 #include <svmtrace/abi.h>
+#include <svmtrace/status.h>
 
 struct svmtrace_ring_consumer {
 	int fd; /* -1 for a ring in plain memory */
@@ -36,15 +39,17 @@ struct svmtrace_ring_consumer {
 };
 
 /*
- * mmap the ring behind @fd (@size from SVMTRACE_GET_RING) and validate its
- * header.  On error returns -1 with a message in @err.
+ * mmap the ring behind @fd (@size from SVMTRACE_GET_RING) into @c and
+ * validate its header: 0, SVMTRACE_E_IO (mmap failed), SVMTRACE_E_MISMATCH
+ * (magic, ABI version or slot size of another build) or SVMTRACE_E_FORMAT
+ * (capacity or layout that cannot be).  On success @c owns @fd.
  */
-int svmtrace_ring_map(struct svmtrace_ring_consumer *c, int fd, size_t size, char *err,
-		      size_t errlen);
-/* Consume a ring that lives in memory (tests, benchmarks). */
-int svmtrace_ring_use_memory(struct svmtrace_ring_consumer *c, void *mem, size_t size, char *err,
-			     size_t errlen);
-/* Unmap (a mapped ring) and close its fd. */
+int svmtrace_ring_map(int fd, size_t size, struct svmtrace_ring_consumer *c,
+		      struct svmtrace_error *err);
+/* Consume a ring that lives in memory (tests, benchmarks); same checks. */
+int svmtrace_ring_use_memory(void *mem, size_t size, struct svmtrace_ring_consumer *c,
+			     struct svmtrace_error *err);
+/* Unmap (a mapped ring) and close its fd.  Accepts NULL. */
 void svmtrace_ring_unmap(struct svmtrace_ring_consumer *c);
 
 /* Published slots not yet released, as one contiguous run at *first. */
@@ -84,31 +89,5 @@ struct svmtrace_ring_counts {
 	uint64_t wakeups;
 };
 void svmtrace_ring_counts(const struct svmtrace_ring_consumer *c, struct svmtrace_ring_counts *n);
-
-/*
- * The userspace producer: the kernel's protocol (ring.c in kmod) over a
- * ring in memory.  Reserve a slot, fill it, publish; when reserve fails
- * the step is dropped (drop policy) or the caller waits (block policy).
- */
-struct svmtrace_ring_producer {
-	struct svmtrace_ring_header *hdr;
-	struct svmtrace_slot *slots;
-	uint32_t capacity;
-	uint64_t head;
-	uint64_t tail_cache;		/* consumer's tail when last read */
-	uint64_t produced;
-	uint64_t dropped;
-	uint64_t pending_drops;
-};
-
-/* Lay out a ring of @capacity slots in @mem; returns the bytes it needs
- * when @mem is NULL. */
-size_t svmtrace_ring_init_memory(void *mem, uint32_t capacity, uint32_t vcpu);
-void svmtrace_ring_producer_init(struct svmtrace_ring_producer *p, void *mem);
-struct svmtrace_slot *svmtrace_ring_reserve(struct svmtrace_ring_producer *p);
-void svmtrace_ring_publish(struct svmtrace_ring_producer *p);
-void svmtrace_ring_drop(struct svmtrace_ring_producer *p);
-/* Mark the ring closed (no slot will follow). */
-void svmtrace_ring_close(struct svmtrace_ring_producer *p);
 
 #endif

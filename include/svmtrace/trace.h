@@ -8,9 +8,10 @@
  * records one at a time, in constant memory.  docs/format.md specifies the
  * bytes.
  *
- * Errors: every call that can fail returns 0 on success or a negative
- * enum svmtrace_status and fills a struct svmtrace_error whose message names
- * the file, the byte offset and what was expected there.
+ * Errors: the library's one convention (svmtrace/status.h): every call that
+ * can fail returns 0 or a negative enum svmtrace_status and fills a
+ * struct svmtrace_error whose message names the file, the byte offset and
+ * what was expected there.
  */
 #ifndef SVMTRACE_TRACE_H
 #define SVMTRACE_TRACE_H
@@ -20,27 +21,12 @@
 #include <stdint.h>
 
 #include <svmtrace/abi.h>
+#include <svmtrace/status.h>
 
 #define SVMTRACE_FORMAT_VERSION		 5
 #define SVMTRACE_FRAME_MAX		 65536 /* largest decoded frame */
 #define SVMTRACE_DEFAULT_ANCHOR_INTERVAL 64
 #define SVMTRACE_DEFAULT_LZ4_LEVEL	 2 /* LZ4HC 2: see docs/format.md */
-
-enum svmtrace_status {
-	SVMTRACE_OK = 0,
-	SVMTRACE_E_IO = -1,	   /* open/read/write failed (errno in message) */
-	SVMTRACE_E_FORMAT = -2,	   /* bytes that break the format */
-	SVMTRACE_E_TRUNCATED = -3, /* file ends inside a frame: every complete
-				      frame was delivered first */
-	SVMTRACE_E_INVALID = -4,   /* bad argument from the caller */
-	SVMTRACE_E_NOMEM = -5,
-};
-
-struct svmtrace_error {
-	int status;	   /* enum svmtrace_status */
-	uint64_t offset;   /* file offset the message refers to */
-	char message[320]; /* "FILE: offset N: what was wrong" */
-};
 
 /* The architectural state after one instruction. */
 struct svmtrace_state {
@@ -103,11 +89,11 @@ struct svmtrace_summary {
 
 struct svmtrace_reader;
 
-int svmtrace_reader_open(struct svmtrace_reader **reader, const char *path,
+int svmtrace_reader_open(const char *path, struct svmtrace_reader **reader,
 			 struct svmtrace_error *err);
 /* Read from memory (fuzzing, tests); @name appears in messages. */
-int svmtrace_reader_open_memory(struct svmtrace_reader **reader, const void *data, size_t size,
-				const char *name, struct svmtrace_error *err);
+int svmtrace_reader_open_memory(const void *data, size_t size, const char *name,
+				struct svmtrace_reader **reader, struct svmtrace_error *err);
 /*
  * Decode the next record: 1 with *record set, 0 at a clean end of file, or a
  * negative status (the error is kept in the reader; see _error()).  After
@@ -117,6 +103,7 @@ int svmtrace_reader_next(struct svmtrace_reader *reader, const struct svmtrace_r
 const struct svmtrace_summary *svmtrace_reader_summary(const struct svmtrace_reader *reader);
 const struct svmtrace_error *svmtrace_reader_error(const struct svmtrace_reader *reader);
 uint32_t svmtrace_reader_cpu(const struct svmtrace_reader *reader);
+/* Accepts NULL. */
 void svmtrace_reader_close(struct svmtrace_reader *reader);
 
 /* Return false to stop early (svmtrace_read then returns 0). */
@@ -162,8 +149,8 @@ struct svmtrace_writer;
  * are counted in lost_records, every later append and flush fails, and
  * close keeps the file as it is: complete up to the frame before.
  */
-int svmtrace_writer_open(struct svmtrace_writer **writer, const char *path,
-			 const struct svmtrace_writer_options *options, struct svmtrace_error *err);
+int svmtrace_writer_open(const char *path, const struct svmtrace_writer_options *options,
+			 struct svmtrace_writer **writer, struct svmtrace_error *err);
 /*
  * Append one slot.  The first slot after open, after a session end or after
  * a loss (SVMTRACE_SLOT_F_GAP) is written as a full anchor; so is every
@@ -178,9 +165,9 @@ int svmtrace_writer_append_xstate(struct svmtrace_writer *writer,
 /* Write the frame being filled (a reader sees every record appended so far). */
 int svmtrace_writer_flush(struct svmtrace_writer *writer, struct svmtrace_error *err);
 const struct svmtrace_writer_stats *svmtrace_writer_stats(const struct svmtrace_writer *writer);
-/* Flush, sync and rename into place.  Frees the writer even on error. */
+/* Flush, sync and rename into place.  Frees the writer even on error; NULL: 0. */
 int svmtrace_writer_close(struct svmtrace_writer *writer, struct svmtrace_error *err);
-/* Give up: close and delete the .partial file. */
+/* Give up: close and delete the .partial file.  Accepts NULL. */
 void svmtrace_writer_discard(struct svmtrace_writer *writer);
 
 /* ---- raw state records ---- */

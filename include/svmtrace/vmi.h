@@ -18,9 +18,10 @@
  * No structure offset is compiled in: every offset, symbol RVA and PTE bit
  * position comes from the profile.  docs/vmi.md describes the design.
  *
- * Errors: every call that can fail returns 0 or a negative
- * enum svmtrace_vmi_status and fills a struct svmtrace_vmi_error whose
- * message names the file, address or structure and what was expected.
+ * Errors: the library's one convention (svmtrace/status.h): every call that
+ * can fail returns 0 or a negative enum svmtrace_status and fills a
+ * struct svmtrace_error whose message names the file, address or structure
+ * and what was expected.
  */
 #ifndef SVMTRACE_VMI_H
 #define SVMTRACE_VMI_H
@@ -29,24 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum svmtrace_vmi_status {
-	SVMTRACE_VMI_OK = 0,
-	SVMTRACE_VMI_E_IO = -1,		  /* open/read/mmap failed (errno in message) */
-	SVMTRACE_VMI_E_FORMAT = -2,	  /* a file or profile breaks its format */
-	SVMTRACE_VMI_E_NOT_FOUND = -3,	  /* no such PID, profile, symbol or kernel */
-	SVMTRACE_VMI_E_NOT_RESIDENT = -4, /* the guest page is not in memory */
-	SVMTRACE_VMI_E_MISMATCH = -5,	  /* profile is for another kernel build */
-	SVMTRACE_VMI_E_CORRUPT = -6,	  /* guest structures are inconsistent:
-					     list cycles, broken links, pointers
-					     outside memory */
-	SVMTRACE_VMI_E_INVALID = -7,	  /* bad argument from the caller */
-	SVMTRACE_VMI_E_NOMEM = -8,
-};
-
-struct svmtrace_vmi_error {
-	int status; /* enum svmtrace_vmi_status */
-	char message[512];
-};
+#include <svmtrace/status.h>
 
 /* ---- memory sources ---------------------------------------------------- */
 
@@ -79,12 +63,13 @@ struct svmtrace_vmi_vcpu {
  * address).  The file is mapped, not read.
  */
 int svmtrace_vmi_mem_open(const char *path, struct svmtrace_vmi_mem **out,
-			  struct svmtrace_vmi_error *err);
+			  struct svmtrace_error *err);
 
 /* The same over caller memory (kept, not copied, until close). */
 int svmtrace_vmi_mem_open_buffer(const void *buf, size_t len, const char *name,
-				 struct svmtrace_vmi_mem **out, struct svmtrace_vmi_error *err);
+				 struct svmtrace_vmi_mem **out, struct svmtrace_error *err);
 
+/* Accepts NULL. */
 void svmtrace_vmi_mem_close(struct svmtrace_vmi_mem *mem);
 
 /*
@@ -95,7 +80,7 @@ void svmtrace_vmi_mem_close(struct svmtrace_vmi_mem *mem);
  * refresh before every walk and check what they walked (see docs/vmi.md).
  */
 int svmtrace_vmi_mem_open_live(int ctl_fd, struct svmtrace_vmi_mem **out,
-			       struct svmtrace_vmi_error *err);
+			       struct svmtrace_error *err);
 
 /*
  * What the live driver asks of the VM, so that it can also run over other
@@ -112,13 +97,13 @@ struct svmtrace_vmi_live_ops {
 };
 
 int svmtrace_vmi_mem_open_live_ops(const struct svmtrace_vmi_live_ops *ops, const char *name,
-				   struct svmtrace_vmi_mem **out, struct svmtrace_vmi_error *err);
+				   struct svmtrace_vmi_mem **out, struct svmtrace_error *err);
 
 /*
  * Live sources: forget every cached page and read the vCPU registers
  * again.  Files: nothing changes, returns 0.
  */
-int svmtrace_vmi_mem_refresh(struct svmtrace_vmi_mem *mem, struct svmtrace_vmi_error *err);
+int svmtrace_vmi_mem_refresh(struct svmtrace_vmi_mem *mem, struct svmtrace_error *err);
 
 /* "qemu-elf-core", "raw" or "live". */
 const char *svmtrace_vmi_mem_kind(const struct svmtrace_vmi_mem *mem);
@@ -128,7 +113,7 @@ const char *svmtrace_vmi_mem_name(const struct svmtrace_vmi_mem *mem);
 
 /* Read guest-physical bytes; fails with E_NOT_FOUND outside the source. */
 int svmtrace_vmi_mem_read(const struct svmtrace_vmi_mem *mem, uint64_t gpa, void *buf, size_t len,
-			  struct svmtrace_vmi_error *err);
+			  struct svmtrace_error *err);
 
 /* The guest-physical ranges the source holds, in address order. */
 unsigned int svmtrace_vmi_mem_range_count(const struct svmtrace_vmi_mem *mem);
@@ -145,7 +130,8 @@ struct svmtrace_vmi_profile;
 
 /* Load one volatility3 ISF file (.json or .json.xz). */
 int svmtrace_vmi_profile_load(const char *path, struct svmtrace_vmi_profile **out,
-			      struct svmtrace_vmi_error *err);
+			      struct svmtrace_error *err);
+/* Accepts NULL. */
 void svmtrace_vmi_profile_free(struct svmtrace_vmi_profile *profile);
 
 /* "GUID-AGE" as in the file name convention, GUID in upper-case hex. */
@@ -160,7 +146,7 @@ const char *svmtrace_vmi_profile_path(const struct svmtrace_vmi_profile *profile
  * E_MISMATCH and a message naming both GUIDs.
  */
 int svmtrace_vmi_profile_find(const char *path, const char *id, struct svmtrace_vmi_profile **out,
-			      struct svmtrace_vmi_error *err);
+			      struct svmtrace_error *err);
 
 /* ---- the kernel --------------------------------------------------------- */
 
@@ -193,12 +179,12 @@ struct svmtrace_vmi_kernel {
 int svmtrace_vmi_kernel_probe(const struct svmtrace_vmi_mem *mem,
 			      const struct svmtrace_vmi_profile *profile,
 			      enum svmtrace_vmi_method method, struct svmtrace_vmi_kernel *out,
-			      struct svmtrace_vmi_error *err);
+			      struct svmtrace_error *err);
 
 /* Try every method in order; the first that succeeds wins. */
 int svmtrace_vmi_kernel_find(const struct svmtrace_vmi_mem *mem,
 			     const struct svmtrace_vmi_profile *profile,
-			     struct svmtrace_vmi_kernel *out, struct svmtrace_vmi_error *err);
+			     struct svmtrace_vmi_kernel *out, struct svmtrace_error *err);
 
 /* ---- a session: memory + kernel + profile ------------------------------- */
 
@@ -210,13 +196,14 @@ struct svmtrace_vmi;
  * @mem must outlive the session.
  */
 int svmtrace_vmi_open(const struct svmtrace_vmi_mem *mem, const char *profiles,
-		      struct svmtrace_vmi **out, struct svmtrace_vmi_error *err);
+		      struct svmtrace_vmi **out, struct svmtrace_error *err);
 
 /* The same with a profile already loaded (borrowed; must outlive the session). */
 int svmtrace_vmi_open_profile(const struct svmtrace_vmi_mem *mem,
 			      const struct svmtrace_vmi_profile *profile, struct svmtrace_vmi **out,
-			      struct svmtrace_vmi_error *err);
+			      struct svmtrace_error *err);
 
+/* Accepts NULL. */
 void svmtrace_vmi_close(struct svmtrace_vmi *vmi);
 
 const struct svmtrace_vmi_kernel *svmtrace_vmi_kernel(const struct svmtrace_vmi *vmi);
@@ -247,11 +234,11 @@ struct svmtrace_vmi_process {
  * *list is malloc'ed; free() it.
  */
 int svmtrace_vmi_processes(const struct svmtrace_vmi *vmi, struct svmtrace_vmi_process **list,
-			   size_t *count, struct svmtrace_vmi_error *err);
+			   size_t *count, struct svmtrace_error *err);
 
 /* The process with @pid; E_NOT_FOUND if the list has none. */
 int svmtrace_vmi_process_find(const struct svmtrace_vmi *vmi, uint64_t pid,
-			      struct svmtrace_vmi_process *out, struct svmtrace_vmi_error *err);
+			      struct svmtrace_vmi_process *out, struct svmtrace_error *err);
 
 /* ---- translation -------------------------------------------------------- */
 
@@ -282,11 +269,11 @@ struct svmtrace_vmi_translation {
  * (demand-zero, in the page file, file-backed and not read yet, ...).
  */
 int svmtrace_vmi_translate(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t va,
-			   struct svmtrace_vmi_translation *out, struct svmtrace_vmi_error *err);
+			   struct svmtrace_vmi_translation *out, struct svmtrace_error *err);
 
 /* Read guest-virtual bytes through @dtb (page by page). */
 int svmtrace_vmi_read_va(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t va, void *buf,
-			 size_t len, struct svmtrace_vmi_error *err);
+			 size_t len, struct svmtrace_error *err);
 
 /* ---- what the tracer needs ---------------------------------------------- */
 
@@ -307,7 +294,7 @@ struct svmtrace_vmi_entry {
  * caller should wait and retry, never guess.
  */
 int svmtrace_vmi_resolve(const struct svmtrace_vmi *vmi, uint64_t pid,
-			 struct svmtrace_vmi_entry *out, struct svmtrace_vmi_error *err);
+			 struct svmtrace_vmi_entry *out, struct svmtrace_error *err);
 
 struct svmtrace_vmi_module {
 	uint64_t base;
@@ -323,7 +310,7 @@ struct svmtrace_vmi_module {
  */
 int svmtrace_vmi_modules(const struct svmtrace_vmi *vmi, uint64_t pid,
 			 struct svmtrace_vmi_module **list, size_t *count,
-			 struct svmtrace_vmi_error *err);
+			 struct svmtrace_error *err);
 
 /* What identifies a mapped PE image for symbolization. */
 struct svmtrace_vmi_image_id {
@@ -341,7 +328,7 @@ struct svmtrace_vmi_image_id {
  * paged out.
  */
 int svmtrace_vmi_image_id(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t base,
-			  struct svmtrace_vmi_image_id *out, struct svmtrace_vmi_error *err);
+			  struct svmtrace_vmi_image_id *out, struct svmtrace_error *err);
 
 /* One entry of a module's export directory. */
 struct svmtrace_vmi_export {
@@ -358,6 +345,6 @@ struct svmtrace_vmi_export {
  */
 int svmtrace_vmi_exports(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t base,
 			 struct svmtrace_vmi_export **list, size_t *count,
-			 struct svmtrace_vmi_error *err);
+			 struct svmtrace_error *err);
 
 #endif

@@ -29,6 +29,7 @@
 
 #include "common/cli.h"
 #include "raw_slots.h"
+#include "../ring/ring_producer.h"
 
 struct bench {
 	struct svmtrace_slot *states; /* one replay period */
@@ -36,7 +37,7 @@ struct bench {
 	uint64_t slots; /* to produce in all */
 	void *mem;
 	size_t size;
-	struct svmtrace_ring_producer p;
+	struct ring_producer p;
 };
 
 static double wall_seconds(void)
@@ -64,15 +65,15 @@ static void *producer(void *arg)
 	uint64_t i = 0;
 
 	while (i < b->slots) {
-		s = svmtrace_ring_reserve(&b->p);
+		s = ring_producer_reserve(&b->p);
 		if (!s) {
 			sched_yield();
 			continue;
 		}
 		make_slot(b, i++, s);
-		svmtrace_ring_publish(&b->p);
+		ring_producer_publish(&b->p);
 	}
-	svmtrace_ring_close(&b->p);
+	ring_producer_close(&b->p);
 	return NULL;
 }
 
@@ -96,16 +97,15 @@ static double pipeline(struct bench *b, uint32_t capacity, struct svmtrace_write
 	const struct svmtrace_slot *s;
 	struct svmtrace_error err;
 	uint64_t got = 0, sum = 0;
-	char msg[256];
 	pthread_t t;
 	size_t n, i;
 	double t0, cpu0;
 	bool closed;
 
-	svmtrace_ring_init_memory(b->mem, capacity, 0);
-	svmtrace_ring_producer_init(&b->p, b->mem);
-	if (svmtrace_ring_use_memory(&c, b->mem, b->size, msg, sizeof(msg)))
-		die("%s", msg);
+	ring_memory_init(b->mem, capacity, 0);
+	ring_producer_init(&b->p, b->mem);
+	if (svmtrace_ring_use_memory(b->mem, b->size, &c, &err))
+		die("%s", err.message);
 	t0 = wall_seconds();
 	cpu0 = thread_cpu_seconds();
 	if (pthread_create(&t, NULL, producer, b))
@@ -139,7 +139,7 @@ static struct svmtrace_writer *open_writer(const char *path)
 	struct svmtrace_error err;
 
 	svmtrace_writer_options_init(&o);
-	if (svmtrace_writer_open(&w, path, &o, &err))
+	if (svmtrace_writer_open(path, &o, &w, &err))
 		die("%s", err.message);
 	return w;
 }
@@ -198,7 +198,7 @@ int main(int argc, char **argv)
 	if (capacity < 16 || (capacity & (capacity - 1)))
 		die("--ring-slots: a power of two >= 16");
 	b.states = load_raw_slots(argv[1], 0, &b.nr_states);
-	b.size = svmtrace_ring_init_memory(NULL, capacity, 0);
+	b.size = ring_memory_init(NULL, capacity, 0);
 	b.mem = aligned_alloc(4096, (b.size + 4095) & ~(size_t)4095);
 	if (!b.mem)
 		die("out of memory");

@@ -61,7 +61,7 @@ static double encode(const struct svmtrace_slot *slots, size_t n, const char *ou
 
 	svmtrace_writer_options_init(&o);
 	o.lz4_level = level;
-	if (svmtrace_writer_open(&w, out, &o, &err))
+	if (svmtrace_writer_open(out, &o, &w, &err))
 		die("%s", err.message);
 	for (size_t i = 0; i < n; i++)
 		if (svmtrace_writer_append(w, &slots[i], &err))

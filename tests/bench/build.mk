@@ -14,7 +14,7 @@ BENCH_STEPS += bench-trace
 
 # The capture consumer (ring + v5 writer) against a synthetic producer
 # thread replaying real states (tests/bench/bench_ring.c).
-$(eval $(call program,svmtrace-bench-ring,tests/bench/bench_ring.c tests/bench/raw_slots.c $(CLI_SRCS),,TOOLS))
+$(eval $(call program,svmtrace-bench-ring,tests/bench/bench_ring.c tests/bench/raw_slots.c tests/ring/ring_producer.c $(CLI_SRCS),,TOOLS))
 
 .PHONY: bench-ring
 bench-ring: all

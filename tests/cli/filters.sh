@@ -19,10 +19,20 @@ cmp "$WORK/want" "$WORK/got"
 test "$(wc -l <"$WORK/got")" = 2501	# 2500 instructions + the session end
 
 $D dump --rip-range 0x140001010-0x140001020 "$WORK/b.v5" | sed 1d >"$WORK/got"
-awk -F, 'NR > 1 && $4 >= "0x140001010" && $4 <= "0x140001020" && length($4) == 11' \
+# half-open [A, B), as in svmtrace-capture and svmtraced: 0x140001020 itself is out
+awk -F, 'NR > 1 && $4 >= "0x140001010" && $4 < "0x140001020" && length($4) == 11' \
 	"$WORK/all.csv" >"$WORK/want"
 cmp "$WORK/want" "$WORK/got"
 test -s "$WORK/got"
+grep -q ',0x140001020,' "$WORK/all.csv"	# the end is in the trace, and left out above
+! grep -q ',0x140001020,' "$WORK/got"
+# one-address range [A, A+1) and the empty range A-A (refused, as by the capture programs)
+$D dump --rip-range 0x140001020-0x140001021 "$WORK/b.v5" | sed 1d | cut -d, -f4 | sort -u >"$WORK/got"
+test "$(cat "$WORK/got")" = 0x140001020
+if $D dump --rip-range 0x140001020-0x140001020 "$WORK/b.v5" >/dev/null 2>"$WORK/err"; then
+	echo "an empty --rip-range was accepted"; exit 1
+fi
+grep -q 'empty range (the end is exclusive)' "$WORK/err"
 
 $D dump --seq 1000-1099 "$WORK/b.v5" | sed 1d | cut -d, -f2 >"$WORK/got"
 seq 1000 1099 >"$WORK/want"

@@ -64,6 +64,9 @@ results() { grep -E '^(cpu[0-9]+ (done|failed)|result) ' "$1" 2>/dev/null; }
 
 # --- what each program must do, from the reference model ---------------------
 programs=$(grep -v '^#' "$here/programs.list" | awk 'NF { print $1 }')
+# Programs whose stock single-step log programs.list asks for (STEPLOG yes):
+# each must have one, compared with the model; a missing log is a failure.
+steplogs=$(grep -v '^#' "$here/programs.list" | awk 'NF && $4 == "yes" { print $1 }')
 adds="--add $bin/svmtrace-e2e-vmm --add $guest/kernel.bin --add $guest/bench.bin --add $guest/ipi.bin"
 adds="$adds --add $guest/running.bin"
 adds="$adds --add $here/l1-lab.sh --add $here/l1-capture.sh --add $here/programs.list"
@@ -178,7 +181,14 @@ for set in packaged ${modules:+ours}; do
 		else
 			bad "$set/$name/results" "results differ from the model's:"; cat "$run/$set-$name.diff" "$dir/$name.txt" 2>/dev/null
 		fi
-		[ -e "$dir/$name.steps.csv" ] || continue
+		case " $(echo $steplogs) " in
+		*" $name "*) ;;
+		*) continue ;;
+		esac
+		if [ ! -s "$dir/$name.steps.csv" ]; then
+			bad "$set/$name/steplog" "programs.list asks for a stock single-step log; $dir/$name.steps.csv is missing or empty"
+			continue
+		fi
 		for exp in "$run/expect/$name"/expected_cpu*.csv; do
 			if out=$("$here/check-trace.sh" "$exp" "$dir/$name.steps.csv" 2>&1); then
 				ok "$set/$name/steplog" "stock single-step log, $out"

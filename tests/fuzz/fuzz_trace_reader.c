@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t n = 0, last = 0;
 	int ret;
 
-	if (svmtrace_reader_open_memory(&r, data, size, "fuzz", &err)) {
+	if (svmtrace_reader_open_memory(data, size, "fuzz", &r, &err)) {
 		if (!err.message[0])
 			abort();
 		return 0;

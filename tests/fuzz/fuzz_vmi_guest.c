@@ -18,7 +18,7 @@ static struct svmtrace_vmi_profile *profile;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 
 	(void)argc;
 	(void)argv;
@@ -33,7 +33,7 @@ static void each_process(const struct svmtrace_vmi *vmi)
 {
 	struct svmtrace_vmi_process *list;
 	struct svmtrace_vmi_module *mods;
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct svmtrace_vmi_entry e;
 	size_t n, i, nm;
 
@@ -50,7 +50,7 @@ static void each_process(const struct svmtrace_vmi *vmi)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct svmtrace_vmi_mem *mem;
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct svmtrace_vmi_kernel k;
 	struct svmtrace_vmi *vmi;
 	int m;

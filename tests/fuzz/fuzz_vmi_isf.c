@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct svmtrace_vmi_profile *p = malloc(sizeof(*p));
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct isf_field f;
 	struct isf *isf;
 	uint64_t v;

@@ -16,12 +16,12 @@ struct image {
 };
 
 static int read_image(const void *ctx, uint32_t rva, void *buf, size_t len,
-		      struct svmtrace_vmi_error *err)
+		      struct svmtrace_error *err)
 {
 	const struct image *img = ctx;
 
 	if (rva > img->size || len > img->size - rva) {
-		err->status = SVMTRACE_VMI_E_NOT_RESIDENT;
+		err->status = SVMTRACE_E_NOT_RESIDENT;
 		strcpy(err->message, "not resident");
 		return err->status;
 	}
@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct image img = { data + 1, size ? size - 1 : 0 };
 	struct pe_reader r = { read_image, &img };
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct pe_codeview cv;
 	struct pe_image pe;
 	char name[64];

@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 	argv += with_xstate;
 	svmtrace_writer_options_init(&o);
 	o.cpu = 1;
-	if (svmtrace_writer_open(&w, argv[1], &o, &err))
+	if (svmtrace_writer_open(argv[1], &o, &w, &err))
 		die("%s", err.message);
 	s.kind = SVMTRACE_SLOT_SESSION_START;
 	s.reason = 4;

@@ -1,16 +1,17 @@
 # Unit tests: every tests/unit/test_*.c is one Check program linked against
-# libsvmtrace and the shared helpers in support.c.  `make check-unit` runs
+# libsvmtrace and the shared helpers in support.c (and the userspace ring
+# producer in tests/ring/).  `make check-unit` runs
 # them all.
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
-UNIT_SUPPORT := $(BUILD)/obj/tests/unit/support.o
+UNIT_SUPPORT := $(BUILD)/obj/tests/unit/support.o $(BUILD)/obj/tests/ring/ring_producer.o
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_SUPPORT) $(LIBSVMTRACE)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(TEST_EXTRA_OBJS) $(UNIT_SUPPORT) $(LIBSVMTRACE) $(LIB_LIBS) $(CHECK_LIBS)
 
-ALL_PROGRAM_SRCS += $(UNIT_SRCS) tests/unit/support.c
+ALL_PROGRAM_SRCS += $(UNIT_SRCS) tests/unit/support.c tests/ring/ring_producer.c
 all: $(UNIT_TESTS)
 
 .PHONY: check-unit

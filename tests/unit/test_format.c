@@ -75,7 +75,7 @@ START_TEST(walkthrough_decodes_as_specified)
 	raw_frame(f, r);
 	write_bytes(path, f->b, f->n);
 
-	ck_assert_int_eq(svmtrace_reader_open(&rd, path, &err), 0);
+	ck_assert_int_eq(svmtrace_reader_open(path, &rd, &err), 0);
 	ck_assert_int_eq(svmtrace_reader_next(rd, &rec), 1);
 	ck_assert_int_eq(rec->kind, SVMTRACE_SLOT_SESSION_START);
 	ck_assert_uint_eq(rec->cpu, 3);
@@ -130,7 +130,7 @@ static void write_walkthrough(const char *path, bool cut_before_end)
 	svmtrace_writer_options_init(&o);
 	o.cpu = 3;
 	o.raw_frames = true;
-	ck_assert_int_eq(svmtrace_writer_open(&w, path, &o, &err), 0);
+	ck_assert_int_eq(svmtrace_writer_open(path, &o, &w, &err), 0);
 	s.gpr[SVMTRACE_RAX] = 7;
 	ck_assert_int_eq(svmtrace_writer_append(w, &s, &err), 0);
 	s.kind = SVMTRACE_SLOT_INSTRUCTION;
@@ -601,7 +601,7 @@ START_TEST(memory_reader_agrees)
 	int ret;
 
 	t->build(f);
-	ret = svmtrace_reader_open_memory(&r, f->b, f->n, "mem", &err);
+	ret = svmtrace_reader_open_memory(f->b, f->n, "mem", &r, &err);
 	if (!ret) {
 		while ((ret = svmtrace_reader_next(r, &rec)) > 0)
 			;
@@ -632,7 +632,7 @@ START_TEST(truncated_file_keeps_complete_frames)
 
 	svmtrace_writer_options_init(&o);
 	o.anchor_interval = 4; /* big records: three frames come quickly */
-	ck_assert_int_eq(svmtrace_writer_open(&w, path, &o, &err), 0);
+	ck_assert_int_eq(svmtrace_writer_open(path, &o, &w, &err), 0);
 	for (uint64_t i = 0; i < 9000; i++) {
 		s.kind = i ? SVMTRACE_SLOT_INSTRUCTION : SVMTRACE_SLOT_SESSION_START;
 		s.seq = i + 1;
@@ -642,7 +642,7 @@ START_TEST(truncated_file_keeps_complete_frames)
 		ck_assert_int_eq(svmtrace_writer_append(w, &s, &err), 0);
 	}
 	ck_assert_int_eq(svmtrace_writer_close(w, &err), 0);
-	ck_assert_uint_ge(svmtrace_reader_open(&r, path, &err), 0);
+	ck_assert_uint_ge(svmtrace_reader_open(path, &r, &err), 0);
 	while ((ret = svmtrace_reader_next(r, &rec)) > 0) {
 		const struct svmtrace_summary *sum = svmtrace_reader_summary(r);
 
@@ -660,7 +660,7 @@ START_TEST(truncated_file_keeps_complete_frames)
 	ck_assert_uint_eq(f->n, frame3 + 100);
 	write_bytes(path, f->b, f->n); /* keep frames 1-2 and 100 bytes of frame 3 */
 
-	ck_assert_int_eq(svmtrace_reader_open(&r, path, &err), 0);
+	ck_assert_int_eq(svmtrace_reader_open(path, &r, &err), 0);
 	while ((ret = svmtrace_reader_next(r, &rec)) > 0) {
 		expect_eq(rec->sequence, n + 1, "sequence", n);
 		n++;
@@ -696,7 +696,7 @@ static void expect_walkthrough_end(const char *path)
 	struct svmtrace_error err;
 	const struct svmtrace_record *rec;
 
-	ck_assert_int_eq(svmtrace_reader_open(&rd, path, &err), 0);
+	ck_assert_int_eq(svmtrace_reader_open(path, &rd, &err), 0);
 	do
 		ck_assert_int_eq(svmtrace_reader_next(rd, &rec), 1);
 	while (rec->kind != SVMTRACE_SLOT_SESSION_END);
@@ -766,7 +766,7 @@ START_TEST(end_without_state_in_its_frame_is_flagged)
 	file_header(f, 3);
 	raw_frame(f, r);
 	write_bytes(path, f->b, f->n);
-	ck_assert_int_eq(svmtrace_reader_open(&rd, path, &err), 0);
+	ck_assert_int_eq(svmtrace_reader_open(path, &rd, &err), 0);
 	ck_assert_int_eq(svmtrace_reader_next(rd, &rec), 1);
 	ck_assert_int_eq(rec->kind, SVMTRACE_SLOT_SESSION_END);
 	ck_assert(!rec->state_known);
@@ -807,7 +807,7 @@ START_TEST(end_with_state_keeps_ymm_and_gap)
 
 	svmtrace_writer_options_init(&o);
 	o.raw_frames = true;
-	ck_assert_int_eq(svmtrace_writer_open(&w, path, &o, &err), 0);
+	ck_assert_int_eq(svmtrace_writer_open(path, &o, &w, &err), 0);
 	for (int i = 0; i < 16; i++)
 		x.ymm[i][i % 4] = 0x1111111111111111ull * (uint64_t)i;
 	ck_assert_int_eq(svmtrace_writer_append_xstate(w, &x, &err), 0);
@@ -830,7 +830,7 @@ START_TEST(end_with_state_keeps_ymm_and_gap)
 	memmove(f->b + 16, f->b + first, f->n - first);
 	write_bytes(path, f->b, f->n - (first - 16));
 
-	ck_assert_int_eq(svmtrace_reader_open(&rd, path, &err), 0);
+	ck_assert_int_eq(svmtrace_reader_open(path, &rd, &err), 0);
 	ck_assert_int_eq(svmtrace_reader_next(rd, &rec), 1);
 	ck_assert_int_eq(rec->kind, SVMTRACE_SLOT_SESSION_END);
 	ck_assert(rec->state_known);

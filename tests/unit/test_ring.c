@@ -13,23 +13,25 @@
 
 #include <svmtrace/ring.h>
 
+#include "../ring/ring_producer.h"
+
 struct mem_ring {
 	void *mem;
 	size_t size;
-	struct svmtrace_ring_producer p;
+	struct ring_producer p;
 	struct svmtrace_ring_consumer c;
 };
 
 static void ring_setup(struct mem_ring *r, uint32_t capacity)
 {
-	char err[256];
+	struct svmtrace_error err;
 
-	r->size = svmtrace_ring_init_memory(NULL, capacity, 3);
+	r->size = ring_memory_init(NULL, capacity, 3);
 	r->mem = aligned_alloc(4096, (r->size + 4095) & ~(size_t)4095);
 	ck_assert_ptr_nonnull(r->mem);
-	svmtrace_ring_init_memory(r->mem, capacity, 3);
-	svmtrace_ring_producer_init(&r->p, r->mem);
-	ck_assert_int_eq(svmtrace_ring_use_memory(&r->c, r->mem, r->size, err, sizeof(err)), 0);
+	ring_memory_init(r->mem, capacity, 3);
+	ring_producer_init(&r->p, r->mem);
+	ck_assert_int_eq(svmtrace_ring_use_memory(r->mem, r->size, &r->c, &err), 0);
 }
 
 static void ring_teardown(struct mem_ring *r)
@@ -40,17 +42,17 @@ static void ring_teardown(struct mem_ring *r)
 /* Publish one slot whose seq is @seq; false when the ring was full. */
 static bool produce(struct mem_ring *r, uint64_t seq)
 {
-	struct svmtrace_slot *s = svmtrace_ring_reserve(&r->p);
+	struct svmtrace_slot *s = ring_producer_reserve(&r->p);
 
 	if (!s) {
-		svmtrace_ring_drop(&r->p);
+		ring_producer_drop(&r->p);
 		return false;
 	}
 	memset(s, 0, sizeof(*s));
 	s->seq = seq;
 	s->rip = 0x400000 + seq;
 	s->kind = SVMTRACE_SLOT_INSTRUCTION;
-	svmtrace_ring_publish(&r->p);
+	ring_producer_publish(&r->p);
 	return true;
 }
 
@@ -58,7 +60,7 @@ START_TEST(header_is_validated)
 {
 	struct mem_ring r;
 	struct svmtrace_ring_header *h;
-	char err[256];
+	struct svmtrace_error err;
 
 	ring_setup(&r, 64);
 	h = r.mem;
@@ -66,26 +68,26 @@ START_TEST(header_is_validated)
 	ck_assert_uint_eq(h->slot_size, sizeof(struct svmtrace_slot));
 
 	h->magic = 0x12345678;
-	ck_assert_int_eq(svmtrace_ring_use_memory(&r.c, r.mem, r.size, err, sizeof(err)), -1);
-	ck_assert_ptr_nonnull(strstr(err, "magic 0x12345678"));
+	ck_assert_int_eq(svmtrace_ring_use_memory(r.mem, r.size, &r.c, &err), SVMTRACE_E_MISMATCH);
+	ck_assert_ptr_nonnull(strstr(err.message, "magic 0x12345678"));
 	h->magic = SVMTRACE_RING_MAGIC;
 
 	h->capacity = 48;
-	ck_assert_int_eq(svmtrace_ring_use_memory(&r.c, r.mem, r.size, err, sizeof(err)), -1);
-	ck_assert_ptr_nonnull(strstr(err, "capacity 48 is not a power of two"));
+	ck_assert_int_eq(svmtrace_ring_use_memory(r.mem, r.size, &r.c, &err), SVMTRACE_E_FORMAT);
+	ck_assert_ptr_nonnull(strstr(err.message, "capacity 48 is not a power of two"));
 	h->capacity = 128;
-	ck_assert_int_eq(svmtrace_ring_use_memory(&r.c, r.mem, r.size, err, sizeof(err)), -1);
-	ck_assert_ptr_nonnull(strstr(err, "do not fit"));
+	ck_assert_int_eq(svmtrace_ring_use_memory(r.mem, r.size, &r.c, &err), SVMTRACE_E_FORMAT);
+	ck_assert_ptr_nonnull(strstr(err.message, "do not fit"));
 	h->capacity = 64;
 
 	h->slot_size = 704;
-	ck_assert_int_eq(svmtrace_ring_use_memory(&r.c, r.mem, r.size, err, sizeof(err)), -1);
-	ck_assert_ptr_nonnull(strstr(err, "slot size 704"));
+	ck_assert_int_eq(svmtrace_ring_use_memory(r.mem, r.size, &r.c, &err), SVMTRACE_E_MISMATCH);
+	ck_assert_ptr_nonnull(strstr(err.message, "slot size 704"));
 	h->slot_size = sizeof(struct svmtrace_slot);
 
 	h->abi_version = 99;
-	ck_assert_int_eq(svmtrace_ring_use_memory(&r.c, r.mem, r.size, err, sizeof(err)), -1);
-	ck_assert_ptr_nonnull(strstr(err, "ABI version 99"));
+	ck_assert_int_eq(svmtrace_ring_use_memory(r.mem, r.size, &r.c, &err), SVMTRACE_E_MISMATCH);
+	ck_assert_ptr_nonnull(strstr(err.message, "ABI version 99"));
 	ring_teardown(&r);
 }
 END_TEST
@@ -185,7 +187,7 @@ START_TEST(close_is_seen)
 
 	ring_setup(&r, 16);
 	ck_assert(!svmtrace_ring_closed(&r.c));
-	svmtrace_ring_close(&r.p);
+	ring_producer_close(&r.p);
 	ck_assert(svmtrace_ring_closed(&r.c));
 	ring_teardown(&r);
 }
@@ -199,7 +201,7 @@ static void *producer_thread(void *arg)
 	uint64_t seq = 0;
 
 	while (seq < THREAD_SLOTS) {
-		struct svmtrace_slot *s = svmtrace_ring_reserve(&r->p);
+		struct svmtrace_slot *s = ring_producer_reserve(&r->p);
 
 		if (!s) { /* block policy: wait for room */
 			sched_yield();
@@ -208,10 +210,10 @@ static void *producer_thread(void *arg)
 		s->seq = seq;
 		s->rip = ~seq;
 		s->flags = 0;
-		svmtrace_ring_publish(&r->p);
+		ring_producer_publish(&r->p);
 		seq++;
 	}
-	svmtrace_ring_close(&r->p);
+	ring_producer_close(&r->p);
 	return NULL;
 }
 

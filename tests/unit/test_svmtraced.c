@@ -19,6 +19,7 @@
 #include <svmtrace/analysis.h>
 
 #include "svmtraced/svmtraced.h"
+#include "../ring/ring_producer.h"
 #include "support.h"
 
 static void parse(struct daemon_options *o, const char *const *args)
@@ -406,22 +407,22 @@ END_TEST
 /* A ring in a memfd, as the kernel hands one out, with @n slots published. */
 static int ring_with_slots(uint32_t n, size_t *size)
 {
-	struct svmtrace_ring_producer p;
+	struct ring_producer p;
 	uint64_t x = 0x1234567;
 	uint32_t i;
 	void *mem;
 	int fd;
 
-	*size = svmtrace_ring_init_memory(NULL, 8192, 0);
+	*size = ring_memory_init(NULL, 8192, 0);
 	fd = memfd_create("ring", MFD_CLOEXEC);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(ftruncate(fd, (off_t)*size), 0);
 	mem = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	ck_assert_ptr_ne(mem, MAP_FAILED);
-	svmtrace_ring_init_memory(mem, 8192, 0);
-	svmtrace_ring_producer_init(&p, mem);
+	ring_memory_init(mem, 8192, 0);
+	ring_producer_init(&p, mem);
 	for (i = 0; i < n; i++) {
-		struct svmtrace_slot *sl = svmtrace_ring_reserve(&p);
+		struct svmtrace_slot *sl = ring_producer_reserve(&p);
 		int r;
 
 		ck_assert_ptr_nonnull(sl);
@@ -432,7 +433,7 @@ static int ring_with_slots(uint32_t n, size_t *size)
 		sl->rip = 0x400000 + test_rand(&x) % 4096;
 		for (r = 0; r < SVMTRACE_NR_GPRS; r++)
 			sl->gpr[r] = test_rand(&x); /* hardly compressible: frames fill fast */
-		svmtrace_ring_publish(&p);
+		ring_producer_publish(&p);
 	}
 	munmap(mem, *size);
 	return fd;

@@ -116,7 +116,7 @@ static void write_stream(const struct stream *st, const char *path,
 	struct svmtrace_writer *w;
 	struct svmtrace_error err;
 
-	ck_assert_msg(svmtrace_writer_open(&w, path, o, &err) == 0, "%s", err.message);
+	ck_assert_msg(svmtrace_writer_open(path, o, &w, &err) == 0, "%s", err.message);
 	for (size_t i = 0; i < st->n; i++) {
 		int ret = ymm ? svmtrace_writer_append_xstate(w, &st->s[i], &err)
 			      : svmtrace_writer_append(w, &st->s[i].base, &err);
@@ -138,7 +138,7 @@ static void check_stream(const struct stream *st, const char *path, uint32_t cpu
 	size_t i = 0;
 	int ret;
 
-	ck_assert_msg(svmtrace_reader_open(&r, path, &err) == 0, "%s", err.message);
+	ck_assert_msg(svmtrace_reader_open(path, &r, &err) == 0, "%s", err.message);
 	while ((ret = svmtrace_reader_next(r, &rec)) > 0) {
 		const struct svmtrace_slot *s = &st->s[i].base;
 
@@ -235,7 +235,7 @@ START_TEST(anchor_interval_is_kept)
 
 	svmtrace_writer_options_init(&o);
 	o.anchor_interval = intervals[_i];
-	ck_assert_int_eq(svmtrace_writer_open(&w, path, &o, &err), 0);
+	ck_assert_int_eq(svmtrace_writer_open(path, &o, &w, &err), 0);
 	for (uint64_t i = 0; i < 1000; i++) {
 		s.kind = i ? SVMTRACE_SLOT_INSTRUCTION : SVMTRACE_SLOT_SESSION_START;
 		s.seq = i + 1;

@@ -29,7 +29,7 @@ static const char mini[] =
 	"             \"bit_length\": 10}}}}},\n"
 	"  \"enums\": {}\n}\n";
 
-static struct isf *load(const char *text, struct svmtrace_vmi_error *err)
+static struct isf *load(const char *text, struct svmtrace_error *err)
 {
 	struct isf *isf = NULL;
 
@@ -39,7 +39,7 @@ static struct isf *load(const char *text, struct svmtrace_vmi_error *err)
 
 START_TEST(loads_metadata_symbols_and_types)
 {
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct isf *isf = load(mini, &err);
 	struct isf_field f;
 	uint64_t v;
@@ -51,8 +51,8 @@ START_TEST(loads_metadata_symbols_and_types)
 	ck_assert_uint_eq(v, 12705840);
 	ck_assert_int_eq(isf_symbol(isf, "Big", &v, &err), 0);
 	ck_assert_uint_eq(v, UINT64_MAX);
-	ck_assert_int_eq(isf_symbol(isf, "Neg", &v, &err), SVMTRACE_VMI_E_FORMAT);
-	ck_assert_int_eq(isf_symbol(isf, "Missing", &v, &err), SVMTRACE_VMI_E_NOT_FOUND);
+	ck_assert_int_eq(isf_symbol(isf, "Neg", &v, &err), SVMTRACE_E_FORMAT);
+	ck_assert_int_eq(isf_symbol(isf, "Missing", &v, &err), SVMTRACE_E_NOT_FOUND);
 	ck_assert_int_eq(isf_type_size(isf, "_S", &v, &err), 0);
 	ck_assert_uint_eq(v, 32);
 	ck_assert_int_eq(isf_field(isf, "_S", "a", &f, &err), 0);
@@ -62,9 +62,9 @@ START_TEST(loads_metadata_symbols_and_types)
 	ck_assert_int_eq(isf_field(isf, "_S", "b", &f, &err), 0);
 	ck_assert_uint_eq(f.bit_position, 12);
 	ck_assert_uint_eq(f.bit_length, 40);
-	ck_assert_int_eq(isf_field(isf, "_S", "bad", &f, &err), SVMTRACE_VMI_E_FORMAT);
-	ck_assert_int_eq(isf_field(isf, "_S", "zz", &f, &err), SVMTRACE_VMI_E_NOT_FOUND);
-	ck_assert_int_eq(isf_field(isf, "_T", "a", &f, &err), SVMTRACE_VMI_E_NOT_FOUND);
+	ck_assert_int_eq(isf_field(isf, "_S", "bad", &f, &err), SVMTRACE_E_FORMAT);
+	ck_assert_int_eq(isf_field(isf, "_S", "zz", &f, &err), SVMTRACE_E_NOT_FOUND);
+	ck_assert_int_eq(isf_field(isf, "_T", "a", &f, &err), SVMTRACE_E_NOT_FOUND);
 	/* A second lookup hits the cached object. */
 	ck_assert_int_eq(isf_field(isf, "_S", "a", &f, &err), 0);
 	isf_free(isf);
@@ -85,12 +85,12 @@ START_TEST(rejects_broken_json_with_offsets)
 		"{\"metadata\": {}} trailing",		      /* bytes after */
 		"{\"a\": [1, 2,]}",			      /* bad array */
 	};
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		ck_assert_ptr_null(load(bad[i], &err));
-		ck_assert_int_eq(err.status, SVMTRACE_VMI_E_FORMAT);
+		ck_assert_int_eq(err.status, SVMTRACE_E_FORMAT);
 		ck_assert_msg(strstr(err.message, "mini.json: "), "%s", err.message);
 	}
 	/* Structurally fine, but not a Windows kernel profile. */
@@ -101,7 +101,7 @@ END_TEST
 
 START_TEST(nesting_is_bounded)
 {
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	char *deep = malloc(20000);
 	int i;
 
@@ -116,7 +116,7 @@ END_TEST
 
 START_TEST(reads_xz)
 {
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	size_t cap = sizeof(mini) + 4096, used = 0;
 	uint8_t *xz = malloc(cap);
 	struct isf *isf = NULL;
@@ -138,12 +138,11 @@ END_TEST
 
 START_TEST(profile_names_missing_fields)
 {
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct svmtrace_vmi_profile p;
 	struct isf *isf = load(mini, &err);
 
-	ck_assert_int_eq(win_profile_from_isf(isf, "mini.json", &p, &err),
-			 SVMTRACE_VMI_E_NOT_FOUND);
+	ck_assert_int_eq(win_profile_from_isf(isf, "mini.json", &p, &err), SVMTRACE_E_NOT_FOUND);
 	ck_assert_msg(strstr(err.message, "_EPROCESS"), "%s", err.message);
 	ck_assert_str_eq(p.id, "00112233445566778899AABBCCDDEEFF-2");
 	isf_free(isf);

@@ -79,7 +79,7 @@ static void teardown(void)
 
 static struct svmtrace_vmi_mem *open_live(void)
 {
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct svmtrace_vmi_mem *mem;
 
 	ck_assert_msg(!svmtrace_vmi_mem_open_live_ops(&ops, "fake", &mem, &err), "%s", err.message);
@@ -92,7 +92,7 @@ START_TEST(lstar_discovery_runs_on_live_registers)
 	static const char *const exports[] = { "KeBugCheckEx" };
 	static const uint32_t rvas[] = { 0x2000 };
 	struct svmtrace_vmi_kernel k;
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct svmtrace_vmi_mem *mem;
 	uint64_t i;
 
@@ -116,7 +116,7 @@ END_TEST
 
 START_TEST(large_reads_are_split_at_max_read)
 {
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct svmtrace_vmi_mem *mem;
 	static uint8_t got[300 << 10];
 	size_t i;
@@ -135,13 +135,12 @@ END_TEST
 
 START_TEST(errors_name_what_failed)
 {
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct svmtrace_vmi_mem *mem;
 	uint64_t v;
 
 	mem = open_live();
-	ck_assert_int_eq(svmtrace_vmi_mem_read(mem, HOLE + 8, &v, 8, &err),
-			 SVMTRACE_VMI_E_NOT_FOUND);
+	ck_assert_int_eq(svmtrace_vmi_mem_read(mem, HOLE + 8, &v, 8, &err), SVMTRACE_E_NOT_FOUND);
 	ck_assert_msg(strstr(err.message, "GPA 0x600000 (+4096) is not guest RAM"), "%s",
 		      err.message);
 	/* A few EINTRs are retried; an endless stream of them is an error. */
@@ -150,7 +149,7 @@ START_TEST(errors_name_what_failed)
 	ck_assert_int_eq(svmtrace_vmi_mem_read(mem, 0x5000, &v, 8, &err), 0);
 	ck_assert_uint_eq(v, 0x1122334455667788ULL);
 	vm.eintr = 1000;
-	ck_assert_int_eq(svmtrace_vmi_mem_read(mem, 0x7000, &v, 8, &err), SVMTRACE_VMI_E_IO);
+	ck_assert_int_eq(svmtrace_vmi_mem_read(mem, 0x7000, &v, 8, &err), SVMTRACE_E_IO);
 	ck_assert_msg(strstr(err.message, "Interrupted"), "%s", err.message);
 	svmtrace_vmi_mem_close(mem);
 }
@@ -158,7 +157,7 @@ END_TEST
 
 START_TEST(refresh_forgets_cached_pages)
 {
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct svmtrace_vmi_mem *mem;
 	uint64_t v;
 
@@ -180,18 +179,17 @@ END_TEST
 
 START_TEST(vcpu_errors_and_states)
 {
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct svmtrace_vmi_mem *mem;
 	struct svmtrace_vmi_vcpu v;
 
 	vm.vcpus = 0;
 	ck_assert_int_eq(svmtrace_vmi_mem_open_live_ops(&ops, "fake", &mem, &err),
-			 SVMTRACE_VMI_E_NOT_FOUND);
+			 SVMTRACE_E_NOT_FOUND);
 	ck_assert_msg(strstr(err.message, "no vCPU"), "%s", err.message);
 	vm.vcpus = 1;
 	vm.vcpu_err = EOPNOTSUPP;
-	ck_assert_int_eq(svmtrace_vmi_mem_open_live_ops(&ops, "fake", &mem, &err),
-			 SVMTRACE_VMI_E_IO);
+	ck_assert_int_eq(svmtrace_vmi_mem_open_live_ops(&ops, "fake", &mem, &err), SVMTRACE_E_IO);
 	ck_assert_msg(strstr(err.message, "registers of vCPU 0"), "%s", err.message);
 
 	vm.st.lstar = KBASE;

@@ -11,7 +11,7 @@
 
 START_TEST(raw_reads_and_bounds)
 {
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct svmtrace_vmi_mem *mem;
 	uint8_t buf[64] = { 0 }, out[8];
 
@@ -21,14 +21,13 @@ START_TEST(raw_reads_and_bounds)
 	ck_assert_uint_eq(svmtrace_vmi_mem_vcpu_count(mem), 0);
 	ck_assert_int_eq(svmtrace_vmi_mem_read(mem, 56, out, 8, &err), 0);
 	ck_assert_uint_eq(out[4], 0xab);
-	ck_assert_int_eq(svmtrace_vmi_mem_read(mem, 60, out, 8, &err), SVMTRACE_VMI_E_NOT_FOUND);
+	ck_assert_int_eq(svmtrace_vmi_mem_read(mem, 60, out, 8, &err), SVMTRACE_E_NOT_FOUND);
 	ck_assert_msg(strstr(err.message, "GPA 0x40 is outside the memory in b"), "%s",
 		      err.message);
 	ck_assert_int_eq(svmtrace_vmi_mem_read(mem, UINT64_MAX - 2, out, 8, &err),
-			 SVMTRACE_VMI_E_NOT_FOUND);
+			 SVMTRACE_E_NOT_FOUND);
 	svmtrace_vmi_mem_close(mem);
-	ck_assert_int_eq(svmtrace_vmi_mem_open_buffer(buf, 0, "e", &mem, &err),
-			 SVMTRACE_VMI_E_FORMAT);
+	ck_assert_int_eq(svmtrace_vmi_mem_open_buffer(buf, 0, "e", &mem, &err), SVMTRACE_E_FORMAT);
 }
 END_TEST
 
@@ -85,7 +84,7 @@ static size_t make_core(uint8_t *f, int qemu_size, int overlap)
 START_TEST(elf_core_segments_and_notes)
 {
 	static uint8_t f[0x4000];
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct svmtrace_vmi_mem *mem;
 	const struct svmtrace_vmi_vcpu *v;
 	uint8_t b[2];
@@ -98,8 +97,7 @@ START_TEST(elf_core_segments_and_notes)
 	ck_assert_int_eq(svmtrace_vmi_mem_read(mem, 0x200fff, b, 2, &err), 0);
 	ck_assert_uint_eq(b[0], 0x22);
 	ck_assert_uint_eq(b[1], 0); /* beyond p_filesz reads as zero */
-	ck_assert_int_eq(svmtrace_vmi_mem_read(mem, 0x101000, b, 1, &err),
-			 SVMTRACE_VMI_E_NOT_FOUND);
+	ck_assert_int_eq(svmtrace_vmi_mem_read(mem, 0x101000, b, 1, &err), SVMTRACE_E_NOT_FOUND);
 	ck_assert_uint_eq(svmtrace_vmi_mem_vcpu_count(mem), 1);
 	v = svmtrace_vmi_mem_vcpu(mem, 0);
 	ck_assert_uint_eq(v->cr3, 0x5002);
@@ -119,34 +117,86 @@ END_TEST
 START_TEST(elf_core_rejects_bad_files)
 {
 	static uint8_t f[0x4000];
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct svmtrace_vmi_mem *mem;
 	size_t len = make_core(f, 440, 1);
 
 	ck_assert_int_eq(svmtrace_vmi_mem_open_buffer(f, len, "core", &mem, &err),
-			 SVMTRACE_VMI_E_FORMAT);
+			 SVMTRACE_E_FORMAT);
 	ck_assert_msg(strstr(err.message, "overlap"), "%s", err.message);
 	len = make_core(f, 100, 0);
 	ck_assert_int_eq(svmtrace_vmi_mem_open_buffer(f, len, "core", &mem, &err),
-			 SVMTRACE_VMI_E_FORMAT);
+			 SVMTRACE_E_FORMAT);
 	ck_assert_msg(strstr(err.message, "QEMU CPU note of 100 bytes"), "%s", err.message);
 	len = make_core(f, 440, 0);
 	((Elf64_Phdr *)(f + sizeof(Elf64_Ehdr)))[0].p_filesz = 8; /* note cut short */
 	f[0x200 + 4] = 0xff;					  /* descsz huge */
 	ck_assert_int_eq(svmtrace_vmi_mem_open_buffer(f, len, "core", &mem, &err),
-			 SVMTRACE_VMI_E_FORMAT);
+			 SVMTRACE_E_FORMAT);
 	len = make_core(f, 440, 0);
-	((Elf64_Ehdr *)f)->e_machine = EM_386;
+	((Elf64_Ehdr *)f)->e_machine = EM_AARCH64;
 	ck_assert_int_eq(svmtrace_vmi_mem_open_buffer(f, len, "core", &mem, &err),
-			 SVMTRACE_VMI_E_FORMAT);
+			 SVMTRACE_E_FORMAT);
 	ck_assert_msg(strstr(err.message, "x86-64"), "%s", err.message);
+}
+END_TEST
+
+/*
+ * QEMU's EM_386 cores (vCPU 0 not in long mode): ELF64 on PC machines, ELF32
+ * when no memory lies above 4 GiB.  Memory reads; the registers are not
+ * taken, and the source says why.
+ */
+START_TEST(elf_core_em386_reads_memory_without_registers)
+{
+	static uint8_t f[0x4000];
+	struct svmtrace_error err;
+	struct svmtrace_vmi_mem *mem;
+	Elf32_Ehdr *eh = (Elf32_Ehdr *)f;
+	Elf32_Phdr *ph = (Elf32_Phdr *)(f + sizeof(*eh));
+	size_t len = make_core(f, 440, 0);
+	uint8_t out[4];
+
+	((Elf64_Ehdr *)f)->e_machine = EM_386;
+	ck_assert_int_eq(svmtrace_vmi_mem_open_buffer(f, len, "core", &mem, &err), 0);
+	ck_assert_uint_eq(svmtrace_vmi_mem_vcpu_count(mem), 1);
+	ck_assert_uint_eq(svmtrace_vmi_mem_vcpu(mem, 0)->valid, 0);
+	ck_assert_ptr_nonnull(strstr(mem->vcpu_note, "vCPU 0 was not in long mode"));
+	svmtrace_vmi_mem_close(mem);
+
+	/* ELF32: one PT_LOAD of 0x1000 bytes at GPA 0x2000, file offset 0x1000 */
+	memset(f, 0, sizeof(f));
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS32;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_type = ET_CORE;
+	eh->e_machine = EM_386;
+	eh->e_phoff = sizeof(*eh);
+	eh->e_phentsize = sizeof(*ph);
+	eh->e_phnum = 1;
+	ph->p_type = PT_LOAD;
+	ph->p_offset = 0x1000;
+	ph->p_paddr = 0x2000;
+	ph->p_filesz = ph->p_memsz = 0x1000;
+	memcpy(f + 0x1000 + 0x10, "\x12\x34\x56\x78", 4);
+	ck_assert_int_eq(svmtrace_vmi_mem_open_buffer(f, 0x2000, "core32", &mem, &err), 0);
+	ck_assert_str_eq(svmtrace_vmi_mem_kind(mem), "qemu-elf-core");
+	ck_assert_int_eq(svmtrace_vmi_mem_read(mem, 0x2010, out, 4, &err), 0);
+	ck_assert_mem_eq(out, "\x12\x34\x56\x78", 4);
+	ck_assert_int_eq(svmtrace_vmi_mem_read(mem, 0x1010, out, 4, &err), SVMTRACE_E_NOT_FOUND);
+	svmtrace_vmi_mem_close(mem);
+
+	/* ELF32 is only QEMU's for EM_386 */
+	eh->e_machine = EM_X86_64;
+	ck_assert_int_eq(svmtrace_vmi_mem_open_buffer(f, 0x2000, "core32", &mem, &err),
+			 SVMTRACE_E_FORMAT);
+	ck_assert_msg(strstr(err.message, "ELF32 type 4 machine 62"), "%s", err.message);
 }
 END_TEST
 
 START_TEST(walks_4k_2m_1g_and_masks_pcid)
 {
 	struct svmtrace_vmi_translation t;
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct svmtrace_vmi_mem *mem;
 	struct fx_mem m;
 	uint64_t pml4;
@@ -169,18 +219,18 @@ START_TEST(walks_4k_2m_1g_and_masks_pcid)
 	ck_assert_uint_eq(t.page_size, 1ULL << 30);
 
 	ck_assert_int_eq(x86_translate(mem, pml4, 0x00007ff612346000ULL, NULL, &t, &err),
-			 SVMTRACE_VMI_E_NOT_FOUND);
+			 SVMTRACE_E_NOT_FOUND);
 	ck_assert_msg(strstr(err.message, "PTE 0x0 not present"), "%s", err.message);
 	ck_assert_uint_eq(t.page_size, 4096);
 	ck_assert_int_eq(x86_translate(mem, pml4, 0x0000100000000000ULL, NULL, &t, &err),
-			 SVMTRACE_VMI_E_NOT_FOUND);
+			 SVMTRACE_E_NOT_FOUND);
 	ck_assert_uint_eq(t.page_size, 512ULL << 30); /* a whole PML4E's hole */
 	ck_assert_int_eq(x86_translate(mem, pml4, 0x0000800000000000ULL, NULL, &t, &err),
-			 SVMTRACE_VMI_E_NOT_FOUND);
+			 SVMTRACE_E_NOT_FOUND);
 	ck_assert_msg(strstr(err.message, "not canonical"), "%s", err.message);
 	/* A table outside memory is an error, not a crash. */
 	ck_assert_int_eq(x86_translate(mem, 0x7ffff000000ULL, 0x1000, NULL, &t, &err),
-			 SVMTRACE_VMI_E_NOT_FOUND);
+			 SVMTRACE_E_NOT_FOUND);
 	ck_assert_msg(strstr(err.message, "outside the memory"), "%s", err.message);
 	svmtrace_vmi_mem_close(mem);
 	free(m.buf);
@@ -190,7 +240,9 @@ END_TEST
 int main(void)
 {
 	const TTest *const tests[] = { raw_reads_and_bounds, elf_core_segments_and_notes,
-				       elf_core_rejects_bad_files, walks_4k_2m_1g_and_masks_pcid };
+				       elf_core_rejects_bad_files,
+				       elf_core_em386_reads_memory_without_registers,
+				       walks_4k_2m_1g_and_masks_pcid };
 
 	return fx_run("vmi-mem", NULL, NULL, tests, sizeof(tests) / sizeof(tests[0]));
 }

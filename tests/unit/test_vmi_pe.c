@@ -12,11 +12,11 @@ static uint8_t img[IMG_SIZE];
 static uint32_t readable = IMG_SIZE; /* bytes the reader serves, like resident pages */
 
 static int read_buf(const void *ctx, uint32_t rva, void *buf, size_t len,
-		    struct svmtrace_vmi_error *err)
+		    struct svmtrace_error *err)
 {
 	(void)ctx;
 	if (rva >= readable || len > readable - rva) {
-		err->status = SVMTRACE_VMI_E_NOT_RESIDENT;
+		err->status = SVMTRACE_E_NOT_RESIDENT;
 		strcpy(err->message, "not resident");
 		return err->status;
 	}
@@ -36,7 +36,7 @@ static void setup(void)
 
 START_TEST(parses_headers_and_sections)
 {
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct pe_image pe;
 	const struct pe_section *s;
 
@@ -53,7 +53,7 @@ END_TEST
 
 START_TEST(reads_codeview_and_exports)
 {
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct pe_codeview cv;
 	struct pe_image pe;
 	char dll[32];
@@ -70,72 +70,70 @@ START_TEST(reads_codeview_and_exports)
 	ck_assert_uint_eq(rva, 0x2020);
 	ck_assert_int_eq(pe_export_find(&reader, &pe, "Alpha", &rva, &err), 0);
 	ck_assert_uint_eq(rva, 0x2010);
-	ck_assert_int_eq(pe_export_find(&reader, &pe, "Delta", &rva, &err),
-			 SVMTRACE_VMI_E_NOT_FOUND);
+	ck_assert_int_eq(pe_export_find(&reader, &pe, "Delta", &rva, &err), SVMTRACE_E_NOT_FOUND);
 	/* Gamma points into the export directory: a forwarder, not code. */
-	ck_assert_int_eq(pe_export_find(&reader, &pe, "Gamma", &rva, &err),
-			 SVMTRACE_VMI_E_NOT_FOUND);
+	ck_assert_int_eq(pe_export_find(&reader, &pe, "Gamma", &rva, &err), SVMTRACE_E_NOT_FOUND);
 	ck_assert_msg(strstr(err.message, "forwarder"), "%s", err.message);
 }
 END_TEST
 
 START_TEST(rejects_bad_headers)
 {
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct pe_image pe;
 	uint32_t v;
 
 	img[0] = 'X';
-	ck_assert_int_eq(pe_parse(&reader, &pe, &err), SVMTRACE_VMI_E_FORMAT);
+	ck_assert_int_eq(pe_parse(&reader, &pe, &err), SVMTRACE_E_FORMAT);
 	ck_assert_msg(strstr(err.message, "no MZ"), "%s", err.message);
 	setup();
 	v = 0x7fffffff; /* e_lfanew far outside */
 	memcpy(img + 0x3c, &v, 4);
-	ck_assert_int_eq(pe_parse(&reader, &pe, &err), SVMTRACE_VMI_E_FORMAT);
+	ck_assert_int_eq(pe_parse(&reader, &pe, &err), SVMTRACE_E_FORMAT);
 	ck_assert_msg(strstr(err.message, "outside the image"), "%s", err.message);
 	setup();
 	v = IMG_SIZE; /* entry point at SizeOfImage */
 	memcpy(img + 0x80 + 24 + 16, &v, 4);
-	ck_assert_int_eq(pe_parse(&reader, &pe, &err), SVMTRACE_VMI_E_FORMAT);
+	ck_assert_int_eq(pe_parse(&reader, &pe, &err), SVMTRACE_E_FORMAT);
 	setup();
 	v = 0x3800; /* .text would end beyond SizeOfImage */
 	memcpy(img + 0x80 + 24 + 240 + 48, &v, 4);
-	ck_assert_int_eq(pe_parse(&reader, &pe, &err), SVMTRACE_VMI_E_FORMAT);
+	ck_assert_int_eq(pe_parse(&reader, &pe, &err), SVMTRACE_E_FORMAT);
 	ck_assert_msg(strstr(err.message, "outside SizeOfImage"), "%s", err.message);
 	setup();
 	img[0x80 + 4] = 0x4c; /* i386 */
 	img[0x80 + 5] = 0x01;
-	ck_assert_int_eq(pe_parse(&reader, &pe, &err), SVMTRACE_VMI_E_FORMAT);
+	ck_assert_int_eq(pe_parse(&reader, &pe, &err), SVMTRACE_E_FORMAT);
 	ck_assert_msg(strstr(err.message, "machine 0x14c"), "%s", err.message);
 }
 END_TEST
 
 START_TEST(bounds_checks_directories)
 {
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct pe_codeview cv;
 	struct pe_image pe;
 	uint32_t v = 0xfffff000, rva;
 
 	memcpy(img + 0x1000 + 32, &v, 4); /* export name table far away */
 	ck_assert_int_eq(pe_parse(&reader, &pe, &err), 0);
-	ck_assert_int_eq(pe_export_find(&reader, &pe, "Beta", &rva, &err), SVMTRACE_VMI_E_FORMAT);
+	ck_assert_int_eq(pe_export_find(&reader, &pe, "Beta", &rva, &err), SVMTRACE_E_FORMAT);
 	memcpy(img + 0x1800 + 20, &v, 4); /* RSDS far away */
-	ck_assert_int_eq(pe_codeview(&reader, &pe, &cv, &err), SVMTRACE_VMI_E_FORMAT);
+	ck_assert_int_eq(pe_codeview(&reader, &pe, &cv, &err), SVMTRACE_E_FORMAT);
 	setup();
 	memset(img + 0x1918, 'A', 0x4000 - 0x1918); /* PDB name never ends */
 	ck_assert_int_eq(pe_parse(&reader, &pe, &err), 0);
-	ck_assert_int_eq(pe_codeview(&reader, &pe, &cv, &err), SVMTRACE_VMI_E_FORMAT);
+	ck_assert_int_eq(pe_codeview(&reader, &pe, &cv, &err), SVMTRACE_E_FORMAT);
 }
 END_TEST
 
 START_TEST(reports_missing_pages)
 {
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct pe_image pe;
 
 	readable = 0x100; /* the header page is cut short */
-	ck_assert_int_eq(pe_parse(&reader, &pe, &err), SVMTRACE_VMI_E_NOT_RESIDENT);
+	ck_assert_int_eq(pe_parse(&reader, &pe, &err), SVMTRACE_E_NOT_RESIDENT);
 	ck_assert_msg(strstr(err.message, "PE optional header at RVA 0x98"), "%s", err.message);
 }
 END_TEST
@@ -162,7 +160,7 @@ static int collect(void *ctx, const char *name, uint32_t ordinal, uint32_t rva)
 START_TEST(lists_every_export)
 {
 	struct seen_export seen[8];
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct pe_image pe;
 	uint32_t v;
 
@@ -193,7 +191,7 @@ START_TEST(lists_every_export)
 	/* An ordinal index past the address table is an error, not a read past it. */
 	v = 9, memcpy(img + 0x10c0, &v, 2);
 	ck_assert_int_eq(pe_exports_each(&reader, &pe, collect, seen, &err),
-			 SVMTRACE_VMI_E_FORMAT);
+			 SVMTRACE_E_FORMAT);
 }
 END_TEST
 

@@ -25,7 +25,7 @@ static struct svmtrace_vmi_mem *mem;
 /* Windows 10 x64 PTE layout, as the shared profiles describe it. */
 static void setup(void)
 {
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 
 	memset(&prof, 0, sizeof(prof));
 	strcpy(prof.id, "030201000504070608090A0B0C0D0E0F-7");
@@ -61,7 +61,7 @@ static uint64_t user_pte(uint64_t pte)
 	return at;
 }
 
-static int translate(struct svmtrace_vmi_translation *t, struct svmtrace_vmi_error *err)
+static int translate(struct svmtrace_vmi_translation *t, struct svmtrace_error *err)
 {
 	return svmtrace_vmi_translate(&vmi, pml4, UVA + 0x123, t, err);
 }
@@ -69,7 +69,7 @@ static int translate(struct svmtrace_vmi_translation *t, struct svmtrace_vmi_err
 START_TEST(transition_page_is_in_memory)
 {
 	struct svmtrace_vmi_translation t;
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 
 	user_pte(0x345ULL << 12 | 1 << 11 | 3 << 5);
 	ck_assert_int_eq(translate(&t, &err), 0);
@@ -81,7 +81,7 @@ END_TEST
 START_TEST(prototype_ptes_are_followed)
 {
 	struct svmtrace_vmi_translation t;
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 
 	user_pte(PROTO_VA << 16 | 1 << 10);
 	fx_put64(&m, 0x200000, 0x456000 | 0x21);
@@ -96,7 +96,7 @@ START_TEST(prototype_ptes_are_followed)
 	ck_assert_uint_eq(t.gpa, 0x567123);
 
 	fx_put64(&m, 0x200000, 0xffffc00012345670ULL << 16 | 1 << 10);
-	ck_assert_int_eq(translate(&t, &err), SVMTRACE_VMI_E_NOT_RESIDENT);
+	ck_assert_int_eq(translate(&t, &err), SVMTRACE_E_NOT_RESIDENT);
 	ck_assert_msg(strstr(err.message, "subsection"), "%s", err.message);
 }
 END_TEST
@@ -113,12 +113,12 @@ START_TEST(not_resident_states_say_why)
 		{ 0, "PTE is zero" },
 	};
 	struct svmtrace_vmi_translation t;
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		user_pte(cases[i].pte);
-		ck_assert_int_eq(translate(&t, &err), SVMTRACE_VMI_E_NOT_RESIDENT);
+		ck_assert_int_eq(translate(&t, &err), SVMTRACE_E_NOT_RESIDENT);
 		ck_assert_msg(strstr(err.message, cases[i].why), "%zu: %s", i, err.message);
 	}
 }
@@ -127,7 +127,7 @@ END_TEST
 START_TEST(page_table_in_transition)
 {
 	struct svmtrace_vmi_translation t;
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	uint64_t at = user_pte(0x600000 | 5), pt = at & ~0xfffULL;
 	uint64_t pde = pml4, i;
 
@@ -155,7 +155,7 @@ static void list(int n)
 	}
 }
 
-static int count_visit(void *ctx, uint64_t link, struct svmtrace_vmi_error *err)
+static int count_visit(void *ctx, uint64_t link, struct svmtrace_error *err)
 {
 	(void)link;
 	(void)err;
@@ -163,7 +163,7 @@ static int count_visit(void *ctx, uint64_t link, struct svmtrace_vmi_error *err)
 	return 0;
 }
 
-static int walk(int *n, struct svmtrace_vmi_error *err)
+static int walk(int *n, struct svmtrace_error *err)
 {
 	*n = 0;
 	return win_list_walk(&vmi, pml4, KVA, 100, "test list", count_visit, n, err);
@@ -171,7 +171,7 @@ static int walk(int *n, struct svmtrace_vmi_error *err)
 
 START_TEST(list_walker_checks_every_link)
 {
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	int n;
 
 	list(5);
@@ -183,39 +183,39 @@ START_TEST(list_walker_checks_every_link)
 
 	list(5); /* last -> second: a cycle that never comes back to the head */
 	fx_put64(&m, 0x201000 + 0x500, KVA + 0x200);
-	ck_assert_int_eq(walk(&n, &err), SVMTRACE_VMI_E_CORRUPT);
+	ck_assert_int_eq(walk(&n, &err), SVMTRACE_E_CORRUPT);
 	ck_assert_msg(strstr(err.message, "test list has a cycle"), "%s", err.message);
 
 	list(5);
 	fx_put64(&m, 0x201000 + 0x300 + 8, KVA + 0x300);
-	ck_assert_int_eq(walk(&n, &err), SVMTRACE_VMI_E_CORRUPT);
+	ck_assert_int_eq(walk(&n, &err), SVMTRACE_E_CORRUPT);
 	ck_assert_msg(strstr(err.message, "has Blink 0xfffff80000000300"), "%s", err.message);
 
 	list(5);
 	fx_put64(&m, 0x201000 + 0x200, 0x8000000000000000ULL);
-	ck_assert_int_eq(walk(&n, &err), SVMTRACE_VMI_E_CORRUPT);
+	ck_assert_int_eq(walk(&n, &err), SVMTRACE_E_CORRUPT);
 	ck_assert_msg(strstr(err.message, "not a kernel list pointer"), "%s", err.message);
 
 	list(5);
 	fx_put64(&m, 0x201000 + 0x200, KVA + 0x5000);
-	ck_assert_int_eq(walk(&n, &err), SVMTRACE_VMI_E_CORRUPT);
+	ck_assert_int_eq(walk(&n, &err), SVMTRACE_E_CORRUPT);
 	ck_assert_msg(strstr(err.message, "cannot be read"), "%s", err.message);
 
 	list(5);
 	fx_put64(&m, 0x201000 + 8, KVA + 0x100);
-	ck_assert_int_eq(walk(&n, &err), SVMTRACE_VMI_E_CORRUPT);
+	ck_assert_int_eq(walk(&n, &err), SVMTRACE_E_CORRUPT);
 	ck_assert_msg(strstr(err.message, "head's Blink"), "%s", err.message);
 }
 END_TEST
 
 START_TEST(list_walker_is_bounded)
 {
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	int n;
 
 	list(15);
 	ck_assert_int_eq(win_list_walk(&vmi, pml4, KVA, 10, "test list", count_visit, &n, &err),
-			 SVMTRACE_VMI_E_CORRUPT);
+			 SVMTRACE_E_CORRUPT);
 	ck_assert_msg(strstr(err.message, "more than 10 entries"), "%s", err.message);
 }
 END_TEST
@@ -225,7 +225,7 @@ START_TEST(lstar_finds_the_kernel)
 	static const char *const exports[] = { "KeBugCheckEx" };
 	static const uint32_t rvas[] = { 0x2000 };
 	struct svmtrace_vmi_kernel k;
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	uint64_t base = 0xfffff80412600000ULL, i;
 
 	fx_pe(m.buf + 0x400000, 0x4000, 0x2000, "ntoskrnl.exe", exports, rvas, 1, "ntkrnlmp.pdb",
@@ -252,13 +252,13 @@ START_TEST(lstar_finds_the_kernel)
 			 0);
 	prof.sym.ki_system_call64 = (struct win_symbol){ true, 0x2200 };
 	ck_assert_int_eq(svmtrace_vmi_kernel_probe(mem, &prof, SVMTRACE_VMI_METHOD_LSTAR, &k, &err),
-			 SVMTRACE_VMI_E_CORRUPT);
+			 SVMTRACE_E_CORRUPT);
 	ck_assert_msg(strstr(err.message, "LSTAR 0xfffff80412602100 is not where the profile"),
 		      "%s", err.message);
 	/* A DLL that is not the kernel is skipped. */
 	strcpy((char *)m.buf + 0x401918, "hal.pdb");
 	ck_assert_int_eq(svmtrace_vmi_kernel_probe(mem, NULL, SVMTRACE_VMI_METHOD_LSTAR, &k, &err),
-			 SVMTRACE_VMI_E_NOT_FOUND);
+			 SVMTRACE_E_NOT_FOUND);
 }
 END_TEST
 

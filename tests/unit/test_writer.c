@@ -25,7 +25,7 @@ static struct svmtrace_writer *open_writer(const char *path, uint32_t interval)
 
 	svmtrace_writer_options_init(&o);
 	o.anchor_interval = interval;
-	ck_assert_msg(svmtrace_writer_open(&w, path, &o, &err) == 0, "%s", err.message);
+	ck_assert_msg(svmtrace_writer_open(path, &o, &w, &err) == 0, "%s", err.message);
 	snprintf(partial, sizeof(partial), "%s.partial", path);
 	return w;
 }
@@ -110,16 +110,16 @@ START_TEST(bad_options_are_refused)
 
 	svmtrace_writer_options_init(&o);
 	o.anchor_interval = 0;
-	ck_assert_int_eq(svmtrace_writer_open(&w, path, &o, &err), SVMTRACE_E_INVALID);
+	ck_assert_int_eq(svmtrace_writer_open(path, &o, &w, &err), SVMTRACE_E_INVALID);
 	snprintf(want, sizeof(want), "%s: anchor interval must be at least 1", path);
 	ck_assert_str_eq(err.message, want);
 	svmtrace_writer_options_init(&o);
 	o.lz4_level = 13;
-	ck_assert_int_eq(svmtrace_writer_open(&w, path, &o, &err), SVMTRACE_E_INVALID);
-	ck_assert_int_eq(svmtrace_writer_open(&w, "/nonexistent-dir/x.bin", &o, &err),
+	ck_assert_int_eq(svmtrace_writer_open(path, &o, &w, &err), SVMTRACE_E_INVALID);
+	ck_assert_int_eq(svmtrace_writer_open("/nonexistent-dir/x.bin", &o, &w, &err),
 			 SVMTRACE_E_INVALID);
 	svmtrace_writer_options_init(&o);
-	ck_assert_int_eq(svmtrace_writer_open(&w, "/nonexistent-dir/x.bin", &o, &err),
+	ck_assert_int_eq(svmtrace_writer_open("/nonexistent-dir/x.bin", &o, &w, &err),
 			 SVMTRACE_E_IO);
 	ck_assert_str_eq(
 		err.message,
@@ -164,7 +164,7 @@ START_TEST(a_failed_write_leaves_complete_frames)
 	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
 	svmtrace_writer_options_init(&o);
 	o.raw_frames = true; /* frames of 64 KiB: the third one tears */
-	ck_assert_int_eq(svmtrace_writer_open(&w, path, &o, &err), 0);
+	ck_assert_int_eq(svmtrace_writer_open(path, &o, &w, &err), 0);
 	for (i = 1; i < 1000000; i++) {
 		sl.kind = SVMTRACE_SLOT_INSTRUCTION;
 		sl.seq = i;

@@ -24,6 +24,8 @@ $(VMI_PE)/tiny.exe: tests/vmi/pe/tiny.c
 VMI_PE_FILES := $(VMI_PE)/helper.dll $(VMI_PE)/target.exe $(VMI_PE)/tiny.exe
 
 DEB_PACKAGES += gcc-mingw-w64-x86-64
+# qemu_core.sh: a real QEMU ELF core (dump-guest-memory)
+DEB_PACKAGES += qemu-system-x86
 
 # Command-level tests: tests/vmi/*.sh except the sourced lib.sh.
 VMI_TESTS := $(filter-out tests/vmi/lib.sh,$(sort $(wildcard tests/vmi/*.sh)))

@@ -32,7 +32,7 @@ static struct {
 
 static int image_read(void *ctx, uint64_t gpa, void *buf, size_t len)
 {
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 
 	g.reads++;
 	if (svmtrace_vmi_mem_read(g.image, gpa, buf, len, &err))
@@ -61,7 +61,7 @@ static uint64_t find_name(const char *name)
 	static uint8_t page[4096];
 	uint64_t found = 0;
 	size_t n = strlen(name) + 1;
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 
 	for (r = 0; r < svmtrace_vmi_mem_range_count(g.image); r++) {
 		svmtrace_vmi_mem_range(g.image, r, &gpa, &size);
@@ -87,11 +87,11 @@ static uint64_t find_name(const char *name)
 static uint64_t entry_pte_gpa(const struct svmtrace_vmi *vmi, uint64_t pid)
 {
 	struct svmtrace_vmi_entry e;
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	uint64_t table, at = 0, entry;
 	int level;
 
-	if (svmtrace_vmi_resolve(vmi, pid, &e, &err) != SVMTRACE_VMI_E_NOT_RESIDENT || !e.entry_va)
+	if (svmtrace_vmi_resolve(vmi, pid, &e, &err) != SVMTRACE_E_NOT_RESIDENT || !e.entry_va)
 		die("--make-resident: PID %llu's entry is not a missing page: %s",
 		    (unsigned long long)pid, err.message);
 	table = e.process.dtb & 0x000ffffffffff000ULL;
@@ -124,7 +124,7 @@ int main(int argc, char **argv)
 					     .max_read = SVMTRACE_MAX_READ };
 	struct daemon_options o = { .resolve_timeout = 60, .quiet = true };
 	struct svmtrace_vmi_mem *image, *live;
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct svmtrace_vmi *vmi;
 	struct target_info t;
 	const char *memory = NULL, *rename = NULL;

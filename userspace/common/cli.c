@@ -67,3 +67,10 @@ void parse_range(const char *arg, const char *what, uint64_t *lo, uint64_t *hi)
 		die("%s: range start 0x%llx is above its end 0x%llx", what, (unsigned long long)*lo,
 		    (unsigned long long)*hi);
 }
+
+void parse_rip_range(const char *arg, uint64_t *lo, uint64_t *hi)
+{
+	parse_range(arg, "--rip-range", lo, hi);
+	if (*lo == *hi)
+		die("--rip-range %s: empty range (the end is exclusive)", arg);
+}

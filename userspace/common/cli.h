@@ -28,4 +28,11 @@ uint64_t parse_u64(const char *arg, const char *what);
 /* Parse "A-B" (each as parse_u64) into *lo and *hi, dying unless A <= B. */
 void parse_range(const char *arg, const char *what, uint64_t *lo, uint64_t *hi);
 
+/*
+ * Parse a --rip-range "A-B": the half-open range [A, B), the same in every
+ * program (the kernel filter's struct svmtrace_rip_range is half-open too).
+ * Dies on an empty range (A == B).
+ */
+void parse_rip_range(const char *arg, uint64_t *lo, uint64_t *hi);
+
 #endif

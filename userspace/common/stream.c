@@ -19,16 +19,16 @@ void stream_open(struct vcpu_stream *s, uint32_t vcpu, int ring_fd, uint64_t mma
 {
 	struct svmtrace_writer_options o;
 	struct svmtrace_error err;
-	char path[PATH_MAX], msg[256];
+	char path[PATH_MAX];
 
 	memset(s, 0, sizeof(*s));
 	s->vcpu = vcpu;
-	if (svmtrace_ring_map(&s->ring, ring_fd, mmap_size, msg, sizeof(msg)))
-		die("vCPU %u: %s", vcpu, msg);
+	if (svmtrace_ring_map(ring_fd, mmap_size, &s->ring, &err))
+		die("vCPU %u: %s", vcpu, err.message);
 	svmtrace_writer_options_init(&o);
 	o.cpu = vcpu;
 	snprintf(path, sizeof(path), "%s/svmtrace_trace_cpu%u.bin", out_dir, vcpu);
-	if (svmtrace_writer_open(&s->writer, path, &o, &err))
+	if (svmtrace_writer_open(path, &o, &s->writer, &err))
 		die("%s", err.message);
 }
 

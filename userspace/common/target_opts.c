@@ -46,9 +46,7 @@ static void rip_range(struct svmtrace_target *t, const char *arg)
 
 	if (t->nr_ranges == SVMTRACE_MAX_RANGES)
 		die("--rip-range: at most %d ranges", SVMTRACE_MAX_RANGES);
-	parse_range(arg, "--rip-range", &lo, &hi);
-	if (lo == hi)
-		die("--rip-range %s: empty range (the end is exclusive)", arg);
+	parse_rip_range(arg, &lo, &hi);
 	t->ranges[t->nr_ranges].start = lo;
 	t->ranges[t->nr_ranges].end = hi;
 	t->nr_ranges++;

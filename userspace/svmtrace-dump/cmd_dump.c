@@ -22,7 +22,8 @@ static const char dump_usage[] =
 	"  --regs              add the 16 GPRs: rax rbx rcx rdx rsi rdi rbp rsp r8..r15\n"
 	"  --format csv|jsonl  output format (default csv)\n"
 	"  --cr3 X             only rows whose CR3 is X\n"
-	"  --rip-range A-B     only rows with A <= rip <= B\n"
+	"  --rip-range A-B     only rows with A <= rip < B (the end is exclusive, as in\n"
+	"                      svmtrace-capture and svmtraced)\n"
 	"  --seq A-B           only rows with A <= sequence <= B\n"
 	"  --limit N           stop after N rows (also the optional LIMIT argument)\n"
 	"  --merge             interleave several per-vCPU files by global sequence\n"
@@ -41,7 +42,8 @@ static const char dump_usage[] =
 struct filter {
 	bool cr3_set;
 	uint64_t cr3;
-	uint64_t rip_lo, rip_hi;
+	bool rip_set;
+	uint64_t rip_lo, rip_hi; /* [rip_lo, rip_hi) */
 	uint64_t seq_lo, seq_hi;
 };
 
@@ -62,8 +64,9 @@ static bool wanted(const struct filter *f, const struct svmtrace_record *r)
 {
 	const struct svmtrace_state *s = r->state;
 
-	return r->sequence >= f->seq_lo && r->sequence <= f->seq_hi && s->rip >= f->rip_lo &&
-	       s->rip <= f->rip_hi && (!f->cr3_set || (r->state_known && s->cr3 == f->cr3));
+	return r->sequence >= f->seq_lo && r->sequence <= f->seq_hi &&
+	       (!f->rip_set || (s->rip >= f->rip_lo && s->rip < f->rip_hi)) &&
+	       (!f->cr3_set || (r->state_known && s->cr3 == f->cr3));
 }
 
 /* A value the record does not know (state_known false) prints as nothing. */
@@ -274,7 +277,7 @@ int cmd_dump(int argc, char **argv)
 		ANALYSIS_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct dump d = { .f = { .rip_hi = UINT64_MAX, .seq_hi = UINT64_MAX },
+	struct dump d = { .f = { .seq_hi = UINT64_MAX },
 			  .limit = UINT64_MAX,
 			  .ao = { .symbols = SYMBOLS_AUTO } };
 	int c, nfiles;
@@ -294,7 +297,8 @@ int cmd_dump(int argc, char **argv)
 			d.f.cr3 = parse_u64(optarg, "--cr3");
 			break;
 		case 'i':
-			parse_range(optarg, "--rip-range", &d.f.rip_lo, &d.f.rip_hi);
+			parse_rip_range(optarg, &d.f.rip_lo, &d.f.rip_hi);
+			d.f.rip_set = true;
 			break;
 		case 's':
 			parse_range(optarg, "--seq", &d.f.seq_lo, &d.f.seq_hi);

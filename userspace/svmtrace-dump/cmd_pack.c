@@ -160,7 +160,7 @@ int cmd_pack(int argc, char **argv)
 	pk.in_fd = strcmp(pk.in_name, "-") ? open(pk.in_name, O_RDONLY | O_CLOEXEC) : 0;
 	if (pk.in_fd < 0)
 		die("%s: cannot open: %s", pk.in_name, strerror(errno));
-	if (svmtrace_writer_open(&pk.w, argv[optind + 1], &o, &err))
+	if (svmtrace_writer_open(argv[optind + 1], &o, &pk.w, &err))
 		die("%s", err.message);
 
 	while ((n = read_records(&pk, batch, PACK_BATCH)) > 0)

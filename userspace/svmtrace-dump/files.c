@@ -8,7 +8,7 @@ struct svmtrace_reader *open_trace(const char *path)
 	struct svmtrace_reader *r;
 	struct svmtrace_error err;
 
-	if (svmtrace_reader_open(&r, path, &err))
+	if (svmtrace_reader_open(path, &r, &err))
 		die("%s", err.message);
 	return r;
 }

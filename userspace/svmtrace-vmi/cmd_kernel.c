@@ -26,7 +26,7 @@ int cmd_kernel(struct vmi_cmd *c, int argc, char **argv)
 	const struct svmtrace_vmi_profile *prof;
 	json_object *o = NULL, *methods = NULL;
 	struct svmtrace_vmi_kernel k;
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct svmtrace_vmi *vmi;
 	int m;
 

@@ -9,7 +9,7 @@
 int cmd_modules(struct vmi_cmd *c, int argc, char **argv)
 {
 	struct svmtrace_vmi_module *list;
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct svmtrace_vmi *vmi;
 	size_t n, i;
 	uint64_t pid;

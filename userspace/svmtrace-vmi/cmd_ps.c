@@ -36,7 +36,7 @@ int cmd_ps(struct vmi_cmd *c, int argc, char **argv)
 {
 	struct svmtrace_vmi *vmi;
 	struct svmtrace_vmi_process *list;
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	size_t n, i;
 
 	if (argc)

@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 static json_object *entry_json(const struct svmtrace_vmi_entry *e, int rc,
-			       const struct svmtrace_vmi_error *err)
+			       const struct svmtrace_error *err)
 {
 	const struct svmtrace_vmi_process *p = &e->process;
 	json_object *o = json_object_new_object();
@@ -62,7 +62,7 @@ static void print_entry(const struct svmtrace_vmi_entry *e)
 int cmd_resolve(struct vmi_cmd *c, int argc, char **argv)
 {
 	struct svmtrace_vmi_entry e;
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct svmtrace_vmi *vmi;
 	uint64_t pid;
 	int rc;
@@ -72,7 +72,7 @@ int cmd_resolve(struct vmi_cmd *c, int argc, char **argv)
 	pid = vmi_cmd_pid(argv[0]);
 	vmi = vmi_cmd_session(c);
 	rc = svmtrace_vmi_resolve(vmi, pid, &e, &err);
-	if (rc && rc != SVMTRACE_VMI_E_NOT_RESIDENT)
+	if (rc && rc != SVMTRACE_E_NOT_RESIDENT)
 		die("%s", err.message);
 	if (c->json)
 		vmi_json_print(entry_json(&e, rc, &err));

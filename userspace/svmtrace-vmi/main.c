@@ -60,7 +60,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct vmi_cmd c = { .profiles = getenv("SVMTRACE_PROFILES") };
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	size_t i;
 	int opt, rc;
 

@@ -8,7 +8,7 @@
 
 struct svmtrace_vmi *vmi_cmd_session(struct vmi_cmd *c)
 {
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct svmtrace_vmi *vmi;
 
 	if (svmtrace_vmi_open(c->mem, c->profiles, &vmi, &err))

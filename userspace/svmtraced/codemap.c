@@ -107,7 +107,7 @@ struct codemap *codemap_open(const char *out_dir, struct svmtrace_vmi *vmi,
 static bool read_page(struct codemap *cm, uint64_t cr3, uint64_t va, uint64_t *gpa, uint8_t *buf)
 {
 	struct svmtrace_vmi_translation tr;
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 
 	if (svmtrace_vmi_mem_refresh(cm->mem, &err) ||
 	    svmtrace_vmi_translate(cm->vmi, cr3 & CR3_ADDRESS_MASK, va, &tr, &err) ||
@@ -166,7 +166,7 @@ static void walk_modules(struct codemap *cm, uint64_t seq)
 	struct target_info *t = cm->t;
 	const struct svmtrace_vmi_process *p = &t->procs[0].entry.process;
 	struct svmtrace_vmi_module *list;
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	size_t n, i, k;
 
 	if (t->code.module_walks >= MAX_MODULE_WALKS)

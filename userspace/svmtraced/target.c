@@ -30,7 +30,7 @@ static struct status_view idle_view(const char *phase)
 
 static void refresh(struct svmtrace_vmi_mem *mem)
 {
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 
 	if (svmtrace_vmi_mem_refresh(mem, &err))
 		die("live VM: %s", err.message);
@@ -39,12 +39,12 @@ static void refresh(struct svmtrace_vmi_mem *mem)
 /* Problems that another look at a changing guest may not have. */
 static bool transient(int rc)
 {
-	return rc == SVMTRACE_VMI_E_CORRUPT || rc == SVMTRACE_VMI_E_NOT_RESIDENT;
+	return rc == SVMTRACE_E_CORRUPT || rc == SVMTRACE_E_NOT_RESIDENT;
 }
 
 struct svmtrace_vmi *target_open_mem(struct svmtrace_vmi_mem *mem, const struct daemon_options *o)
 {
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct svmtrace_vmi *vmi;
 	int rc = 0, i;
 
@@ -56,7 +56,7 @@ struct svmtrace_vmi *target_open_mem(struct svmtrace_vmi_mem *mem, const struct 
 		rc = svmtrace_vmi_open(mem, o->profiles, &vmi, &err);
 		if (!rc)
 			return vmi;
-		if (!transient(rc) && rc != SVMTRACE_VMI_E_NOT_FOUND)
+		if (!transient(rc) && rc != SVMTRACE_E_NOT_FOUND)
 			break;
 	}
 	die("finding the guest kernel in live memory: %s", err.message);
@@ -65,7 +65,7 @@ struct svmtrace_vmi *target_open_mem(struct svmtrace_vmi_mem *mem, const struct 
 struct svmtrace_vmi *target_open(int ctl, const struct daemon_options *o,
 				 struct svmtrace_vmi_mem **mem)
 {
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 
 	if (svmtrace_vmi_mem_open_live(ctl, mem, &err))
 		die("live VM: %s", err.message);
@@ -91,7 +91,7 @@ static void processes_stable(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *
 			     struct svmtrace_vmi_process **list, size_t *count)
 {
 	struct svmtrace_vmi_process *a = NULL, *b = NULL;
-	struct svmtrace_vmi_error err = { 0 };
+	struct svmtrace_error err = { 0 };
 	size_t na, nb;
 	int i, rc;
 
@@ -126,7 +126,7 @@ static bool same_entry(const struct svmtrace_vmi_entry *a, const struct svmtrace
 
 /* Resolve @pid twice with the same answer; returns 0 or the VMI status. */
 static int resolve_stable(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem, uint64_t pid,
-			  struct svmtrace_vmi_entry *out, struct svmtrace_vmi_error *err)
+			  struct svmtrace_vmi_entry *out, struct svmtrace_error *err)
 {
 	struct svmtrace_vmi_entry again;
 	int i, rc = 0;
@@ -134,7 +134,7 @@ static int resolve_stable(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem
 	for (i = 0; i < WALK_TRIES; i++) {
 		refresh(mem);
 		rc = svmtrace_vmi_resolve(vmi, pid, out, err);
-		if (rc == SVMTRACE_VMI_E_NOT_RESIDENT || (rc && !transient(rc)))
+		if (rc == SVMTRACE_E_NOT_RESIDENT || (rc && !transient(rc)))
 			return rc;
 		if (rc)
 			continue;
@@ -147,7 +147,7 @@ static int resolve_stable(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem
 		snprintf(err->message, sizeof(err->message),
 			 "PID %llu: its entry resolved differently in %d pairs of reads in a row",
 			 (unsigned long long)pid, WALK_TRIES);
-	return rc ? rc : SVMTRACE_VMI_E_CORRUPT;
+	return rc ? rc : SVMTRACE_E_CORRUPT;
 }
 
 static void stop_if_asked(struct statusd *sd, const char *phase, int ms)
@@ -170,7 +170,7 @@ static void wait_resident(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem
 			  struct statusd *sd, uint64_t dtb, uint64_t va, double deadline)
 {
 	struct svmtrace_vmi_translation tr;
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 
 	while (now_seconds() < deadline) {
 		refresh(mem);
@@ -186,11 +186,11 @@ static void resolve_waiting(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *m
 			    struct svmtrace_vmi_entry *out)
 {
 	double deadline = now_seconds() + o->resolve_timeout;
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	bool said = false;
 	int rc;
 
-	while ((rc = resolve_stable(vmi, mem, pid, out, &err)) == SVMTRACE_VMI_E_NOT_RESIDENT) {
+	while ((rc = resolve_stable(vmi, mem, pid, out, &err)) == SVMTRACE_E_NOT_RESIDENT) {
 		if (o->from == FROM_NEXT) {
 			/* A running process: its next instruction starts the session. */
 			warn("%s; tracing from its next user-mode instruction without a gate",
@@ -354,7 +354,7 @@ void target_fill(const struct target_info *t, struct svmtrace_target *kt)
 void target_modules(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem, struct target_info *t)
 {
 	const struct svmtrace_vmi_process *p = &t->procs[0].entry.process;
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	size_t i;
 	int rc = 0, tries;
 
@@ -384,7 +384,7 @@ void target_module_exports(struct svmtrace_vmi *vmi, struct target_info *t, size
 {
 	const struct svmtrace_vmi_process *p = &t->procs[0].entry.process;
 	struct module_extra *x = &t->module_extra[i];
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 
 	if (svmtrace_vmi_exports(vmi, p->dtb, t->modules[i].base, &x->exports, &x->nr_exports,
 				 &err))

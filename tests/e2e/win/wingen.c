@@ -181,12 +181,12 @@ static void write_slot(struct gen_win *g, int i, const struct slot *s, int runna
 }
 
 static int image_read(const void *ctx, uint32_t rva, void *buf, size_t len,
-		      struct svmtrace_vmi_error *err)
+		      struct svmtrace_error *err)
 {
 	const struct gen_pe *pe = ctx;
 
 	if (rva > pe->size_of_image || len > pe->size_of_image - rva)
-		return SVMTRACE_VMI_E_FORMAT;
+		return SVMTRACE_E_FORMAT;
 	memcpy(buf, pe->image + rva, len);
 	return 0;
 }
@@ -195,7 +195,7 @@ static int image_read(const void *ctx, uint32_t rva, void *buf, size_t len,
 static void check_dll_call(const struct gen_pe *dll, const char *path)
 {
 	struct pe_reader r = { image_read, dll };
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct pe_image img;
 	uint32_t rva;
 
@@ -229,7 +229,7 @@ int main(int argc, char **argv)
 	const char *profile = NULL, *sched = NULL, *dll = NULL, *out = NULL;
 	static struct gen_pe pes[4];
 	struct slot slots[4] = { 0 };
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct gen_win g = { 0 };
 	uint64_t boot[WIN_BOOT_OFF_MEMSIZE / 8 + 1] = { 0 };
 	char path[4096];

@@ -46,7 +46,7 @@ static void report(const char *what, double *t, int n)
 	       t[n - 1], n);
 }
 
-static void die(const char *msg, const struct svmtrace_vmi_error *err)
+static void die(const char *msg, const struct svmtrace_error *err)
 {
 	fprintf(stderr, "vmi-bench: %s: %s\n", msg, err ? err->message : "");
 	exit(1);
@@ -55,7 +55,7 @@ static void die(const char *msg, const struct svmtrace_vmi_error *err)
 /* The baseline: xz decode + a full json-c parse of the same file. */
 static double baseline_load(const char *path)
 {
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	double t0 = now_ms();
 	json_tokener *tok;
 	json_object *obj;
@@ -78,7 +78,7 @@ static void bench_profile(const char *path)
 {
 	double ours[RUNS_LOAD], base[RUNS_LOAD];
 	struct svmtrace_vmi_profile *p;
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	char label[96];
 	int i;
@@ -102,7 +102,7 @@ static void bench_profile(const char *path)
 static void bench_resolve(const char *memory, uint64_t pid, const char *profile_path)
 {
 	struct svmtrace_vmi_profile *profile;
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct svmtrace_vmi_entry e;
 	double t[RUNS_RESOLVE];
 	char label[96];

@@ -78,7 +78,7 @@ int main(int argc, char **argv)
 	size_t nr = sizeof(full) / sizeof(full[0]), i;
 	uint64_t mem_size = 4ULL << 30, decoys = 0;
 	bool old_notes = false;
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	struct gen_win g = { 0 };
 	char *path;
 	int opt;

@@ -32,7 +32,7 @@
 static uint64_t field(struct gen_win *g, const char *type, const char *name)
 {
 	struct isf_field f;
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 
 	if (isf_field(g->isf, type, name, &f, &err))
 		gen_die("%s", err.message);
@@ -42,7 +42,7 @@ static uint64_t field(struct gen_win *g, const char *type, const char *name)
 static struct isf_field bits(struct gen_win *g, const char *type, const char *name)
 {
 	struct isf_field f;
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 
 	if (isf_field(g->isf, type, name, &f, &err) || !f.bit_length)
 		gen_die("%s.%s: not a bitfield in the profile", type, name);
@@ -70,7 +70,7 @@ static uint64_t need_symbol(struct gen_win *g, const char *name)
 
 static uint64_t type_size(struct gen_win *g, const char *type)
 {
-	struct svmtrace_vmi_error err;
+	struct svmtrace_error err;
 	uint64_t size;
 
 	if (isf_type_size(g->isf, type, &size, &err))

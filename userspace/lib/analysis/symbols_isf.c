@@ -61,7 +61,7 @@ static bool names_id(const char *base, const char *id)
 static int visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	const char *base = path + ftw->base;
-	struct svmtrace_vmi_error verr;
+	struct svmtrace_error verr;
 	struct isf *isf;
 	size_t i;
 

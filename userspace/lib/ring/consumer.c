@@ -12,49 +12,59 @@
 
 #include <svmtrace/ring.h>
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int fail(struct svmtrace_error *err, int status,
+						      const char *fmt, ...)
 {
 	va_list ap;
 
+	if (!err)
+		return status;
+	err->status = status;
+	err->offset = 0;
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	vsnprintf(err->message, sizeof(err->message), fmt, ap);
 	va_end(ap);
-	return -1;
+	return status;
 }
 
-static int check_header(const struct svmtrace_ring_header *h, size_t size, char *err, size_t errlen)
+static int check_header(const struct svmtrace_ring_header *h, size_t size,
+			struct svmtrace_error *err)
 {
 	if (h->magic != SVMTRACE_RING_MAGIC)
-		return fail(err, errlen, "ring header: magic 0x%08x, expected 0x%08x", h->magic,
-			    SVMTRACE_RING_MAGIC);
+		return fail(err, SVMTRACE_E_MISMATCH, "ring header: magic 0x%08x, expected 0x%08x",
+			    h->magic, SVMTRACE_RING_MAGIC);
 	if (h->abi_version != SVMTRACE_ABI_VERSION)
-		return fail(err, errlen, "ring header: ABI version %u, this build reads %u",
-			    h->abi_version, SVMTRACE_ABI_VERSION);
+		return fail(err, SVMTRACE_E_MISMATCH,
+			    "ring header: ABI version %u, this build reads %u", h->abi_version,
+			    SVMTRACE_ABI_VERSION);
 	if (h->slot_size != sizeof(struct svmtrace_slot))
-		return fail(err, errlen, "ring header: slot size %u, expected %zu", h->slot_size,
-			    sizeof(struct svmtrace_slot));
+		return fail(err, SVMTRACE_E_MISMATCH, "ring header: slot size %u, expected %zu",
+			    h->slot_size, sizeof(struct svmtrace_slot));
 	if (!h->capacity || (h->capacity & (h->capacity - 1)))
-		return fail(err, errlen, "ring header: capacity %u is not a power of two",
-			    h->capacity);
+		return fail(err, SVMTRACE_E_FORMAT,
+			    "ring header: capacity %u is not a power of two", h->capacity);
 	if (h->data_offset != SVMTRACE_RING_HEADER_SIZE ||
 	    h->data_offset + (uint64_t)h->capacity * h->slot_size > size)
-		return fail(err, errlen,
+		return fail(err, SVMTRACE_E_FORMAT,
 			    "ring header: %u slots at offset %llu do not fit in %zu bytes",
 			    h->capacity, (unsigned long long)h->data_offset, size);
 	return 0;
 }
 
-int svmtrace_ring_use_memory(struct svmtrace_ring_consumer *c, void *mem, size_t size, char *err,
-			     size_t errlen)
+int svmtrace_ring_use_memory(void *mem, size_t size, struct svmtrace_ring_consumer *c,
+			     struct svmtrace_error *err)
 {
 	struct svmtrace_ring_header *h = mem;
+	int ret;
 
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
 	if (size < SVMTRACE_RING_HEADER_SIZE)
-		return fail(err, errlen, "ring of %zu bytes is smaller than its header", size);
-	if (check_header(h, size, err, errlen))
-		return -1;
+		return fail(err, SVMTRACE_E_FORMAT, "ring of %zu bytes is smaller than its header",
+			    size);
+	ret = check_header(h, size, err);
+	if (ret)
+		return ret;
 	c->hdr = h;
 	c->slots = (struct svmtrace_slot *)((char *)mem + h->data_offset);
 	c->capacity = h->capacity;
@@ -62,18 +72,20 @@ int svmtrace_ring_use_memory(struct svmtrace_ring_consumer *c, void *mem, size_t
 	return 0;
 }
 
-int svmtrace_ring_map(struct svmtrace_ring_consumer *c, int fd, size_t size, char *err,
-		      size_t errlen)
+int svmtrace_ring_map(int fd, size_t size, struct svmtrace_ring_consumer *c,
+		      struct svmtrace_error *err)
 {
 	void *mem;
+	int ret;
 
 	mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (mem == MAP_FAILED)
-		return fail(err, errlen, "mmap of ring fd %d (%zu bytes): %s", fd, size,
+		return fail(err, SVMTRACE_E_IO, "mmap of ring fd %d (%zu bytes): %s", fd, size,
 			    strerror(errno));
-	if (svmtrace_ring_use_memory(c, mem, size, err, errlen)) {
+	ret = svmtrace_ring_use_memory(mem, size, c, err);
+	if (ret) {
 		munmap(mem, size);
-		return -1;
+		return ret;
 	}
 	c->fd = fd;
 	c->map_size = size;
@@ -82,6 +94,8 @@ int svmtrace_ring_map(struct svmtrace_ring_consumer *c, int fd, size_t size, cha
 
 void svmtrace_ring_unmap(struct svmtrace_ring_consumer *c)
 {
+	if (!c)
+		return;
 	if (c->map_size)
 		munmap(c->hdr, c->map_size);
 	if (c->fd >= 0)

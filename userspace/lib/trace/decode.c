@@ -87,7 +87,7 @@ static const uint8_t *full_record(struct decoder *d, const uint8_t *p, const uin
 	if (!(p = varint(d, p, end, &seq, "sequence")) || !check_sequence(d, seq) ||
 	    !need(d, p, end, 8, "TSC"))
 		return NULL;
-	r->tsc = wire_get64(p);
+	r->tsc = le64(p);
 	if (!(p = varint(d, p + 8, end, &v, "reason")))
 		return NULL;
 	if (v > UINT32_MAX)
@@ -95,7 +95,7 @@ static const uint8_t *full_record(struct decoder *d, const uint8_t *p, const uin
 	r->reason = (uint32_t)v;
 	if (!need(d, p, end, 8, "RIP"))
 		return NULL;
-	d->state.rip = wire_get64(p);
+	d->state.rip = le64(p);
 	if (!(p = varint(d, p + 8, end, &d->state.rflags, "RFLAGS")) ||
 	    !(p = varint(d, p, end, &d->state.cr3, "CR3")))
 		return NULL;
@@ -109,7 +109,7 @@ static const uint8_t *full_record(struct decoder *d, const uint8_t *p, const uin
 	if (d->xstate) {
 		if (!need(d, p, end, WIRE_XSTATE_SIZE, "YMM state"))
 			return NULL;
-		d->state.xstate_bv = wire_get64(p);
+		d->state.xstate_bv = le64(p);
 		memcpy(d->state.ymm, p + 8, sizeof(d->state.ymm));
 		p += WIRE_XSTATE_SIZE;
 	} else {
@@ -156,12 +156,12 @@ static const uint8_t *session_end(struct decoder *d, const uint8_t *p, const uin
 			    h & WIRE_END_RESERVED);
 	if ((h & WIRE_END_XSTATE) && !state)
 		return fail(d, "session end header 0x%02x has X (0x10) without S (0x08)", h);
-	if (!need(d, p, end, WIRE_END_SIZE, "session end") || !check_sequence(d, wire_get64(p + 1)))
+	if (!need(d, p, end, WIRE_END_SIZE, "session end") || !check_sequence(d, le64(p + 1)))
 		return NULL;
 	r->kind = SVMTRACE_SLOT_SESSION_END;
-	r->tsc = wire_get64(p + 9);
-	r->reason = wire_get32(p + 17);
-	d->state.rip = wire_get64(p + 21);
+	r->tsc = le64(p + 9);
+	r->reason = le32(p + 17);
+	d->state.rip = le64(p + 21);
 	p += WIRE_END_SIZE;
 	if (state && !(p = end_state(d, p, end)))
 		return NULL;
@@ -173,7 +173,7 @@ static const uint8_t *session_end(struct decoder *d, const uint8_t *p, const uin
 		if (d->xstate) {
 			if (!need(d, p, end, WIRE_XSTATE_SIZE, "YMM state"))
 				return NULL;
-			d->state.xstate_bv = wire_get64(p);
+			d->state.xstate_bv = le64(p);
 			memcpy(d->state.ymm, p + 8, sizeof(d->state.ymm));
 			p += WIRE_XSTATE_SIZE;
 		}
@@ -204,8 +204,8 @@ static const uint8_t *ymm_delta(struct decoder *d, const uint8_t *p, const uint8
 		return fail(d, "delta carries YMM state, its anchor has none");
 	if (!need(d, p, end, 10, "YMM delta header"))
 		return NULL;
-	d->state.xstate_bv = wire_get64(p);
-	mask = wire_get16(p + 8);
+	d->state.xstate_bv = le64(p);
+	mask = le16(p + 8);
 	p += 10;
 	for (; mask; mask &= mask - 1) {
 		if (!need(d, p, end, WIRE_YMM_BYTES, "YMM register"))
@@ -223,7 +223,7 @@ static const uint8_t *explicit_gprs(struct decoder *d, const uint8_t *p, const u
 
 	if (!need(d, p, end, 2, "GPR mask"))
 		return NULL;
-	mask = wire_get16(p);
+	mask = le16(p);
 	p += 2;
 	*maskp = mask;
 	for (; mask; mask &= mask - 1) {
@@ -304,11 +304,7 @@ static const uint8_t *delta_record(struct decoder *d, const uint8_t *p, const ui
 			return NULL;
 	}
 
-	if (!hit || (h & (WIRE_DELTA_RIP | WIRE_DELTA_GPR | WIRE_DELTA_RFLAGS))) {
-		predict_learn_flow(&d->predict, pe, from, d->state.rip, d->state.rflags);
-		if (!hit || (h & WIRE_DELTA_GPR))
-			predict_learn_gprs(pe, mask, delta);
-	}
+	predict_update(&d->predict, pe, hit, h, from, d->state.rip, d->state.rflags, mask, delta);
 	r->kind = SVMTRACE_SLOT_INSTRUCTION;
 	r->state_known = true;
 	r->has_tsc = false;

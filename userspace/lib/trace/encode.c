@@ -50,9 +50,9 @@ static size_t put_full(struct encoder *e, const struct svmtrace_slot *s,
 
 	out[0] = type | (x ? WIRE_FULL_XSTATE : 0) | (gap ? WIRE_FULL_GAP : 0);
 	p = wire_put_varint(p, s->seq);
-	p = wire_put64(p, s->tsc);
+	p = put_le64(p, s->tsc);
 	p = wire_put_varint(p, s->reason);
-	p = wire_put64(p, s->rip);
+	p = put_le64(p, s->rip);
 	p = wire_put_varint(p, s->rflags);
 	p = wire_put_varint(p, s->cr3);
 	for (int i = 0; i < 16; i++)
@@ -60,7 +60,7 @@ static size_t put_full(struct encoder *e, const struct svmtrace_slot *s,
 	if (gap)
 		p = wire_put_varint(p, s->dropped);
 	if (x) {
-		p = wire_put64(p, x->xstate_bv);
+		p = put_le64(p, x->xstate_bv);
 		memcpy(p, x->ymm, sizeof(x->ymm));
 		p += sizeof(x->ymm);
 	}
@@ -83,10 +83,10 @@ static size_t put_end(struct encoder *e, const struct svmtrace_slot *s, uint8_t 
 
 	*p++ = WIRE_SESSION_END | (gap ? WIRE_END_GAP : 0) | (state ? WIRE_END_STATE : 0) |
 	       (xstate ? WIRE_END_XSTATE : 0);
-	p = wire_put64(p, s->seq);
-	p = wire_put64(p, s->tsc);
-	p = wire_put32(p, s->reason);
-	p = wire_put64(p, s->rip);
+	p = put_le64(p, s->seq);
+	p = put_le64(p, s->tsc);
+	p = put_le32(p, s->reason);
+	p = put_le64(p, s->rip);
 	if (state) {
 		p = wire_put_varint(p, e->prev.rflags);
 		p = wire_put_varint(p, e->prev.cr3);
@@ -96,7 +96,7 @@ static size_t put_end(struct encoder *e, const struct svmtrace_slot *s, uint8_t 
 	if (gap)
 		p = wire_put_varint(p, s->dropped);
 	if (xstate) {
-		p = wire_put64(p, e->prev.xstate_bv);
+		p = put_le64(p, e->prev.xstate_bv);
 		memcpy(p, e->prev.ymm, sizeof(e->prev.ymm));
 		p += sizeof(e->prev.ymm);
 	}
@@ -117,8 +117,8 @@ static uint8_t *put_xstate_delta(struct encoder *e, const struct svmtrace_slot_x
 	if (!mask && x->xstate_bv == e->prev.xstate_bv)
 		return p;
 	*h |= WIRE_DELTA_XSTATE;
-	p = wire_put64(p, x->xstate_bv);
-	p = wire_put16(p, (uint16_t)mask);
+	p = put_le64(p, x->xstate_bv);
+	p = put_le16(p, (uint16_t)mask);
 	for (unsigned int i = 0; i < 16; i++) {
 		if (mask & (1u << i)) {
 			memcpy(p, x->ymm[i], WIRE_YMM_BYTES);
@@ -166,7 +166,7 @@ static size_t put_delta(struct encoder *e, const struct svmtrace_slot *s,
 	}
 	if (!gprs_predicted(pe, hit, mask, delta)) {
 		h |= WIRE_DELTA_GPR;
-		p = wire_put16(p, (uint16_t)mask);
+		p = put_le16(p, (uint16_t)mask);
 		for (unsigned int m = mask; m; m &= m - 1)
 			p = wire_put_varint(p, zigzag(delta[__builtin_ctz(m)]));
 	}
@@ -182,11 +182,8 @@ static size_t put_delta(struct encoder *e, const struct svmtrace_slot *s,
 		p = put_xstate_delta(e, x, p, &h);
 	out[0] = h;
 
-	if (!hit || (h & (WIRE_DELTA_RIP | WIRE_DELTA_GPR | WIRE_DELTA_RFLAGS))) {
-		predict_learn_flow(&e->predict, pe, e->prev.rip, s->rip, s->rflags);
-		if (!hit || (h & WIRE_DELTA_GPR))
-			predict_learn_gprs(pe, mask, delta);
-	}
+	predict_update(&e->predict, pe, hit, h, e->prev.rip, s->rip, s->rflags,
+		       (h & WIRE_DELTA_GPR) ? mask : 0, delta);
 	remember(e, s, x);
 	e->since_anchor++;
 	return (size_t)(p - out);

@@ -18,6 +18,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/trace/wire.h"
+
 #define PREDICT_BITS	12
 #define PREDICT_ENTRIES (1u << PREDICT_BITS)
 #define PREDICT_GPRS	4 /* outcomes changing more GPRs predict "no change" */
@@ -97,6 +99,24 @@ static inline void predict_learn_gprs(struct predict_entry *e, unsigned int mask
 		e->delta[n++] = delta[__builtin_ctz(mask)];
 		mask &= mask - 1;
 	}
+}
+
+/*
+ * The learning rule (docs/format.md, "Prediction", step 5), the one place
+ * both the encoder and the decoder take it from: after a delta with header
+ * @h whose previous RIP @from selected entry @e (@hit: it predicted), the
+ * new state has @rip and @rflags and the GPRs in @mask changed by @delta
+ * (@mask is the stored mask, 0 when GPR was not stored).
+ */
+static inline void predict_update(const struct predict_table *t, struct predict_entry *e, bool hit,
+				  uint8_t h, uint64_t from, uint64_t rip, uint64_t rflags,
+				  unsigned int mask, const uint64_t *delta)
+{
+	if (hit && !(h & (WIRE_DELTA_RIP | WIRE_DELTA_GPR | WIRE_DELTA_RFLAGS)))
+		return;
+	predict_learn_flow(t, e, from, rip, rflags);
+	if (!hit || (h & WIRE_DELTA_GPR))
+		predict_learn_gprs(e, mask, delta);
 }
 
 #endif

@@ -87,11 +87,11 @@ static int check_header(struct svmtrace_reader *r)
 		return trace_error(&r->err, SVMTRACE_E_FORMAT, r->name, 0,
 				   "bad magic %02x %02x %02x %02x (expected \"FTRC\")", h[0], h[1],
 				   h[2], h[3]);
-	version = wire_get32(h + 4);
+	version = le32(h + 4);
 	if (version != SVMTRACE_FORMAT_VERSION)
 		return trace_error(&r->err, SVMTRACE_E_FORMAT, r->name, 4,
 				   "format version %u (this reader reads version 5)", version);
-	flags = wire_get32(h + 12);
+	flags = le32(h + 12);
 	if (!(flags & WIRE_FLAG_FRAMED))
 		return trace_error(&r->err, SVMTRACE_E_FORMAT, r->name, 12,
 				   "flags 0x%x: the framed-body bit 0x1 is clear", flags);
@@ -99,7 +99,7 @@ static int check_header(struct svmtrace_reader *r)
 		return trace_error(&r->err, SVMTRACE_E_FORMAT, r->name, 12,
 				   "flags 0x%x: unknown bits 0x%x set", flags,
 				   flags & ~WIRE_FLAG_FRAMED);
-	r->sum.cpu = wire_get32(h + 8);
+	r->sum.cpu = le32(h + 8);
 	consume(r, WIRE_HEADER_SIZE);
 	return 0;
 }
@@ -127,8 +127,8 @@ static int next_frame(struct svmtrace_reader *r)
 		return 0;
 	if (have < WIRE_FRAME_HEADER_SIZE)
 		return truncated(r, "the frame header", have, WIRE_FRAME_HEADER_SIZE);
-	decoded = wire_get32(p);
-	stored = wire_get32(p + 4);
+	decoded = le32(p);
+	stored = le32(p + 4);
 	if (decoded == 0 || decoded > SVMTRACE_FRAME_MAX)
 		return trace_error(&r->err, SVMTRACE_E_FORMAT, r->name, r->offset,
 				   "frame decoded size %u is outside 1..65536", decoded);
@@ -230,17 +230,17 @@ int svmtrace_reader_next(struct svmtrace_reader *r, const struct svmtrace_record
 	return 1;
 }
 
-static int reader_new(struct svmtrace_reader **reader, const char *name, struct svmtrace_error *err)
+static int reader_new(const char *name, struct svmtrace_reader **reader, struct svmtrace_error *err)
 {
 	struct svmtrace_reader *r = calloc(1, sizeof(*r));
 
 	*reader = NULL;
+	if (r)
+		r->fd = -1; /* before anything can fail: close must not close fd 0 */
 	if (!r || !(r->name = strdup(name)) || decoder_init(&r->dec, 0) < 0) {
-		if (r)
-			svmtrace_reader_close(r);
+		svmtrace_reader_close(r);
 		return trace_error_noloc(err, SVMTRACE_E_NOMEM, name, "out of memory");
 	}
-	r->fd = -1;
 	*reader = r;
 	return 0;
 }
@@ -261,11 +261,11 @@ static int reader_start(struct svmtrace_reader **reader, struct svmtrace_error *
 	return 0;
 }
 
-int svmtrace_reader_open(struct svmtrace_reader **reader, const char *path,
+int svmtrace_reader_open(const char *path, struct svmtrace_reader **reader,
 			 struct svmtrace_error *err)
 {
 	struct svmtrace_reader *r;
-	int ret = reader_new(reader, path, err);
+	int ret = reader_new(path, reader, err);
 
 	if (ret)
 		return ret;
@@ -289,10 +289,10 @@ int svmtrace_reader_open(struct svmtrace_reader **reader, const char *path,
 	return reader_start(reader, err);
 }
 
-int svmtrace_reader_open_memory(struct svmtrace_reader **reader, const void *data, size_t size,
-				const char *name, struct svmtrace_error *err)
+int svmtrace_reader_open_memory(const void *data, size_t size, const char *name,
+				struct svmtrace_reader **reader, struct svmtrace_error *err)
 {
-	int ret = reader_new(reader, name, err);
+	int ret = reader_new(name, reader, err);
 
 	if (ret)
 		return ret;
@@ -318,6 +318,8 @@ uint32_t svmtrace_reader_cpu(const struct svmtrace_reader *r)
 
 void svmtrace_reader_close(struct svmtrace_reader *r)
 {
+	if (!r)
+		return;
 	if (r->fd >= 0)
 		close(r->fd);
 	decoder_free(&r->dec);
@@ -331,7 +333,7 @@ int svmtrace_read(const char *path, svmtrace_visit_fn visit, void *ctx,
 {
 	struct svmtrace_reader *r;
 	const struct svmtrace_record *rec;
-	int ret = svmtrace_reader_open(&r, path, err);
+	int ret = svmtrace_reader_open(path, &r, err);
 
 	if (ret)
 		return ret;

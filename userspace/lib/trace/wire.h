@@ -7,7 +7,8 @@
 #define SVMTRACE_WIRE_H
 
 #include <stdint.h>
-#include <string.h>
+
+#include "lib/common/le.h"
 
 #define WIRE_MAGIC	       "FTRC"
 #define WIRE_HEADER_SIZE       16
@@ -61,48 +62,6 @@
 #define WIRE_RECORD_MAX (WIRE_FULL_MAX > WIRE_DELTA_MAX ? WIRE_FULL_MAX : WIRE_DELTA_MAX)
 #define WIRE_END_MAX	(WIRE_END_SIZE + 10 + 10 + 16 * 10 + 10 + WIRE_XSTATE_SIZE)
 _Static_assert(WIRE_END_MAX <= WIRE_RECORD_MAX, "a session end fits any record's room");
-
-static inline uint64_t wire_get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static inline uint32_t wire_get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static inline uint16_t wire_get16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return v;
-}
-
-static inline uint8_t *wire_put64(uint8_t *p, uint64_t v)
-{
-	memcpy(p, &v, 8);
-	return p + 8;
-}
-
-static inline uint8_t *wire_put32(uint8_t *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
-	return p + 4;
-}
-
-static inline uint8_t *wire_put16(uint8_t *p, uint16_t v)
-{
-	memcpy(p, &v, 2);
-	return p + 2;
-}
 
 /* Signed values become unsigned varints with the sign in bit 0. */
 static inline uint64_t zigzag(uint64_t delta)

@@ -95,8 +95,8 @@ static int flush_frame(struct svmtrace_writer *w, struct svmtrace_error *err)
 		stored = w->len;
 		w->stats.frames_raw++;
 	}
-	wire_put32(w->out, (uint32_t)w->len);
-	wire_put32(w->out + 4, (uint32_t)stored);
+	put_le32(w->out, (uint32_t)w->len);
+	put_le32(w->out + 4, (uint32_t)stored);
 	at = w->stats.file_bytes;
 	ret = write_all(w, w->out, WIRE_FRAME_HEADER_SIZE + stored, err);
 	if (ret) {
@@ -122,9 +122,9 @@ static int write_header(struct svmtrace_writer *w, struct svmtrace_error *err)
 	uint8_t h[WIRE_HEADER_SIZE];
 
 	memcpy(h, WIRE_MAGIC, 4);
-	wire_put32(h + 4, SVMTRACE_FORMAT_VERSION);
-	wire_put32(h + 8, w->opt.cpu);
-	wire_put32(h + 12, WIRE_FLAG_FRAMED);
+	put_le32(h + 4, SVMTRACE_FORMAT_VERSION);
+	put_le32(h + 8, w->opt.cpu);
+	put_le32(h + 12, WIRE_FLAG_FRAMED);
 	return write_all(w, h, sizeof(h), err);
 }
 
@@ -139,8 +139,8 @@ static void writer_free(struct svmtrace_writer *w)
 	free(w);
 }
 
-int svmtrace_writer_open(struct svmtrace_writer **writer, const char *path,
-			 const struct svmtrace_writer_options *options, struct svmtrace_error *err)
+int svmtrace_writer_open(const char *path, const struct svmtrace_writer_options *options,
+			 struct svmtrace_writer **writer, struct svmtrace_error *err)
 {
 	struct svmtrace_writer *w;
 	int ret;
@@ -243,8 +243,11 @@ const struct svmtrace_writer_stats *svmtrace_writer_stats(const struct svmtrace_
 int svmtrace_writer_close(struct svmtrace_writer *w, struct svmtrace_error *err)
 {
 	/* After a failed write the file is complete up to its last frame: keep it. */
-	int ret = w->failed ? 0 : flush_frame(w, err);
+	int ret;
 
+	if (!w)
+		return 0;
+	ret = w->failed ? 0 : flush_frame(w, err);
 	if (!ret && fsync(w->fd) < 0)
 		ret = trace_error_noloc(err, SVMTRACE_E_IO, w->partial, "fsync failed: %s",
 					strerror(errno));
@@ -261,6 +264,8 @@ int svmtrace_writer_close(struct svmtrace_writer *w, struct svmtrace_error *err)
 
 void svmtrace_writer_discard(struct svmtrace_writer *w)
 {
+	if (!w)
+		return;
 	unlink(w->partial);
 	writer_free(w);
 }

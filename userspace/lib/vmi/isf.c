@@ -79,14 +79,14 @@ static int table_grow(struct isf_table *t)
 }
 
 static int index_member(void *ctx, enum isf_section section, struct isf_span key,
-			struct isf_span value, struct svmtrace_vmi_error *err)
+			struct isf_span value, struct svmtrace_error *err)
 {
 	struct isf *isf = ctx;
 	struct isf_table *t = section == ISF_SYMBOLS ? &isf->symbols : &isf->types;
 	struct isf_entry *e;
 
 	if ((t->used + 1) * 2 > t->cap && table_grow(t))
-		return vmi_fail(err, SVMTRACE_VMI_E_NOMEM, "%s: out of memory", isf->name);
+		return vmi_fail(err, SVMTRACE_E_NOMEM, "%s: out of memory", isf->name);
 	e = table_slot(t, key.at, key.len);
 	if (!e->key.at) { /* the first of duplicate keys wins */
 		e->key = key;
@@ -137,13 +137,13 @@ static int get_uint(json_object *obj, const char *key, uint64_t max, uint64_t *o
 	return *out <= max ? 0 : -1;
 }
 
-static int parse_metadata(struct isf *isf, struct isf_span span, struct svmtrace_vmi_error *err)
+static int parse_metadata(struct isf *isf, struct isf_span span, struct svmtrace_error *err)
 {
 	json_object *meta = span.len ? parse_span(span) : NULL, *win, *pdb, *v;
 	const char *guid, *db;
 	uint64_t age;
 	size_t i;
-	int rc = vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+	int rc = vmi_fail(err, SVMTRACE_E_FORMAT,
 			  "%s: not a Windows kernel ISF (metadata.windows.pdb with GUID, age "
 			  "and database expected)",
 			  isf->name);
@@ -174,7 +174,7 @@ out:
 }
 
 int isf_load_buffer(const void *text, size_t len, const char *name, struct isf **out,
-		    struct svmtrace_vmi_error *err)
+		    struct svmtrace_error *err)
 {
 	char *copy;
 	size_t copy_len;
@@ -192,7 +192,7 @@ int isf_load_buffer(const void *text, size_t len, const char *name, struct isf *
 		if (!isf || !(isf->name = strdup(name))) {
 			free(isf);
 			free(copy);
-			return vmi_fail(err, SVMTRACE_VMI_E_NOMEM, "%s: out of memory", name);
+			return vmi_fail(err, SVMTRACE_E_NOMEM, "%s: out of memory", name);
 		}
 		isf->text = copy;
 		isf->len = copy_len;
@@ -208,7 +208,7 @@ int isf_load_buffer(const void *text, size_t len, const char *name, struct isf *
 	return 0;
 }
 
-int isf_load_file(const char *path, struct isf **out, struct svmtrace_vmi_error *err)
+int isf_load_file(const char *path, struct isf **out, struct svmtrace_error *err)
 {
 	char *text;
 	size_t len;
@@ -263,14 +263,14 @@ const char *isf_pdb_database(const struct isf *isf)
 	return isf->database;
 }
 
-int isf_symbol(struct isf *isf, const char *name, uint64_t *rva, struct svmtrace_vmi_error *err)
+int isf_symbol(struct isf *isf, const char *name, uint64_t *rva, struct svmtrace_error *err)
 {
 	json_object *sym = lookup(isf, &isf->symbols, name);
 
 	if (!sym)
-		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND, "%s: no symbol %s", isf->name, name);
+		return vmi_fail(err, SVMTRACE_E_NOT_FOUND, "%s: no symbol %s", isf->name, name);
 	if (get_uint(sym, "address", UINT64_MAX, rva))
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+		return vmi_fail(err, SVMTRACE_E_FORMAT,
 				"%s: symbol %s has no unsigned integer address", isf->name, name);
 	return 0;
 }
@@ -299,14 +299,14 @@ int isf_symbols_each(struct isf *isf, int (*fn)(void *ctx, const char *name, uin
 	return 0;
 }
 
-int isf_type_size(struct isf *isf, const char *type, uint64_t *size, struct svmtrace_vmi_error *err)
+int isf_type_size(struct isf *isf, const char *type, uint64_t *size, struct svmtrace_error *err)
 {
 	json_object *t = lookup(isf, &isf->types, type);
 
 	if (!t)
-		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND, "%s: no type %s", isf->name, type);
+		return vmi_fail(err, SVMTRACE_E_NOT_FOUND, "%s: no type %s", isf->name, type);
 	if (get_uint(t, "size", ISF_MAX_OFFSET, size))
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT, "%s: type %s has no size below 16 MiB",
+		return vmi_fail(err, SVMTRACE_E_FORMAT, "%s: type %s has no size below 16 MiB",
 				isf->name, type);
 	return 0;
 }
@@ -334,20 +334,20 @@ static int field_type(json_object *type, struct isf_field *out)
 }
 
 int isf_field(struct isf *isf, const char *type, const char *field, struct isf_field *out,
-	      struct svmtrace_vmi_error *err)
+	      struct svmtrace_error *err)
 {
 	json_object *t = lookup(isf, &isf->types, type), *fields, *f, *ft;
 
 	memset(out, 0, sizeof(*out));
 	if (!t)
-		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND, "%s: no type %s", isf->name, type);
+		return vmi_fail(err, SVMTRACE_E_NOT_FOUND, "%s: no type %s", isf->name, type);
 	if (!json_object_object_get_ex(t, "fields", &fields) ||
 	    !json_object_object_get_ex(fields, field, &f))
-		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND, "%s: no field %s.%s", isf->name,
-				type, field);
+		return vmi_fail(err, SVMTRACE_E_NOT_FOUND, "%s: no field %s.%s", isf->name, type,
+				field);
 	if (get_uint(f, "offset", ISF_MAX_OFFSET, &out->offset) ||
 	    !json_object_object_get_ex(f, "type", &ft) || field_type(ft, out))
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+		return vmi_fail(err, SVMTRACE_E_FORMAT,
 				"%s: field %s.%s has a malformed offset or type", isf->name, type,
 				field);
 	return 0;

@@ -24,11 +24,11 @@ struct isf_field {
 };
 
 /* Load @path (xz-compressed when it starts with the xz magic). */
-int isf_load_file(const char *path, struct isf **out, struct svmtrace_vmi_error *err);
+int isf_load_file(const char *path, struct isf **out, struct svmtrace_error *err);
 
 /* Load from memory; @name is used in messages.  The text is copied. */
 int isf_load_buffer(const void *text, size_t len, const char *name, struct isf **out,
-		    struct svmtrace_vmi_error *err);
+		    struct svmtrace_error *err);
 
 void isf_free(struct isf *isf);
 
@@ -41,7 +41,7 @@ uint32_t isf_pdb_age(const struct isf *isf);
 const char *isf_pdb_database(const struct isf *isf);
 
 /* symbols.<name>.address; E_NOT_FOUND when absent. */
-int isf_symbol(struct isf *isf, const char *name, uint64_t *rva, struct svmtrace_vmi_error *err);
+int isf_symbol(struct isf *isf, const char *name, uint64_t *rva, struct svmtrace_error *err);
 
 /* Every member of "symbols" that has an address, in no particular order;
  * a non-zero return from @fn stops the walk and is returned. */
@@ -49,11 +49,10 @@ int isf_symbols_each(struct isf *isf, int (*fn)(void *ctx, const char *name, uin
 		     void *ctx);
 
 /* user_types.<type>.size */
-int isf_type_size(struct isf *isf, const char *type, uint64_t *size,
-		  struct svmtrace_vmi_error *err);
+int isf_type_size(struct isf *isf, const char *type, uint64_t *size, struct svmtrace_error *err);
 
 /* user_types.<type>.fields.<field>; E_NOT_FOUND when either is absent. */
 int isf_field(struct isf *isf, const char *type, const char *field, struct isf_field *out,
-	      struct svmtrace_vmi_error *err);
+	      struct svmtrace_error *err);
 
 #endif

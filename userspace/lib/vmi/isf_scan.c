@@ -11,12 +11,12 @@
 struct scan {
 	const char *text, *p, *end;
 	const char *name;
-	struct svmtrace_vmi_error *err;
+	struct svmtrace_error *err;
 };
 
 static int bad(struct scan *s, const char *what)
 {
-	return vmi_fail(s->err, SVMTRACE_VMI_E_FORMAT, "%s: byte %zu: %s", s->name,
+	return vmi_fail(s->err, SVMTRACE_E_FORMAT, "%s: byte %zu: %s", s->name,
 			(size_t)(s->p - s->text), what);
 }
 
@@ -253,9 +253,9 @@ static int top_member(struct scan *s, int depth, struct isf_span key, void *ctx)
 }
 
 int isf_scan(const char *text, size_t len, const char *name, const struct isf_scan_ops *ops,
-	     struct isf_span *metadata, struct svmtrace_vmi_error *err)
+	     struct isf_span *metadata, struct svmtrace_error *err)
 {
-	struct svmtrace_vmi_error local;
+	struct svmtrace_error local;
 	struct scan s = { text, text, text + len, name, err ? err : &local };
 	struct top top = { ops, metadata };
 	int rc;

@@ -22,12 +22,12 @@ struct isf_span {
 struct isf_scan_ops {
 	/* A member @key of "symbols" or "user_types" with value text @value. */
 	int (*member)(void *ctx, enum isf_section section, struct isf_span key,
-		      struct isf_span value, struct svmtrace_vmi_error *err);
+		      struct isf_span value, struct svmtrace_error *err);
 	void *ctx;
 };
 
 /* Scan @text; *metadata receives the "metadata" value (len 0 if absent). */
 int isf_scan(const char *text, size_t len, const char *name, const struct isf_scan_ops *ops,
-	     struct isf_span *metadata, struct svmtrace_vmi_error *err);
+	     struct isf_span *metadata, struct svmtrace_error *err);
 
 #endif

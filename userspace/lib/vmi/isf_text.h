@@ -13,9 +13,9 @@
 
 /* Decompress @len bytes of .xz data (or copy plain text) into *text. */
 int isf_text_decode(const uint8_t *data, size_t len, const char *name, char **text,
-		    size_t *text_len, struct svmtrace_vmi_error *err);
+		    size_t *text_len, struct svmtrace_error *err);
 
 /* Read @path and decode it as above. */
-int isf_text_read(const char *path, char **text, size_t *text_len, struct svmtrace_vmi_error *err);
+int isf_text_read(const char *path, char **text, size_t *text_len, struct svmtrace_error *err);
 
 #endif

@@ -23,7 +23,7 @@ static const struct vmi_mem_ops elfcore_ops = {
 	.read = mem_mapped_read,
 };
 
-static int mem_parse(struct svmtrace_vmi_mem *mem, struct svmtrace_vmi_error *err)
+static int mem_parse(struct svmtrace_vmi_mem *mem, struct svmtrace_error *err)
 {
 	if (mem_is_elf(mem->map, mem->map_len)) {
 		mem->ops = &elfcore_ops;
@@ -33,12 +33,12 @@ static int mem_parse(struct svmtrace_vmi_mem *mem, struct svmtrace_vmi_error *er
 	return mem_raw_parse(mem, err);
 }
 
-struct svmtrace_vmi_mem *mem_new(const char *name, struct svmtrace_vmi_error *err)
+struct svmtrace_vmi_mem *mem_new(const char *name, struct svmtrace_error *err)
 {
 	struct svmtrace_vmi_mem *mem = calloc(1, sizeof(*mem));
 
 	if (!mem) {
-		vmi_fail(err, SVMTRACE_VMI_E_NOMEM, "%s: out of memory", name);
+		vmi_fail(err, SVMTRACE_E_NOMEM, "%s: out of memory", name);
 		return NULL;
 	}
 	snprintf(mem->name, sizeof(mem->name), "%s", name);
@@ -46,17 +46,17 @@ struct svmtrace_vmi_mem *mem_new(const char *name, struct svmtrace_vmi_error *er
 }
 
 int svmtrace_vmi_mem_open_buffer(const void *buf, size_t len, const char *name,
-				 struct svmtrace_vmi_mem **out, struct svmtrace_vmi_error *err)
+				 struct svmtrace_vmi_mem **out, struct svmtrace_error *err)
 {
 	struct svmtrace_vmi_mem *mem;
 	int rc;
 
 	*out = NULL;
 	if (!buf || !len)
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT, "%s: empty memory image", name);
+		return vmi_fail(err, SVMTRACE_E_FORMAT, "%s: empty memory image", name);
 	mem = mem_new(name, err);
 	if (!mem)
-		return SVMTRACE_VMI_E_NOMEM;
+		return SVMTRACE_E_NOMEM;
 	mem->map = buf;
 	mem->map_len = len;
 	rc = mem_parse(mem, err);
@@ -69,7 +69,7 @@ int svmtrace_vmi_mem_open_buffer(const void *buf, size_t len, const char *name,
 }
 
 int svmtrace_vmi_mem_open(const char *path, struct svmtrace_vmi_mem **out,
-			  struct svmtrace_vmi_error *err)
+			  struct svmtrace_error *err)
 {
 	struct svmtrace_vmi_mem *mem;
 	const uint8_t *map;
@@ -87,7 +87,7 @@ int svmtrace_vmi_mem_open(const char *path, struct svmtrace_vmi_mem **out,
 		close(fd);
 		munmap((void *)map, len);
 		free(mem);
-		return vmi_fail(err, SVMTRACE_VMI_E_NOMEM, "%s: out of memory", path);
+		return vmi_fail(err, SVMTRACE_E_NOMEM, "%s: out of memory", path);
 	}
 	mem->map = map;
 	mem->map_len = len;
@@ -115,7 +115,7 @@ void svmtrace_vmi_mem_close(struct svmtrace_vmi_mem *mem)
 	free(mem);
 }
 
-int svmtrace_vmi_mem_refresh(struct svmtrace_vmi_mem *mem, struct svmtrace_vmi_error *err)
+int svmtrace_vmi_mem_refresh(struct svmtrace_vmi_mem *mem, struct svmtrace_error *err)
 {
 	return mem->ops->refresh ? mem->ops->refresh(mem, err) : 0;
 }
@@ -131,10 +131,10 @@ const char *svmtrace_vmi_mem_name(const struct svmtrace_vmi_mem *mem)
 }
 
 int svmtrace_vmi_mem_read(const struct svmtrace_vmi_mem *mem, uint64_t gpa, void *buf, size_t len,
-			  struct svmtrace_vmi_error *err)
+			  struct svmtrace_error *err)
 {
 	if (len > UINT64_MAX - gpa)
-		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND, "%s: GPA 0x%llx + %zu wraps around",
+		return vmi_fail(err, SVMTRACE_E_NOT_FOUND, "%s: GPA 0x%llx + %zu wraps around",
 				mem->name, (unsigned long long)gpa, len);
 	return mem->ops->read(mem, gpa, buf, len, err);
 }

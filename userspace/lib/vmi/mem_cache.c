@@ -55,7 +55,7 @@ void mem_cache_free(struct mem_cache *c)
 
 /* The cached copy of file page @index, read on a miss (short at EOF). */
 static const uint8_t *page(struct mem_cache *c, uint64_t index, const char *name,
-			   struct svmtrace_vmi_error *err)
+			   struct svmtrace_error *err)
 {
 	size_t slot = (size_t)(index % MEM_CACHE_PAGES);
 	ssize_t got;
@@ -73,7 +73,7 @@ static const uint8_t *page(struct mem_cache *c, uint64_t index, const char *name
 		got = pread(c->fd, c->pages[slot], CACHE_PAGE, (off_t)(index * CACHE_PAGE));
 	while (got < 0 && errno == EINTR);
 	if (got < 0) {
-		vmi_fail(err, SVMTRACE_VMI_E_IO, "%s: read at offset 0x%llx: %s", name,
+		vmi_fail(err, SVMTRACE_E_IO, "%s: read at offset 0x%llx: %s", name,
 			 (unsigned long long)(index * CACHE_PAGE), strerror(errno));
 		return NULL;
 	}
@@ -83,7 +83,7 @@ static const uint8_t *page(struct mem_cache *c, uint64_t index, const char *name
 }
 
 int mem_cache_read(struct mem_cache *c, uint64_t off, void *buf, size_t len, const char *name,
-		   struct svmtrace_vmi_error *err)
+		   struct svmtrace_error *err)
 {
 	uint8_t *dst = buf;
 
@@ -93,7 +93,7 @@ int mem_cache_read(struct mem_cache *c, uint64_t off, void *buf, size_t len, con
 		const uint8_t *p = page(c, off / CACHE_PAGE, name, err);
 
 		if (!p)
-			return err ? err->status : SVMTRACE_VMI_E_IO;
+			return err ? err->status : SVMTRACE_E_IO;
 		memcpy(dst, p + in, n);
 		dst += n;
 		off += n;

@@ -28,13 +28,13 @@ struct mem_cache *mem_cache_new(int fd);
  * every walk that must see the present.
  */
 typedef int (*mem_cache_fill_fn)(void *ctx, uint64_t off, uint8_t *page,
-				 struct svmtrace_vmi_error *err);
+				 struct svmtrace_error *err);
 struct mem_cache *mem_cache_new_fill(mem_cache_fill_fn fill, void *ctx);
 void mem_cache_invalidate(struct mem_cache *c);
 void mem_cache_free(struct mem_cache *c);
 
 /* Read file bytes [off, off + len) (the caller checked they exist). */
 int mem_cache_read(struct mem_cache *c, uint64_t off, void *buf, size_t len, const char *name,
-		   struct svmtrace_vmi_error *err);
+		   struct svmtrace_error *err);
 
 #endif

@@ -14,10 +14,10 @@
 struct vmi_mem_ops {
 	const char *kind;
 	int (*read)(const struct svmtrace_vmi_mem *mem, uint64_t gpa, void *buf, size_t len,
-		    struct svmtrace_vmi_error *err);
+		    struct svmtrace_error *err);
 	void (*release)(struct svmtrace_vmi_mem *mem); /* driver-private state */
 	/* Live sources: drop cached pages, read the registers again. */
-	int (*refresh)(struct svmtrace_vmi_mem *mem, struct svmtrace_vmi_error *err);
+	int (*refresh)(struct svmtrace_vmi_mem *mem, struct svmtrace_error *err);
 };
 
 /* [gpa, gpa + mem_size) backed by file bytes [offset, offset + file_size). */
@@ -46,28 +46,30 @@ struct svmtrace_vmi_mem {
 
 	struct svmtrace_vmi_vcpu *vcpus;
 	unsigned int nr_vcpus;
+	/* Why the vCPU records hold no registers, when the source says (or NULL). */
+	const char *vcpu_note;
 	void *priv;
 };
 
 /* A zeroed source named @name (E_NOMEM in @err when out of memory). */
-struct svmtrace_vmi_mem *mem_new(const char *name, struct svmtrace_vmi_error *err);
+struct svmtrace_vmi_mem *mem_new(const char *name, struct svmtrace_error *err);
 
 /* The read op of mapped sources. */
 int mem_mapped_read(const struct svmtrace_vmi_mem *mem, uint64_t gpa, void *buf, size_t len,
-		    struct svmtrace_vmi_error *err);
+		    struct svmtrace_error *err);
 
 /* Sort @mem's ranges and reject overlaps or ranges outside the file. */
-int mem_ranges_finish(struct svmtrace_vmi_mem *mem, struct svmtrace_vmi_error *err);
+int mem_ranges_finish(struct svmtrace_vmi_mem *mem, struct svmtrace_error *err);
 
 /* Driver parsers: fill ranges and vCPUs of a mapped @mem. */
-int mem_raw_parse(struct svmtrace_vmi_mem *mem, struct svmtrace_vmi_error *err);
-int mem_elfcore_parse(struct svmtrace_vmi_mem *mem, struct svmtrace_vmi_error *err);
+int mem_raw_parse(struct svmtrace_vmi_mem *mem, struct svmtrace_error *err);
+int mem_elfcore_parse(struct svmtrace_vmi_mem *mem, struct svmtrace_error *err);
 
 /* The live driver's view of SVMTRACE_GET_VCPU_STATE: what discovery may use. */
 struct svmtrace_vcpu_state;
 void mem_live_vcpu_from_state(const struct svmtrace_vcpu_state *st, struct svmtrace_vmi_vcpu *v);
 
 /* True when the bytes start like an ELF file. */
-int mem_is_elf(const uint8_t *buf, size_t len);
+bool mem_is_elf(const uint8_t *buf, size_t len);
 
 #endif

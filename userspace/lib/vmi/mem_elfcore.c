@@ -5,8 +5,17 @@
  * segments whose p_paddr is the guest-physical address, and one PT_NOTE
  * with, per vCPU, an NT_PRSTATUS "CORE" note and a "QEMU" note holding
  * QEMU's CPU state (QEMUCPUState in QEMU's target/i386/arch_dump.c).
+ *
+ * When vCPU 0 is not in long mode at the dump (firmware, a guest stopped
+ * before it started), QEMU writes EM_386 instead, with 32-bit notes, and
+ * ELF32 when no memory lies above 4 GiB (ELF64 otherwise; a PC machine's
+ * firmware ends at 4 GiB, so ELF64 is what it writes there).  Its memory is
+ * the same, so such a core is read too; its registers are not a 64-bit
+ * kernel's and are not used (kernel discovery then says why).
+ *
  * Every field is bounds-checked: the file is untrusted input.
  */
+#include "lib/common/le.h"
 #include "lib/vmi/mem_driver.h"
 #include "lib/vmi/vmi_error.h"
 
@@ -34,33 +43,17 @@
 
 #define MAX_VCPUS 4096
 
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-int mem_is_elf(const uint8_t *buf, size_t len)
+bool mem_is_elf(const uint8_t *buf, size_t len)
 {
 	return len >= SELFMAG && !memcmp(buf, ELFMAG, SELFMAG);
 }
 
 /* vCPU @index, growing the array as notes arrive. */
 static struct svmtrace_vmi_vcpu *vcpu_at(struct svmtrace_vmi_mem *mem, unsigned int index,
-					 struct svmtrace_vmi_error *err)
+					 struct svmtrace_error *err)
 {
 	if (index >= MAX_VCPUS) {
-		vmi_fail(err, SVMTRACE_VMI_E_FORMAT, "%s: more than %d vCPU notes", mem->name,
+		vmi_fail(err, SVMTRACE_E_FORMAT, "%s: more than %d vCPU notes", mem->name,
 			 MAX_VCPUS);
 		return NULL;
 	}
@@ -68,7 +61,7 @@ static struct svmtrace_vmi_vcpu *vcpu_at(struct svmtrace_vmi_mem *mem, unsigned 
 		struct svmtrace_vmi_vcpu *v = realloc(mem->vcpus, (index + 1) * sizeof(*v));
 
 		if (!v) {
-			vmi_fail(err, SVMTRACE_VMI_E_NOMEM, "%s: out of memory", mem->name);
+			vmi_fail(err, SVMTRACE_E_NOMEM, "%s: out of memory", mem->name);
 			return NULL;
 		}
 		memset(v + mem->nr_vcpus, 0, (index + 1 - mem->nr_vcpus) * sizeof(*v));
@@ -79,52 +72,57 @@ static struct svmtrace_vmi_vcpu *vcpu_at(struct svmtrace_vmi_mem *mem, unsigned 
 }
 
 static int note_qemu(struct svmtrace_vmi_mem *mem, unsigned int index, const uint8_t *desc,
-		     uint32_t descsz, uint64_t where, struct svmtrace_vmi_error *err)
+		     uint32_t descsz, uint64_t where, struct svmtrace_error *err)
 {
 	struct svmtrace_vmi_vcpu *v;
 	uint32_t size;
 
-	if (descsz < QEMU_CPUSTATE_MIN || get32(desc) != QEMU_CPUSTATE_VERSION)
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+	if (descsz < QEMU_CPUSTATE_MIN || le32(desc) != QEMU_CPUSTATE_VERSION)
+		return vmi_fail(err, SVMTRACE_E_FORMAT,
 				"%s: offset 0x%llx: QEMU CPU note of %u bytes, version %u "
 				"(expected version %d, at least %d bytes)",
 				mem->name, (unsigned long long)where, descsz,
-				descsz >= 4 ? get32(desc) : 0, QEMU_CPUSTATE_VERSION,
+				descsz >= 4 ? le32(desc) : 0, QEMU_CPUSTATE_VERSION,
 				QEMU_CPUSTATE_MIN);
-	size = get32(desc + 4);
+	size = le32(desc + 4);
 	if (size > descsz || size < QEMU_CPUSTATE_MIN)
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+		return vmi_fail(err, SVMTRACE_E_FORMAT,
 				"%s: offset 0x%llx: QEMU CPU note says size %u, note holds %u",
 				mem->name, (unsigned long long)where, size, descsz);
 	v = vcpu_at(mem, index, err);
 	if (!v)
-		return err ? err->status : SVMTRACE_VMI_E_NOMEM;
-	v->cr3 = get64(desc + QEMU_CR(3));
-	v->gs_base = get64(desc + QEMU_GS_BASE);
-	v->idtr_base = get64(desc + QEMU_IDT_BASE);
+		return err ? err->status : SVMTRACE_E_NOMEM;
+	if (mem->vcpu_note)
+		return 0; /* EM_386: not a 64-bit kernel's registers */
+	v->cr3 = le64(desc + QEMU_CR(3));
+	v->gs_base = le64(desc + QEMU_GS_BASE);
+	v->idtr_base = le64(desc + QEMU_IDT_BASE);
 	v->valid |= SVMTRACE_VMI_REG_CR3 | SVMTRACE_VMI_REG_GS_BASE | SVMTRACE_VMI_REG_IDTR;
 	if (size >= QEMU_KERNEL_GS_BASE + 8) {
-		v->kernel_gs_base = get64(desc + QEMU_KERNEL_GS_BASE);
+		v->kernel_gs_base = le64(desc + QEMU_KERNEL_GS_BASE);
 		v->valid |= SVMTRACE_VMI_REG_KERNEL_GS_BASE;
 	}
 	return 0;
 }
 
 static int note_prstatus(struct svmtrace_vmi_mem *mem, unsigned int index, const uint8_t *desc,
-			 uint32_t descsz, uint64_t where, struct svmtrace_vmi_error *err)
+			 uint32_t descsz, uint64_t where, struct svmtrace_error *err)
 {
 	struct svmtrace_vmi_vcpu *v;
 
+	if (mem->vcpu_note) /* EM_386: a 32-bit prstatus, nothing 64-bit in it */
+		return vcpu_at(mem, index, err) ? 0 : (err ? err->status : SVMTRACE_E_NOMEM);
+
 	if (descsz < PRSTATUS_SIZE)
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+		return vmi_fail(err, SVMTRACE_E_FORMAT,
 				"%s: offset 0x%llx: NT_PRSTATUS note of %u bytes, expected %d "
 				"(x86-64)",
 				mem->name, (unsigned long long)where, descsz, PRSTATUS_SIZE);
 	v = vcpu_at(mem, index, err);
 	if (!v)
-		return err ? err->status : SVMTRACE_VMI_E_NOMEM;
+		return err ? err->status : SVMTRACE_E_NOMEM;
 	if (!(v->valid & SVMTRACE_VMI_REG_GS_BASE)) {
-		v->gs_base = get64(desc + PRSTATUS_GS_BASE);
+		v->gs_base = le64(desc + PRSTATUS_GS_BASE);
 		v->valid |= SVMTRACE_VMI_REG_GS_BASE;
 	}
 	return 0;
@@ -132,21 +130,21 @@ static int note_prstatus(struct svmtrace_vmi_mem *mem, unsigned int index, const
 
 /* Walk the notes of one PT_NOTE segment at file bytes [off, off + size). */
 static int parse_notes(struct svmtrace_vmi_mem *mem, uint64_t off, uint64_t size,
-		       unsigned int *nr_core, unsigned int *nr_qemu, struct svmtrace_vmi_error *err)
+		       unsigned int *nr_core, unsigned int *nr_qemu, struct svmtrace_error *err)
 {
 	const uint8_t *p = mem->map + off;
 	uint64_t pos = 0;
 	int rc = 0;
 
 	while (!rc && size - pos >= 12) {
-		uint32_t namesz = get32(p + pos), descsz = get32(p + pos + 4);
-		uint32_t type = get32(p + pos + 8);
+		uint32_t namesz = le32(p + pos), descsz = le32(p + pos + 4);
+		uint32_t type = le32(p + pos + 8);
 		uint64_t name_at = pos + 12;
 		uint64_t desc_at = name_at + (((uint64_t)namesz + 3) & ~3ULL);
 		uint64_t next = desc_at + (((uint64_t)descsz + 3) & ~3ULL);
 
 		if (desc_at > size || next > size)
-			return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+			return vmi_fail(err, SVMTRACE_E_FORMAT,
 					"%s: offset 0x%llx: note (name %u, desc %u bytes) runs "
 					"past its PT_NOTE segment",
 					mem->name, (unsigned long long)(off + pos), namesz, descsz);
@@ -157,7 +155,7 @@ static int parse_notes(struct svmtrace_vmi_mem *mem, uint64_t off, uint64_t size
 		pos = next;
 	}
 	if (!rc && pos != size)
-		rc = vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+		rc = vmi_fail(err, SVMTRACE_E_FORMAT,
 			      "%s: offset 0x%llx: %llu stray bytes at the end of the PT_NOTE "
 			      "segment",
 			      mem->name, (unsigned long long)(off + pos),
@@ -165,93 +163,141 @@ static int parse_notes(struct svmtrace_vmi_mem *mem, uint64_t off, uint64_t size
 	return rc;
 }
 
-/* e_phnum, or the real count from section 0 when it is PN_XNUM. */
-static int phdr_count(const struct svmtrace_vmi_mem *mem, const Elf64_Ehdr *eh, uint64_t *count,
-		      struct svmtrace_vmi_error *err)
-{
-	Elf64_Shdr sh;
+/* What the parser needs of the ELF header, from ELF32 or ELF64. */
+struct elf_head {
+	bool is64;
+	uint64_t phoff, shoff;
+	uint64_t phnum;
+	size_t phentsize, shentsize;
+};
 
-	*count = eh->e_phnum;
-	if (eh->e_phnum != PN_XNUM)
-		return 0;
-	if (eh->e_shoff == 0 || eh->e_shoff > mem->map_len ||
-	    mem->map_len - eh->e_shoff < sizeof(sh))
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
-				"%s: e_phnum is PN_XNUM but section header 0 is missing",
-				mem->name);
-	memcpy(&sh, mem->map + eh->e_shoff, sizeof(sh));
-	*count = sh.sh_info;
-	return 0;
-}
+/* One program header, from ELF32 or ELF64. */
+struct elf_phdr {
+	uint32_t type;
+	uint64_t offset, paddr, filesz, memsz;
+};
 
-static int check_header(const struct svmtrace_vmi_mem *mem, const Elf64_Ehdr *eh,
-			struct svmtrace_vmi_error *err)
+static int read_header(struct svmtrace_vmi_mem *mem, struct elf_head *h, struct svmtrace_error *err)
 {
-	if (mem->map_len < sizeof(*eh) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_ident[EI_DATA] != ELFDATA2LSB)
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
-				"%s: ELF file is not 64-bit little-endian (QEMU writes ELF64 "
+	const uint8_t *e = mem->map;
+	uint16_t type, machine, phentsize, phnum;
+
+	if (mem->map_len < sizeof(Elf32_Ehdr) || e[EI_DATA] != ELFDATA2LSB ||
+	    (e[EI_CLASS] != ELFCLASS64 && e[EI_CLASS] != ELFCLASS32) ||
+	    (e[EI_CLASS] == ELFCLASS64 && mem->map_len < sizeof(Elf64_Ehdr)))
+		return vmi_fail(err, SVMTRACE_E_FORMAT,
+				"%s: not a little-endian ELF32/ELF64 file (QEMU writes ELF64 "
 				"cores for x86-64 guests)",
 				mem->name);
-	if (eh->e_type != ET_CORE || eh->e_machine != EM_X86_64)
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
-				"%s: ELF type %u machine %u, expected a core file (ET_CORE=%d) "
-				"for x86-64 (EM_X86_64=%d)",
-				mem->name, eh->e_type, eh->e_machine, ET_CORE, EM_X86_64);
-	if (eh->e_phentsize != sizeof(Elf64_Phdr))
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT, "%s: e_phentsize %u, expected %zu",
-				mem->name, eh->e_phentsize, sizeof(Elf64_Phdr));
+	h->is64 = e[EI_CLASS] == ELFCLASS64;
+	type = le16(e + offsetof(Elf64_Ehdr, e_type));
+	machine = le16(e + offsetof(Elf64_Ehdr, e_machine));
+	if (h->is64) {
+		h->phoff = le64(e + offsetof(Elf64_Ehdr, e_phoff));
+		h->shoff = le64(e + offsetof(Elf64_Ehdr, e_shoff));
+		phentsize = le16(e + offsetof(Elf64_Ehdr, e_phentsize));
+		phnum = le16(e + offsetof(Elf64_Ehdr, e_phnum));
+		h->phentsize = sizeof(Elf64_Phdr);
+		h->shentsize = sizeof(Elf64_Shdr);
+	} else {
+		h->phoff = le32(e + offsetof(Elf32_Ehdr, e_phoff));
+		h->shoff = le32(e + offsetof(Elf32_Ehdr, e_shoff));
+		phentsize = le16(e + offsetof(Elf32_Ehdr, e_phentsize));
+		phnum = le16(e + offsetof(Elf32_Ehdr, e_phnum));
+		h->phentsize = sizeof(Elf32_Phdr);
+		h->shentsize = sizeof(Elf32_Shdr);
+	}
+	if (type != ET_CORE || (machine != EM_X86_64 && machine != EM_386) ||
+	    (machine == EM_X86_64 && !h->is64))
+		return vmi_fail(err, SVMTRACE_E_FORMAT,
+				"%s: ELF%d type %u machine %u, expected a QEMU core file "
+				"(ET_CORE=%d) for x86-64 (ELF64 EM_X86_64=%d, or EM_386=%d when "
+				"vCPU 0 was not in long mode)",
+				mem->name, h->is64 ? 64 : 32, type, machine, ET_CORE, EM_X86_64,
+				EM_386);
+	if (machine == EM_386)
+		mem->vcpu_note = "QEMU wrote an EM_386 core: vCPU 0 was not in long mode when "
+				 "dumped, so no vCPU holds a 64-bit kernel's registers";
+	if (phentsize != h->phentsize)
+		return vmi_fail(err, SVMTRACE_E_FORMAT, "%s: e_phentsize %u, expected %zu",
+				mem->name, phentsize, h->phentsize);
+	h->phnum = phnum;
+	if (phnum != PN_XNUM)
+		return 0;
+	/* e_phnum is PN_XNUM: the real count is section 0's sh_info. */
+	if (h->shoff == 0 || h->shoff > mem->map_len || mem->map_len - h->shoff < h->shentsize)
+		return vmi_fail(err, SVMTRACE_E_FORMAT,
+				"%s: e_phnum is PN_XNUM but section header 0 is missing",
+				mem->name);
+	h->phnum = le32(mem->map + h->shoff +
+			(h->is64 ? offsetof(Elf64_Shdr, sh_info) : offsetof(Elf32_Shdr, sh_info)));
 	return 0;
 }
 
-int mem_elfcore_parse(struct svmtrace_vmi_mem *mem, struct svmtrace_vmi_error *err)
+static void read_phdr(const struct svmtrace_vmi_mem *mem, const struct elf_head *h, uint64_t i,
+		      struct elf_phdr *ph)
+{
+	const uint8_t *p = mem->map + h->phoff + i * h->phentsize;
+
+	ph->type = le32(p);
+	if (h->is64) {
+		ph->offset = le64(p + offsetof(Elf64_Phdr, p_offset));
+		ph->paddr = le64(p + offsetof(Elf64_Phdr, p_paddr));
+		ph->filesz = le64(p + offsetof(Elf64_Phdr, p_filesz));
+		ph->memsz = le64(p + offsetof(Elf64_Phdr, p_memsz));
+	} else {
+		ph->offset = le32(p + offsetof(Elf32_Phdr, p_offset));
+		ph->paddr = le32(p + offsetof(Elf32_Phdr, p_paddr));
+		ph->filesz = le32(p + offsetof(Elf32_Phdr, p_filesz));
+		ph->memsz = le32(p + offsetof(Elf32_Phdr, p_memsz));
+	}
+}
+
+int mem_elfcore_parse(struct svmtrace_vmi_mem *mem, struct svmtrace_error *err)
 {
 	unsigned int nr_core = 0, nr_qemu = 0;
-	uint64_t count, i;
-	Elf64_Ehdr eh;
+	struct elf_head h;
+	uint64_t i;
 	int rc;
 
-	memset(&eh, 0, sizeof(eh));
-	memcpy(&eh, mem->map, mem->map_len < sizeof(eh) ? mem->map_len : sizeof(eh));
-	rc = check_header(mem, &eh, err);
-	if (!rc)
-		rc = phdr_count(mem, &eh, &count, err);
+	memset(&h, 0, sizeof(h));
+	rc = read_header(mem, &h, err);
 	if (rc)
 		return rc;
-	if (eh.e_phoff > mem->map_len || count > (mem->map_len - eh.e_phoff) / sizeof(Elf64_Phdr))
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+	if (h.phoff > mem->map_len || h.phnum > (mem->map_len - h.phoff) / h.phentsize)
+		return vmi_fail(err, SVMTRACE_E_FORMAT,
 				"%s: %llu program headers at offset 0x%llx run past the end "
 				"of the file (%zu bytes)",
-				mem->name, (unsigned long long)count,
-				(unsigned long long)eh.e_phoff, mem->map_len);
-	mem->ranges = calloc(count ? count : 1, sizeof(*mem->ranges));
+				mem->name, (unsigned long long)h.phnum, (unsigned long long)h.phoff,
+				mem->map_len);
+	mem->ranges = calloc(h.phnum ? h.phnum : 1, sizeof(*mem->ranges));
 	if (!mem->ranges)
-		return vmi_fail(err, SVMTRACE_VMI_E_NOMEM, "%s: out of memory", mem->name);
-	for (i = 0; i < count; i++) {
-		Elf64_Phdr ph;
+		return vmi_fail(err, SVMTRACE_E_NOMEM, "%s: out of memory", mem->name);
+	for (i = 0; i < h.phnum; i++) {
+		struct elf_phdr ph;
 
-		memcpy(&ph, mem->map + eh.e_phoff + i * sizeof(ph), sizeof(ph));
-		if (ph.p_type == PT_LOAD && ph.p_memsz) {
+		read_phdr(mem, &h, i, &ph);
+		if (ph.type == PT_LOAD && ph.memsz) {
 			struct vmi_mem_range *r = &mem->ranges[mem->nr_ranges++];
 
-			r->gpa = ph.p_paddr;
-			r->mem_size = ph.p_memsz;
-			r->offset = ph.p_offset;
-			r->file_size = ph.p_filesz;
-		} else if (ph.p_type == PT_NOTE) {
-			if (ph.p_offset > mem->map_len || ph.p_filesz > mem->map_len - ph.p_offset)
-				return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+			r->gpa = ph.paddr;
+			r->mem_size = ph.memsz;
+			r->offset = ph.offset;
+			r->file_size = ph.filesz;
+		} else if (ph.type == PT_NOTE) {
+			if (ph.offset > mem->map_len || ph.filesz > mem->map_len - ph.offset)
+				return vmi_fail(err, SVMTRACE_E_FORMAT,
 						"%s: PT_NOTE at offset 0x%llx size 0x%llx runs "
 						"past the end of the file",
-						mem->name, (unsigned long long)ph.p_offset,
-						(unsigned long long)ph.p_filesz);
-			rc = parse_notes(mem, ph.p_offset, ph.p_filesz, &nr_core, &nr_qemu, err);
+						mem->name, (unsigned long long)ph.offset,
+						(unsigned long long)ph.filesz);
+			rc = parse_notes(mem, ph.offset, ph.filesz, &nr_core, &nr_qemu, err);
 			if (rc)
 				return rc;
 		}
 	}
 	if (!mem->nr_ranges)
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+		return vmi_fail(err, SVMTRACE_E_FORMAT,
 				"%s: ELF core without PT_LOAD segments holds no guest memory",
 				mem->name);
 	return mem_ranges_finish(mem, err);

@@ -32,7 +32,7 @@ struct live {
 
 /* One read of at most max_read bytes, errno mapped to a VMI status. */
 static int live_read_chunk(const struct svmtrace_vmi_mem *mem, uint64_t gpa, void *buf, size_t len,
-			   struct svmtrace_vmi_error *err)
+			   struct svmtrace_error *err)
 {
 	const struct live *l = mem->priv;
 	int rc, tries = 0;
@@ -43,28 +43,28 @@ static int live_read_chunk(const struct svmtrace_vmi_mem *mem, uint64_t gpa, voi
 	if (!rc)
 		return 0;
 	if (rc == -ENXIO)
-		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND,
+		return vmi_fail(err, SVMTRACE_E_NOT_FOUND,
 				"%s: GPA 0x%llx (+%zu) is not guest RAM (MMIO, a hole or past "
 				"the end)",
 				mem->name, (unsigned long long)gpa, len);
 	if (rc == -ESRCH)
-		return vmi_fail(err, SVMTRACE_VMI_E_IO, "%s: the VM's memory is gone (VMM exited)",
+		return vmi_fail(err, SVMTRACE_E_IO, "%s: the VM's memory is gone (VMM exited)",
 				mem->name);
 	if (rc == -EINVAL)
-		return vmi_fail(err, SVMTRACE_VMI_E_INVALID,
+		return vmi_fail(err, SVMTRACE_E_INVALID,
 				"%s: the kernel refused a read of %zu bytes at GPA 0x%llx",
 				mem->name, len, (unsigned long long)gpa);
-	return vmi_fail(err, SVMTRACE_VMI_E_IO, "%s: read of GPA 0x%llx (+%zu): %s", mem->name,
+	return vmi_fail(err, SVMTRACE_E_IO, "%s: read of GPA 0x%llx (+%zu): %s", mem->name,
 			(unsigned long long)gpa, len, strerror(-rc));
 }
 
-static int live_fill(void *ctx, uint64_t gpa, uint8_t *page, struct svmtrace_vmi_error *err)
+static int live_fill(void *ctx, uint64_t gpa, uint8_t *page, struct svmtrace_error *err)
 {
 	return live_read_chunk(ctx, gpa, page, LIVE_PAGE, err);
 }
 
 static int live_read(const struct svmtrace_vmi_mem *mem, uint64_t gpa, void *buf, size_t len,
-		     struct svmtrace_vmi_error *err)
+		     struct svmtrace_error *err)
 {
 	const struct live *l = mem->priv;
 	uint8_t *dst = buf;
@@ -86,7 +86,7 @@ static int live_read(const struct svmtrace_vmi_mem *mem, uint64_t gpa, void *buf
 }
 
 /* Re-read every vCPU's registers: index 0 up to the first -EINVAL. */
-static int live_vcpus(struct svmtrace_vmi_mem *mem, struct svmtrace_vmi_error *err)
+static int live_vcpus(struct svmtrace_vmi_mem *mem, struct svmtrace_error *err)
 {
 	const struct live *l = mem->priv;
 	struct svmtrace_vmi_vcpu v;
@@ -100,16 +100,16 @@ static int live_vcpus(struct svmtrace_vmi_mem *mem, struct svmtrace_vmi_error *e
 		if (rc == -EINVAL)
 			break;
 		if (rc)
-			return vmi_fail(err, SVMTRACE_VMI_E_IO, "%s: registers of vCPU %u: %s",
+			return vmi_fail(err, SVMTRACE_E_IO, "%s: registers of vCPU %u: %s",
 					mem->name, i, strerror(-rc));
 		mem->vcpus[mem->nr_vcpus++] = v;
 	}
 	if (!mem->nr_vcpus)
-		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND, "%s: the VM has no vCPU", mem->name);
+		return vmi_fail(err, SVMTRACE_E_NOT_FOUND, "%s: the VM has no vCPU", mem->name);
 	return 0;
 }
 
-static int live_refresh(struct svmtrace_vmi_mem *mem, struct svmtrace_vmi_error *err)
+static int live_refresh(struct svmtrace_vmi_mem *mem, struct svmtrace_error *err)
 {
 	mem_cache_invalidate(mem->cache);
 	return live_vcpus(mem, err);
@@ -129,7 +129,7 @@ static const struct vmi_mem_ops live_ops = {
 };
 
 int svmtrace_vmi_mem_open_live_ops(const struct svmtrace_vmi_live_ops *ops, const char *name,
-				   struct svmtrace_vmi_mem **out, struct svmtrace_vmi_error *err)
+				   struct svmtrace_vmi_mem **out, struct svmtrace_error *err)
 {
 	struct svmtrace_vmi_mem *mem;
 	struct live *l;
@@ -137,12 +137,12 @@ int svmtrace_vmi_mem_open_live_ops(const struct svmtrace_vmi_live_ops *ops, cons
 
 	*out = NULL;
 	if (!ops->read || !ops->vcpu || ops->max_read < LIVE_PAGE)
-		return vmi_fail(err, SVMTRACE_VMI_E_INVALID,
+		return vmi_fail(err, SVMTRACE_E_INVALID,
 				"%s: a live source needs read and vcpu ops and reads of >= 4 KiB",
 				name);
 	mem = mem_new(name, err);
 	if (!mem)
-		return SVMTRACE_VMI_E_NOMEM;
+		return SVMTRACE_E_NOMEM;
 	mem->ops = &live_ops;
 	l = calloc(1, sizeof(*l));
 	mem->priv = l;
@@ -151,7 +151,7 @@ int svmtrace_vmi_mem_open_live_ops(const struct svmtrace_vmi_live_ops *ops, cons
 		mem->cache = mem_cache_new_fill(live_fill, mem);
 	if (!l || !mem->vcpus || !mem->cache) {
 		svmtrace_vmi_mem_close(mem);
-		return vmi_fail(err, SVMTRACE_VMI_E_NOMEM, "%s: out of memory", name);
+		return vmi_fail(err, SVMTRACE_E_NOMEM, "%s: out of memory", name);
 	}
 	l->ops = *ops;
 	rc = live_vcpus(mem, err);
@@ -215,7 +215,7 @@ static int ioctl_vcpu(void *ctx, unsigned int index, struct svmtrace_vmi_vcpu *o
 }
 
 int svmtrace_vmi_mem_open_live(int ctl_fd, struct svmtrace_vmi_mem **out,
-			       struct svmtrace_vmi_error *err)
+			       struct svmtrace_error *err)
 {
 	struct svmtrace_vmi_live_ops ops = {
 		.read = ioctl_read,

@@ -30,7 +30,7 @@ static const struct vmi_mem_range *range_find(const struct svmtrace_vmi_mem *mem
 }
 
 int mem_mapped_read(const struct svmtrace_vmi_mem *mem, uint64_t gpa, void *buf, size_t len,
-		    struct svmtrace_vmi_error *err)
+		    struct svmtrace_error *err)
 {
 	uint8_t *dst = buf;
 
@@ -40,7 +40,7 @@ int mem_mapped_read(const struct svmtrace_vmi_mem *mem, uint64_t gpa, void *buf,
 		size_t n;
 
 		if (!r)
-			return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND,
+			return vmi_fail(err, SVMTRACE_E_NOT_FOUND,
 					"GPA 0x%llx is outside the memory in %s",
 					(unsigned long long)gpa, mem->name);
 		n = r->mem_size - in < len ? (size_t)(r->mem_size - in) : len;
@@ -53,7 +53,7 @@ int mem_mapped_read(const struct svmtrace_vmi_mem *mem, uint64_t gpa, void *buf,
 				memcpy(dst, mem->map + r->offset + in, have);
 			else if (mem_cache_read(mem->cache, r->offset + in, dst, have, mem->name,
 						err))
-				return err ? err->status : SVMTRACE_VMI_E_IO;
+				return err ? err->status : SVMTRACE_E_IO;
 			memset(dst + have, 0, n - have);
 		}
 		dst += n;
@@ -70,7 +70,7 @@ static int range_cmp(const void *a, const void *b)
 	return x->gpa < y->gpa ? -1 : x->gpa > y->gpa;
 }
 
-int mem_ranges_finish(struct svmtrace_vmi_mem *mem, struct svmtrace_vmi_error *err)
+int mem_ranges_finish(struct svmtrace_vmi_mem *mem, struct svmtrace_error *err)
 {
 	unsigned int i;
 
@@ -79,20 +79,20 @@ int mem_ranges_finish(struct svmtrace_vmi_mem *mem, struct svmtrace_vmi_error *e
 		const struct vmi_mem_range *r = &mem->ranges[i];
 
 		if (r->mem_size == 0 || r->gpa + r->mem_size < r->gpa)
-			return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+			return vmi_fail(err, SVMTRACE_E_FORMAT,
 					"%s: memory range at GPA 0x%llx has a bad size 0x%llx",
 					mem->name, (unsigned long long)r->gpa,
 					(unsigned long long)r->mem_size);
 		if (r->file_size > r->mem_size || r->offset > mem->map_len ||
 		    r->file_size > mem->map_len - r->offset)
-			return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+			return vmi_fail(err, SVMTRACE_E_FORMAT,
 					"%s: memory range at GPA 0x%llx needs file bytes "
 					"0x%llx+0x%llx, beyond the file's %zu bytes",
 					mem->name, (unsigned long long)r->gpa,
 					(unsigned long long)r->offset,
 					(unsigned long long)r->file_size, mem->map_len);
 		if (i && mem->ranges[i - 1].gpa + mem->ranges[i - 1].mem_size > r->gpa)
-			return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+			return vmi_fail(err, SVMTRACE_E_FORMAT,
 					"%s: memory ranges overlap at GPA 0x%llx", mem->name,
 					(unsigned long long)r->gpa);
 	}

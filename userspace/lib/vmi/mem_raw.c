@@ -8,11 +8,11 @@
 
 #include <stdlib.h>
 
-int mem_raw_parse(struct svmtrace_vmi_mem *mem, struct svmtrace_vmi_error *err)
+int mem_raw_parse(struct svmtrace_vmi_mem *mem, struct svmtrace_error *err)
 {
 	mem->ranges = calloc(1, sizeof(*mem->ranges));
 	if (!mem->ranges)
-		return vmi_fail(err, SVMTRACE_VMI_E_NOMEM, "%s: out of memory", mem->name);
+		return vmi_fail(err, SVMTRACE_E_NOMEM, "%s: out of memory", mem->name);
 	mem->nr_ranges = 1;
 	mem->ranges[0].mem_size = mem->map_len;
 	mem->ranges[0].file_size = mem->map_len;

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include "lib/common/le.h"
 #include "lib/vmi/pe.h"
 #include "lib/vmi/vmi_error.h"
 
@@ -13,29 +14,14 @@
 #define PE_MAX_DEBUG_ENTRIES 64
 #define PE_MAX_NAME	     256
 
-static uint16_t le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-	return le32(p) | (uint64_t)le32(p + 4) << 32;
-}
-
 /* Read [rva, rva + len) of an image whose size is known to be @limit. */
 static int read_in(const struct pe_reader *r, uint32_t limit, uint32_t rva, void *buf, size_t len,
-		   const char *what, struct svmtrace_vmi_error *err)
+		   const char *what, struct svmtrace_error *err)
 {
 	int rc;
 
 	if (rva > limit || len > limit - rva)
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+		return vmi_fail(err, SVMTRACE_E_FORMAT,
 				"PE %s at RVA 0x%x (+%zu) lies outside the image (0x%x bytes)",
 				what, rva, len, limit);
 	rc = r->read(r->ctx, rva, buf, len, err);
@@ -44,7 +30,7 @@ static int read_in(const struct pe_reader *r, uint32_t limit, uint32_t rva, void
 
 /* A NUL-terminated name at @rva, read in small pieces (it may end a page early). */
 static int read_name(const struct pe_reader *r, uint32_t limit, uint32_t rva, char *out,
-		     size_t size, struct svmtrace_vmi_error *err)
+		     size_t size, struct svmtrace_error *err)
 {
 	size_t got = 0;
 
@@ -67,14 +53,14 @@ static int read_name(const struct pe_reader *r, uint32_t limit, uint32_t rva, ch
 		}
 	}
 	out[got] = '\0';
-	return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+	return vmi_fail(err, SVMTRACE_E_FORMAT,
 			"PE name at RVA 0x%x is not terminated "
 			"within %zu bytes",
 			rva, size - 1);
 }
 
 static int parse_sections(const struct pe_reader *r, struct pe_image *img, uint32_t at,
-			  struct svmtrace_vmi_error *err)
+			  struct svmtrace_error *err)
 {
 	uint8_t sh[40];
 	unsigned int i;
@@ -93,7 +79,7 @@ static int parse_sections(const struct pe_reader *r, struct pe_image *img, uint3
 		s->rva = le32(sh + 12);
 		s->characteristics = le32(sh + 36);
 		if (s->rva >= img->size_of_image || s->virtual_size > img->size_of_image - s->rva)
-			return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+			return vmi_fail(err, SVMTRACE_E_FORMAT,
 					"PE section %u (%s) at RVA 0x%x size 0x%x lies outside "
 					"SizeOfImage 0x%x",
 					i, s->name, s->rva, s->virtual_size, img->size_of_image);
@@ -101,7 +87,7 @@ static int parse_sections(const struct pe_reader *r, struct pe_image *img, uint3
 	return 0;
 }
 
-int pe_parse(const struct pe_reader *r, struct pe_image *img, struct svmtrace_vmi_error *err)
+int pe_parse(const struct pe_reader *r, struct pe_image *img, struct svmtrace_error *err)
 {
 	uint8_t dos[64], nt[24], opt[240];
 	uint32_t lfanew, opt_size, i;
@@ -112,24 +98,22 @@ int pe_parse(const struct pe_reader *r, struct pe_image *img, struct svmtrace_vm
 	if (rc)
 		return rc;
 	if (dos[0] != 'M' || dos[1] != 'Z')
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT, "no MZ signature at the image base");
+		return vmi_fail(err, SVMTRACE_E_FORMAT, "no MZ signature at the image base");
 	lfanew = le32(dos + 0x3c);
 	rc = read_in(r, PE_MAX_HEADER_OFFSET, lfanew, nt, sizeof(nt), "NT headers", err);
 	if (rc)
 		return rc;
 	if (memcmp(nt, "PE\0\0", 4))
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT, "no PE signature at e_lfanew 0x%x",
-				lfanew);
+		return vmi_fail(err, SVMTRACE_E_FORMAT, "no PE signature at e_lfanew 0x%x", lfanew);
 	img->machine = le16(nt + 4);
 	img->nr_sections = le16(nt + 6);
 	img->time_date_stamp = le32(nt + 8);
 	opt_size = le16(nt + 20);
 	if (img->machine != PE_MACHINE_AMD64)
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
-				"PE machine 0x%x, expected x86-64 (0x%x)", img->machine,
-				PE_MACHINE_AMD64);
+		return vmi_fail(err, SVMTRACE_E_FORMAT, "PE machine 0x%x, expected x86-64 (0x%x)",
+				img->machine, PE_MACHINE_AMD64);
 	if (img->nr_sections > PE_MAX_SECTIONS || opt_size < 112 || opt_size > sizeof(opt))
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+		return vmi_fail(err, SVMTRACE_E_FORMAT,
 				"PE has %u sections and a %u-byte optional header (at most %d "
 				"and 112..%zu expected)",
 				img->nr_sections, opt_size, PE_MAX_SECTIONS, sizeof(opt));
@@ -137,7 +121,7 @@ int pe_parse(const struct pe_reader *r, struct pe_image *img, struct svmtrace_vm
 	if (rc)
 		return rc;
 	if (le16(opt) != PE_MAGIC_PE32PLUS)
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+		return vmi_fail(err, SVMTRACE_E_FORMAT,
 				"optional header magic 0x%x, expected PE32+ (0x%x)", le16(opt),
 				PE_MAGIC_PE32PLUS);
 	img->entry_rva = le32(opt + 16);
@@ -152,7 +136,7 @@ int pe_parse(const struct pe_reader *r, struct pe_image *img, struct svmtrace_vm
 	if (!img->size_of_image || img->entry_rva >= img->size_of_image ||
 	    img->size_of_headers > img->size_of_image ||
 	    lfanew + 24 + opt_size + 40ULL * img->nr_sections > img->size_of_headers)
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+		return vmi_fail(err, SVMTRACE_E_FORMAT,
 				"PE headers are inconsistent: SizeOfImage 0x%x, SizeOfHeaders "
 				"0x%x, AddressOfEntryPoint 0x%x, %u sections",
 				img->size_of_image, img->size_of_headers, img->entry_rva,
@@ -189,21 +173,21 @@ static void format_id(struct pe_codeview *cv)
 }
 
 static int read_rsds(const struct pe_reader *r, const struct pe_image *img, uint32_t rva,
-		     uint32_t size, struct pe_codeview *out, struct svmtrace_vmi_error *err)
+		     uint32_t size, struct pe_codeview *out, struct svmtrace_error *err)
 {
 	uint8_t head[24];
 	uint64_t end;
 	int rc;
 
 	if (size < sizeof(head) + 1)
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+		return vmi_fail(err, SVMTRACE_E_FORMAT,
 				"CodeView record at RVA 0x%x is %u bytes, too short for RSDS", rva,
 				size);
 	rc = read_in(r, img->size_of_image, rva, head, sizeof(head), "CodeView record", err);
 	if (rc)
 		return rc;
 	if (memcmp(head, "RSDS", 4))
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+		return vmi_fail(err, SVMTRACE_E_FORMAT,
 				"CodeView record at RVA 0x%x is not RSDS (PDB 7.0)", rva);
 	memcpy(out->guid, head + 4, 16);
 	out->age = le32(head + 20);
@@ -217,7 +201,7 @@ static int read_rsds(const struct pe_reader *r, const struct pe_image *img, uint
 }
 
 int pe_codeview(const struct pe_reader *r, const struct pe_image *img, struct pe_codeview *out,
-		struct svmtrace_vmi_error *err)
+		struct svmtrace_error *err)
 {
 	uint32_t rva = img->dir[PE_DIR_DEBUG].rva, n, i;
 	uint8_t d[28];
@@ -235,7 +219,7 @@ int pe_codeview(const struct pe_reader *r, const struct pe_image *img, struct pe
 		if (le32(d + 12) == PE_DEBUG_CODEVIEW)
 			return read_rsds(r, img, le32(d + 20), le32(d + 16), out, err);
 	}
-	return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND, "PE has no CodeView debug record");
+	return vmi_fail(err, SVMTRACE_E_NOT_FOUND, "PE has no CodeView debug record");
 }
 
 struct pe_exports {
@@ -243,13 +227,13 @@ struct pe_exports {
 };
 
 static int read_exports(const struct pe_reader *r, const struct pe_image *img,
-			struct pe_exports *ex, struct svmtrace_vmi_error *err)
+			struct pe_exports *ex, struct svmtrace_error *err)
 {
 	uint8_t d[40];
 	int rc;
 
 	if (img->nr_dirs <= PE_DIR_EXPORT || !img->dir[PE_DIR_EXPORT].rva)
-		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND, "PE has no export directory");
+		return vmi_fail(err, SVMTRACE_E_NOT_FOUND, "PE has no export directory");
 	rc = read_in(r, img->size_of_image, img->dir[PE_DIR_EXPORT].rva, d, sizeof(d),
 		     "export directory", err);
 	if (rc)
@@ -262,7 +246,7 @@ static int read_exports(const struct pe_reader *r, const struct pe_image *img,
 	ex->names = le32(d + 32);
 	ex->ordinals = le32(d + 36);
 	if (ex->nr_names > img->size_of_image / 4 || ex->nr_functions > img->size_of_image / 4)
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+		return vmi_fail(err, SVMTRACE_E_FORMAT,
 				"export directory claims %u names and %u functions, more than "
 				"the image can hold",
 				ex->nr_names, ex->nr_functions);
@@ -270,7 +254,7 @@ static int read_exports(const struct pe_reader *r, const struct pe_image *img,
 }
 
 int pe_export_dll_name(const struct pe_reader *r, const struct pe_image *img, char *name,
-		       size_t size, struct svmtrace_vmi_error *err)
+		       size_t size, struct svmtrace_error *err)
 {
 	struct pe_exports ex;
 	int rc = read_exports(r, img, &ex, err);
@@ -281,7 +265,7 @@ int pe_export_dll_name(const struct pe_reader *r, const struct pe_image *img, ch
 /* Export name number @i into @name. */
 static int export_name(const struct pe_reader *r, const struct pe_image *img,
 		       const struct pe_exports *ex, uint32_t i, char *name,
-		       struct svmtrace_vmi_error *err)
+		       struct svmtrace_error *err)
 {
 	uint8_t v[4];
 	int rc = read_in(r, img->size_of_image, ex->names + 4 * i, v, 4, "export name table", err);
@@ -290,7 +274,7 @@ static int export_name(const struct pe_reader *r, const struct pe_image *img,
 }
 
 int pe_export_find(const struct pe_reader *r, const struct pe_image *img, const char *name,
-		   uint32_t *rva, struct svmtrace_vmi_error *err)
+		   uint32_t *rva, struct svmtrace_error *err)
 {
 	uint32_t lo = 0, hi, ordinal;
 	struct pe_exports ex;
@@ -320,7 +304,7 @@ int pe_export_find(const struct pe_reader *r, const struct pe_image *img, const 
 				return rc;
 			ordinal = le16(v);
 			if (ordinal >= ex.nr_functions)
-				return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+				return vmi_fail(err, SVMTRACE_E_FORMAT,
 						"export %s has ordinal index %u of %u", name,
 						ordinal, ex.nr_functions);
 			rc = read_in(r, img->size_of_image, ex.functions + 4 * ordinal, v, 4,
@@ -329,22 +313,22 @@ int pe_export_find(const struct pe_reader *r, const struct pe_image *img, const 
 				return rc;
 			*rva = le32(v);
 			if (*rva - img->dir[PE_DIR_EXPORT].rva < img->dir[PE_DIR_EXPORT].size)
-				return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND,
+				return vmi_fail(err, SVMTRACE_E_NOT_FOUND,
 						"export %s is a forwarder", name);
 			return 0;
 		}
 	}
-	return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND, "PE exports no %s", name);
+	return vmi_fail(err, SVMTRACE_E_NOT_FOUND, "PE exports no %s", name);
 }
 
 #define PE_MAX_EXPORTS 65536 /* ordinals are 16 bits */
 
 static int exports_walk(const struct pe_reader *r, const struct pe_image *img,
 			const struct pe_exports *exp, uint8_t *named, pe_export_fn fn, void *ctx,
-			struct svmtrace_vmi_error *err);
+			struct svmtrace_error *err);
 
 int pe_exports_each(const struct pe_reader *r, const struct pe_image *img, pe_export_fn fn,
-		    void *ctx, struct svmtrace_vmi_error *err)
+		    void *ctx, struct svmtrace_error *err)
 {
 	uint8_t *named;
 	struct pe_exports ex;
@@ -353,11 +337,11 @@ int pe_exports_each(const struct pe_reader *r, const struct pe_image *img, pe_ex
 	if (rc)
 		return rc;
 	if (ex.nr_functions > PE_MAX_EXPORTS)
-		return vmi_fail(err, SVMTRACE_VMI_E_FORMAT, "export directory claims %u functions",
+		return vmi_fail(err, SVMTRACE_E_FORMAT, "export directory claims %u functions",
 				ex.nr_functions);
 	named = calloc(PE_MAX_EXPORTS / 8, 1);
 	if (!named)
-		return vmi_fail(err, SVMTRACE_VMI_E_NOMEM, "export list: out of memory");
+		return vmi_fail(err, SVMTRACE_E_NOMEM, "export list: out of memory");
 	rc = exports_walk(r, img, &ex, named, fn, ctx, err);
 	free(named);
 	return rc;
@@ -365,7 +349,7 @@ int pe_exports_each(const struct pe_reader *r, const struct pe_image *img, pe_ex
 
 static int exports_walk(const struct pe_reader *r, const struct pe_image *img,
 			const struct pe_exports *exp, uint8_t *named, pe_export_fn fn, void *ctx,
-			struct svmtrace_vmi_error *err)
+			struct svmtrace_error *err)
 {
 	const struct pe_exports ex = *exp;
 	char name[PE_MAX_NAME];
@@ -382,7 +366,7 @@ static int exports_walk(const struct pe_reader *r, const struct pe_image *img,
 			return rc;
 		idx = le16(v);
 		if (idx >= ex.nr_functions)
-			return vmi_fail(err, SVMTRACE_VMI_E_FORMAT,
+			return vmi_fail(err, SVMTRACE_E_FORMAT,
 					"export %s has ordinal index %u of %u", name, idx,
 					ex.nr_functions);
 		rc = read_in(r, img->size_of_image, ex.functions + 4 * idx, v, 4,

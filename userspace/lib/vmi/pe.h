@@ -17,7 +17,7 @@
 
 struct pe_reader {
 	int (*read)(const void *ctx, uint32_t rva, void *buf, size_t len,
-		    struct svmtrace_vmi_error *err);
+		    struct svmtrace_error *err);
 	const void *ctx;
 };
 
@@ -49,27 +49,27 @@ struct pe_codeview {
 };
 
 /* Parse the DOS, NT and section headers of a PE32+ x86-64 image. */
-int pe_parse(const struct pe_reader *r, struct pe_image *img, struct svmtrace_vmi_error *err);
+int pe_parse(const struct pe_reader *r, struct pe_image *img, struct svmtrace_error *err);
 
 /* The section holding @rva, or NULL. */
 const struct pe_section *pe_section_of(const struct pe_image *img, uint32_t rva);
 
 /* The first CodeView RSDS record of the debug directory. */
 int pe_codeview(const struct pe_reader *r, const struct pe_image *img, struct pe_codeview *out,
-		struct svmtrace_vmi_error *err);
+		struct svmtrace_error *err);
 
 /* The export directory's DLL name (e.g. "ntoskrnl.exe"). */
 int pe_export_dll_name(const struct pe_reader *r, const struct pe_image *img, char *name,
-		       size_t size, struct svmtrace_vmi_error *err);
+		       size_t size, struct svmtrace_error *err);
 
 /* RVA of the export named @name (forwarders are reported as not found). */
 int pe_export_find(const struct pe_reader *r, const struct pe_image *img, const char *name,
-		   uint32_t *rva, struct svmtrace_vmi_error *err);
+		   uint32_t *rva, struct svmtrace_error *err);
 
 /* Every export with an address (forwarders skipped): @fn gets the name (NULL
  * for an export by ordinal only), the ordinal (biased by Base) and the RVA. */
 typedef int (*pe_export_fn)(void *ctx, const char *name, uint32_t ordinal, uint32_t rva);
 int pe_exports_each(const struct pe_reader *r, const struct pe_image *img, pe_export_fn fn,
-		    void *ctx, struct svmtrace_vmi_error *err);
+		    void *ctx, struct svmtrace_error *err);
 
 #endif

@@ -8,7 +8,7 @@
 #include <strings.h>
 
 /* The profile must be this kernel's, and its process list head must be readable. */
-static int attach(struct svmtrace_vmi *vmi, struct svmtrace_vmi_error *err)
+static int attach(struct svmtrace_vmi *vmi, struct svmtrace_error *err)
 {
 	const struct svmtrace_vmi_kernel *k = &vmi->kernel;
 	const struct svmtrace_vmi_profile *p = vmi->profile;
@@ -16,14 +16,14 @@ static int attach(struct svmtrace_vmi *vmi, struct svmtrace_vmi_error *err)
 	int rc;
 
 	if (strcasecmp(p->id, k->id))
-		return vmi_fail(err, SVMTRACE_VMI_E_MISMATCH,
+		return vmi_fail(err, SVMTRACE_E_MISMATCH,
 				"profile %s is for kernel PDB GUID %s age %u, but the kernel in "
 				"memory (at 0x%llx, found by %s) has PDB GUID-age %s",
 				p->path, p->guid, p->age, (unsigned long long)k->base,
 				svmtrace_vmi_method_name(k->method), k->id);
 	rc = win_read_u64(vmi, k->dtb, head, &flink, err);
 	if (rc)
-		return vmi_prefix(err, SVMTRACE_VMI_E_CORRUPT,
+		return vmi_prefix(err, SVMTRACE_E_CORRUPT,
 				  "PsActiveProcessHead at VA 0x%llx (kernel 0x%llx + RVA 0x%llx)",
 				  (unsigned long long)head, (unsigned long long)k->base,
 				  (unsigned long long)p->sym.ps_active_process_head);
@@ -31,18 +31,18 @@ static int attach(struct svmtrace_vmi *vmi, struct svmtrace_vmi_error *err)
 }
 
 static int session_new(const struct svmtrace_vmi_mem *mem, struct svmtrace_vmi **out,
-		       struct svmtrace_vmi_error *err)
+		       struct svmtrace_error *err)
 {
 	*out = calloc(1, sizeof(**out));
 	if (!*out)
-		return vmi_fail(err, SVMTRACE_VMI_E_NOMEM, "out of memory");
+		return vmi_fail(err, SVMTRACE_E_NOMEM, "out of memory");
 	(*out)->mem = mem;
 	return 0;
 }
 
 int svmtrace_vmi_open_profile(const struct svmtrace_vmi_mem *mem,
 			      const struct svmtrace_vmi_profile *profile, struct svmtrace_vmi **out,
-			      struct svmtrace_vmi_error *err)
+			      struct svmtrace_error *err)
 {
 	struct svmtrace_vmi *vmi;
 	int rc = session_new(mem, &vmi, err);
@@ -63,7 +63,7 @@ int svmtrace_vmi_open_profile(const struct svmtrace_vmi_mem *mem,
 }
 
 int svmtrace_vmi_open(const struct svmtrace_vmi_mem *mem, const char *profiles,
-		      struct svmtrace_vmi **out, struct svmtrace_vmi_error *err)
+		      struct svmtrace_vmi **out, struct svmtrace_error *err)
 {
 	struct svmtrace_vmi *vmi;
 	int rc = session_new(mem, &vmi, err);

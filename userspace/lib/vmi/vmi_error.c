@@ -5,20 +5,21 @@
 #include <stdio.h>
 #include <string.h>
 
-int vmi_fail(struct svmtrace_vmi_error *err, int status, const char *fmt, ...)
+int vmi_fail(struct svmtrace_error *err, int status, const char *fmt, ...)
 {
 	va_list ap;
 
 	if (!err)
 		return status;
 	err->status = status;
+	err->offset = 0;
 	va_start(ap, fmt);
 	vsnprintf(err->message, sizeof(err->message), fmt, ap);
 	va_end(ap);
 	return status;
 }
 
-int vmi_prefix(struct svmtrace_vmi_error *err, int status, const char *fmt, ...)
+int vmi_prefix(struct svmtrace_error *err, int status, const char *fmt, ...)
 {
 	char head[sizeof(err->message)];
 	char tail[sizeof(err->message)];

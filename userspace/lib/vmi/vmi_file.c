@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 int vmi_map_file(const char *path, const uint8_t **map, size_t *len, int *fd,
-		 struct svmtrace_vmi_error *err)
+		 struct svmtrace_error *err)
 {
 	struct stat st;
 	void *m;
@@ -18,14 +18,14 @@ int vmi_map_file(const char *path, const uint8_t **map, size_t *len, int *fd,
 
 	*fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (*fd < 0)
-		return vmi_fail(err, SVMTRACE_VMI_E_IO, "%s: %s", path, strerror(errno));
+		return vmi_fail(err, SVMTRACE_E_IO, "%s: %s", path, strerror(errno));
 	if (fstat(*fd, &st) < 0)
-		rc = vmi_fail(err, SVMTRACE_VMI_E_IO, "%s: %s", path, strerror(errno));
+		rc = vmi_fail(err, SVMTRACE_E_IO, "%s: %s", path, strerror(errno));
 	else if (!S_ISREG(st.st_mode) || st.st_size == 0)
-		rc = vmi_fail(err, SVMTRACE_VMI_E_FORMAT, "%s: %s", path,
+		rc = vmi_fail(err, SVMTRACE_E_FORMAT, "%s: %s", path,
 			      S_ISREG(st.st_mode) ? "empty file" : "not a regular file");
 	else if ((m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, *fd, 0)) == MAP_FAILED)
-		rc = vmi_fail(err, SVMTRACE_VMI_E_IO, "%s: mmap: %s", path, strerror(errno));
+		rc = vmi_fail(err, SVMTRACE_E_IO, "%s: mmap: %s", path, strerror(errno));
 	else {
 		*map = m;
 		*len = (size_t)st.st_size;

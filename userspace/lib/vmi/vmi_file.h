@@ -11,6 +11,6 @@
  * file is an error naming @path.
  */
 int vmi_map_file(const char *path, const uint8_t **map, size_t *len, int *fd,
-		 struct svmtrace_vmi_error *err);
+		 struct svmtrace_error *err);
 
 #endif

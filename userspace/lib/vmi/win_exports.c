@@ -21,7 +21,7 @@ static int add_export(void *ctx, const char *name, uint32_t ordinal, uint32_t rv
 		struct svmtrace_vmi_export *n = realloc(l->list, cap * sizeof(*n));
 
 		if (!n)
-			return SVMTRACE_VMI_E_NOMEM;
+			return SVMTRACE_E_NOMEM;
 		l->list = n;
 		l->cap = cap;
 	}
@@ -34,7 +34,7 @@ static int add_export(void *ctx, const char *name, uint32_t ordinal, uint32_t rv
 
 int svmtrace_vmi_exports(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t base,
 			 struct svmtrace_vmi_export **list, size_t *count,
-			 struct svmtrace_vmi_error *err)
+			 struct svmtrace_error *err)
 {
 	struct win_pe_ctx ctx = { .vmi = vmi, .dtb = dtb, .base = base };
 	struct pe_reader r = win_pe_reader(&ctx);
@@ -47,7 +47,7 @@ int svmtrace_vmi_exports(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t 
 	rc = pe_parse(&r, &img, err);
 	if (!rc)
 		rc = pe_exports_each(&r, &img, add_export, &l, err);
-	if (rc == SVMTRACE_VMI_E_NOMEM)
+	if (rc == SVMTRACE_E_NOMEM)
 		rc = vmi_fail(err, rc, "export list: out of memory");
 	if (rc) {
 		free(l.list);

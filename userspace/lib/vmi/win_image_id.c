@@ -5,11 +5,11 @@
 #include <string.h>
 
 int svmtrace_vmi_image_id(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t base,
-			  struct svmtrace_vmi_image_id *out, struct svmtrace_vmi_error *err)
+			  struct svmtrace_vmi_image_id *out, struct svmtrace_error *err)
 {
 	struct win_pe_ctx ctx = { .vmi = vmi, .dtb = dtb, .base = base };
 	struct pe_reader r = win_pe_reader(&ctx);
-	struct svmtrace_vmi_error cv_err;
+	struct svmtrace_error cv_err;
 	struct pe_codeview cv;
 	struct pe_image img;
 	int rc;

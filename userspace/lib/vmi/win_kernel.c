@@ -13,6 +13,7 @@
  *   startblock  the processor start block the boot processor leaves in the
  *               first MiB (works on raw images without CPU state)
  */
+#include "lib/vmi/mem_driver.h"
 #include "lib/vmi/win_pe_reader.h"
 #include "lib/vmi/vmi_error.h"
 #include "lib/vmi/x86_walk.h"
@@ -50,14 +51,14 @@ struct probe {
 	unsigned int nr_dtbs;
 };
 
-static int is_kernel_va(uint64_t va)
+static bool is_kernel_va(uint64_t va)
 {
 	return va >> 47 == 0x1ffff;
 }
 
 /* Is there an ntoskrnl image at @base in @dtb?  Fills @k. */
 static int kernel_at(const struct probe *pr, uint64_t dtb, uint64_t base,
-		     struct svmtrace_vmi_kernel *k, struct svmtrace_vmi_error *err)
+		     struct svmtrace_vmi_kernel *k, struct svmtrace_error *err)
 {
 	struct win_pe_ctx ctx = { &pr->s, dtb, base };
 	struct pe_reader r = win_pe_reader(&ctx);
@@ -76,12 +77,11 @@ static int kernel_at(const struct probe *pr, uint64_t dtb, uint64_t base,
 		if (!strcasecmp(cv.pdb_name, kernel_pdbs[i]))
 			break;
 	if (i == sizeof(kernel_pdbs) / sizeof(kernel_pdbs[0]))
-		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND,
-				"image at 0x%llx is %s, not the kernel", (unsigned long long)base,
-				cv.pdb_name);
+		return vmi_fail(err, SVMTRACE_E_NOT_FOUND, "image at 0x%llx is %s, not the kernel",
+				(unsigned long long)base, cv.pdb_name);
 	if (!pe_export_dll_name(&r, &img, dll, sizeof(dll), NULL) &&
 	    strcasecmp(dll, "ntoskrnl.exe"))
-		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND,
+		return vmi_fail(err, SVMTRACE_E_NOT_FOUND,
 				"image at 0x%llx exports as %s, not ntoskrnl.exe",
 				(unsigned long long)base, dll);
 	memset(k, 0, sizeof(*k));
@@ -99,12 +99,12 @@ static int kernel_at(const struct probe *pr, uint64_t dtb, uint64_t base,
  * entry at a time.
  */
 static int scan_down(const struct probe *pr, uint64_t dtb, uint64_t anchor, int must_cover,
-		     struct svmtrace_vmi_kernel *k, struct svmtrace_vmi_error *err)
+		     struct svmtrace_vmi_kernel *k, struct svmtrace_error *err)
 {
 	uint64_t va = anchor & ~(X86_PAGE_SIZE - 1), lowest = anchor - KERNEL_SCAN_SPAN;
 
 	if (!is_kernel_va(anchor))
-		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND, "0x%llx is not a kernel address",
+		return vmi_fail(err, SVMTRACE_E_NOT_FOUND, "0x%llx is not a kernel address",
 				(unsigned long long)anchor);
 	while (va >= lowest && is_kernel_va(va)) {
 		struct svmtrace_vmi_translation t;
@@ -120,7 +120,7 @@ static int scan_down(const struct probe *pr, uint64_t dtb, uint64_t anchor, int 
 			return 0;
 		va -= X86_PAGE_SIZE;
 	}
-	return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND,
+	return vmi_fail(err, SVMTRACE_E_NOT_FOUND,
 			"no ntoskrnl image within 64 MiB below VA 0x%llx (DTB 0x%llx)",
 			(unsigned long long)anchor, (unsigned long long)dtb);
 }
@@ -128,7 +128,7 @@ static int scan_down(const struct probe *pr, uint64_t dtb, uint64_t anchor, int 
 /* With a profile for this very kernel, @anchor must be one of two symbols. */
 static int check_symbol(const struct probe *pr, const struct svmtrace_vmi_kernel *k,
 			uint64_t anchor, const char *what, const struct win_symbol *a,
-			const struct win_symbol *b, struct svmtrace_vmi_error *err)
+			const struct win_symbol *b, struct svmtrace_error *err)
 {
 	const struct svmtrace_vmi_profile *p = pr->s.profile;
 
@@ -137,7 +137,7 @@ static int check_symbol(const struct probe *pr, const struct svmtrace_vmi_kernel
 	if ((a->present && anchor == k->base + a->rva) ||
 	    (b->present && anchor == k->base + b->rva))
 		return 0;
-	return vmi_fail(err, SVMTRACE_VMI_E_CORRUPT,
+	return vmi_fail(err, SVMTRACE_E_CORRUPT,
 			"%s 0x%llx is not where the profile puts it (kernel base 0x%llx + RVA "
 			"0x%llx or 0x%llx)",
 			what, (unsigned long long)anchor, (unsigned long long)k->base,
@@ -146,7 +146,7 @@ static int check_symbol(const struct probe *pr, const struct svmtrace_vmi_kernel
 
 /* Try @anchor with @first, then every other known DTB. */
 static int scan_any(const struct probe *pr, uint64_t first, uint64_t anchor, int must_cover,
-		    struct svmtrace_vmi_kernel *k, struct svmtrace_vmi_error *err)
+		    struct svmtrace_vmi_kernel *k, struct svmtrace_error *err)
 {
 	unsigned int i;
 	int rc = scan_down(pr, first, anchor, must_cover, k, err);
@@ -158,7 +158,7 @@ static int scan_any(const struct probe *pr, uint64_t first, uint64_t anchor, int
 }
 
 static int idt0(const struct probe *pr, uint64_t dtb, uint64_t idt, uint64_t *handler,
-		struct svmtrace_vmi_error *err)
+		struct svmtrace_error *err)
 {
 	uint8_t g[16];
 	int rc = svmtrace_vmi_read_va(&pr->s, dtb, idt, g, sizeof(g), err);
@@ -171,7 +171,7 @@ static int idt0(const struct probe *pr, uint64_t dtb, uint64_t idt, uint64_t *ha
 }
 
 static int from_idt(const struct probe *pr, uint64_t dtb, uint64_t idt,
-		    struct svmtrace_vmi_kernel *k, struct svmtrace_vmi_error *err)
+		    struct svmtrace_vmi_kernel *k, struct svmtrace_error *err)
 {
 	const struct svmtrace_vmi_profile *p = pr->s.profile;
 	uint64_t handler = 0;
@@ -185,15 +185,19 @@ static int from_idt(const struct probe *pr, uint64_t dtb, uint64_t idt,
 	return rc;
 }
 
-static int no_register(struct svmtrace_vmi_error *err, const struct svmtrace_vmi_mem *mem,
+static int no_register(struct svmtrace_error *err, const struct svmtrace_vmi_mem *mem,
 		       const char *reg)
 {
-	return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND, "%s (%s) records no %s",
+	if (mem->vcpu_note)
+		return vmi_fail(err, SVMTRACE_E_NOT_FOUND, "%s (%s) records no %s: %s",
+				svmtrace_vmi_mem_kind(mem), svmtrace_vmi_mem_name(mem), reg,
+				mem->vcpu_note);
+	return vmi_fail(err, SVMTRACE_E_NOT_FOUND, "%s (%s) records no %s",
 			svmtrace_vmi_mem_kind(mem), svmtrace_vmi_mem_name(mem), reg);
 }
 
 static int method_lstar(const struct probe *pr, struct svmtrace_vmi_kernel *k,
-			struct svmtrace_vmi_error *err)
+			struct svmtrace_error *err)
 {
 	const struct svmtrace_vmi_profile *p = pr->s.profile;
 	unsigned int i;
@@ -215,7 +219,7 @@ static int method_lstar(const struct probe *pr, struct svmtrace_vmi_kernel *k,
 }
 
 static int method_idtr(const struct probe *pr, struct svmtrace_vmi_kernel *k,
-		       struct svmtrace_vmi_error *err)
+		       struct svmtrace_error *err)
 {
 	unsigned int i;
 	int rc = no_register(err, pr->s.mem, "IDTR");
@@ -234,7 +238,7 @@ static int method_idtr(const struct probe *pr, struct svmtrace_vmi_kernel *k,
 
 /* KPCR candidate @pcr: KPCR.Self must point at itself. */
 static int from_kpcr(const struct probe *pr, uint64_t dtb, uint64_t pcr,
-		     struct svmtrace_vmi_kernel *k, struct svmtrace_vmi_error *err)
+		     struct svmtrace_vmi_kernel *k, struct svmtrace_error *err)
 {
 	const struct svmtrace_vmi_profile *p = pr->s.profile;
 	uint64_t self, idt;
@@ -242,7 +246,7 @@ static int from_kpcr(const struct probe *pr, uint64_t dtb, uint64_t pcr,
 
 	rc = svmtrace_vmi_read_va(&pr->s, dtb, pcr + p->kpcr.self, &self, 8, err);
 	if (!rc && self != pcr)
-		rc = vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND,
+		rc = vmi_fail(err, SVMTRACE_E_NOT_FOUND,
 			      "KPCR candidate 0x%llx: KPCR.Self is 0x%llx, not itself",
 			      (unsigned long long)pcr, (unsigned long long)self);
 	if (!rc)
@@ -251,13 +255,13 @@ static int from_kpcr(const struct probe *pr, uint64_t dtb, uint64_t pcr,
 }
 
 static int method_kpcr(const struct probe *pr, struct svmtrace_vmi_kernel *k,
-		       struct svmtrace_vmi_error *err)
+		       struct svmtrace_error *err)
 {
 	unsigned int i, j;
 	int rc = no_register(err, pr->s.mem, "GS base or KERNEL_GS_BASE holding a kernel address");
 
 	if (!pr->s.profile)
-		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND,
+		return vmi_fail(err, SVMTRACE_E_NOT_FOUND,
 				"needs a profile for the KPCR layout (give --profiles FILE)");
 	for (i = 0; i < svmtrace_vmi_mem_vcpu_count(pr->s.mem); i++) {
 		const struct svmtrace_vmi_vcpu *v = svmtrace_vmi_mem_vcpu(pr->s.mem, i);
@@ -300,12 +304,12 @@ static int find_startblock(const struct svmtrace_vmi_mem *mem, uint64_t *pml4, u
 }
 
 static int method_startblock(const struct probe *pr, struct svmtrace_vmi_kernel *k,
-			     struct svmtrace_vmi_error *err)
+			     struct svmtrace_error *err)
 {
 	uint64_t pml4, hint;
 
 	if (find_startblock(pr->s.mem, &pml4, &hint))
-		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND,
+		return vmi_fail(err, SVMTRACE_E_NOT_FOUND,
 				"no processor start block in the first MiB of %s",
 				svmtrace_vmi_mem_name(pr->s.mem));
 	return scan_down(pr, pml4, hint, 0, k, err);
@@ -336,10 +340,10 @@ static void probe_init(struct probe *pr, const struct svmtrace_vmi_mem *mem,
 int svmtrace_vmi_kernel_probe(const struct svmtrace_vmi_mem *mem,
 			      const struct svmtrace_vmi_profile *profile,
 			      enum svmtrace_vmi_method method, struct svmtrace_vmi_kernel *out,
-			      struct svmtrace_vmi_error *err)
+			      struct svmtrace_error *err)
 {
 	static int (*const methods[SVMTRACE_VMI_METHOD_COUNT])(
-		const struct probe *, struct svmtrace_vmi_kernel *, struct svmtrace_vmi_error *) = {
+		const struct probe *, struct svmtrace_vmi_kernel *, struct svmtrace_error *) = {
 		[SVMTRACE_VMI_METHOD_LSTAR] = method_lstar,
 		[SVMTRACE_VMI_METHOD_KPCR] = method_kpcr,
 		[SVMTRACE_VMI_METHOD_IDTR] = method_idtr,
@@ -349,7 +353,7 @@ int svmtrace_vmi_kernel_probe(const struct svmtrace_vmi_mem *mem,
 	int rc;
 
 	if ((unsigned int)method >= SVMTRACE_VMI_METHOD_COUNT)
-		return vmi_fail(err, SVMTRACE_VMI_E_INVALID, "no kernel discovery method %d",
+		return vmi_fail(err, SVMTRACE_E_INVALID, "no kernel discovery method %d",
 				(int)method);
 	probe_init(&pr, mem, profile);
 	rc = methods[method](&pr, out, err);
@@ -361,12 +365,12 @@ int svmtrace_vmi_kernel_probe(const struct svmtrace_vmi_mem *mem,
 
 int svmtrace_vmi_kernel_find(const struct svmtrace_vmi_mem *mem,
 			     const struct svmtrace_vmi_profile *profile,
-			     struct svmtrace_vmi_kernel *out, struct svmtrace_vmi_error *err)
+			     struct svmtrace_vmi_kernel *out, struct svmtrace_error *err)
 {
 	char why[sizeof(err->message)] = "";
-	struct svmtrace_vmi_error e;
+	struct svmtrace_error e;
 	size_t used = 0;
-	int m, rc = SVMTRACE_VMI_E_NOT_FOUND;
+	int m, rc = SVMTRACE_E_NOT_FOUND;
 
 	for (m = 0; m < SVMTRACE_VMI_METHOD_COUNT; m++) {
 		rc = svmtrace_vmi_kernel_probe(mem, profile, m, out, &e);
@@ -376,6 +380,6 @@ int svmtrace_vmi_kernel_find(const struct svmtrace_vmi_mem *mem,
 			used += (size_t)snprintf(why + used, sizeof(why) - used, "%s%.160s",
 						 used ? "; " : "", e.message);
 	}
-	return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND, "%s: no Windows x64 kernel found (%s)",
+	return vmi_fail(err, SVMTRACE_E_NOT_FOUND, "%s: no Windows x64 kernel found (%s)",
 			svmtrace_vmi_mem_name(mem), why);
 }

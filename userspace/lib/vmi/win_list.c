@@ -50,7 +50,7 @@ static int bad_pointer(uint64_t va)
 
 /* Read @link's Flink and Blink. */
 static int read_links(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t link, uint64_t *flink,
-		      uint64_t *blink, struct svmtrace_vmi_error *err)
+		      uint64_t *blink, struct svmtrace_error *err)
 {
 	int rc = win_read_u64(vmi, dtb, link + vmi->profile->list.flink, flink, err);
 
@@ -58,7 +58,7 @@ static int read_links(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t lin
 }
 
 int win_list_walk(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t head, size_t max,
-		  const char *what, win_list_visit visit, void *ctx, struct svmtrace_vmi_error *err)
+		  const char *what, win_list_visit visit, void *ctx, struct svmtrace_error *err)
 {
 	struct visited seen = { 0 };
 	uint64_t prev = head, cur, flink, blink, head_blink;
@@ -67,18 +67,18 @@ int win_list_walk(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t head, s
 
 	rc = read_links(vmi, dtb, head, &cur, &head_blink, err);
 	if (rc)
-		return vmi_prefix(err, SVMTRACE_VMI_E_CORRUPT, "%s: list head at VA 0x%llx", what,
+		return vmi_prefix(err, SVMTRACE_E_CORRUPT, "%s: list head at VA 0x%llx", what,
 				  (unsigned long long)head);
 	while (cur != head) {
 		if (bad_pointer(cur)) {
-			rc = vmi_fail(err, SVMTRACE_VMI_E_CORRUPT,
+			rc = vmi_fail(err, SVMTRACE_E_CORRUPT,
 				      "%s is corrupt: entry %zu at VA 0x%llx has Flink 0x%llx, not "
 				      "a kernel list pointer",
 				      what, n, (unsigned long long)prev, (unsigned long long)cur);
 			break;
 		}
 		if (n == max) {
-			rc = vmi_fail(err, SVMTRACE_VMI_E_CORRUPT,
+			rc = vmi_fail(err, SVMTRACE_E_CORRUPT,
 				      "%s has more than %zu entries without returning to its head "
 				      "at VA 0x%llx",
 				      what, max, (unsigned long long)head);
@@ -86,8 +86,8 @@ int win_list_walk(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t head, s
 		}
 		rc = visited_add(&seen, cur);
 		if (rc) {
-			rc = rc < 0 ? vmi_fail(err, SVMTRACE_VMI_E_NOMEM, "%s: out of memory", what)
-				    : vmi_fail(err, SVMTRACE_VMI_E_CORRUPT,
+			rc = rc < 0 ? vmi_fail(err, SVMTRACE_E_NOMEM, "%s: out of memory", what)
+				    : vmi_fail(err, SVMTRACE_E_CORRUPT,
 					       "%s has a cycle: entry at VA 0x%llx is reached "
 					       "again (from 0x%llx) without returning to the head "
 					       "at VA 0x%llx",
@@ -97,14 +97,14 @@ int win_list_walk(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t head, s
 		}
 		rc = read_links(vmi, dtb, cur, &flink, &blink, err);
 		if (rc) {
-			rc = vmi_prefix(err, SVMTRACE_VMI_E_CORRUPT,
+			rc = vmi_prefix(err, SVMTRACE_E_CORRUPT,
 					"%s is corrupt: entry %zu at VA 0x%llx (Flink of 0x%llx) "
 					"cannot be read",
 					what, n, (unsigned long long)cur, (unsigned long long)prev);
 			break;
 		}
 		if (blink != prev) {
-			rc = vmi_fail(err, SVMTRACE_VMI_E_CORRUPT,
+			rc = vmi_fail(err, SVMTRACE_E_CORRUPT,
 				      "%s is corrupt: entry %zu at VA 0x%llx has Blink 0x%llx, "
 				      "but was reached from 0x%llx",
 				      what, n, (unsigned long long)cur, (unsigned long long)blink,
@@ -122,7 +122,7 @@ int win_list_walk(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t head, s
 	if (rc)
 		return rc < 0 ? rc : 0;
 	if (head_blink != prev)
-		return vmi_fail(err, SVMTRACE_VMI_E_CORRUPT,
+		return vmi_fail(err, SVMTRACE_E_CORRUPT,
 				"%s is corrupt: the head's Blink is 0x%llx, but its last entry is "
 				"0x%llx",
 				what, (unsigned long long)head_blink, (unsigned long long)prev);

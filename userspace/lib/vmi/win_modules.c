@@ -15,7 +15,7 @@ struct modules {
 	size_t count, cap;
 };
 
-static int module_one(void *ctx, uint64_t link, struct svmtrace_vmi_error *err)
+static int module_one(void *ctx, uint64_t link, struct svmtrace_error *err)
 {
 	struct modules *m = ctx;
 	const struct svmtrace_vmi_profile *p = m->vmi->profile;
@@ -28,7 +28,7 @@ static int module_one(void *ctx, uint64_t link, struct svmtrace_vmi_error *err)
 		struct svmtrace_vmi_module *l = realloc(m->list, cap * sizeof(*l));
 
 		if (!l)
-			return vmi_fail(err, SVMTRACE_VMI_E_NOMEM, "module list: out of memory");
+			return vmi_fail(err, SVMTRACE_E_NOMEM, "module list: out of memory");
 		m->list = l;
 		m->cap = cap;
 	}
@@ -54,7 +54,7 @@ static int module_one(void *ctx, uint64_t link, struct svmtrace_vmi_error *err)
 
 int svmtrace_vmi_modules(const struct svmtrace_vmi *vmi, uint64_t pid,
 			 struct svmtrace_vmi_module **list, size_t *count,
-			 struct svmtrace_vmi_error *err)
+			 struct svmtrace_error *err)
 {
 	struct svmtrace_vmi_process proc;
 	struct modules m = { vmi, 0, NULL, 0, 0 };
@@ -67,7 +67,7 @@ int svmtrace_vmi_modules(const struct svmtrace_vmi *vmi, uint64_t pid,
 	if (rc)
 		return rc;
 	if (!proc.peb)
-		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND,
+		return vmi_fail(err, SVMTRACE_E_NOT_FOUND,
 				"PID %llu (%s) has no PEB: a kernel process has no loader list",
 				(unsigned long long)pid, proc.name);
 	m.dtb = proc.dtb;
@@ -76,7 +76,7 @@ int svmtrace_vmi_modules(const struct svmtrace_vmi *vmi, uint64_t pid,
 		return vmi_prefix(err, rc, "PID %llu (%s): PEB at VA 0x%llx",
 				  (unsigned long long)pid, proc.name, (unsigned long long)proc.peb);
 	if (!ldr)
-		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND,
+		return vmi_fail(err, SVMTRACE_E_NOT_FOUND,
 				"PID %llu (%s): PEB.Ldr is NULL: the loader has not run yet (a "
 				"process that was just created)",
 				(unsigned long long)pid, proc.name);

@@ -2,7 +2,7 @@
 #include "lib/vmi/win_pe_reader.h"
 
 static int read_image(const void *opaque, uint32_t rva, void *buf, size_t len,
-		      struct svmtrace_vmi_error *err)
+		      struct svmtrace_error *err)
 {
 	const struct win_pe_ctx *ctx = opaque;
 

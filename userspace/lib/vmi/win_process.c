@@ -27,7 +27,7 @@ static void read_image_base(const struct svmtrace_vmi *vmi, struct svmtrace_vmi_
 }
 
 int win_process_read(const struct svmtrace_vmi *vmi, uint64_t link, struct svmtrace_vmi_process *p,
-		     struct svmtrace_vmi_error *err)
+		     struct svmtrace_error *err)
 {
 	const struct svmtrace_vmi_profile *prof = vmi->profile;
 	uint64_t dtb = vmi->kernel.dtb, ep, section_base;
@@ -52,7 +52,7 @@ int win_process_read(const struct svmtrace_vmi *vmi, uint64_t link, struct svmtr
 	if (!rc)
 		rc = win_read_u64(vmi, dtb, ep + prof->eprocess.section_base, &section_base, err);
 	if (rc)
-		return vmi_prefix(err, SVMTRACE_VMI_E_CORRUPT, "EPROCESS at VA 0x%llx",
+		return vmi_prefix(err, SVMTRACE_E_CORRUPT, "EPROCESS at VA 0x%llx",
 				  (unsigned long long)ep);
 	p->name[SVMTRACE_VMI_NAME_MAX] = '\0';
 	p->dtb = win_dtb_mask(p->dtb_raw);
@@ -67,7 +67,7 @@ struct collect {
 	size_t count, cap;
 };
 
-static int collect_one(void *ctx, uint64_t link, struct svmtrace_vmi_error *err)
+static int collect_one(void *ctx, uint64_t link, struct svmtrace_error *err)
 {
 	struct collect *c = ctx;
 
@@ -76,7 +76,7 @@ static int collect_one(void *ctx, uint64_t link, struct svmtrace_vmi_error *err)
 		struct svmtrace_vmi_process *l = realloc(c->list, cap * sizeof(*l));
 
 		if (!l)
-			return vmi_fail(err, SVMTRACE_VMI_E_NOMEM, "process list: out of memory");
+			return vmi_fail(err, SVMTRACE_E_NOMEM, "process list: out of memory");
 		c->list = l;
 		c->cap = cap;
 	}
@@ -84,7 +84,7 @@ static int collect_one(void *ctx, uint64_t link, struct svmtrace_vmi_error *err)
 }
 
 int svmtrace_vmi_processes(const struct svmtrace_vmi *vmi, struct svmtrace_vmi_process **list,
-			   size_t *count, struct svmtrace_vmi_error *err)
+			   size_t *count, struct svmtrace_error *err)
 {
 	struct collect c = { vmi, NULL, 0, 0 };
 	int rc = win_list_walk(vmi, vmi->kernel.dtb, process_head(vmi), WIN_MAX_PROCESSES,
@@ -111,7 +111,7 @@ struct find {
 /* Compare the PID first: only the match is read in full (its PEB is in
  * another address space, and touching every process's page tables is what
  * makes a lookup slow on a large image). */
-static int find_one(void *ctx, uint64_t link, struct svmtrace_vmi_error *err)
+static int find_one(void *ctx, uint64_t link, struct svmtrace_error *err)
 {
 	struct find *f = ctx;
 	const struct svmtrace_vmi_profile *p = f->vmi->profile;
@@ -120,7 +120,7 @@ static int find_one(void *ctx, uint64_t link, struct svmtrace_vmi_error *err)
 			      link - p->eprocess.links + p->eprocess.pid, &pid, err);
 
 	if (rc)
-		return vmi_prefix(err, SVMTRACE_VMI_E_CORRUPT, "EPROCESS at VA 0x%llx",
+		return vmi_prefix(err, SVMTRACE_E_CORRUPT, "EPROCESS at VA 0x%llx",
 				  (unsigned long long)(link - p->eprocess.links));
 	if (pid != f->pid)
 		return 0;
@@ -130,7 +130,7 @@ static int find_one(void *ctx, uint64_t link, struct svmtrace_vmi_error *err)
 }
 
 int svmtrace_vmi_process_find(const struct svmtrace_vmi *vmi, uint64_t pid,
-			      struct svmtrace_vmi_process *out, struct svmtrace_vmi_error *err)
+			      struct svmtrace_vmi_process *out, struct svmtrace_error *err)
 {
 	struct find f = { vmi, pid, out, 0 };
 	int rc = win_list_walk(vmi, vmi->kernel.dtb, process_head(vmi), WIN_MAX_PROCESSES,
@@ -139,7 +139,7 @@ int svmtrace_vmi_process_find(const struct svmtrace_vmi *vmi, uint64_t pid,
 	if (rc)
 		return rc;
 	if (!f.found)
-		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND, "no process with PID %llu",
+		return vmi_fail(err, SVMTRACE_E_NOT_FOUND, "no process with PID %llu",
 				(unsigned long long)pid);
 	return 0;
 }

@@ -10,7 +10,7 @@
 
 struct loader {
 	struct isf *isf;
-	struct svmtrace_vmi_error *err;
+	struct svmtrace_error *err;
 	int rc; /* first failure; later lookups are skipped */
 };
 
@@ -22,7 +22,7 @@ static void offset(struct loader *l, const char *type, const char *field, uint32
 		return;
 	l->rc = isf_field(l->isf, type, field, &f, l->err);
 	if (!l->rc && f.bit_length)
-		l->rc = vmi_fail(l->err, SVMTRACE_VMI_E_FORMAT,
+		l->rc = vmi_fail(l->err, SVMTRACE_E_FORMAT,
 				 "%s: %s.%s is a bitfield, expected a whole member",
 				 isf_name(l->isf), type, field);
 	if (l->rc)
@@ -39,7 +39,7 @@ static void bits(struct loader *l, const char *type, const char *field, struct w
 		return;
 	l->rc = isf_field(l->isf, type, field, &f, l->err);
 	if (!l->rc && (!f.bit_length || f.offset != 0))
-		l->rc = vmi_fail(l->err, SVMTRACE_VMI_E_FORMAT,
+		l->rc = vmi_fail(l->err, SVMTRACE_E_FORMAT,
 				 "%s: %s.%s is not a bitfield of the PTE's first quadword",
 				 isf_name(l->isf), type, field);
 	if (l->rc)
@@ -97,7 +97,7 @@ static void load_structures(struct loader *l, struct svmtrace_vmi_profile *p)
 }
 
 int win_profile_from_isf(struct isf *isf, const char *path, struct svmtrace_vmi_profile *p,
-			 struct svmtrace_vmi_error *err)
+			 struct svmtrace_error *err)
 {
 	struct loader l = { isf, err, 0 };
 
@@ -121,7 +121,7 @@ int win_profile_from_isf(struct isf *isf, const char *path, struct svmtrace_vmi_
 }
 
 int svmtrace_vmi_profile_load(const char *path, struct svmtrace_vmi_profile **out,
-			      struct svmtrace_vmi_error *err)
+			      struct svmtrace_error *err)
 {
 	struct svmtrace_vmi_profile *p;
 	struct isf *isf;
@@ -134,7 +134,7 @@ int svmtrace_vmi_profile_load(const char *path, struct svmtrace_vmi_profile **ou
 	p = malloc(sizeof(*p));
 	if (!p) {
 		isf_free(isf);
-		return vmi_fail(err, SVMTRACE_VMI_E_NOMEM, "%s: out of memory", path);
+		return vmi_fail(err, SVMTRACE_E_NOMEM, "%s: out of memory", path);
 	}
 	rc = win_profile_from_isf(isf, path, p, err);
 	isf_free(isf);

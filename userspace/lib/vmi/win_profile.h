@@ -81,6 +81,6 @@ struct svmtrace_vmi_profile {
 
 /* Fill @p from @isf (the file named @path). */
 int win_profile_from_isf(struct isf *isf, const char *path, struct svmtrace_vmi_profile *p,
-			 struct svmtrace_vmi_error *err);
+			 struct svmtrace_error *err);
 
 #endif

@@ -103,7 +103,7 @@ static void candidates_free(struct candidates *c)
 
 /* Load @path; keep it in *out if it is for @id. */
 static int try_file(const char *path, const char *id, struct svmtrace_vmi_profile **out,
-		    struct svmtrace_vmi_error *err)
+		    struct svmtrace_error *err)
 {
 	struct svmtrace_vmi_profile *p;
 	int rc = svmtrace_vmi_profile_load(path, &p, err);
@@ -111,7 +111,7 @@ static int try_file(const char *path, const char *id, struct svmtrace_vmi_profil
 	if (rc)
 		return rc;
 	if (strcasecmp(p->id, id)) {
-		rc = vmi_fail(err, SVMTRACE_VMI_E_MISMATCH,
+		rc = vmi_fail(err, SVMTRACE_E_MISMATCH,
 			      "%s: profile is for kernel PDB GUID %s age %u, but the kernel in "
 			      "memory has PDB GUID-age %s",
 			      path, p->guid, p->age, id);
@@ -123,18 +123,18 @@ static int try_file(const char *path, const char *id, struct svmtrace_vmi_profil
 }
 
 static int find_in(const struct candidates *c, const char *id, struct svmtrace_vmi_profile **out,
-		   struct svmtrace_vmi_error *err)
+		   struct svmtrace_error *err)
 {
 	size_t i;
 
 	for (i = 0; i < c->count; i++)
 		if (!try_file(c->paths[i], id, out, err))
 			return 0;
-	return SVMTRACE_VMI_E_NOT_FOUND;
+	return SVMTRACE_E_NOT_FOUND;
 }
 
 int svmtrace_vmi_profile_find(const char *path, const char *id, struct svmtrace_vmi_profile **out,
-			      struct svmtrace_vmi_error *err)
+			      struct svmtrace_error *err)
 {
 	struct candidates named = { 0 }, others = { 0 };
 	struct stat st;
@@ -142,17 +142,17 @@ int svmtrace_vmi_profile_find(const char *path, const char *id, struct svmtrace_
 
 	*out = NULL;
 	if (stat(path, &st))
-		return vmi_fail(err, SVMTRACE_VMI_E_IO, "profiles %s: %s", path, strerror(errno));
+		return vmi_fail(err, SVMTRACE_E_IO, "profiles %s: %s", path, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
 		return try_file(path, id, out, err);
 	if (collect(path, id, 0, &named, &others)) {
-		rc = vmi_fail(err, SVMTRACE_VMI_E_NOMEM, "profiles %s: out of memory", path);
+		rc = vmi_fail(err, SVMTRACE_E_NOMEM, "profiles %s: out of memory", path);
 	} else {
 		rc = find_in(&named, id, out, err);
 		if (rc)
 			rc = find_in(&others, id, out, err);
 		if (rc)
-			rc = vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND,
+			rc = vmi_fail(err, SVMTRACE_E_NOT_FOUND,
 				      "no profile for kernel PDB GUID-age %s in %s (%zu ISF files "
 				      "looked at; get ntkrnlmp.pdb/%s.json.xz from a volatility3 "
 				      "symbol pack)",

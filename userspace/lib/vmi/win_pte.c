@@ -7,17 +7,17 @@
 
 static int decode(const struct svmtrace_vmi *vmi, int follow_prototype, int level, uint64_t entry,
 		  uint64_t va, uint64_t *frame, struct svmtrace_vmi_translation *out,
-		  struct svmtrace_vmi_error *err);
+		  struct svmtrace_error *err);
 
 static int not_present_leaf_only(const void *ctx, int level, uint64_t entry, uint64_t va,
 				 uint64_t *frame, struct svmtrace_vmi_translation *out,
-				 struct svmtrace_vmi_error *err)
+				 struct svmtrace_error *err)
 {
 	return decode(ctx, 0, level, entry, va, frame, out, err);
 }
 
 static int not_present(const void *ctx, int level, uint64_t entry, uint64_t va, uint64_t *frame,
-		       struct svmtrace_vmi_translation *out, struct svmtrace_vmi_error *err)
+		       struct svmtrace_vmi_translation *out, struct svmtrace_error *err)
 {
 	return decode(ctx, 1, level, entry, va, frame, out, err);
 }
@@ -38,21 +38,21 @@ static uint64_t transition_frame(const struct win_pte_layout *l, uint64_t e)
 }
 
 /* Why a software PTE that is neither transition nor prototype has no page. */
-static int absent(struct svmtrace_vmi_error *err, const struct win_pte_layout *l, uint64_t va,
+static int absent(struct svmtrace_error *err, const struct win_pte_layout *l, uint64_t va,
 		  const char *what, uint64_t e)
 {
 	if (win_bits_get(l->pagefile_high, e))
-		return vmi_fail(err, SVMTRACE_VMI_E_NOT_RESIDENT,
+		return vmi_fail(err, SVMTRACE_E_NOT_RESIDENT,
 				"VA 0x%llx is paged out to the page file (%s 0x%llx)",
 				(unsigned long long)va, what, (unsigned long long)e);
-	return vmi_fail(err, SVMTRACE_VMI_E_NOT_RESIDENT,
+	return vmi_fail(err, SVMTRACE_E_NOT_RESIDENT,
 			"VA 0x%llx has no page yet: demand-zero or never touched (%s 0x%llx)",
 			(unsigned long long)va, what, (unsigned long long)e);
 }
 
 /* Follow a prototype PTE entry to the page it describes. */
 static int prototype(const struct svmtrace_vmi *vmi, uint64_t entry, uint64_t va, uint64_t *frame,
-		     struct svmtrace_vmi_translation *out, struct svmtrace_vmi_error *err)
+		     struct svmtrace_vmi_translation *out, struct svmtrace_error *err)
 {
 	const struct win_pte_layout *l = &vmi->profile->pte;
 	uint64_t raw = win_bits_get(l->proto_address, entry);
@@ -64,7 +64,7 @@ static int prototype(const struct svmtrace_vmi *vmi, uint64_t entry, uint64_t va
 	int rc;
 
 	if (raw == WIN_PROTO_ADDRESS_VAD)
-		return vmi_fail(err, SVMTRACE_VMI_E_NOT_RESIDENT,
+		return vmi_fail(err, SVMTRACE_E_NOT_RESIDENT,
 				"VA 0x%llx is a mapped-file page not faulted in yet (its PTE "
 				"0x%llx refers to the VAD)",
 				(unsigned long long)va, (unsigned long long)entry);
@@ -87,7 +87,7 @@ static int prototype(const struct svmtrace_vmi *vmi, uint64_t entry, uint64_t va
 		return 0;
 	}
 	if (win_bits_get(l->prototype, pp))
-		return vmi_fail(err, SVMTRACE_VMI_E_NOT_RESIDENT,
+		return vmi_fail(err, SVMTRACE_E_NOT_RESIDENT,
 				"VA 0x%llx is a file-backed page not read from the file yet "
 				"(prototype PTE 0x%llx at VA 0x%llx refers to a subsection)",
 				(unsigned long long)va, (unsigned long long)pp,
@@ -97,12 +97,12 @@ static int prototype(const struct svmtrace_vmi *vmi, uint64_t entry, uint64_t va
 
 static int decode(const struct svmtrace_vmi *vmi, int follow_prototype, int level, uint64_t entry,
 		  uint64_t va, uint64_t *frame, struct svmtrace_vmi_translation *out,
-		  struct svmtrace_vmi_error *err)
+		  struct svmtrace_error *err)
 {
 	const struct win_pte_layout *l = &vmi->profile->pte;
 
 	if (!entry)
-		return vmi_fail(err, SVMTRACE_VMI_E_NOT_RESIDENT,
+		return vmi_fail(err, SVMTRACE_E_NOT_RESIDENT,
 				"VA 0x%llx is not mapped or never touched (%s is zero)",
 				(unsigned long long)va, x86_level_name(level));
 	if (in_transition(l, entry)) {
@@ -115,7 +115,7 @@ static int decode(const struct svmtrace_vmi *vmi, int follow_prototype, int leve
 	}
 	if (win_bits_get(l->prototype, entry)) {
 		if (level != X86_PTE || !follow_prototype)
-			return vmi_fail(err, SVMTRACE_VMI_E_NOT_RESIDENT,
+			return vmi_fail(err, SVMTRACE_E_NOT_RESIDENT,
 					"VA 0x%llx: %s 0x%llx is a prototype entry where none "
 					"can be followed",
 					(unsigned long long)va, x86_level_name(level),

@@ -11,7 +11,7 @@ uint64_t win_dtb_mask(uint64_t cr3)
 }
 
 int svmtrace_vmi_translate(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t va,
-			   struct svmtrace_vmi_translation *out, struct svmtrace_vmi_error *err)
+			   struct svmtrace_vmi_translation *out, struct svmtrace_error *err)
 {
 	struct x86_decoder dec = win_pte_decoder(vmi);
 
@@ -20,7 +20,7 @@ int svmtrace_vmi_translate(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_
 }
 
 int svmtrace_vmi_read_va(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t va, void *buf,
-			 size_t len, struct svmtrace_vmi_error *err)
+			 size_t len, struct svmtrace_error *err)
 {
 	uint8_t *dst = buf;
 
@@ -44,19 +44,19 @@ int svmtrace_vmi_read_va(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t 
 }
 
 int win_read_u64(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t va, uint64_t *v,
-		 struct svmtrace_vmi_error *err)
+		 struct svmtrace_error *err)
 {
 	return svmtrace_vmi_read_va(vmi, dtb, va, v, sizeof(*v), err);
 }
 
 int win_read_u32(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t va, uint32_t *v,
-		 struct svmtrace_vmi_error *err)
+		 struct svmtrace_error *err)
 {
 	return svmtrace_vmi_read_va(vmi, dtb, va, v, sizeof(*v), err);
 }
 
 int win_read_u16(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t va, uint16_t *v,
-		 struct svmtrace_vmi_error *err)
+		 struct svmtrace_error *err)
 {
 	return svmtrace_vmi_read_va(vmi, dtb, va, v, sizeof(*v), err);
 }
@@ -94,7 +94,7 @@ static size_t put_utf8(char *out, size_t at, size_t size, uint32_t c)
 }
 
 int win_read_unicode(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t va, char *out,
-		     size_t size, struct svmtrace_vmi_error *err)
+		     size_t size, struct svmtrace_error *err)
 {
 	const struct svmtrace_vmi_profile *p = vmi->profile;
 	uint16_t units[512], length;

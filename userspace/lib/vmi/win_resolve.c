@@ -27,7 +27,7 @@ const char *svmtrace_vmi_page_state_name(enum svmtrace_vmi_page_state state)
 }
 
 int svmtrace_vmi_resolve(const struct svmtrace_vmi *vmi, uint64_t pid,
-			 struct svmtrace_vmi_entry *out, struct svmtrace_vmi_error *err)
+			 struct svmtrace_vmi_entry *out, struct svmtrace_error *err)
 {
 	struct svmtrace_vmi_process *p = &out->process;
 	const struct pe_section *sec;
@@ -41,7 +41,7 @@ int svmtrace_vmi_resolve(const struct svmtrace_vmi *vmi, uint64_t pid,
 	if (rc)
 		return rc;
 	if (!p->image_base)
-		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND,
+		return vmi_fail(err, SVMTRACE_E_NOT_FOUND,
 				"PID %llu (%s) has no user-mode image (no PEB and no section "
 				"base)",
 				(unsigned long long)pid, p->name);
@@ -59,7 +59,7 @@ int svmtrace_vmi_resolve(const struct svmtrace_vmi *vmi, uint64_t pid,
 	if (sec)
 		memcpy(out->section, sec->name, sizeof(out->section));
 	if (!img.entry_rva)
-		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND,
+		return vmi_fail(err, SVMTRACE_E_NOT_FOUND,
 				"PID %llu (%s): the image at 0x%llx has no entry point",
 				(unsigned long long)pid, p->name,
 				(unsigned long long)p->image_base);

@@ -30,7 +30,7 @@ static unsigned int level_index(uint64_t va, int level)
 
 int x86_translate(const struct svmtrace_vmi_mem *mem, uint64_t dtb, uint64_t va,
 		  const struct x86_decoder *dec, struct svmtrace_vmi_translation *out,
-		  struct svmtrace_vmi_error *err)
+		  struct svmtrace_error *err)
 {
 	uint64_t table = dtb & X86_CR3_ADDR;
 	int level, rc;
@@ -39,7 +39,7 @@ int x86_translate(const struct svmtrace_vmi_mem *mem, uint64_t dtb, uint64_t va,
 	out->va = va;
 	out->page_size = x86_level_span(X86_PML4E);
 	if (!x86_canonical(va))
-		return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND, "VA 0x%llx is not canonical",
+		return vmi_fail(err, SVMTRACE_E_NOT_FOUND, "VA 0x%llx is not canonical",
 				(unsigned long long)va);
 	for (level = X86_PML4E;; level--) { /* every X86_PTE iteration returns */
 		uint64_t entry_pa = table + 8ULL * level_index(va, level);
@@ -53,7 +53,7 @@ int x86_translate(const struct svmtrace_vmi_mem *mem, uint64_t dtb, uint64_t va,
 					  (unsigned long long)entry_pa);
 		if (!(entry & X86_PTE_PRESENT)) {
 			if (!dec)
-				return vmi_fail(err, SVMTRACE_VMI_E_NOT_FOUND,
+				return vmi_fail(err, SVMTRACE_E_NOT_FOUND,
 						"VA 0x%llx: %s 0x%llx not present",
 						(unsigned long long)va, x86_level_name(level),
 						(unsigned long long)entry);

@@ -35,7 +35,7 @@ int x86_canonical(uint64_t va);
  */
 struct x86_decoder {
 	int (*not_present)(const void *ctx, int level, uint64_t entry, uint64_t va, uint64_t *frame,
-			   struct svmtrace_vmi_translation *out, struct svmtrace_vmi_error *err);
+			   struct svmtrace_vmi_translation *out, struct svmtrace_error *err);
 	const void *ctx;
 };
 
@@ -46,6 +46,6 @@ struct x86_decoder {
  */
 int x86_translate(const struct svmtrace_vmi_mem *mem, uint64_t dtb, uint64_t va,
 		  const struct x86_decoder *dec, struct svmtrace_vmi_translation *out,
-		  struct svmtrace_vmi_error *err);
+		  struct svmtrace_error *err);
 
 #endif

@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Userspace ring producer for tests and benchmarks.  It follows the kernel
- * producer (kmod/src/ring.c) step for step: private head and counters,
- * clamped use of the consumer's tail, one slot kept free for a final
- * session_end, gap marking on the first slot after a loss, and a release
- * store of head to publish.
+ * Userspace ring producer for tests and benchmarks (not part of libsvmtrace).  It follows the
+ * kernel producer (kmod/src/ring.c) step for step: private head and counters, clamped use of the
+ * consumer's tail, one slot kept free for a final session_end, gap marking on the first slot after
+ * a loss, and a release store of head to publish.
  */
 #include <string.h>
 
-#include <svmtrace/ring.h>
+#include "ring_producer.h"
 
-size_t svmtrace_ring_init_memory(void *mem, uint32_t capacity, uint32_t vcpu)
+size_t ring_memory_init(void *mem, uint32_t capacity, uint32_t vcpu)
 {
 	size_t size = SVMTRACE_RING_HEADER_SIZE + (size_t)capacity * sizeof(struct svmtrace_slot);
 	struct svmtrace_ring_header *h = mem;
@@ -28,7 +27,7 @@ size_t svmtrace_ring_init_memory(void *mem, uint32_t capacity, uint32_t vcpu)
 	return size;
 }
 
-void svmtrace_ring_producer_init(struct svmtrace_ring_producer *p, void *mem)
+void ring_producer_init(struct ring_producer *p, void *mem)
 {
 	memset(p, 0, sizeof(*p));
 	p->hdr = mem;
@@ -37,7 +36,7 @@ void svmtrace_ring_producer_init(struct svmtrace_ring_producer *p, void *mem)
 }
 
 /* Free slots as of the consumer's tail, clamped like the kernel does. */
-static uint64_t ring_free(struct svmtrace_ring_producer *p)
+static uint64_t ring_free(struct ring_producer *p)
 {
 	uint64_t used;
 
@@ -46,7 +45,7 @@ static uint64_t ring_free(struct svmtrace_ring_producer *p)
 	return used >= p->capacity ? 0 : p->capacity - used;
 }
 
-struct svmtrace_slot *svmtrace_ring_reserve(struct svmtrace_ring_producer *p)
+struct svmtrace_slot *ring_producer_reserve(struct ring_producer *p)
 {
 	/* Only read the consumer's cache line when the last view was full. */
 	if (p->head - p->tail_cache >= p->capacity - 1 && ring_free(p) <= 1)
@@ -54,7 +53,7 @@ struct svmtrace_slot *svmtrace_ring_reserve(struct svmtrace_ring_producer *p)
 	return &p->slots[p->head & (p->capacity - 1)];
 }
 
-void svmtrace_ring_publish(struct svmtrace_ring_producer *p)
+void ring_producer_publish(struct ring_producer *p)
 {
 	struct svmtrace_slot *slot = &p->slots[p->head & (p->capacity - 1)];
 
@@ -68,7 +67,7 @@ void svmtrace_ring_publish(struct svmtrace_ring_producer *p)
 	__atomic_store_n(&p->hdr->head, ++p->head, __ATOMIC_RELEASE);
 }
 
-void svmtrace_ring_drop(struct svmtrace_ring_producer *p)
+void ring_producer_drop(struct ring_producer *p)
 {
 	p->produced++;
 	p->dropped++;
@@ -77,7 +76,7 @@ void svmtrace_ring_drop(struct svmtrace_ring_producer *p)
 	__atomic_store_n(&p->hdr->dropped, p->dropped, __ATOMIC_RELAXED);
 }
 
-void svmtrace_ring_close(struct svmtrace_ring_producer *p)
+void ring_producer_close(struct ring_producer *p)
 {
 	__atomic_store_n(&p->hdr->closed, 1, __ATOMIC_RELEASE);
 }
