@@ -233,11 +233,13 @@ static void entered(struct codemap *cm, const struct svmtrace_slot *s, uint64_t 
 			return;
 		if (p->bytes && gpa == p->gpa && !memcmp(p->bytes, buf, sizeof(buf)))
 			return;
-		if (!p->bytes && !(p->bytes = malloc(SVMTRACE_CODE_PAGE)))
+		if (p->bytes) {
+			cm->t->code.changed++;
+		} else if (!(p->bytes = malloc(SVMTRACE_CODE_PAGE))) { /* first readable now */
 			die("out of memory");
+		}
 		memcpy(p->bytes, buf, sizeof(buf));
 		p->gpa = gpa;
-		cm->t->code.changed++;
 		save(cm, p, s->cr3, s->seq);
 	}
 	cm->t->code.seconds += now_seconds() - now;
