@@ -15,6 +15,8 @@ for p in "$WIN10" "$WIN11"; do
 	timeout 60 "$BIN/vmi-live-target" --memory "$WORK/img.elf" --profiles "$VMI_PROFILES" \
 		--pid 1200 --codemap "$WORK/cm" >"$WORK/out" 2>"$WORK/err" || fail "codemap: $(cat "$WORK/err")"
 	line=$(grep '^code ' "$WORK/out")
+	# Not a check: what the map adds to the drain loop per slot.
+	echo "info: $(grep '^observe' "$WORK/out")"
 	echo "$line" | grep -q 'pages=2 versions=3 changed=1 walks=1 added=1 unreadable=0 ' ||
 		fail "codemap counts: $line"
 	entry_page=$(echo "$line" | sed 's/.* entry_page=\([^ ]*\).*/\1/')

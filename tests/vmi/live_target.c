@@ -125,6 +125,35 @@ static void slot(struct codemap *cm, uint64_t seq, uint64_t rip, uint64_t cr3)
 	codemap_observe(cm, 0, &s, 1);
 }
 
+/*
+ * What the code map adds to the drain loop per slot, once its pages are
+ * known: slots that stay on one page (a compare), and slots that alternate
+ * between two known pages (a clock read and a hash lookup each).
+ */
+static void observe_cost(struct codemap *cm, uint64_t a, uint64_t b, uint64_t cr3)
+{
+	enum { N = 1 << 16, ROUNDS = 64 };
+	static struct svmtrace_slot same[N], flip[N];
+	double t0, t1, t2;
+	int i;
+
+	for (i = 0; i < N; i++) {
+		same[i] = (struct svmtrace_slot){ .seq = 100 + (uint64_t)i, .rip = a + (i & 0xff),
+						  .cr3 = cr3, .kind = SVMTRACE_SLOT_INSTRUCTION };
+		flip[i] = same[i];
+		flip[i].rip = (i & 1) ? b : a;
+	}
+	t0 = now_seconds();
+	for (i = 0; i < ROUNDS; i++)
+		codemap_observe(cm, 1, same, N);
+	t1 = now_seconds();
+	for (i = 0; i < ROUNDS; i++)
+		codemap_observe(cm, 2, flip, N);
+	t2 = now_seconds();
+	printf("observe ns/slot: same page %.1f, page change %.1f\n",
+	       (t1 - t0) * 1e9 / (N * ROUNDS), (t2 - t1) * 1e9 / (N * ROUNDS));
+}
+
 static void run_codemap(const char *dir, struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *live,
 			struct target_info *t)
 {
@@ -151,6 +180,7 @@ static void run_codemap(const char *dir, struct svmtrace_vmi *vmi, struct svmtra
 	g.switch_at = g.reads;
 	usleep(300000);
 	slot(cm, 40, e->entry_va, cr3);
+	observe_cost(cm, e->entry_va, dll, cr3);
 	codemap_close(cm);
 	m = (struct meta){ .vm = &vm, .opt = &o, .target = t, .state = "ended" };
 	if (!meta_write(dir, &m))

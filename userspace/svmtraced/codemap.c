@@ -198,16 +198,18 @@ static void walk_modules(struct codemap *cm, uint64_t seq)
 	free(list);
 }
 
-/* The RIP of @s entered page @va (a page change on its vCPU). */
-static void entered(struct codemap *cm, const struct svmtrace_slot *s, uint64_t va)
+/* The RIP of @s entered page @va (a page change on its vCPU); @batch is
+ * when the drained batch was taken (one clock read per batch). */
+static void entered(struct codemap *cm, const struct svmtrace_slot *s, uint64_t va, double batch)
 {
-	double now = now_seconds();
 	uint8_t buf[SVMTRACE_CODE_PAGE];
 	struct cm_page *p = find(cm, va);
 	uint64_t gpa;
+	double now;
 
-	if (p->va && now - p->checked < RECHECK_SECONDS)
+	if (p->va && batch - p->checked < RECHECK_SECONDS)
 		return;
+	now = now_seconds();
 	if (!p->va) { /* never seen */
 		if (cm->used * 2 >= cm->cap) {
 			grow(cm);
@@ -249,6 +251,7 @@ void codemap_observe(void *ctx, uint32_t vcpu, const struct svmtrace_slot *slots
 {
 	struct codemap *cm = ctx;
 	uint64_t *last = &cm->last_page[vcpu % MAX_TRACKED_VCPUS];
+	double batch = now_seconds();
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -262,7 +265,7 @@ void codemap_observe(void *ctx, uint32_t vcpu, const struct svmtrace_slot *slots
 			continue;
 		*last = va;
 		if (va)
-			entered(cm, &slots[i], va);
+			entered(cm, &slots[i], va, batch);
 	}
 }
 
