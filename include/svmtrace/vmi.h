@@ -330,4 +330,21 @@ struct svmtrace_vmi_image_id {
 int svmtrace_vmi_image_id(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t base,
 			  struct svmtrace_vmi_image_id *out, struct svmtrace_error *err);
 
+/* One entry of a module's export directory. */
+struct svmtrace_vmi_export {
+	char name[128]; /* empty: exported by ordinal only */
+	uint32_t ordinal; /* biased by the directory's Base, as tools show it */
+	uint32_t rva;
+};
+
+/*
+ * The export directory of the image mapped at @base in @dtb, forwarders
+ * left out, in the directory's order (named exports first).  E_NOT_FOUND
+ * when the image has none, E_NOT_RESIDENT when a page of it is paged out.
+ * *list is malloc'ed (NULL when *count is 0); free() it.
+ */
+int svmtrace_vmi_exports(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t base,
+			 struct svmtrace_vmi_export **list, size_t *count,
+			 struct svmtrace_error *err);
+
 #endif

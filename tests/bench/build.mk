@@ -20,3 +20,9 @@ $(eval $(call program,svmtrace-bench-ring,tests/bench/bench_ring.c tests/bench/r
 bench-ring: all
 	BIN=$(BUILD)/bin BENCH_DIR=$(BUILD)/bench sh tests/bench/ring.sh
 BENCH_STEPS += bench-ring
+
+# dump --symbols --disasm on one core (tests/bench/analysis.sh; issue 11: >= 1 M rows/s).
+.PHONY: bench-analysis
+bench-analysis: all
+	BIN=$(BUILD)/bin BENCH_DIR=$(BUILD)/bench sh tests/bench/analysis.sh
+BENCH_STEPS += bench-analysis

@@ -11,3 +11,6 @@ CHECK_STEPS += check-cli
 
 # refdecode_agrees.sh runs the reference decoder written from docs/format.md.
 DEB_PACKAGES += python3
+
+# report.sh opens svmtrace-dump's HTML report in a real headless browser.
+DEB_PACKAGES += chromium

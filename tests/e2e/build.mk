@@ -52,20 +52,20 @@ $(E2E_WIN)/$(word 1,$(subst :, ,$(1))).exe: tests/e2e/win/programs/proc.S tests/
 	$$(CC) -E -P -DSEED=$(word 2,$(subst :, ,$(1))) -DROUNDS=$(word 3,$(subst :, ,$(1))) \
 		-x assembler-with-cpp $$< -o $$(@:.exe=.s)
 	$$(MINGW_AS) -o $$(@:.exe=.o) $$(@:.exe=.s)
-	$$(MINGW_LD) --build-id -e start --subsystem console -o $$@ $$(@:.exe=.o)
+	$$(MINGW_LD) --build-id -e start --subsystem console --export-all-symbols -o $$@ $$(@:.exe=.o)
 endef
 $(foreach p,$(E2E_WIN_PROCS),$(eval $(call e2e_win_pe,$(p))))
-$(E2E_WIN)/helper.dll: tests/e2e/win/programs/helper.S
+$(E2E_WIN)/ntdll.dll: tests/e2e/win/programs/ntdll.S
 	@mkdir -p $(@D)
 	$(MINGW_AS) -o $(@:.dll=.o) $<
-	$(MINGW_LD) --build-id --dll -e DllMain -o $@ $(@:.dll=.o)
+	$(MINGW_LD) --build-id --dll -e DllMain --export-all-symbols -o $@ $(@:.dll=.o)
 E2E_WIN_PES := $(foreach p,$(E2E_WIN_PROCS),$(E2E_WIN)/$(word 1,$(subst :, ,$(p))).exe)
 E2E_WIN_PROFILE_win10 := tests/data/profiles/ntkrnlmp-84A84F4D2218BC053913B1204942618D-1.json.xz
 E2E_WIN_PROFILE_win11 := tests/data/profiles/ntkrnlmp-0CE4A95C0CD782A7596B034D8648E585-1.json.xz
-$(E2E_WIN)/win%.elf: $(BUILD)/bin/svmtrace-e2e-wingen $(E2E_WIN)/sched.bin $(E2E_WIN)/helper.dll \
+$(E2E_WIN)/win%.elf: $(BUILD)/bin/svmtrace-e2e-wingen $(E2E_WIN)/sched.bin $(E2E_WIN)/ntdll.dll \
 		$(E2E_WIN_PES) tests/data/profiles/*.json.xz
 	$(BUILD)/bin/svmtrace-e2e-wingen --profile $(E2E_WIN_PROFILE_win$*) --sched $(E2E_WIN)/sched.bin \
-		--dll $(E2E_WIN)/helper.dll --out $(@:.elf=) \
+		--dll $(E2E_WIN)/ntdll.dll --out $(@:.elf=) \
 		$(foreach p,$(E2E_WIN_PROCS),$(word 1,$(subst :, ,$(p))).exe=$(E2E_WIN)/$(word 1,$(subst :, ,$(p))).exe)
 # Built for the lab only (make e2e), so that `make all` needs no mingw-w64.
 E2E_WIN_IMAGES := $(E2E_WIN)/win10.elf $(E2E_WIN)/win11.elf

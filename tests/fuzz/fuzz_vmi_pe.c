@@ -29,6 +29,12 @@ static int read_image(const void *ctx, uint32_t rva, void *buf, size_t len,
 	return 0;
 }
 
+static int count_export(void *ctx, const char *name, uint32_t ordinal, uint32_t rva)
+{
+	(*(size_t *)ctx)++;
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct image img = { data + 1, size ? size - 1 : 0 };
@@ -38,6 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pe_image pe;
 	char name[64];
 	uint32_t rva;
+	size_t exports = 0;
 
 	if (!size)
 		return 0;
@@ -50,5 +57,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pe_export_dll_name(&r, &pe, name, sizeof(name), &err);
 	pe_export_find(&r, &pe, "PsInitialSystemProcess", &rva, &err);
 	pe_export_find(&r, &pe, "helper_add", &rva, &err);
+	pe_exports_each(&r, &pe, count_export, &exports, &err); /* svmtraced's exports */
 	return 0;
 }

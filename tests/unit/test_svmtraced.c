@@ -16,6 +16,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <svmtrace/analysis.h>
+
 #include "svmtraced/svmtraced.h"
 #include "../ring/ring_producer.h"
 #include "support.h"
@@ -303,6 +305,82 @@ START_TEST(target_fill_watch)
 }
 END_TEST
 
+/*
+ * The module map svmtraced writes (exports at first sight, a module seen
+ * later with its sequence, the code.bin numbers) is what libsvmtrace's
+ * symbol table reads: a VA comes back as module!export+offset.
+ */
+START_TEST(capture_json_symbolizes)
+{
+	struct svmtrace_vmi_module mods[3];
+	struct svmtrace_vmi_image_id ids[3];
+	struct svmtrace_vmi_export ex0[2] = { { "Run", 1, 0x1400 }, { "", 9, 0x2000 } };
+	struct svmtrace_vmi_export ex2[1] = { { "LateFn", 1, 0x10 } };
+	struct module_extra extra[3] = { { .exports = ex0, .nr_exports = 2 },
+					 { .exports_error = "PE has no export directory" },
+					 { .exports = ex2, .nr_exports = 1, .later = true,
+					   .first_sequence = 777 } };
+	struct vm_info vm = { .name = "win11", .vmm_pid = 1 };
+	static const char *const args[] = { "--domain", "win11", "--pid", "1234", NULL };
+	const struct svmtrace_module_info *mi;
+	struct svmtrace_symbols *sy = svmtrace_symbols_new();
+	struct svmtrace_error err;
+	struct daemon_options o;
+	struct target_info t;
+	struct meta m;
+	char path[4096], buf[320], cmd[8192];
+	const char *dir = scratch_path("meta-sym");
+	size_t i;
+
+	parse(&o, args);
+	fake_target(&t, mods, ids);
+	mods[2] = mods[1];
+	ids[2] = ids[1];
+	strcpy(mods[2].name, "late.dll");
+	mods[2].base = 0x7ffc00000000ULL;
+	mods[2].size = 0x3000;
+	t.nr_modules = 3;
+	t.module_extra = extra;
+	t.code = (struct code_stats){ .enabled = true, .pages = 4, .versions = 5, .changed = 1 };
+	mkdir(dir, 0755);
+	m = (struct meta){ .vm = &vm, .opt = &o, .target = &t, .state = "ended" };
+	ck_assert(meta_write(dir, &m));
+	snprintf(path, sizeof(path), "%s/capture.json", dir);
+	ck_assert_int_eq(svmtrace_symbols_load_capture(sy, path, &err), 0);
+	/* three modules and the kernel, sorted by base */
+	ck_assert_uint_eq(svmtrace_symbols_module_count(sy), 4);
+	svmtrace_symbols_format(sy, 0x7ff6a0001404ULL, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "sample.exe!Run+0x4");
+	svmtrace_symbols_format(sy, 0x7ff6a0002000ULL, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "sample.exe!#9");
+	svmtrace_symbols_format(sy, 0x7ff6a0000100ULL, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "sample.exe+0x100");
+	svmtrace_symbols_format(sy, 0x7ffb10000010ULL, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "ntdll.dll+0x10");
+	ck_assert_uint_eq(svmtrace_symbols_format(sy, 0x1000, buf, sizeof(buf)), 0);
+	for (i = 0; i < svmtrace_symbols_module_count(sy); i++) {
+		mi = svmtrace_symbols_module(sy, i);
+		if (!strcmp(mi->name, "late.dll")) {
+			ck_assert(mi->seen_later);
+			ck_assert_uint_eq(mi->first_sequence, 777);
+		} else {
+			ck_assert(!mi->seen_later);
+		}
+	}
+	svmtrace_symbols_format(sy, 0x7ffc00000012ULL, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "late.dll!LateFn+0x2");
+	svmtrace_symbols_free(sy);
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+		 "c=d[\"code\"]; m=d[\"modules\"]; "
+		 "assert c[\"pages\"]==4 and c[\"versions\"]==5 and c[\"file\"]==\"code.bin\", c; "
+		 "assert m[1][\"exports\"]==[] and m[1][\"exports_error\"], m[1]; "
+		 "assert m[0][\"first_seen_sequence\"] is None, m[0]' %s",
+		 path);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* Send @req and hang up without reading: the daemon must survive it. */
 static void ask_and_leave(const char *path, const char *req)
 {
@@ -454,6 +532,7 @@ int main(void)
 	tcase_add_test(tc, version_check);
 	tcase_add_test(tc, capture_json_reads_back);
 	tcase_add_test(tc, target_fill_watch);
+	tcase_add_test(tc, capture_json_symbolizes);
 	tcase_add_test(tc, status_socket);
 	tcase_add_test(tc, stream_byte_cap);
 	tcase_add_test(tc, stream_disk_full);

@@ -4,6 +4,7 @@
 #include "../vmi/unit_fixture.h"
 
 #include <check.h>
+#include <stdio.h>
 
 #define IMG_SIZE 0x4000
 
@@ -137,11 +138,68 @@ START_TEST(reports_missing_pages)
 }
 END_TEST
 
+struct seen_export {
+	char name[16];
+	uint32_t ordinal, rva;
+};
+
+static int collect(void *ctx, const char *name, uint32_t ordinal, uint32_t rva)
+{
+	struct seen_export *s = ctx;
+
+	while (s->rva)
+		s++;
+	snprintf(s->name, sizeof(s->name), "%s", name ? name : "-");
+	s->ordinal = ordinal;
+	s->rva = rva;
+	return 0;
+}
+
+/* Every export in directory order, with the ordinal base; forwarders and
+ * empty slots left out; exports by ordinal only after the named ones. */
+START_TEST(lists_every_export)
+{
+	struct seen_export seen[8];
+	struct svmtrace_error err;
+	struct pe_image pe;
+	uint32_t v;
+
+	memset(seen, 0, sizeof(seen));
+	ck_assert_int_eq(pe_parse(&reader, &pe, &err), 0);
+	ck_assert_int_eq(pe_exports_each(&reader, &pe, collect, seen, &err), 0);
+	ck_assert_str_eq(seen[0].name, "Alpha");
+	ck_assert_uint_eq(seen[0].rva, 0x2010);
+	ck_assert_str_eq(seen[1].name, "Beta");
+	ck_assert_uint_eq(seen[1].ordinal, 1);
+	ck_assert_uint_eq(seen[2].rva, 0); /* Gamma (0x1010) forwards */
+
+	/* Base 5, two more slots: one by ordinal only, one empty; Beta forwards. */
+	v = 5, memcpy(img + 0x1000 + 16, &v, 4);
+	v = 5, memcpy(img + 0x1000 + 20, &v, 4);
+	v = 0x2030, memcpy(img + 0x1040 + 12, &v, 4);
+	v = 0, memcpy(img + 0x1040 + 16, &v, 4);
+	v = pe.dir[PE_DIR_EXPORT].rva + 2, memcpy(img + 0x1040 + 4, &v, 4);
+	memset(seen, 0, sizeof(seen));
+	ck_assert_int_eq(pe_exports_each(&reader, &pe, collect, seen, &err), 0);
+	ck_assert_str_eq(seen[0].name, "Alpha");
+	ck_assert_uint_eq(seen[0].ordinal, 5);
+	ck_assert_str_eq(seen[1].name, "-");
+	ck_assert_uint_eq(seen[1].ordinal, 8);
+	ck_assert_uint_eq(seen[1].rva, 0x2030);
+	ck_assert_uint_eq(seen[2].rva, 0);
+
+	/* An ordinal index past the address table is an error, not a read past it. */
+	v = 9, memcpy(img + 0x10c0, &v, 2);
+	ck_assert_int_eq(pe_exports_each(&reader, &pe, collect, seen, &err),
+			 SVMTRACE_E_FORMAT);
+}
+END_TEST
+
 int main(void)
 {
 	const TTest *const tests[] = { parses_headers_and_sections, reads_codeview_and_exports,
 				       rejects_bad_headers, bounds_checks_directories,
-				       reports_missing_pages };
+				       reports_missing_pages, lists_every_export };
 
 	return fx_run("vmi-pe", setup, NULL, tests, sizeof(tests) / sizeof(tests[0]));
 }

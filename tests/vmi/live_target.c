@@ -12,12 +12,23 @@
  * from the end of kernel discovery) the image serves a copy in which the
  * process named OLD is named NEW, as if the guest wrote it mid-walk.
  * Prints one line per resolved process, then the reads it took.
+ *
+ * --codemap DIR runs svmtraced's code map (codemap.c, unchanged) over the
+ * first process as if its trace were drained: the module list of the
+ * session start is cut to the image alone, then slots enter the entry page
+ * (sequence 10), a page of the loader list's second module (11: outside
+ * every known module, so the loader list is walked again and the module
+ * added with its exports), and, after the entry page's first two bytes
+ * changed in guest memory and 0.3 s passed, the entry page again (40: a
+ * second version).  DIR gets code.bin and capture.json.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/cli.h"
 #include "svmtraced/svmtraced.h"
@@ -106,6 +117,82 @@ static uint64_t entry_pte_gpa(const struct svmtrace_vmi *vmi, uint64_t pid)
 	return at;
 }
 
+static void slot(struct codemap *cm, uint64_t seq, uint64_t rip, uint64_t cr3)
+{
+	struct svmtrace_slot s = { .seq = seq, .rip = rip, .cr3 = cr3,
+				   .kind = SVMTRACE_SLOT_INSTRUCTION };
+
+	codemap_observe(cm, 0, &s, 1);
+}
+
+/*
+ * What the code map adds to the drain loop per slot, once its pages are
+ * known: slots that stay on one page (a compare), and slots that alternate
+ * between two known pages (a clock read and a hash lookup each).
+ */
+static void observe_cost(struct codemap *cm, uint64_t a, uint64_t b, uint64_t cr3)
+{
+	enum { N = 1 << 16, ROUNDS = 64 };
+	static struct svmtrace_slot same[N], flip[N];
+	double t0, t1, t2;
+	int i;
+
+	for (i = 0; i < N; i++) {
+		same[i] = (struct svmtrace_slot){ .seq = 100 + (uint64_t)i, .rip = a + (i & 0xff),
+						  .cr3 = cr3, .kind = SVMTRACE_SLOT_INSTRUCTION };
+		flip[i] = same[i];
+		flip[i].rip = (i & 1) ? b : a;
+	}
+	t0 = now_seconds();
+	for (i = 0; i < ROUNDS; i++)
+		codemap_observe(cm, 1, same, N);
+	t1 = now_seconds();
+	for (i = 0; i < ROUNDS; i++)
+		codemap_observe(cm, 2, flip, N);
+	t2 = now_seconds();
+	printf("observe ns/slot: same page %.1f, page change %.1f\n",
+	       (t1 - t0) * 1e9 / (N * ROUNDS), (t2 - t1) * 1e9 / (N * ROUNDS));
+}
+
+static void run_codemap(const char *dir, struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *live,
+			struct target_info *t)
+{
+	const struct svmtrace_vmi_entry *e = &t->procs[0].entry;
+	uint64_t cr3 = e->process.user_dtb ? e->process.user_dtb : e->process.dtb, dll;
+	struct daemon_options o = { 0 };
+	struct vm_info vm = { .name = "image" };
+	struct codemap *cm;
+	struct meta m;
+
+	target_modules(vmi, live, t);
+	if (t->nr_modules < 2)
+		die("--codemap: the process has %zu modules, expected its image and a DLL",
+		    t->nr_modules);
+	dll = t->modules[1].base + 0x1000;
+	t->nr_modules = 1; /* the DLL "loads" while tracing */
+	mkdir(dir, 0755);
+	cm = codemap_open(dir, vmi, live, t);
+	slot(cm, 10, e->entry_va, cr3);
+	slot(cm, 11, dll, cr3);
+	g.patch_gpa = e->where.gpa & ~0xfffULL;
+	memcpy(g.patch, "\xcc\xcc", 2);
+	g.patch_len = 2;
+	g.switch_at = g.reads;
+	usleep(300000);
+	slot(cm, 40, e->entry_va, cr3);
+	observe_cost(cm, e->entry_va, dll, cr3);
+	codemap_close(cm);
+	m = (struct meta){ .vm = &vm, .opt = &o, .target = t, .state = "ended" };
+	if (!meta_write(dir, &m))
+		die("%s: capture.json not written", dir);
+	printf("code pages=%llu versions=%llu changed=%llu walks=%llu added=%llu unreadable=%llu "
+	       "entry_page=0x%llx dll_page=0x%llx\n",
+	       (unsigned long long)t->code.pages, (unsigned long long)t->code.versions,
+	       (unsigned long long)t->code.changed, (unsigned long long)t->code.module_walks,
+	       (unsigned long long)t->code.modules_added, (unsigned long long)t->code.unreadable,
+	       (unsigned long long)(e->entry_va & ~0xfffULL), (unsigned long long)dll);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = { { "memory", required_argument, NULL, 'm' },
@@ -118,6 +205,7 @@ int main(int argc, char **argv)
 						  { "rename", required_argument, NULL, 'r' },
 						  { "switch-after", required_argument, NULL, 's' },
 						  { "make-resident", required_argument, NULL, 'R' },
+						  { "codemap", required_argument, NULL, 'C' },
 						  { 0 } };
 	struct svmtrace_vmi_live_ops ops = { .read = image_read,
 					     .vcpu = image_vcpu,
@@ -127,7 +215,7 @@ int main(int argc, char **argv)
 	struct svmtrace_error err;
 	struct svmtrace_vmi *vmi;
 	struct target_info t;
-	const char *memory = NULL, *rename = NULL;
+	const char *memory = NULL, *rename = NULL, *codemap_dir = NULL;
 	uint64_t resident_pte = 0;
 	uint64_t base;
 	unsigned int i;
@@ -162,6 +250,9 @@ int main(int argc, char **argv)
 			break;
 		case 'R':
 			resident_pte = parse_u64(optarg, "--make-resident");
+			break;
+		case 'C':
+			codemap_dir = optarg;
 			break;
 		default:
 			return 2;
@@ -210,6 +301,8 @@ int main(int argc, char **argv)
 		       (unsigned long long)e->entry_va, (unsigned long long)e->entry_page);
 	}
 	printf("reads=%llu\n", (unsigned long long)(g.reads - base));
+	if (codemap_dir)
+		run_codemap(codemap_dir, vmi, live, &t);
 	svmtrace_vmi_close(vmi);
 	svmtrace_vmi_mem_close(live);
 	svmtrace_vmi_mem_close(image);

@@ -65,8 +65,17 @@ bool capture_opt(int c, const char *arg, struct svmtrace_target *t, struct captu
 /* After parsing: the wake batch fits the ring. */
 void target_opt_check(const struct svmtrace_target *t);
 
+/*
+ * Sees every slot a stream takes from its ring, before the slots are
+ * released (svmtraced: code pages and modules, off the vCPU's path).
+ */
+typedef void (*slot_observer_fn)(void *ctx, uint32_t vcpu, const struct svmtrace_slot *slots,
+				 size_t n);
+
 /* stream.c: one per vCPU. */
 struct vcpu_stream {
+	slot_observer_fn observe; /* optional */
+	void *observe_ctx;
 	uint32_t vcpu;
 	struct svmtrace_ring_consumer ring;
 	struct svmtrace_writer *writer;
@@ -126,6 +135,10 @@ struct capture {
 	const char *(*on_extra)(struct capture *cap, void *ctx);
 	void *ctx;
 	bool paused;
+
+	/* Optional: given to every stream (see slot_observer_fn). */
+	slot_observer_fn observe;
+	void *observe_ctx;
 };
 
 /* SIGINT/SIGTERM request a stop, SIGUSR1/SIGUSR2 pause/resume. */

@@ -81,6 +81,8 @@ void capture_open_streams(struct capture *cap)
 	for (i = 0; i < cap->nr; i++) {
 		fd = control_get_ring(cap->ctl, i, &size);
 		stream_open(&cap->streams[i], i, fd, size, cap->out_dir);
+		cap->streams[i].observe = cap->observe;
+		cap->streams[i].observe_ctx = cap->observe_ctx;
 		cap->fds[i].fd = fd;
 		cap->fds[i].events = POLLIN;
 	}

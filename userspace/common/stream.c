@@ -66,6 +66,8 @@ uint64_t stream_drain(struct vcpu_stream *s, unsigned int delay_us, uint64_t byt
 	size_t n, i;
 
 	while ((n = svmtrace_ring_peek(&s->ring, &slots)) > 0) {
+		if (s->observe)
+			s->observe(s->observe_ctx, s->vcpu, slots, n);
 		for (i = 0; i < n; i++) {
 			append(s, &slots[i], byte_cap);
 			if (delay_us)

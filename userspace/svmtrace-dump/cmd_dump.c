@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/cli.h"
+#include "svmtrace-dump/analysis.h"
 #include "svmtrace-dump/commands.h"
 #include "svmtrace-dump/files.h"
 #include "svmtrace-dump/out.h"
@@ -26,7 +27,17 @@ static const char dump_usage[] =
 	"  --seq A-B           only rows with A <= sequence <= B\n"
 	"  --limit N           stop after N rows (also the optional LIMIT argument)\n"
 	"  --merge             interleave several per-vCPU files by global sequence\n"
-	"  --allow-truncated   exit 0 when a file ends inside a frame\n";
+	"  --allow-truncated   exit 0 when a file ends inside a frame\n"
+	"  --symbols [DIR]     add a symbol column: module!export+0x12 or module+0x1234\n"
+	"                      from capture.json (default when it is beside the trace);\n"
+	"                      DIR: volatility3 ISF files of user modules, by PDB GUID-AGE\n"
+	"  --no-symbols        no symbol column even with capture.json beside the trace\n"
+	"  --capture FILE      the capture.json to take modules and exports from\n"
+	"  --disasm            add the instruction at rip, decoded (Intel syntax) from\n"
+	"                      code.bin beside the trace; missing bytes say so\n"
+	"  --code FILE         the code.bin to decode from\n"
+	"The symbol and disasm columns describe rip, the next instruction of the row's\n"
+	"state; the instruction that produced the state is the previous row's.\n";
 
 struct filter {
 	bool cr3_set;
@@ -44,6 +55,9 @@ struct dump {
 	bool allow_truncated;
 	uint64_t limit;
 	uint64_t rows;
+	struct analysis_options ao;
+	struct analysis an;
+	bool disasm;
 };
 
 static bool wanted(const struct filter *f, const struct svmtrace_record *r)
@@ -62,7 +76,7 @@ static char *csv_hex(char *p, const struct svmtrace_record *r, uint64_t v)
 	return r->state_known ? put_hex(p, v) : p;
 }
 
-static char *csv_row(char *p, const struct svmtrace_record *r, bool regs)
+static char *csv_row(struct dump *d, char *p, const struct svmtrace_record *r, bool regs)
 {
 	const struct svmtrace_state *s = r->state;
 
@@ -79,6 +93,16 @@ static char *csv_row(char *p, const struct svmtrace_record *r, bool regs)
 	p = put_dec(p, r->reason);
 	for (int i = 0; regs && i < SVMTRACE_NR_GPRS; i++)
 		p = csv_hex(p, r, s->gpr[i]);
+	if (d->an.syms) {
+		*p++ = ',';
+		p = analysis_put_symbol(&d->an, p, s->rip);
+	}
+	if (d->disasm) {
+		*p++ = ',';
+		*p++ = '"';
+		p = put_str(p, analysis_insn(&d->an, s->rip, r->sequence)->text);
+		*p++ = '"';
+	}
 	*p++ = '\n';
 	return p;
 }
@@ -103,7 +127,7 @@ static char *json_state(char *p, const struct svmtrace_record *r, const char *ke
 	return put_str(p, "\":null");
 }
 
-static char *json_row(char *p, const struct svmtrace_record *r, bool regs)
+static char *json_row(struct dump *d, char *p, const struct svmtrace_record *r, bool regs)
 {
 	const struct svmtrace_state *s = r->state;
 
@@ -138,6 +162,16 @@ static char *json_row(char *p, const struct svmtrace_record *r, bool regs)
 		}
 		*p++ = '}';
 	}
+	if (d->an.syms) {
+		p = put_str(p, ",\"symbol\":\"");
+		p = analysis_put_symbol(&d->an, p, s->rip);
+		*p++ = '"';
+	}
+	if (d->disasm) {
+		p = put_str(p, ",\"disasm\":\"");
+		p = put_str(p, analysis_insn(&d->an, s->rip, r->sequence)->text);
+		*p++ = '"';
+	}
 	p = put_str(p, "}\n");
 	return p;
 }
@@ -150,7 +184,7 @@ static bool emit(struct dump *d, const struct svmtrace_record *r)
 	if (!wanted(&d->f, r))
 		return true;
 	p = out_row();
-	out_commit(d->jsonl ? json_row(p, r, d->regs) : csv_row(p, r, d->regs));
+	out_commit(d->jsonl ? json_row(d, p, r, d->regs) : csv_row(d, p, r, d->regs));
 	return ++d->rows < d->limit;
 }
 
@@ -165,6 +199,10 @@ static void header(const struct dump *d)
 		*p++ = ',';
 		p = put_str(p, svmtrace_gpr_names[i]);
 	}
+	if (d->an.syms)
+		p = put_str(p, ",symbol");
+	if (d->disasm)
+		p = put_str(p, ",disasm");
 	*p++ = '\n';
 	out_commit(p);
 }
@@ -234,10 +272,14 @@ int cmd_dump(int argc, char **argv)
 		{ "limit", required_argument, NULL, 'l' },
 		{ "merge", no_argument, NULL, 'm' },
 		{ "allow-truncated", no_argument, NULL, 't' },
+		{ "disasm", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
+		ANALYSIS_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct dump d = { .f = { .seq_hi = UINT64_MAX }, .limit = UINT64_MAX };
+	struct dump d = { .f = { .seq_hi = UINT64_MAX },
+			  .limit = UINT64_MAX,
+			  .ao = { .symbols = SYMBOLS_AUTO } };
 	int c, nfiles;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -270,10 +312,16 @@ int cmd_dump(int argc, char **argv)
 		case 't':
 			d.allow_truncated = true;
 			break;
+		case 'D':
+			d.disasm = true;
+			d.ao.code = true;
+			break;
 		case 'h':
 			fputs(dump_usage, stdout);
 			return 0;
 		default:
+			if (analysis_opt(c, argc, argv, &d.ao))
+				break;
 			fputs(dump_usage, stderr);
 			return 2;
 		}
@@ -287,10 +335,14 @@ int cmd_dump(int argc, char **argv)
 		fputs(dump_usage, stderr);
 		return 2;
 	}
+	analysis_open(&d.an, &d.ao, argv[optind]);
 	header(&d);
 	if (d.limit == 0) {
 		out_flush();
+		analysis_close(&d.an);
 		return 0;
 	}
-	return d.merge ? dump_merged(&d, nfiles, argv + optind) : dump_one(&d, argv[optind]);
+	c = d.merge ? dump_merged(&d, nfiles, argv + optind) : dump_one(&d, argv[optind]);
+	analysis_close(&d.an);
+	return c;
 }

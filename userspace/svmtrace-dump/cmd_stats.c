@@ -10,14 +10,20 @@
 #include <string.h>
 
 #include "common/cli.h"
+#include "svmtrace-dump/analysis.h"
 #include "svmtrace-dump/commands.h"
 #include "svmtrace-dump/counts.h"
 #include "svmtrace-dump/files.h"
 
 static const char stats_usage[] =
-	"usage: svmtrace-dump stats [--top N] [--allow-truncated] FILE...\n"
+	"usage: svmtrace-dump stats [--top N] [--allow-truncated] [symbol options] FILE...\n"
 	"Summarise what the traces executed: instructions, sessions, unique RIPs,\n"
-	"the N hottest RIPs and pages (default 10) and per-register change counts.\n";
+	"the N hottest RIPs and pages (default 10) and per-register change counts;\n"
+	"with symbols, instructions by module and the N hottest functions.\n"
+	"  --symbols [DIR]    modules and exports from capture.json beside the trace\n"
+	"                     (the default when it is there), ISF files from DIR\n"
+	"  --no-symbols       no module or function tables\n"
+	"  --capture FILE     the capture.json to take modules and exports from\n";
 
 struct stats {
 	uint64_t instructions;
@@ -26,6 +32,9 @@ struct stats {
 	uint64_t changes[SVMTRACE_NR_GPRS];
 	struct counts rips;
 	struct counts pages;
+	struct analysis an;
+	struct counts modules;	 /* module index + 1, 0: outside every module */
+	struct counts functions; /* function start (module base: none known) */
 };
 
 /* Count one file's records; returns the reader's last result. */
@@ -53,6 +62,15 @@ static int count_file(struct stats *st, struct svmtrace_reader *r)
 		st->instructions++;
 		counts_add(&st->rips, s->rip);
 		counts_add(&st->pages, s->rip & ~0xfffull);
+		if (st->an.syms) {
+			const char *m, *f;
+			uint64_t fva;
+			int mi = analysis_function(&st->an, s->rip, &fva, &m, &f);
+
+			counts_add(&st->modules, (uint64_t)(mi + 1));
+			if (mi >= 0)
+				counts_add(&st->functions, fva);
+		}
 		memcpy(prev, s->gpr, sizeof(prev));
 		have_prev = true;
 	}
@@ -74,15 +92,55 @@ static void print_top(const char *title, const struct counts *c, size_t n, uint6
 	free(top);
 }
 
+static void print_symbolized(struct stats *st, size_t n)
+{
+	struct count_entry *top = calloc(n > st->modules.used ? n : st->modules.used + 1,
+					 sizeof(*top));
+	char name[400];
+	size_t got;
+
+	if (!top)
+		die("out of memory");
+	got = counts_top(&st->modules, top, st->modules.used);
+	printf("instructions by module:\n");
+	for (size_t i = 0; i < got; i++) {
+		const struct svmtrace_module_info *m =
+			top[i].key ? svmtrace_symbols_module(st->an.syms, top[i].key - 1) : NULL;
+
+		printf("  %-32s %12" PRIu64 "  %5.1f%%\n", m ? m->name : "(outside every module)",
+		       top[i].count,
+		       100.0 * (double)top[i].count /
+			       (double)(st->instructions ? st->instructions : 1));
+	}
+	got = counts_top(&st->functions, top, n);
+	printf("hottest functions:\n");
+	for (size_t i = 0; i < got; i++) {
+		struct svmtrace_symbol sym;
+
+		svmtrace_symbols_lookup(st->an.syms, top[i].key, &sym);
+		if (sym.function)
+			svmtrace_symbols_format(st->an.syms, top[i].key, name, sizeof(name));
+		else
+			snprintf(name, sizeof(name), "%s (no function known)",
+				 svmtrace_symbols_module(st->an.syms, (size_t)sym.module)->name);
+		printf("  %-48s %12" PRIu64 "  %5.1f%%\n", name, top[i].count,
+		       100.0 * (double)top[i].count /
+			       (double)(st->instructions ? st->instructions : 1));
+	}
+	free(top);
+}
+
 int cmd_stats(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "top", required_argument, NULL, 'n' },
 		{ "allow-truncated", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
+		ANALYSIS_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct stats st = { 0 };
+	struct analysis_options ao = { .symbols = SYMBOLS_AUTO };
+	static struct stats st;
 	bool allow_truncated = false;
 	uint64_t top = 10;
 	int c, status = 0;
@@ -101,6 +159,8 @@ int cmd_stats(int argc, char **argv)
 			fputs(stats_usage, stdout);
 			return 0;
 		default:
+			if (analysis_opt(c, argc, argv, &ao))
+				break;
 			fputs(stats_usage, stderr);
 			return 2;
 		}
@@ -109,8 +169,11 @@ int cmd_stats(int argc, char **argv)
 		fputs(stats_usage, stderr);
 		return 2;
 	}
+	analysis_open(&st.an, &ao, argv[optind]);
 	counts_init(&st.rips);
 	counts_init(&st.pages);
+	counts_init(&st.modules);
+	counts_init(&st.functions);
 	for (int i = optind; i < argc; i++) {
 		struct svmtrace_reader *r = open_trace(argv[i]);
 
@@ -127,7 +190,12 @@ int cmd_stats(int argc, char **argv)
 	for (int i = 0; i < SVMTRACE_NR_GPRS; i++)
 		printf("  %-4s %12" PRIu64 "  %5.1f%%\n", svmtrace_gpr_names[i], st.changes[i],
 		       100.0 * (double)st.changes[i] / (double)(st.compared ? st.compared : 1));
+	if (st.an.syms)
+		print_symbolized(&st, top);
 	counts_free(&st.rips);
 	counts_free(&st.pages);
+	counts_free(&st.modules);
+	counts_free(&st.functions);
+	analysis_close(&st.an);
 	return status;
 }

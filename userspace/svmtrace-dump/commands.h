@@ -9,6 +9,9 @@ int cmd_inspect(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
+int cmd_calltree(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* Print the one-line usage of every subcommand to @f. */
 void usage_all(FILE *f);

@@ -17,9 +17,18 @@ static const struct command {
 	{ "inspect", cmd_inspect, "inspect [--allow-truncated] FILE..." },
 	{ "dump", cmd_dump,
 	  "dump [--regs] [--format csv|jsonl] [--cr3 X] [--rip-range A-B] [--seq A-B]\n"
-	  "       [--limit N] [--allow-truncated] FILE [LIMIT]\n"
+	  "       [--limit N] [--allow-truncated] [--symbols [DIR]] [--no-symbols]\n"
+	  "       [--capture FILE] [--disasm] [--code FILE] FILE [LIMIT]\n"
 	  "  dump --merge [options] FILE..." },
-	{ "stats", cmd_stats, "stats [--top N] [--allow-truncated] FILE..." },
+	{ "stats", cmd_stats,
+	  "stats [--top N] [--allow-truncated] [--symbols [DIR]] [--no-symbols]\n"
+	  "       [--capture FILE] FILE..." },
+	{ "calltree", cmd_calltree,
+	  "calltree [--depth N] [--min-insns N] [--symbols [DIR]] [--code FILE] FILE..." },
+	{ "export", cmd_export,
+	  "export --format drcov|tenet|x64dbg [--out FILE] [--capture FILE] [--code FILE]\n"
+	  "       FILE..." },
+	{ "report", cmd_report, "report [--out FILE] [--top N] [--capture FILE] FILE..." },
 	{ "pack", cmd_pack, "pack [--cpu N] [--anchor-interval N] [--raw] [--lz4-level L] IN OUT" },
 };
 

@@ -121,6 +121,7 @@ int main(int argc, char **argv)
 	struct capture cap = { 0 };
 	struct meta_counts *counts;
 	struct vm_info vm;
+	struct codemap *codemap = NULL;
 	struct run run;
 	struct meta m;
 	const char *why;
@@ -159,6 +160,17 @@ int main(int argc, char **argv)
 
 	/* The module list takes a while: after arm, so the entry is not missed. */
 	target_modules(vmi, mem, &t);
+	/* Code pages and late modules from every drained slot (the rings fill
+	 * meanwhile; nothing is lost, the first drain sees every slot). */
+	if (!opt.no_code) {
+		uint32_t i;
+
+		codemap = codemap_open(cap.out_dir, vmi, mem, &t);
+		for (i = 0; i < cap.nr; i++) {
+			cap.streams[i].observe = codemap_observe;
+			cap.streams[i].observe_ctx = codemap;
+		}
+	}
 	counts = calloc(cap.nr + 1, sizeof(*counts));
 	if (!counts)
 		die("out of memory");
@@ -184,6 +196,7 @@ int main(int argc, char **argv)
 	ok = capture_report(&cap, why);
 	fill_counts(&cap, counts);
 	ok &= capture_close_streams(&cap);
+	codemap_close(codemap);
 	m.state = "ended";
 	m.end_reason = why;
 	m.ended = (double)time(NULL);

@@ -96,6 +96,43 @@ static json_object *process(const struct svmtrace_vmi_entry *e)
 	return o;
 }
 
+/* When it was first seen, and its export directory at that time. */
+static void module_extra(json_object *o, const struct module_extra *x)
+{
+	json_object *a = json_object_new_array();
+	size_t i;
+
+	add(o, "first_seen_sequence",
+	    x->later ? json_object_new_int64((int64_t)x->first_sequence) : NULL);
+	for (i = 0; i < x->nr_exports; i++) {
+		json_object *e = json_object_new_object();
+
+		add(e, "name", json_object_new_string(x->exports[i].name));
+		add(e, "ordinal", json_object_new_int64(x->exports[i].ordinal));
+		add(e, "rva", hex(x->exports[i].rva));
+		json_object_array_add(a, e);
+	}
+	add(o, "exports", a);
+	add(o, "exports_error", str_or_null(x->exports_error));
+}
+
+static json_object *code(const struct code_stats *c)
+{
+	json_object *o = json_object_new_object();
+
+	add(o, "file", json_object_new_string("code.bin"));
+	add(o, "pages", json_object_new_int64((int64_t)c->pages));
+	add(o, "versions", json_object_new_int64((int64_t)c->versions));
+	add(o, "changed", json_object_new_int64((int64_t)c->changed));
+	add(o, "rechecks", json_object_new_int64((int64_t)c->rechecks));
+	add(o, "unreadable", json_object_new_int64((int64_t)c->unreadable));
+	add(o, "module_walks", json_object_new_int64((int64_t)c->module_walks));
+	add(o, "modules_added", json_object_new_int64((int64_t)c->modules_added));
+	add(o, "seconds", json_object_new_double(c->seconds));
+	add(o, "error", str_or_null(c->error));
+	return o;
+}
+
 static json_object *modules(const struct target_info *t)
 {
 	json_object *a = json_object_new_array();
@@ -116,6 +153,8 @@ static json_object *modules(const struct target_info *t)
 			add(o, "pdb", json_object_new_string(id->pdb_name));
 			add_pdb_id(o, id->id);
 		}
+		if (t->module_extra)
+			module_extra(o, &t->module_extra[i]);
 		json_object_array_add(a, o);
 	}
 	return a;
@@ -231,6 +270,7 @@ static json_object *document(const struct meta *m)
 		add(o, "target", armed_target(t));
 		add(o, "modules", modules(t));
 		add(o, "modules_error", str_or_null(t->modules_error));
+		add(o, "code", t->code.enabled ? code(&t->code) : NULL);
 	}
 	add(o, "options", options(m->opt));
 	add(o, "vcpus", counts(m));

@@ -14,7 +14,8 @@ const char options_usage[] =
 	"                 [--from entry|next] [--resolve-timeout S] [--profiles PATH]\n"
 	"                 [--out DIR] [--policy drop|block] [--kernel] [--rip-range A-B]...\n"
 	"                 [--duration S] [--max-records N] [--max-bytes N[K|M|G]]\n"
-	"                 [--ring-slots N] [--wake-batch N] [--socket PATH] [--quiet]\n"
+	"                 [--ring-slots N] [--wake-batch N] [--socket PATH] [--no-code]\n"
+	"                 [--quiet]\n"
 	"       svmtraced status [--socket PATH]\n"
 	"       svmtraced stop [--socket PATH]\n"
 	"Trace every user-mode instruction of a process in a running Windows VM (KVM on\n"
@@ -47,6 +48,8 @@ const char options_usage[] =
 	"  --wake-batch N        wake the daemon every N slots (default ring-slots/16)\n"
 	"  --socket PATH         status socket (default " SVMTRACED_SOCKET_DIR
 	"/svmtraced-PID.sock)\n"
+	"  --no-code             no code.bin (code pages as executed) and no re-walk of the\n"
+	"                        loader list for modules loaded while tracing\n"
 	"  --quiet               no progress line\n"
 	"  -h, --help            this text\n"
 	"\n"
@@ -128,6 +131,7 @@ void options_parse(int argc, char **argv, struct daemon_options *o)
 						  { "max-bytes", required_argument, NULL, 'b' },
 						  { "socket", required_argument, NULL, 'S' },
 						  { "quiet", no_argument, NULL, 'q' },
+						  { "no-code", no_argument, NULL, 'c' },
 						  { "help", no_argument, NULL, 'h' },
 						  CAPTURE_LONGOPTS,
 						  { 0 } };
@@ -197,6 +201,9 @@ void options_parse(int argc, char **argv, struct daemon_options *o)
 			break;
 		case 'q':
 			o->quiet = true;
+			break;
+		case 'c':
+			o->no_code = true;
 			break;
 		case 'h':
 			fputs(options_usage, stdout);

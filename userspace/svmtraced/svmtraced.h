@@ -7,6 +7,7 @@
  *   domain.c    a libvirt domain -> its QEMU process
  *   target.c    live introspection: the target's CR3 values and entry page
  *   meta.c      capture.json
+ *   codemap.c   code.bin and modules that appear while tracing
  *   statusd.c   the status socket a running daemon answers on
  *   client.c    `svmtraced status` and `svmtraced stop`
  *   main.c      the order of it all
@@ -50,6 +51,7 @@ struct daemon_options {
 	struct svmtrace_target target;
 	struct capture_limits lim;
 	bool quiet;
+	bool no_code; /* --no-code: no code.bin, no late modules */
 	const char *socket; /* status socket path, NULL = /run/svmtrace/svmtraced-PID.sock */
 };
 
@@ -79,6 +81,29 @@ struct target_proc {
 	bool watch_entry; /* entry page not resident: gated by a kernel watch */
 };
 
+/* What the daemon knows of one module beyond the loader entry. */
+struct module_extra {
+	struct svmtrace_vmi_export *exports; /* at first sight */
+	size_t nr_exports;
+	char exports_error[512]; /* why there are none ("" when it has) */
+	bool later;		 /* appeared while tracing, at ... */
+	uint64_t first_sequence; /* ... this sequence */
+};
+
+/* code.bin as svmtraced wrote it, for capture.json. */
+struct code_stats {
+	bool enabled;
+	uint64_t pages;	       /* distinct page VAs entered */
+	uint64_t versions;     /* page versions written (first + changed) */
+	uint64_t changed;      /* versions after the first */
+	uint64_t rechecks;     /* re-reads to look for changed bytes */
+	uint64_t unreadable;   /* pages that could not be translated or read */
+	uint64_t module_walks; /* loader list re-walks (a page outside every module) */
+	uint64_t modules_added;
+	double seconds; /* spent reading pages and walking modules */
+	char error[640];
+};
+
 struct target_info {
 	const struct svmtrace_vmi_kernel *kernel;
 	const char *profile;
@@ -87,7 +112,9 @@ struct target_info {
 	struct svmtrace_vmi_module *modules; /* of procs[0], at session start */
 	size_t nr_modules;
 	struct svmtrace_vmi_image_id *module_ids; /* size_of_image 0: headers not resident */
+	struct module_extra *module_extra;
 	char modules_error[512];		  /* why there is no module list */
+	struct code_stats code;
 	double resolve_seconds;
 };
 
@@ -103,6 +130,16 @@ void target_resolve(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem,
 void target_modules(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem, struct target_info *t);
 /* Fill the kernel target (CR3s, gates) from @t. */
 void target_fill(const struct target_info *t, struct svmtrace_target *kt);
+
+/* codemap.c: code.bin and late modules, fed by every drained slot. */
+struct codemap;
+struct codemap *codemap_open(const char *out_dir, struct svmtrace_vmi *vmi,
+			     struct svmtrace_vmi_mem *mem, struct target_info *t);
+void codemap_observe(void *ctx, uint32_t vcpu, const struct svmtrace_slot *slots, size_t n);
+/* Close code.bin (the stats stay in t->code). */
+void codemap_close(struct codemap *cm);
+/* Exports of module @i of @t (fills t->module_extra[i]). */
+void target_module_exports(struct svmtrace_vmi *vmi, struct target_info *t, size_t i);
 
 /* meta.c */
 struct meta_counts {

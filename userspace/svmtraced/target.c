@@ -376,9 +376,23 @@ void target_modules(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem, stru
 		return;
 	}
 	t->module_ids = calloc(t->nr_modules + 1, sizeof(*t->module_ids));
-	if (!t->module_ids)
+	t->module_extra = calloc(t->nr_modules + 1, sizeof(*t->module_extra));
+	if (!t->module_ids || !t->module_extra)
 		die("out of memory");
-	for (i = 0; i < t->nr_modules; i++)
+	for (i = 0; i < t->nr_modules; i++) {
 		if (svmtrace_vmi_image_id(vmi, p->dtb, t->modules[i].base, &t->module_ids[i], &err))
 			t->module_ids[i].size_of_image = 0; /* headers not resident */
+		target_module_exports(vmi, t, i);
+	}
+}
+
+void target_module_exports(struct svmtrace_vmi *vmi, struct target_info *t, size_t i)
+{
+	const struct svmtrace_vmi_process *p = &t->procs[0].entry.process;
+	struct module_extra *x = &t->module_extra[i];
+	struct svmtrace_error err;
+
+	if (svmtrace_vmi_exports(vmi, p->dtb, t->modules[i].base, &x->exports, &x->nr_exports,
+				 &err))
+		snprintf(x->exports_error, sizeof(x->exports_error), "%s", err.message);
 }

@@ -587,12 +587,21 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 		finish(c, &in);
 		reg_set(c, (op & 7) | (in.rex_b << 3), imm, in.bits);
 		break;
-	case 0xff: /* inc/dec r/m */
+	case 0xff: /* inc/dec r/m, call r/m64 */
 		if (decode_modrm(c, &in))
 			return -1;
 		finish(c, &in);
+		if (in.reg == 2) { /* 64-bit operand whatever REX.W says */
+			v = 0;
+			if (in.is_mem ? model_read(c, in.ea, &v, 8) : (v = c->gpr[in.rm], 0))
+				return -1;
+			if (push64(c, in.next))
+				return -1;
+			in.next = v;
+			break;
+		}
 		if (in.reg > 1)
-			return fail(c, &in, "opcode ff /r other than INC/DEC");
+			return fail(c, &in, "opcode ff /r other than INC/DEC/CALL");
 		if (do_inc_dec(c, &in, in.reg))
 			return -1;
 		break;

@@ -34,6 +34,7 @@
  */
 #include "../../vmi/gen/gen_win.h"
 #include "lib/vmi/isf.h"
+#include "lib/vmi/pe.h"
 #include "../guest/layout.h"
 #include "winlayout.h"
 
@@ -179,6 +180,32 @@ static void write_slot(struct gen_win *g, int i, const struct slot *s, int runna
 		   sizeof(b));
 }
 
+static int image_read(const void *ctx, uint32_t rva, void *buf, size_t len,
+		      struct svmtrace_error *err)
+{
+	const struct gen_pe *pe = ctx;
+
+	if (rva > pe->size_of_image || len > pe->size_of_image - rva)
+		return SVMTRACE_E_FORMAT;
+	memcpy(buf, pe->image + rva, len);
+	return 0;
+}
+
+/* The programs call the DLL at a fixed RVA (winlayout.h): make sure it is there. */
+static void check_dll_call(const struct gen_pe *dll, const char *path)
+{
+	struct pe_reader r = { image_read, dll };
+	struct svmtrace_error err;
+	struct pe_image img;
+	uint32_t rva;
+
+	if (pe_parse(&r, &img, &err) || pe_export_find(&r, &img, WIN_DLL_CALL_NAME, &rva, &err))
+		gen_die("%s: %s", path, err.message);
+	if (rva != WIN_DLL_CALL_RVA)
+		gen_die("%s: %s is at RVA 0x%x, the programs call 0x%x (winlayout.h)", path,
+			WIN_DLL_CALL_NAME, rva, WIN_DLL_CALL_RVA);
+}
+
 static uint64_t kread64(struct gen_win *g, uint64_t va)
 {
 	uint64_t pa = gen_space_pa(g->kernel, va), v;
@@ -244,6 +271,8 @@ int main(int argc, char **argv)
 		gen_pe_load(eq + 1, &pes[i]);
 	}
 	gen_pe_load(dll, &g.dll);
+	check_dll_call(&g.dll, dll);
+	g.dll_name = strrchr(dll, '/') ? strrchr(dll, '/') + 1 : dll;
 	g.exe = pes[0];
 	g.m = gen_phys_new(WIN_MEM_SIZE, 7);
 	snprintf(path, sizeof(path), "%s.expect", out);

@@ -57,6 +57,13 @@
 #define WIN_KSTACK_VA	  0xfffff80410c30000 /* one page; top = + 0x1000 */
 #define WIN_PTE_WINDOW_VA 0xfffff80410c40000 /* page tables the scheduler edits */
 
+/* The DLL every process has in its loader list (ntdll.dll, programs/ntdll.S)
+ * is mapped here (the generator's DLL_VA); the programs call the function
+ * it exports at WIN_DLL_CALL_RVA (its .text start; wingen checks). */
+#define WIN_DLL_VA	 0x00007ffb12340000
+#define WIN_DLL_CALL_RVA 0x1000
+#define WIN_DLL_CALL_NAME "NtTestAlert"
+
 /* Each process: its PE image at the generator's image base, a stack. */
 #define WIN_USTACK_VA	 0x000000c5a0c00000
 #define WIN_USTACK_PAGES 2

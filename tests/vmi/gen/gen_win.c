@@ -472,7 +472,7 @@ static void unicode(struct gen_win *g, struct gen_space *s, uint64_t us, uint64_
 static uint64_t loader_list(struct gen_win *g, struct gen_space *s, const struct gen_proc *p,
 			    uint64_t image)
 {
-	const char *names[2] = { p->name, "helper.dll" };
+	const char *names[2] = { p->name, g->dll_name ? g->dll_name : "helper.dll" };
 	uint64_t bases[2] = { image, DLL_VA };
 	const struct gen_pe *pes[2] = { image_of(g, p), &g->dll };
 	uint64_t head = LDR_VA + field(g, "_PEB_LDR_DATA", "InLoadOrderModuleList");

@@ -44,6 +44,7 @@ struct gen_win {
 	bool idt_shadow; /* IDT[0] -> KiDivideErrorFaultShadow */
 	uint64_t pool, proto_slots;
 	struct gen_pe exe, dll;
+	const char *dll_name; /* in every loader list; NULL: "helper.dll" */
 	struct gen_space *spaces[1024];
 	struct gen_space *shadows[1024];
 	int nr_spaces;

@@ -275,6 +275,30 @@ int isf_symbol(struct isf *isf, const char *name, uint64_t *rva, struct svmtrace
 	return 0;
 }
 
+int isf_symbols_each(struct isf *isf, int (*fn)(void *ctx, const char *name, uint64_t rva),
+		     void *ctx)
+{
+	char name[512];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < isf->symbols.cap; i++) {
+		const struct isf_entry *e = &isf->symbols.slots[i];
+		uint64_t rva;
+
+		if (!e->key.at || e->key.len >= sizeof(name))
+			continue;
+		memcpy(name, e->key.at, e->key.len);
+		name[e->key.len] = 0;
+		if (isf_symbol(isf, name, &rva, NULL))
+			continue;
+		rc = fn(ctx, name, rva);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 int isf_type_size(struct isf *isf, const char *type, uint64_t *size, struct svmtrace_error *err)
 {
 	json_object *t = lookup(isf, &isf->types, type);

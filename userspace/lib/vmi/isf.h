@@ -43,6 +43,11 @@ const char *isf_pdb_database(const struct isf *isf);
 /* symbols.<name>.address; E_NOT_FOUND when absent. */
 int isf_symbol(struct isf *isf, const char *name, uint64_t *rva, struct svmtrace_error *err);
 
+/* Every member of "symbols" that has an address, in no particular order;
+ * a non-zero return from @fn stops the walk and is returned. */
+int isf_symbols_each(struct isf *isf, int (*fn)(void *ctx, const char *name, uint64_t rva),
+		     void *ctx);
+
 /* user_types.<type>.size */
 int isf_type_size(struct isf *isf, const char *type, uint64_t *size, struct svmtrace_error *err);
 

@@ -4,6 +4,7 @@
 #include "lib/vmi/vmi_error.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PE_MAX_HEADER_OFFSET 0x10000 /* e_lfanew beyond this is not a real image */
@@ -222,7 +223,7 @@ int pe_codeview(const struct pe_reader *r, const struct pe_image *img, struct pe
 }
 
 struct pe_exports {
-	uint32_t name_rva, nr_functions, nr_names, functions, names, ordinals;
+	uint32_t name_rva, base, nr_functions, nr_names, functions, names, ordinals;
 };
 
 static int read_exports(const struct pe_reader *r, const struct pe_image *img,
@@ -238,6 +239,7 @@ static int read_exports(const struct pe_reader *r, const struct pe_image *img,
 	if (rc)
 		return rc;
 	ex->name_rva = le32(d + 12);
+	ex->base = le32(d + 16);
 	ex->nr_functions = le32(d + 20);
 	ex->nr_names = le32(d + 24);
 	ex->functions = le32(d + 28);
@@ -317,4 +319,81 @@ int pe_export_find(const struct pe_reader *r, const struct pe_image *img, const 
 		}
 	}
 	return vmi_fail(err, SVMTRACE_E_NOT_FOUND, "PE exports no %s", name);
+}
+
+#define PE_MAX_EXPORTS 65536 /* ordinals are 16 bits */
+
+static int exports_walk(const struct pe_reader *r, const struct pe_image *img,
+			const struct pe_exports *exp, uint8_t *named, pe_export_fn fn, void *ctx,
+			struct svmtrace_error *err);
+
+int pe_exports_each(const struct pe_reader *r, const struct pe_image *img, pe_export_fn fn,
+		    void *ctx, struct svmtrace_error *err)
+{
+	uint8_t *named;
+	struct pe_exports ex;
+	int rc = read_exports(r, img, &ex, err);
+
+	if (rc)
+		return rc;
+	if (ex.nr_functions > PE_MAX_EXPORTS)
+		return vmi_fail(err, SVMTRACE_E_FORMAT, "export directory claims %u functions",
+				ex.nr_functions);
+	named = calloc(PE_MAX_EXPORTS / 8, 1);
+	if (!named)
+		return vmi_fail(err, SVMTRACE_E_NOMEM, "export list: out of memory");
+	rc = exports_walk(r, img, &ex, named, fn, ctx, err);
+	free(named);
+	return rc;
+}
+
+static int exports_walk(const struct pe_reader *r, const struct pe_image *img,
+			const struct pe_exports *exp, uint8_t *named, pe_export_fn fn, void *ctx,
+			struct svmtrace_error *err)
+{
+	const struct pe_exports ex = *exp;
+	char name[PE_MAX_NAME];
+	uint32_t i, rva, idx;
+	uint8_t v[4];
+	int rc;
+
+	for (i = 0; i < ex.nr_names; i++) {
+		rc = read_in(r, img->size_of_image, ex.ordinals + 2 * i, v, 2,
+			     "export ordinal table", err);
+		if (!rc)
+			rc = export_name(r, img, &ex, i, name, err);
+		if (rc)
+			return rc;
+		idx = le16(v);
+		if (idx >= ex.nr_functions)
+			return vmi_fail(err, SVMTRACE_E_FORMAT,
+					"export %s has ordinal index %u of %u", name, idx,
+					ex.nr_functions);
+		rc = read_in(r, img->size_of_image, ex.functions + 4 * idx, v, 4,
+			     "export address table", err);
+		if (rc)
+			return rc;
+		rva = le32(v);
+		named[idx / 8] |= (uint8_t)(1u << (idx % 8));
+		if (!rva || rva - img->dir[PE_DIR_EXPORT].rva < img->dir[PE_DIR_EXPORT].size)
+			continue; /* a forwarder or an empty slot */
+		rc = fn(ctx, name, ex.base + idx, rva);
+		if (rc)
+			return rc;
+	}
+	for (idx = 0; idx < ex.nr_functions; idx++) { /* exported by ordinal only */
+		if (named[idx / 8] & (1u << (idx % 8)))
+			continue;
+		rc = read_in(r, img->size_of_image, ex.functions + 4 * idx, v, 4,
+			     "export address table", err);
+		if (rc)
+			return rc;
+		rva = le32(v);
+		if (!rva || rva - img->dir[PE_DIR_EXPORT].rva < img->dir[PE_DIR_EXPORT].size)
+			continue;
+		rc = fn(ctx, NULL, ex.base + idx, rva);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }

@@ -66,4 +66,10 @@ int pe_export_dll_name(const struct pe_reader *r, const struct pe_image *img, ch
 int pe_export_find(const struct pe_reader *r, const struct pe_image *img, const char *name,
 		   uint32_t *rva, struct svmtrace_error *err);
 
+/* Every export with an address (forwarders skipped): @fn gets the name (NULL
+ * for an export by ordinal only), the ordinal (biased by Base) and the RVA. */
+typedef int (*pe_export_fn)(void *ctx, const char *name, uint32_t ordinal, uint32_t rva);
+int pe_exports_each(const struct pe_reader *r, const struct pe_image *img, pe_export_fn fn,
+		    void *ctx, struct svmtrace_error *err);
+
 #endif

@@ -22,6 +22,8 @@ start:
 	xor	r12d, r12d
 	lea	r13, [rip + table]
 1:	call	work
+	movabs	rax, WIN_DLL_VA + WIN_DLL_CALL_RVA
+	call	rax
 	add	r12d, 1
 	mov	eax, ebx
 	out	PORT_LOG, eax
@@ -33,6 +35,7 @@ start:
 	syscall
 	jmp	.
 
+	.globl	work
 	.p2align 12
 work:					/* the image's second code page */
 	mov	ecx, 4

@@ -1,0 +1,2 @@
+# libsvmtrace: analysis beside the traces (code.bin, module map and symbols).
+LIB_SRCS += $(addprefix userspace/lib/analysis/,code.c symbols.c symbols_isf.c)

@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * export: a trace in the formats the tools people already use read.
+ *
+ *   drcov    DynamoRIO's drcov version 2: module table from capture.json,
+ *            then the basic blocks as executed (binary start/size/module),
+ *            for Lighthouse (IDA, Binary Ninja) and Ghidra's coverage
+ *            plugins.  Several files may be given (their union).
+ *   tenet    Tenet's text trace for IDA: one line per instruction, the
+ *            registers that changed and rip, all of them on a session's
+ *            first line.
+ *   x64dbg   x64dbg's .trace64: "TRAC", a JSON header, one block per
+ *            instruction with its opcode bytes (from code.bin) and the
+ *            REGDUMP registers that changed, all of them at the start and
+ *            every 512 blocks.
+ *
+ * Each record's state is the state *before* the instruction at its rip,
+ * which is what all three formats describe per line or block.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cli.h"
+#include "svmtrace-dump/analysis.h"
+#include "svmtrace-dump/commands.h"
+#include "svmtrace-dump/files.h"
+
+static const char export_usage[] =
+	"usage: svmtrace-dump export --format drcov|tenet|x64dbg [options] FILE...\n"
+	"Write the trace for other tools (to standard output unless --out):\n"
+	"  --format drcov     drcov version 2 (module table + basic blocks) for Lighthouse\n"
+	"                     and Ghidra coverage plugins; several FILEs make one file\n"
+	"  --format tenet     Tenet text trace (register deltas per instruction) for IDA\n"
+	"  --format x64dbg    x64dbg .trace64 (opcode bytes and register changes per\n"
+	"                     instruction) for x64dbg's trace view; one FILE\n"
+	"  --out FILE         write to FILE\n"
+	"  --capture FILE     the capture.json for modules (default: beside the trace)\n"
+	"  --code FILE        the code.bin for opcode bytes and instruction sizes\n"
+	"  --symbols [DIR]    load symbols (ISF files in DIR) for x64dbg's module path\n"
+	"  --no-symbols       no module table (drcov then has no blocks)\n"
+	"  --allow-truncated  exit 0 when a file ends inside a frame\n";
+
+enum format { DRCOV, TENET, X64DBG };
+
+struct exporter {
+	enum format format;
+	FILE *out;
+	struct analysis an;
+	/* drcov */
+	struct bb {
+		uint32_t start;
+		uint16_t size;
+		uint16_t mod;
+	} *bbs;
+	size_t nbbs, capbbs;
+	uint64_t *seen; /* hash of (mod, start, size) */
+	size_t seen_cap, outside;
+	bool have_block;
+	uint64_t block_start, block_end, prev_rip, prev_seq;
+	int block_mod;
+	/* tenet / x64dbg: the previous line's registers */
+	bool have_prev;
+	uint64_t prev[18];
+	uint64_t blocks;
+	bool thread_written;
+};
+
+/* ---- drcov ---- */
+
+static uint64_t bb_key(const struct bb *b)
+{
+	return ((uint64_t)b->mod << 48 | (uint64_t)b->size << 32 | b->start) + 1;
+}
+
+static void add_bb(struct exporter *x, int mod, uint64_t start, uint64_t end)
+{
+	const struct svmtrace_module_info *m = svmtrace_symbols_module(x->an.syms, (size_t)mod);
+	struct bb b;
+	size_t i;
+
+	while (end > start) { /* sizes are 16 bits */
+		uint64_t n = end - start > 0xffff ? 0xffff : end - start;
+
+		b = (struct bb){ (uint32_t)(start - m->base), (uint16_t)n, (uint16_t)mod };
+		if (x->nbbs * 2 >= x->seen_cap) {
+			uint64_t *old = x->seen;
+			size_t oc = x->seen_cap;
+
+			x->seen_cap = oc ? oc * 2 : 4096;
+			x->seen = calloc(x->seen_cap, sizeof(*x->seen));
+			if (!x->seen)
+				die("out of memory");
+			for (i = 0; i < oc; i++) {
+				size_t j;
+
+				if (!old[i])
+					continue;
+				for (j = (old[i] * 0x9e3779b97f4a7c15ull) >> 40 & (x->seen_cap - 1);
+				     x->seen[j]; j = (j + 1) & (x->seen_cap - 1))
+					;
+				x->seen[j] = old[i];
+			}
+			free(old);
+		}
+		for (i = (bb_key(&b) * 0x9e3779b97f4a7c15ull) >> 40 & (x->seen_cap - 1);
+		     x->seen[i]; i = (i + 1) & (x->seen_cap - 1))
+			if (x->seen[i] == bb_key(&b))
+				goto next;
+		x->seen[i] = bb_key(&b);
+		if (x->nbbs == x->capbbs) {
+			x->capbbs = x->capbbs ? x->capbbs * 2 : 1024;
+			x->bbs = realloc(x->bbs, x->capbbs * sizeof(*x->bbs));
+			if (!x->bbs)
+				die("out of memory");
+		}
+		x->bbs[x->nbbs++] = b;
+next:
+		start += n;
+	}
+}
+
+static void end_block(struct exporter *x)
+{
+	if (x->have_block)
+		add_bb(x, x->block_mod, x->block_start, x->block_end);
+	x->have_block = false;
+}
+
+/* The instruction at @rip executes; @size its length (0: unknown). */
+static void drcov_insn(struct exporter *x, uint64_t rip, unsigned int size)
+{
+	struct svmtrace_symbol s;
+
+	if (!size)
+		size = 1;
+	if (x->have_block && rip == x->block_end && rip - svmtrace_symbols_module(x->an.syms, (size_t)x->block_mod)->base < svmtrace_symbols_module(x->an.syms, (size_t)x->block_mod)->size) {
+		x->block_end += size;
+		return;
+	}
+	end_block(x);
+	if (!svmtrace_symbols_lookup(x->an.syms, rip, &s)) {
+		x->outside++;
+		return;
+	}
+	x->have_block = true;
+	x->block_mod = s.module;
+	x->block_start = rip;
+	x->block_end = rip + size;
+}
+
+/* Size of the instruction at @rip: decoded, else the step to @next when it looks sequential. */
+static unsigned int insn_size(struct exporter *x, uint64_t rip, uint64_t seq, uint64_t next,
+			      bool have_next)
+{
+	const struct insn *in = x->an.code ? analysis_insn(&x->an, rip, seq) : NULL;
+
+	if (in && in->size)
+		return in->size;
+	if (have_next && next > rip && next - rip <= 15)
+		return (unsigned int)(next - rip);
+	return 1;
+}
+
+static void drcov_record(struct exporter *x, const struct svmtrace_record *r)
+{
+	/* The previous record's rip executed: its size is known now. */
+	if (x->prev_rip)
+		drcov_insn(x, x->prev_rip,
+			   insn_size(x, x->prev_rip, x->prev_seq, r->state->rip,
+				     r->kind != SVMTRACE_SLOT_SESSION_START));
+	x->prev_rip = 0;
+	if (r->kind == SVMTRACE_SLOT_SESSION_END) {
+		end_block(x);
+		return;
+	}
+	x->prev_rip = r->state->rip;
+	x->prev_seq = r->sequence;
+}
+
+static void drcov_write(struct exporter *x)
+{
+	size_t i, n = svmtrace_symbols_module_count(x->an.syms);
+
+	if (x->prev_rip)
+		drcov_insn(x, x->prev_rip, insn_size(x, x->prev_rip, x->prev_seq, 0, false));
+	end_block(x);
+	fprintf(x->out, "DRCOV VERSION: 2\nDRCOV FLAVOR: svmtrace\n");
+	fprintf(x->out, "Module Table: version 2, count %zu\n", n);
+	fprintf(x->out, "Columns: id, base, end, entry, checksum, timestamp, path\n");
+	for (i = 0; i < n; i++) {
+		const struct svmtrace_module_info *m = svmtrace_symbols_module(x->an.syms, i);
+
+		fprintf(x->out, "%2zu, 0x%016" PRIx64 ", 0x%016" PRIx64 ", 0x%016" PRIx64
+				", 0x%08x, 0x%08x, %s\n",
+			i, m->base, m->base + m->size, m->entry, 0u, m->timestamp,
+			m->path ? m->path : m->name);
+	}
+	fprintf(x->out, "BB Table: %zu bbs\n", x->nbbs);
+	for (i = 0; i < x->nbbs; i++) {
+		uint8_t e[8];
+
+		memcpy(e, &x->bbs[i].start, 4); /* little-endian host */
+		memcpy(e + 4, &x->bbs[i].size, 2);
+		memcpy(e + 6, &x->bbs[i].mod, 2);
+		fwrite(e, 1, sizeof(e), x->out);
+	}
+	if (x->outside)
+		warn("drcov: %zu blocks outside every module of %s are not in the file",
+		     x->outside, x->an.capture_path ? x->an.capture_path : "capture.json");
+}
+
+/* ---- tenet ---- */
+
+/* Tenet's AMD64 names, our GPR order (svmtrace_gpr_names) plus rip. */
+static void tenet_record(struct exporter *x, const struct svmtrace_record *r)
+{
+	const struct svmtrace_state *s = r->state;
+	bool first = true;
+	int i;
+
+	if (r->kind == SVMTRACE_SLOT_SESSION_END) {
+		x->have_prev = false; /* the next session starts with every register */
+		return;
+	}
+	for (i = 0; i < SVMTRACE_NR_GPRS; i++) {
+		if (x->have_prev && x->prev[i] == s->gpr[i])
+			continue;
+		fprintf(x->out, "%s%s=0x%" PRIx64, first ? "" : ",", svmtrace_gpr_names[i],
+			s->gpr[i]);
+		first = false;
+		x->prev[i] = s->gpr[i];
+	}
+	fprintf(x->out, "%srip=0x%" PRIx64 "\n", first ? "" : ",", s->rip);
+	x->have_prev = true;
+}
+
+/* ---- x64dbg ---- */
+
+#define X64DBG_REGDUMP	   172 /* pointer-sized entries of REGDUMP on x64 */
+#define X64DBG_FULL_EVERY  512
+#define X64DBG_CIP	   16
+#define X64DBG_EFLAGS	   17
+
+/* REGDUMP.regcontext order: cax ccx cdx cbx csp cbp csi cdi r8..r15 cip eflags. */
+static const int x64dbg_from_gpr[SVMTRACE_NR_GPRS] = {
+	/* rax rbx rcx rdx rsi rdi rbp rsp */ 0, 3, 1, 2, 6, 7, 5, 4,
+	/* r8..r15 */ 8, 9, 10, 11, 12, 13, 14, 15,
+};
+
+static void x64dbg_header(struct exporter *x)
+{
+	const struct svmtrace_module_info *m = svmtrace_symbols_module(x->an.syms, 0);
+	char json[1024], path[600] = "";
+	const char *p = m ? (m->path ? m->path : m->name) : "";
+	uint32_t len;
+	size_t i, j = 0;
+
+	for (i = 0; p[i] && j + 2 < sizeof(path); i++) { /* JSON string escapes */
+		if (p[i] == '\\' || p[i] == '"')
+			path[j++] = '\\';
+		path[j++] = p[i];
+	}
+	path[j] = 0;
+	len = (uint32_t)snprintf(json, sizeof(json),
+				 "{\"ver\":1,\"arch\":\"x64\",\"path\":\"%s\","
+				 "\"creator\":\"svmtrace-dump export\"}",
+				 path);
+	fwrite("TRAC", 1, 4, x->out);
+	fwrite(&len, 4, 1, x->out);
+	fwrite(json, 1, len, x->out);
+}
+
+static void x64dbg_record(struct exporter *x, const struct svmtrace_record *r)
+{
+	const struct svmtrace_state *s = r->state;
+	uint64_t regs[18], values[X64DBG_REGDUMP];
+	uint8_t positions[X64DBG_REGDUMP], head[4], opcode[16];
+	const struct insn *in = NULL;
+	bool full = !x->have_prev || x->blocks % X64DBG_FULL_EVERY == 0;
+	unsigned int n = 0, last = 0, size = 0, i;
+
+	if (r->kind == SVMTRACE_SLOT_SESSION_END)
+		return;
+	for (i = 0; i < SVMTRACE_NR_GPRS; i++)
+		regs[x64dbg_from_gpr[i]] = s->gpr[i];
+	regs[X64DBG_CIP] = s->rip;
+	regs[X64DBG_EFLAGS] = s->rflags;
+	if (x->an.code) {
+		in = analysis_insn(&x->an, s->rip, r->sequence);
+		if (in->size && svmtrace_code_read(x->an.code, s->rip, r->sequence, opcode,
+						   in->size, NULL) == in->size)
+			size = in->size;
+	}
+	if (full) {
+		for (i = 0; i < X64DBG_REGDUMP; i++) {
+			positions[i] = 0; /* each right after the previous */
+			values[i] = i < 18 ? regs[i] : 0;
+		}
+		n = X64DBG_REGDUMP;
+	} else {
+		for (i = 0; i < 18; i++) {
+			if (regs[i] == x->prev[i])
+				continue;
+			positions[n] = (uint8_t)(n ? i - last - 1 : i);
+			values[n++] = regs[i];
+			last = i;
+		}
+	}
+	memcpy(x->prev, regs, sizeof(regs));
+	x->have_prev = true;
+	head[0] = 0; /* an instruction */
+	head[1] = (uint8_t)n;
+	head[2] = 0; /* memory accesses: the trace has none */
+	head[3] = (uint8_t)(size | (x->thread_written ? 0 : 0x80));
+	fwrite(head, 1, 4, x->out);
+	if (!x->thread_written) {
+		uint32_t tid = r->cpu; /* the vCPU: the trace does not know Windows' thread */
+
+		fwrite(&tid, 4, 1, x->out);
+		x->thread_written = true;
+	}
+	fwrite(opcode, 1, size, x->out);
+	fwrite(positions, 1, n, x->out);
+	fwrite(values, 8, n, x->out);
+	x->blocks++;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "allow-truncated", no_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		ANALYSIS_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct analysis_options ao = { .symbols = SYMBOLS_AUTO, .code = true, .code_optional = true };
+	struct exporter x = { .format = -1 };
+	const char *out = NULL;
+	bool allow_truncated = false;
+	int c, status = 0;
+
+	memset(&x, 0, sizeof(x));
+	x.format = (enum format)-1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (!strcmp(optarg, "drcov"))
+				x.format = DRCOV;
+			else if (!strcmp(optarg, "tenet"))
+				x.format = TENET;
+			else if (!strcmp(optarg, "x64dbg"))
+				x.format = X64DBG;
+			else
+				die("--format: expected drcov, tenet or x64dbg, got '%s'", optarg);
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 't':
+			allow_truncated = true;
+			break;
+		case 'h':
+			fputs(export_usage, stdout);
+			return 0;
+		default:
+			if (analysis_opt(c, argc, argv, &ao))
+				break;
+			fputs(export_usage, stderr);
+			return 2;
+		}
+	}
+	if ((int)x.format < 0 || optind >= argc || (x.format != DRCOV && argc - optind != 1)) {
+		if ((int)x.format < 0)
+			warn("--format is required");
+		else if (optind < argc)
+			warn("--format %s takes one trace file (one vCPU)",
+			     x.format == TENET ? "tenet" : "x64dbg");
+		fputs(export_usage, stderr);
+		return 2;
+	}
+	if (x.format == DRCOV && ao.symbols == SYMBOLS_AUTO)
+		ao.symbols = SYMBOLS_ON; /* drcov without modules is useless: say so */
+	analysis_open(&x.an, &ao, argv[optind]);
+	x.out = out ? fopen(out, "wb") : stdout;
+	if (!x.out)
+		die("%s: cannot create: %s", out, strerror(errno));
+	if (x.format == X64DBG)
+		x64dbg_header(&x);
+	for (int i = optind; i < argc; i++) {
+		struct svmtrace_reader *r = open_trace(argv[i]);
+		const struct svmtrace_record *rec;
+		int ret;
+
+		x.have_prev = false;
+		x.prev_rip = 0;
+		while ((ret = svmtrace_reader_next(r, &rec)) > 0) {
+			switch (x.format) {
+			case DRCOV:
+				drcov_record(&x, rec);
+				break;
+			case TENET:
+				tenet_record(&x, rec);
+				break;
+			case X64DBG:
+				x64dbg_record(&x, rec);
+				break;
+			}
+		}
+		if (x.format == DRCOV && x.prev_rip) {
+			drcov_insn(&x, x.prev_rip, insn_size(&x, x.prev_rip, x.prev_seq, 0, false));
+			x.prev_rip = 0;
+		}
+		end_block(&x);
+		status |= finish_trace(r, ret, allow_truncated);
+		svmtrace_reader_close(r);
+	}
+	if (x.format == DRCOV)
+		drcov_write(&x);
+	if (fflush(x.out) || (out && fclose(x.out)))
+		die("%s: write failed: %s", out ? out : "standard output", strerror(errno));
+	free(x.bbs);
+	free(x.seen);
+	analysis_close(&x.an);
+	return status;
+}
