@@ -74,11 +74,8 @@ judge_win_analysis() {
 	d=$cap/$1 pn=$2
 	t=$d/trace/svmtrace_trace_cpu0.bin
 	a=$top/tests/cli/analysis
-	# A capture without a single step has nothing to analyse: that is
-	# capture/NAME/trace/cpu0's verdict (win10-lazy-daemon, a known
-	# failure, sometimes records nothing), not this one's.
 	if ! "$bin/svmtrace-dump" dump --no-symbols "$t" 2>/dev/null | grep -q ',\(instruction\|session_start\),'; then
-		echo "info: capture/$1: analysis not judged: the capture holds no steps (see capture/$1/trace/cpu0)"
+		bad "capture/$1/analysis" "the capture holds no steps to analyse (see capture/$1/trace/cpu0)"
 		return
 	fi
 	info=$(python3 - "$d/trace/capture.json" "$pn" 2>&1 <<'PY'
