@@ -32,6 +32,7 @@ bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, u64 *dr6, u64 *nmi_rflags);
 bool __svmtrace_emulated_step(struct kvm_vcpu *vcpu);
 int __svmtrace_vcpu_request(struct kvm_vcpu *vcpu);
 void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code);
+void __svmtrace_nmi_injected(struct kvm_vcpu *vcpu);
 unsigned long __svmtrace_regs_get_rflags(struct kvm_vcpu *vcpu, unsigned long rflags);
 unsigned long __svmtrace_regs_set_rflags(struct kvm_vcpu *vcpu, unsigned long rflags);
 
@@ -101,6 +102,17 @@ static inline void svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code)
 {
 	if (static_branch_unlikely(&svmtrace_exit_watch))
 		__svmtrace_vcpu_exit(vcpu, exit_code);
+}
+
+/*
+ * svm_inject_nmi(), an NMI KVM injects at the next entry and whose IRET it
+ * intercepts (interrupts on, kvm->srcu held): the tracer keeps its TF out
+ * of the NMI frame and puts it back at the IRET exit (hide.c).
+ */
+static inline void svmtrace_nmi_injected(struct kvm_vcpu *vcpu)
+{
+	if (static_branch_unlikely(&svmtrace_exit_watch))
+		__svmtrace_nmi_injected(vcpu);
 }
 
 /*

@@ -615,7 +615,15 @@ void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code)
 	if (is_guest_mode(vcpu))
 		return;
 	vt = svmtrace_vcpu_of(vcpu, &vm);
-	if (!vt || !rcu_access_pointer(vm->armed))
+	if (!vt)
+		return;
+	if (exit_code == SVM_EXIT_IRET && READ_ONCE(vt->nmi_parked)) {
+		mutex_lock(&vt->lock);
+		svmtrace_nmi_iret(vcpu, vm, vt);
+		mutex_unlock(&vt->lock);
+		return;
+	}
+	if (!rcu_access_pointer(vm->armed))
 		return;
 	if (READ_ONCE(vt->tf_live)) {
 		mutex_lock(&vt->lock);
@@ -650,6 +658,7 @@ void svmtrace_sessions_stop(struct svmtrace_vm *vm)
 		vt = vm->vcpus[i];
 		mutex_lock(&vt->lock);
 		drop_held(vt);
+		vt->nmi_parked = false;		/* its IRET no longer gets our TF */
 		session_end(vm, vt, NULL, SVMTRACE_END_STOP);
 		vt->skipped = false;
 		if (vt->ring)
