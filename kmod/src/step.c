@@ -327,13 +327,18 @@ static bool rip_wanted(const struct svmtrace_target *t, u64 rip)
 	return false;
 }
 
+/*
+ * @t: the target session_step() read.  Not read again here: stop clears
+ * vm->armed without vt->lock (it takes the lock afterwards), so a second
+ * read may see NULL.
+ */
 static void record_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
-			struct kvm_vcpu *vcpu, bool kernel)
+			struct kvm_vcpu *vcpu, const struct svmtrace_target *t, bool kernel)
 {
 	struct svmtrace_slot *s;
 	u16 flags = 0;
 
-	if (!rip_wanted(armed(vm, vt), kvm_rip_read(vcpu)))
+	if (!rip_wanted(t, kvm_rip_read(vcpu)))
 		return;
 	s = step_slot(vt);
 	fill_state(s, vcpu, vt, kernel);
@@ -433,7 +438,7 @@ static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 	}
 	if (ran_ours) {
 		svmtrace_hide_tf(vcpu, vt);
-		record_step(vm, vt, vcpu, kernel);
+		record_step(vm, vt, vcpu, t, kernel);
 	} else {
 		svmtrace_hide_restart(vcpu, vt);
 	}
