@@ -51,6 +51,11 @@ enum svmtrace_end_reason {
 	SVMTRACE_END_VCPU_GONE = 2,	/* the vCPU or VM was destroyed */
 	SVMTRACE_END_LIMIT = 3,		/* a record or time limit was reached */
 	SVMTRACE_END_ERROR = 4,		/* the capture path hit a state it cannot trace */
+	SVMTRACE_END_INT = 5,		/* INT n/INT3/INTO/INT1 delivered: its TF went with it */
+	SVMTRACE_END_EVENT = 6,		/* an exception or interrupt was delivered to a handler */
+					/* that is not traced, or TF vanished without a trap */
+	SVMTRACE_END_TASK_SWITCH = 7,	/* a task switch (KVM emulates it) */
+	SVMTRACE_END_ENTRY_FAILED = 8,	/* VM entry failed (KVM_EXIT_FAIL_ENTRY) */
 };
 
 /* svmtrace_slot.flags */

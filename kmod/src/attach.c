@@ -17,8 +17,8 @@
 
 DEFINE_STATIC_KEY_FALSE(svmtrace_live);
 EXPORT_SYMBOL_GPL(svmtrace_live);
-DEFINE_STATIC_KEY_FALSE(svmtrace_from_next);
-EXPORT_SYMBOL_GPL(svmtrace_from_next);
+DEFINE_STATIC_KEY_FALSE(svmtrace_exit_watch);
+EXPORT_SYMBOL_GPL(svmtrace_exit_watch);
 
 static DEFINE_MUTEX(svmtrace_lock);
 static DEFINE_HASHTABLE(svmtrace_registry, 4);

@@ -242,8 +242,7 @@ static int ctl_arm(struct svmtrace_ctl *ctl)
 	bitmap_zero(vm->gate_open, SVMTRACE_MAX_GATES);
 	vm->paused = false;
 	vm->state = SVMTRACE_STATE_ARMED;
-	if (vm->target.flags & SVMTRACE_TARGET_F_FROM_NEXT)
-		static_branch_inc(&svmtrace_from_next);
+	static_branch_inc(&svmtrace_exit_watch);
 	svmtrace_watches_arm(vm);
 	rcu_assign_pointer(vm->armed, &vm->target);
 	svmtrace_gates_zap(vm, &vm->target);
@@ -257,8 +256,7 @@ static int ctl_stop(struct svmtrace_ctl *ctl)
 	if (!is_armed(vm))
 		return -ESRCH;
 	rcu_assign_pointer(vm->armed, NULL);
-	if (vm->target.flags & SVMTRACE_TARGET_F_FROM_NEXT)
-		static_branch_dec(&svmtrace_from_next);
+	static_branch_dec(&svmtrace_exit_watch);
 	synchronize_rcu();
 	svmtrace_sessions_stop(vm);
 	bitmap_zero(vm->gate_open, SVMTRACE_MAX_GATES);

@@ -15,17 +15,21 @@
  *             when the step returned from a SYSCALL at the previous RIP
  *             (RIP = RCX = previous RIP + 2, opcode 0F 05), clear TF in R11.
  *
- * The guest's own TF is followed the same way: a POPF step loads TF from
- * the stack image it popped, so vt->guest_tf becomes that bit.  While it is
- * set the guest's single-step traps are delivered to it as on stock KVM,
- * and its own PUSHF images keep their TF.
+ * The guest's own TF is followed the same way: a POPF or IRETQ step loads
+ * TF from the stack image it popped, so vt->guest_tf becomes that bit.
+ * While it is set the guest's single-step traps are delivered to it as on
+ * stock KVM, and its own PUSHF images keep their TF.
+ *
+ * NMI frames: KVM intercepts the IRET of every NMI it injects, so our TF is
+ * kept out of the frame and written into it at that IRET.
  *
  * The VMM does not see our TF either: KVM_GET_REGS masks it, and
  * KVM_SET_REGS keeps it set while taking the VMM's TF as the guest's own.
  *
- * Not hidden: RFLAGS images in interrupt/exception frames and in the saved
- * R11 that the guest kernel sees before it returns (docs/kmod.md).  Not
- * followed: TF the guest sets with IRET or in a frame it returns through.
+ * Not hidden: RFLAGS images in other interrupt/exception frames and in the
+ * saved R11 that the guest kernel sees before it returns (docs/kmod.md).  Not
+ * followed: TF the guest sets with an IRET (or SYSRET) we do not step --
+ * a user-only session's return from its kernel -- or with IRETD/IRETW.
  */
 #include <linux/kvm_host.h>
 
@@ -156,6 +160,88 @@ static void follow_popf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip
 		vt->guest_tf = image & X86_EFLAGS_TF;
 }
 
+/*
+ * An IRETQ step (64-bit mode): the guest's own TF is now the bit in the
+ * RFLAGS image it popped (RIP, CS, RFLAGS, RSP, SS at the old RSP).  IRETQ
+ * loads RSP from its frame: a step that left RSP alone or moved it like a
+ * push or pop was no IRETQ, and nothing is read (checked on every step).
+ * Read with supervisor rights: an IRETQ from CPL 0 to 3 leaves its frame on
+ * the kernel stack.
+ */
+static void follow_iret(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip, u64 rsp)
+{
+	struct x86_exception e;
+	u64 image = 0;
+	u8 insn[2];
+	gpa_t gpa;
+
+	if (rsp == vt->prev_rsp || is_flags_push_pop(rsp - vt->prev_rsp, 1) ||
+	    is_flags_push_pop(vt->prev_rsp - rsp, 1) || !is_64_bit_mode(vcpu) ||
+	    kvm_read_guest_virt(vcpu, vt->prev_rip, insn, sizeof(insn), &e) ||
+	    (insn[0] & 0xf8) != 0x48 || insn[1] != 0xcf)
+		return;
+	gpa = kvm_mmu_gva_to_gpa_system(vcpu, vt->prev_rsp + 16, &e);
+	if (gpa != INVALID_GPA && !kvm_vcpu_read_guest(vcpu, gpa, &image, sizeof(image)))
+		vt->guest_tf = image & X86_EFLAGS_TF;
+}
+
+/*
+ * KVM injects an NMI at the next entry (svm_inject_nmi(): interrupts on,
+ * kvm->srcu held) and intercepts its handler's IRET.  Delivery would push
+ * RFLAGS with our TF into the NMI frame, where the guest's handler reads
+ * it (issue 10, hazard 2): take our TF out of RFLAGS first and park it
+ * (tf_live is off meanwhile: a trap in the handler is not ours).  The IRET
+ * exit puts it into the frame's RFLAGS image (svmtrace_nmi_iret), so the
+ * IRET restores it as it would have, and the trap after the next
+ * instruction is ours again.
+ */
+void __svmtrace_nmi_injected(struct kvm_vcpu *vcpu)
+{
+	struct svmtrace_vcpu *vt;
+	struct svmtrace_vm *vm;
+
+	if (is_guest_mode(vcpu))
+		return;
+	vt = svmtrace_vcpu_of(vcpu, &vm);
+	if (!vt || !READ_ONCE(vt->tf_live))
+		return;
+	mutex_lock(&vt->lock);
+	if (vt->tf_live && !vt->guest_tf && !vt->silent &&
+	    (static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF)) {
+		static_call(kvm_x86_set_rflags)(vcpu, static_call(kvm_x86_get_rflags)(vcpu) &
+						       ~X86_EFLAGS_TF);
+		vt->tf_live = false;
+		vt->nmi_parked = true;
+	}
+	mutex_unlock(&vt->lock);
+}
+EXPORT_SYMBOL_GPL(__svmtrace_nmi_injected);
+
+/*
+ * The IRET exit of an NMI handler whose frame we kept our TF out of (exit
+ * hook, vt->lock held): set TF in the RFLAGS image the IRET is about to pop
+ * (RIP, CS, RFLAGS at RSP), so our stepping goes on where the NMI
+ * interrupted it -- unless the capture stopped meanwhile.
+ */
+void svmtrace_nmi_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt)
+{
+	struct x86_exception e;
+	u64 image;
+	gpa_t gpa;
+
+	if (!vt->nmi_parked)
+		return;
+	vt->nmi_parked = false;
+	if (!rcu_access_pointer(vm->armed) || !vt->ring)
+		return;
+	gpa = kvm_mmu_gva_to_gpa_system(vcpu, kvm_rsp_read(vcpu) + 16, &e);
+	if (gpa == INVALID_GPA || kvm_vcpu_read_guest(vcpu, gpa, &image, sizeof(image)))
+		return;
+	image |= X86_EFLAGS_TF;
+	if (!kvm_vcpu_write_guest(vcpu, gpa, &image, sizeof(image)))
+		vt->tf_live = true;
+}
+
 /* A new starting point (session start, after KVM's own step): no repair. */
 void svmtrace_hide_restart(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 {
@@ -174,6 +260,7 @@ void svmtrace_hide_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 			hide_in_syscall_r11(vcpu, vt, rip);
 		}
 		follow_popf(vcpu, vt, rip, rsp);
+		follow_iret(vcpu, vt, rip, rsp);
 	}
 	vt->prev_rip = rip;
 	vt->prev_rsp = rsp;

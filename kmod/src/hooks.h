@@ -11,8 +11,8 @@
 #include <linux/kvm_host.h>
 
 DECLARE_STATIC_KEY_FALSE(svmtrace_live);
-/* Counts the VMs armed with SVMTRACE_TARGET_F_FROM_NEXT (every exit looks). */
-DECLARE_STATIC_KEY_FALSE(svmtrace_from_next);
+/* Counts the armed VMs: while one is, every VM exit looks (svmtrace_vcpu_exit). */
+DECLARE_STATIC_KEY_FALSE(svmtrace_exit_watch);
 
 /*
  * The tracer's own vCPU request, handled at the next guest entry, where the
@@ -31,7 +31,8 @@ void __svmtrace_npf_exit(struct kvm_vcpu *vcpu, u64 gpa, u64 error_code);
 bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, u64 *dr6, u64 *nmi_rflags);
 bool __svmtrace_emulated_step(struct kvm_vcpu *vcpu);
 int __svmtrace_vcpu_request(struct kvm_vcpu *vcpu);
-void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu);
+void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code);
+void __svmtrace_nmi_injected(struct kvm_vcpu *vcpu);
 unsigned long __svmtrace_regs_get_rflags(struct kvm_vcpu *vcpu, unsigned long rflags);
 unsigned long __svmtrace_regs_set_rflags(struct kvm_vcpu *vcpu, unsigned long rflags);
 
@@ -91,13 +92,27 @@ static inline bool svmtrace_fastpath_allowed(unsigned long guest_rflags)
 }
 
 /*
- * svm_handle_exit(), every VM exit (interrupts on, kvm->srcu held): a
- * capture armed with SVMTRACE_TARGET_F_FROM_NEXT starts sessions here.
+ * svm_handle_exit(), every VM exit (interrupts on, kvm->srcu held), before
+ * KVM handles it, while some VM is armed: a TF the tracer left set that
+ * went without a trap ends the session with its reason (@exit_code: an
+ * SVM_EXIT_*, for task switches and failed entries); a capture armed with
+ * SVMTRACE_TARGET_F_FROM_NEXT starts sessions here.
  */
-static inline void svmtrace_vcpu_exit(struct kvm_vcpu *vcpu)
+static inline void svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code)
 {
-	if (static_branch_unlikely(&svmtrace_from_next))
-		__svmtrace_vcpu_exit(vcpu);
+	if (static_branch_unlikely(&svmtrace_exit_watch))
+		__svmtrace_vcpu_exit(vcpu, exit_code);
+}
+
+/*
+ * svm_inject_nmi(), an NMI KVM injects at the next entry and whose IRET it
+ * intercepts (interrupts on, kvm->srcu held): the tracer keeps its TF out
+ * of the NMI frame and puts it back at the IRET exit (hide.c).
+ */
+static inline void svmtrace_nmi_injected(struct kvm_vcpu *vcpu)
+{
+	if (static_branch_unlikely(&svmtrace_exit_watch))
+		__svmtrace_nmi_injected(vcpu);
 }
 
 /*

@@ -27,6 +27,7 @@
 #include <linux/kvm_host.h>
 #include <linux/sched/signal.h>
 #include <asm/debugreg.h>
+#include <asm/svm.h>
 
 #include "hooks.h"
 #include "kvm_cache_regs.h"
@@ -299,6 +300,21 @@ static void session_end(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 	vt->start_pending = false;
 }
 
+/*
+ * A session ended because our TF went without a trap (lost_tf(), or a #DB
+ * delivered to the guest's handler under --kernel) while the vCPU still
+ * runs the target: the next step starts a new session, named after the
+ * newest gate.
+ */
+static void session_restart(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt)
+{
+	vt->in_session = true;
+	vt->start_pending = true;
+	vt->last_state = &vt->last;
+	vt->start_gate = READ_ONCE(vm->last_gate);
+	vt->stats.sessions++;
+}
+
 static bool rip_wanted(const struct svmtrace_target *t, u64 rip)
 {
 	u32 i;
@@ -311,13 +327,18 @@ static bool rip_wanted(const struct svmtrace_target *t, u64 rip)
 	return false;
 }
 
+/*
+ * @t: the target session_step() read.  Not read again here: stop clears
+ * vm->armed without vt->lock (it takes the lock afterwards), so a second
+ * read may see NULL.
+ */
 static void record_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
-			struct kvm_vcpu *vcpu, bool kernel)
+			struct kvm_vcpu *vcpu, const struct svmtrace_target *t, bool kernel)
 {
 	struct svmtrace_slot *s;
 	u16 flags = 0;
 
-	if (!rip_wanted(armed(vm, vt), kvm_rip_read(vcpu)))
+	if (!rip_wanted(t, kvm_rip_read(vcpu)))
 		return;
 	s = step_slot(vt);
 	fill_state(s, vcpu, vt, kernel);
@@ -394,6 +415,8 @@ static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 		svmtrace_gates_close_all(vm, t);
 		return false;
 	}
+	if (!vt->in_session)
+		session_restart(vm, vt);
 	if (READ_ONCE(vm->paused)) {
 		if (ran_ours && rip_wanted(t, kvm_rip_read(vcpu))) {
 			/* Not recorded, but it happened: the sequence shows the hole. */
@@ -415,12 +438,28 @@ static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 	}
 	if (ran_ours) {
 		svmtrace_hide_tf(vcpu, vt);
-		record_step(vm, vt, vcpu, kernel);
+		record_step(vm, vt, vcpu, t, kernel);
 	} else {
 		svmtrace_hide_restart(vcpu, vt);
 	}
 	set_tf(vcpu, true);
 	return true;
+}
+
+/*
+ * After a step of a --kernel session whose trap was also the guest's
+ * (@guests: its TF, DR0-3, ICEBP, decided before the step): KVM delivers
+ * it to the guest's #DB handler, unless the VMM single-steps (the #DB goes
+ * to the VMM).  User-only sessions do not trace handlers anyway: the frame
+ * brings TF back to user mode.
+ */
+static bool guest_db_delivered(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
+			       struct svmtrace_vcpu *vt, bool guests)
+{
+	struct svmtrace_target *t = armed(vm, vt);
+
+	return guests && t && (t->flags & SVMTRACE_TARGET_F_KERNEL) && vt->in_session &&
+	       !(vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP);
 }
 
 /*
@@ -438,7 +477,7 @@ static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 			bool db_exit, bool guest_bits, u64 *nmi_rflags, bool *bs_ours)
 {
 	bool ran_ours = !nmi_rflags || (*nmi_rflags & X86_EFLAGS_TF);
-	bool others_step;
+	bool others_step, guests;
 
 	*bs_ours = false;
 	mutex_lock(&vt->lock);
@@ -447,13 +486,19 @@ static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 		return false;
 	}
 	others_step = vt->guest_tf || (vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP);
+	guests = guest_bits || vt->guest_tf;
 	*bs_ours = ran_ours && !others_step;
 	if (ran_ours && db_exit)
 		vt->stats.db_exits++;
 	else if (ran_ours)
 		vt->stats.emulated_steps++;
-	if (session_step(vcpu, vm, vt, ran_ours) && nmi_rflags)
-		*nmi_rflags |= X86_EFLAGS_TF;
+	if (session_step(vcpu, vm, vt, ran_ours)) {
+		if (nmi_rflags)
+			*nmi_rflags |= X86_EFLAGS_TF;
+		else if (guest_db_delivered(vcpu, vm, vt, guests))
+			/* Its delivery clears TF: the handler runs untraced. */
+			session_end(vm, vt, vcpu, SVMTRACE_END_EVENT);
+	}
 	mutex_unlock(&vt->lock);
 	return !guest_bits && !others_step;
 }
@@ -500,15 +545,73 @@ bool __svmtrace_emulated_step(struct kvm_vcpu *vcpu)
 	return vt && handle_step(vcpu, vm, vt, false, false, NULL, &bs_ours);
 }
 
+/* Which instruction took our TF away: the one the last step ended at. */
+static u32 lost_reason(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
+{
+	struct x86_exception e;
+	u8 op = 0;
+
+	if (vt->prev_valid && !kvm_read_guest_virt(vcpu, vt->prev_rip, &op, 1, &e) &&
+	    (op == 0xcd || op == 0xcc || op == 0xce || op == 0xf1))	/* INT n, 3, O, 1 */
+		return SVMTRACE_END_INT;
+	return SVMTRACE_END_EVENT;
+}
+
 /*
- * Any VM exit.  Armed with SVMTRACE_TARGET_F_FROM_NEXT, a vCPU that is in
+ * A VM exit of a vCPU where we left TF set: is it still there?  Without a
+ * trap it goes with an event delivery (INT n, an exception or interrupt
+ * delivered to a handler), a task switch, SMM entry, a guest kernel that
+ * returns through a frame without it, or a failed VM entry.  Stepping
+ * must not end silently: the session ends with the reason, and where the
+ * vCPU still runs the target (--kernel: any CPL; else user mode) TF is
+ * taken back at once and a new session starts with the next step.  A
+ * user-only session whose target is in its kernel waits instead: the
+ * frame may still bring TF back (adopt_step).
+ */
+static void lost_tf(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
+		    u32 exit_code)
+{
+	struct svmtrace_target *t = armed(vm, vt);
+	bool kernel;
+	u32 reason;
+
+	if (!t || !vt->tf_live || vt->silent || !vt->ring)
+		return;
+	if (exit_code == SVM_EXIT_ERR || exit_code == SVM_EXIT_TASK_SWITCH) {
+		session_end(vm, vt, vcpu, exit_code == SVM_EXIT_ERR ? SVMTRACE_END_ENTRY_FAILED
+								     : SVMTRACE_END_TASK_SWITCH);
+		release_tf(vcpu, vt);
+		return;
+	}
+	/*
+	 * A #DB exit is a trap, handled by the #DB hook (after a POPF that
+	 * cleared TF the saved RFLAGS no longer has it).
+	 */
+	if (exit_code == SVM_EXIT_EXCP_BASE + DB_VECTOR || (rflags_raw(vcpu) & X86_EFLAGS_TF))
+		return;
+	kernel = static_call(kvm_x86_get_cpl)(vcpu) == 0;
+	if ((kernel && !(t->flags & SVMTRACE_TARGET_F_KERNEL)) ||
+	    !svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
+		return;
+	reason = lost_reason(vcpu, vt);
+	session_end(vm, vt, vcpu, reason);
+	take_tf(vcpu, vt);
+	svmtrace_hide_restart(vcpu, vt);
+	session_restart(vm, vt);
+}
+
+/*
+ * Any VM exit of a VM while some VM is armed (interrupts on, kvm->srcu
+ * held, before KVM handles the exit).  A vCPU we left stepping is checked
+ * for a TF that went without a trap (lost_tf).  Armed with
+ * SVMTRACE_TARGET_F_FROM_NEXT, a vCPU that is in
  * user mode of a targeted address space and not stepping starts a session
  * (no gate): the instruction it runs next is the first step.  Threads that
  * were interrupted while stepped come back through their frames instead
  * (adopt_step).  The unlocked tests keep this to a lookup on every other
  * exit; they are repeated under vt->lock.
  */
-void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu)
+void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code)
 {
 	struct svmtrace_target *t;
 	struct svmtrace_vcpu *vt;
@@ -517,9 +620,24 @@ void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu)
 	if (is_guest_mode(vcpu))
 		return;
 	vt = svmtrace_vcpu_of(vcpu, &vm);
-	if (!vt || !rcu_access_pointer(vm->armed) ||
-	    !(READ_ONCE(vm->target.flags) & SVMTRACE_TARGET_F_FROM_NEXT) ||
-	    READ_ONCE(vt->in_session) || READ_ONCE(vt->tf_live))
+	if (!vt)
+		return;
+	if (exit_code == SVM_EXIT_IRET && READ_ONCE(vt->nmi_parked)) {
+		mutex_lock(&vt->lock);
+		svmtrace_nmi_iret(vcpu, vm, vt);
+		mutex_unlock(&vt->lock);
+		return;
+	}
+	if (!rcu_access_pointer(vm->armed))
+		return;
+	if (READ_ONCE(vt->tf_live)) {
+		mutex_lock(&vt->lock);
+		lost_tf(vcpu, vm, vt, exit_code);
+		mutex_unlock(&vt->lock);
+		return;
+	}
+	if (!(READ_ONCE(vm->target.flags) & SVMTRACE_TARGET_F_FROM_NEXT) ||
+	    READ_ONCE(vt->in_session))
 		return;
 	mutex_lock(&vt->lock);
 	t = armed(vm, vt);
@@ -545,6 +663,7 @@ void svmtrace_sessions_stop(struct svmtrace_vm *vm)
 		vt = vm->vcpus[i];
 		mutex_lock(&vt->lock);
 		drop_held(vt);
+		vt->nmi_parked = false;		/* its IRET no longer gets our TF */
 		session_end(vm, vt, NULL, SVMTRACE_END_STOP);
 		vt->skipped = false;
 		if (vt->ring)

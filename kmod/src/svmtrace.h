@@ -62,6 +62,7 @@ struct svmtrace_vcpu {
 	bool skipped;		/* steps went unrecorded (pause): next slot has GAP */
 	bool waiting;		/* blocked on a full ring */
 	bool held;		/* vt->last waits for room (block policy, KVM_REQ_SVMTRACE) */
+	bool nmi_parked;	/* our TF kept out of an NMI frame until its IRET */
 	int silent_gate;	/* gate to close after the silent step */
 	u32 start_gate;		/* id for the session_start slot */
 	bool start_pending;
@@ -144,6 +145,7 @@ void svmtrace_silent_begin(struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu, int 
 void svmtrace_sessions_stop(struct svmtrace_vm *vm);
 
 /* hide.c */
+void svmtrace_nmi_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt);
 void svmtrace_hide_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
 void svmtrace_hide_restart(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
 

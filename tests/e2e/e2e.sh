@@ -69,7 +69,7 @@ programs=$(grep -v '^#' "$here/programs.list" | awk 'NF { print $1 }')
 # the packaged modules' log); a missing log is a failure.
 steplogs=$(grep -v '^#' "$here/programs.list" | awk 'NF && ($4 == "yes" || $4 == "only") { print $1 }')
 adds="--add $bin/svmtrace-e2e-vmm --add $guest/kernel.bin --add $guest/bench.bin --add $guest/ipi.bin"
-adds="$adds --add $guest/running.bin --add $guest/hostile.bin"
+adds="$adds --add $guest/running.bin --add $guest/hostile.bin --add $guest/drheavy.bin"
 adds="$adds --add $here/l1-lab.sh --add $here/l1-capture.sh --add $here/programs.list"
 model_expect() {	# model_expect NAME PROGRAM VCPUS ARG
 	mkdir -p "$run/expect/$1"
@@ -239,11 +239,16 @@ if [ -n "$modules" ]; then
 	fi
 	. "$here/judge-capture.sh"
 	judge_capture_set
+	judge_issue13
 	. "$here/judge-win.sh"
 	judge_win_set
 	judge_daemon_endings
-	for name in $programs $win_images; do
-		if cmp -s "$run/packaged-$name.got" "$run/ours-$name.got"; then
+	for name in selfstep-cpl0 drheavy; do
+		results "$run/l1/packaged/$name.txt" >"$run/packaged-$name.got"
+		results "$run/l1/ours/$name.txt" >"$run/ours-$name.got"
+	done
+	for name in $programs $win_images selfstep-cpl0 drheavy; do
+		if [ -s "$run/packaged-$name.got" ] && cmp -s "$run/packaged-$name.got" "$run/ours-$name.got"; then
 			ok "unarmed/$name" "results on our modules, unarmed, equal the packaged modules'"
 		else
 			bad "unarmed/$name" "results on our modules, unarmed, differ from the packaged modules'"

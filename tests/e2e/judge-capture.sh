@@ -63,6 +63,10 @@ judge_capture_set() {
 		esac
 		judge_capture_rc "$name"
 		judge_armed_results "$name" "$expect"
+		if [ "$name" = tflost ]; then
+			judge_trace_holes "$name" "$expect"
+			continue
+		fi
 		judge_trace "$name" "$expect"
 	done
 
@@ -206,3 +210,107 @@ judge_hostile() {
 	fi
 }
 
+# program_rows CSV SKIP [FROM]: the records of a lab program's own
+# instructions (RIP in its image, session ends left out) as
+# "rip,rflags,cr3,gprs", without the GPR columns listed in SKIP (e.g.
+# " 13 21 22 ": RDI R13 R14), hex normalized, from the first record at RIP
+# FROM (hex, no 0x) on.  A record right after one of the guest kernel's
+# (a traced handler's IRETQ: its state is the one recorded before the
+# handler was entered) is left out too.  Works on the model's
+# expected_cpuN.csv and on dump --regs.
+program_rows() {
+	awk -F, -v skip="$2" -v from="${3:-}" 'function h(s) { s = tolower(s); sub(/^0x0*/, "", s); return s == "" ? "0" : s }
+		from != "" && h($4) == from { from = "" }
+		NR > 1 && $3 != "session_end" && tolower($4) !~ /^0x4[0-3][0-9a-f][0-9a-f][0-9a-f][0-9a-f]$/ { kern = 1; next }
+		NR > 1 && $3 != "session_end" && kern { kern = 0; next }
+		NR > 1 && from == "" && $3 != "session_end" && tolower($4) ~ /^0x4[0-3][0-9a-f][0-9a-f][0-9a-f][0-9a-f]$/ {
+			line = h($4) "," h($5) "," h($6)
+			for (i = 8; i <= 23; i++) if (index(skip, " " i " ") == 0) line = line "," h($i)
+			print line
+		}' "$1"
+}
+
+# judge_trace_holes NAME EXPECT-DIR: a trace with holes where TF was lost
+# without a trap (tflost): the same session ends as the model's ('int',
+# 'event', 'stop'), and every record the model wants there in order.  The
+# model ends each hole at the program's next I/O or CPUID exit, the latest
+# point the tracer must notice it; any earlier VM exit (a host interrupt,
+# an NPF; under --kernel one inside the handler, whose return is then
+# followed) lets the tracer take TF back sooner, so the trace may hold more.
+judge_trace_holes() {
+	csv=$cap/$1/cpu0.csv
+	if ! "$bin/svmtrace-dump" dump --regs "$cap/$1/trace/svmtrace_trace_cpu0.bin" >"$csv" 2>"$csv.err"; then
+		bad "capture/$1/trace" "svmtrace-dump: $(cat "$csv.err")"
+		return
+	fi
+	want_ends=$(awk -F, '$3 == "session_end" { printf "%s ", $7 }' "$2/expected_cpu0.csv")
+	got_ends=$(awk -F, '$3 == "session_end" { printf "%s ", $7 }' "$csv")
+	program_rows "$2/expected_cpu0.csv" " " >"$csv.want"
+	program_rows "$csv" " " >"$csv.got"
+	if [ "$want_ends" = "$got_ends" ] && awk 'NR == FNR { w[++n] = $0; next }
+		i < n && $0 == w[i + 1] { i++ } END { exit i != n }' "$csv.want" "$csv.got"; then
+		ok "capture/$1/trace" "session ends '$got_ends' (stop=0 int=5 event=6), the model's $(wc -l <"$csv.want") records in order among $(wc -l <"$csv.got")"
+	else
+		bad "capture/$1/trace" "session ends '$got_ends' (want '$want_ends') or a record of the model's missing"
+	fi
+}
+
+# judge_issue13: issue 13's scenarios (l1-lab.sh capture_set).
+judge_issue13() {
+	# 1. A guest single-stepping itself at CPL 0, traced with --kernel:
+	# the #DBs it gets are the untraced run's, each of its instructions is
+	# in the trace once, and every #DB delivered to its (untraced) handler
+	# ends a session with reason 6 (event).
+	judge_capture_rc selfstep-cpl0
+	results "$run/l1/packaged/selfstep-cpl0.txt" >"$run/packaged-selfstep-cpl0.untraced"
+	if grep -q '^result db_count=[1-9]' "$run/packaged-selfstep-cpl0.untraced" &&
+		results "$cap/selfstep-cpl0/vmm.txt" | cmp -s - "$run/packaged-selfstep-cpl0.untraced"; then
+		ok capture/selfstep-cpl0/results "the guest's own #DBs and results equal the untraced run's ($(grep -o 'db_count=[^ ]* db_rip_sum=[^ ]*' "$run/packaged-selfstep-cpl0.untraced"))"
+	else
+		bad capture/selfstep-cpl0/results "differ from the untraced run: $(results "$cap/selfstep-cpl0/vmm.txt" | tr '\n' ';') vs $(tr '\n' ';' <"$run/packaged-selfstep-cpl0.untraced")"
+	fi
+	csv=$cap/selfstep-cpl0/cpu0.csv
+	if ! "$bin/svmtrace-dump" dump --regs "$cap/selfstep-cpl0/trace/svmtrace_trace_cpu0.bin" >"$csv" 2>"$csv.err"; then
+		bad capture/selfstep-cpl0/trace "svmtrace-dump: $(cat "$csv.err")"
+	else
+		# The CPL-3 run's model records from selfstep.S's label
+		# "common" on; only RDI (the argument), R13 and R14 (the
+		# selectors) differ at CPL 0.
+		from=$(nm "$guest/selfstep.elf" | awk '$3 == "common" { sub(/^0*/, "", $1); print $1 }')
+		program_rows "$run/expect/selfstep/expected_cpu0.csv" " 13 21 22 " "$from" >"$csv.want"
+		program_rows "$csv" " 13 21 22 " "$from" >"$csv.got"
+		ends=$(awk -F, '$3 == "session_end" && $7 == 6' "$csv" | wc -l)
+		dbs=$(sed -n 's/^result db_count=\([0-9]*\) .*/\1/p' "$run/packaged-selfstep-cpl0.untraced")
+		if [ -s "$csv.want" ] && diff -u "$csv.want" "$csv.got" >"$csv.diff" && [ "$ends" = "$dbs" ]; then
+			ok capture/selfstep-cpl0/trace "each of the program's $(wc -l <"$csv.got") instructions once, as the model's CPL-3 records; $ends session ends 'event' for its $dbs #DBs"
+		else
+			bad capture/selfstep-cpl0/trace "program records differ from the model's or session ends 'event' ($ends) != #DBs (${dbs:-?}):"
+			head -n 20 "$csv.diff"
+		fi
+	fi
+
+	# 2. tflost under --kernel (user-only: judge_capture_set).
+	judge_capture_rc tflost-kernel
+	judge_armed_results tflost-kernel "$run/expect/tflost"
+	judge_trace_holes tflost-kernel "$run/expect/tflost"
+
+	# 3. Five captured, then five untraced debug-register guests in one L1.
+	results "$run/l1/packaged/drheavy.txt" >"$run/packaged-drheavy.untraced"
+	n=0
+	for r in armed1 armed2 armed3 armed4 armed5 unarmed1 unarmed2 unarmed3 unarmed4 unarmed5; do
+		case $r in
+		armed*) judge_capture_rc "drheavy/$r"; f=$cap/drheavy/$r/vmm.txt ;;
+		*) f=$cap/drheavy/$r.txt ;;
+		esac
+		if grep -q '^cpu0 done' "$run/packaged-drheavy.untraced" && results "$f" | cmp -s - "$run/packaged-drheavy.untraced"; then
+			n=$((n + 1))
+		else
+			bad "capture/drheavy/$r/results" "differ from the untraced run on the packaged modules: $(results "$f" | tr '\n' ';')"
+		fi
+	done
+	if [ "$n" = 10 ]; then
+		ok capture/drheavy/back-to-back "5 captured and 5 untraced debug-register guests ran in one L1, results as untraced (L0 QEMU survived)"
+	else
+		bad capture/drheavy/back-to-back "$n of 10 debug-register guests ran as untraced"
+	fi
+}

@@ -784,6 +784,18 @@ static void expect_walkthrough_end(const char *path)
  * A frame cut right before a session end: the end opens the next frame and
  * carries the state itself (S), so that frame alone still gives every field.
  */
+/* docs/format.md: every session end reason has its documented name. */
+START_TEST(end_reasons_have_their_names)
+{
+	static const char *const names[] = { "stop", "cr3", "vcpu-gone", "limit", "error",
+					     "int", "event", "task-switch", "entry-failed" };
+
+	for (uint32_t r = 0; r < sizeof(names) / sizeof(names[0]); r++)
+		ck_assert_str_eq(svmtrace_end_reason_name(r), names[r]);
+	ck_assert_str_eq(svmtrace_end_reason_name(9), "unknown");
+}
+END_TEST
+
 START_TEST(end_opening_a_frame_carries_its_state)
 {
 	struct bytes *f = new_bytes(), *r = new_bytes(), *want = new_bytes();
@@ -923,6 +935,7 @@ static Suite *format_suite(void)
 	TCase *tc = tcase_create("format");
 
 	tcase_add_test(tc, walkthrough_decodes_as_specified);
+	tcase_add_test(tc, end_reasons_have_their_names);
 	tcase_add_test(tc, writer_produces_the_specified_bytes);
 	tcase_add_test(tc, lz4_frame_decodes);
 	tcase_add_loop_test(tc, broken_file_is_rejected, 0,

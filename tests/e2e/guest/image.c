@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Lay out the lab guest in memory (see layout.h): GDT with kernel, user and
- * TSS descriptors, one TSS per vCPU, an IDT whose vectors 1 and 2 are the
- * kernel's #DB and NMI handlers and whose other vectors report a panic, 4-level page tables
+ * TSS descriptors, one TSS per vCPU, an IDT whose vectors 1, 2, 6 and
+ * INT_VECTOR are the kernel's #DB, NMI, #UD and INT n handlers and whose other
+ * vectors report a panic, 4-level page tables
  * with 4 KiB pages (and a second PML4 sharing them: another CR3 that maps
  * the same memory), then the kernel and program images.
  */
@@ -60,13 +61,17 @@ static void build_gdt(uint8_t *mem)
 static void build_idt(uint8_t *mem)
 {
 	for (int v = 0; v < IDT_VECTORS; v++) {
-		uint64_t h = v == 1   ? KERNEL_DB_HANDLER
-			     : v == 2 ? KERNEL_NMI_HANDLER
-				      : KERNEL_EXC_STUBS + v * KERNEL_EXC_STUB_SIZE;
+		uint64_t h = v == 1	     ? KERNEL_DB_HANDLER
+			     : v == 2	     ? KERNEL_NMI_HANDLER
+			     : v == 6	     ? KERNEL_UD_HANDLER
+			     : v == INT_VECTOR ? KERNEL_INT_HANDLER
+					     : KERNEL_EXC_STUBS + v * KERNEL_EXC_STUB_SIZE;
+		uint64_t dpl = v == INT_VECTOR ? 3 : 0;
 		uint64_t lo = (h & 0xffff) | ((uint64_t)SEL_KERNEL_CS << 16) | (0xeull << 40) |
-			      (1ull << 47) | (((h >> 16) & 0xffff) << 48);
+			      (dpl << 45) | (1ull << 47) | (((h >> 16) & 0xffff) << 48);
 
-		put64(mem, IDT_GPA + v * 16, lo); /* 64-bit interrupt gate, DPL 0 */
+		/* 64-bit interrupt gate; only INT_VECTOR may be raised from CPL 3 */
+		put64(mem, IDT_GPA + v * 16, lo);
 		put64(mem, IDT_GPA + v * 16 + 8, h >> 32);
 	}
 }

@@ -10,6 +10,11 @@
  *   - NMI handler (IDT vector 2): counts NMIs, and collects the TF bit of
  *     the RFLAGS image in each NMI frame (hazard 2: a tracer's TF must not
  *     show there either).
+ *   - #UD handler (vector 6) and INT_VECTOR handler (INT n, callable from
+ *     CPL 3): both return with TF cleared in the frame they return
+ *     through, as a kernel that resumes a thread from another context
+ *     does (issue 13: the ways a tracer's TF can disappear); #UD also
+ *     skips the two-byte UD2 that raised it.
  *   - every other vector reports itself on PORT_PANIC and stops there.
  * Entry points sit at fixed addresses (layout.h) so the VMM and the model
  * need no symbol table.  It never touches the user stack.
@@ -56,3 +61,14 @@ nmi_handler:				/* frame: RIP CS RFLAGS RSP SS */
 	out	PORT_PANIC, eax
 	jmp	.
 	.endr
+
+	.org KERNEL_UD_HANDLER - KERNEL_GPA
+ud_handler:				/* fault frame: RIP CS RFLAGS RSP SS */
+	add	qword ptr [rsp], 2
+	and	qword ptr [rsp + 16], ~0x100
+	iretq
+
+	.org KERNEL_INT_HANDLER - KERNEL_GPA
+int_handler:				/* frame: RIP (after INT n) CS RFLAGS RSP SS */
+	and	qword ptr [rsp + 16], ~0x100
+	iretq

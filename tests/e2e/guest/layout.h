@@ -19,7 +19,8 @@
 #define GDT_GPA	      0x1000
 #define TSS_GPA(cpu)  (0x1800 + (cpu)*0x100)
 #define IDT_GPA	      0x2000
-#define IDT_VECTORS   32
+#define IDT_VECTORS   0x21 /* exceptions 0-31, INT_VECTOR */
+#define INT_VECTOR    0x20 /* INT n from CPL 3 (DPL 3 gate) */
 #define PML4_GPA      0x3000 /* guest CR3 */
 #define PDPT_GPA      0x4000
 #define PD_GPA	      0x5000
@@ -43,6 +44,8 @@
 #define KERNEL_NMI_HANDLER   0x8180 /* IDT vector 2 */
 #define KERNEL_EXC_STUBS     0x8200 /* vector v at + v * KERNEL_EXC_STUB_SIZE */
 #define KERNEL_EXC_STUB_SIZE 16
+#define KERNEL_UD_HANDLER    0x8400 /* IDT vector 6: skips a UD2, drops TF */
+#define KERNEL_INT_HANDLER   0x8440 /* IDT vector INT_VECTOR: drops TF */
 
 /* Kernel counters the VMM reads after the run (one page, supervisor only). */
 #define KDATA_GPA	   0xc000

@@ -387,6 +387,33 @@ int model_raise_exception(struct model_cpu *c, int vector)
 	return 0;
 }
 
+/* CS of the IRETQ frame at RSP (RIP, CS, RFLAGS, RSP, SS). */
+static uint64_t read_frame_cs(struct model_cpu *c)
+{
+	uint64_t cs = 0;
+
+	model_read(c, c->gpr[RSP] + 8, &cs, 8);
+	return cs;
+}
+
+/*
+ * INT n or a fault from the program, delivered through the IDT.  The lab
+ * kernel's handlers for INT_VECTOR and #UD return through a frame without
+ * TF (kernel.S), so a tracer's TF does not come back: it is lost, with
+ * @reason, until the tracer notices (main.c).
+ */
+static int raise_dropping_tf(struct model_cpu *c, const struct insn *in, uint64_t vector,
+			     int reason)
+{
+	if (vector != INT_VECTOR && vector != 6)
+		return fail(c, in, "a vector whose lab handler is not in the model");
+	if (c->our_tf) {
+		c->our_tf = 0;
+		c->tf_lost = reason;
+	}
+	return model_raise_exception(c, (int)vector);
+}
+
 /* Opcodes after 0x0f. */
 static int step_0f(struct model_cpu *c, struct model_io *io, struct insn *in, enum model_event *ev)
 {
@@ -413,6 +440,10 @@ static int step_0f(struct model_cpu *c, struct model_io *io, struct insn *in, en
 	}
 	finish(c, in);
 	switch (op) {
+	case 0x0b: /* ud2: #UD, RIP stays on it */
+		*ev = EV_RAISED;
+		c->next_rip_override = 1;
+		return raise_dropping_tf(c, in, 6, MODEL_END_EVENT);
 	case 0xa2:
 		return do_cpuid(c, in);
 	case 0x05:
@@ -729,11 +760,20 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 		c->rflags = op == 0xfb ? c->rflags | RFLAGS_IF : c->rflags & ~RFLAGS_IF;
 		break;
 	case 0xcf: /* iretq */
-		if (!in.rex_w || c->cpl != 0)
-			return fail(c, &in, "only IRETQ at CPL 0 is in the model's subset");
+		if (!in.rex_w)
+			return fail(c, &in, "only IRETQ is in the model's subset");
+		if (c->cpl == 3 && (read_frame_cs(c) & 3) != 3)
+			return fail(c, &in, "IRETQ from CPL 3 to CPL 0");
 		finish(c, &in);
 		*ev = EV_IRET;
 		return do_iret(c);
+	case 0xcd: /* int imm8 */
+		if (fetch(c, &in, 1, &imm))
+			return -1;
+		finish(c, &in);
+		c->rip = in.next;
+		*ev = EV_RAISED;
+		return raise_dropping_tf(c, &in, imm, MODEL_END_INT);
 	case 0x0f:
 		if (step_0f(c, io, &in, ev))
 			return -1;

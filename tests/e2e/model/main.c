@@ -76,6 +76,16 @@ static void init_cpu(struct model_cpu *c, int index, uint8_t *mem, uint64_t arg)
 	c->gpr[RDI] = arg;
 }
 
+/* Is the instruction at RIP one the lab's KVM takes a VM exit for? */
+static int exits_to_kvm(struct model_cpu *c)
+{
+	uint8_t b[2] = {0, 0};
+
+	if (model_read(c, c->rip, b, 2))
+		return 0;
+	return b[0] == 0xe5 || b[0] == 0xe7 || (b[0] == 0x0f && b[1] == 0xa2);
+}
+
 /* Run one vCPU to PORT_DONE; 0 on success. */
 static int run_cpu(struct model_cpu *c, struct model_io *io, struct model_trace *t,
 		   uint64_t max_steps)
@@ -88,6 +98,14 @@ static int run_cpu(struct model_cpu *c, struct model_io *io, struct model_trace 
 
 		if (from_user && trace_fetch(t, c))
 			return -1;
+		/* Our TF went without a trap (INT n, a fault's handler): the
+		 * tracer notices at the next VM exit the program takes (an
+		 * I/O port or CPUID), ends the session there and starts a new
+		 * one with this instruction. */
+		if (from_user && c->tf_lost && exits_to_kvm(c)) {
+			trace_resume(t, c, c->tf_lost);
+			c->tf_lost = 0;
+		}
 		ours = from_user && c->our_tf;
 		if (model_step(c, io, &ev))
 			return -1;
@@ -95,7 +113,7 @@ static int run_cpu(struct model_cpu *c, struct model_io *io, struct model_trace 
 			trace_stop(t);
 			return 0;
 		}
-		if (c->trap_shadow)
+		if (c->trap_shadow || ev == EV_RAISED)
 			continue;
 		/* Our trap: after a CPL-3 instruction, except that SYSCALL masks
 		 * TF and SYSRET brings it back, trapping at the user RIP. */

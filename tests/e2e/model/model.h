@@ -35,7 +35,14 @@ enum model_event {
 	EV_SYSCALL, /* entered the kernel through SYSCALL */
 	EV_SYSRET,  /* returned to CPL 3 from a system call */
 	EV_IRET,    /* returned from an interrupt or exception */
+	EV_RAISED,  /* INT n or a fault: delivered through the IDT, no trap */
 };
+
+/* Session end reasons (include/svmtrace/abi.h SVMTRACE_END_*). */
+#define MODEL_END_STOP	0
+#define MODEL_END_CR3	1
+#define MODEL_END_INT	5
+#define MODEL_END_EVENT 6
 
 struct model_cpu {
 	int index;
@@ -48,6 +55,7 @@ struct model_cpu {
 	int next_rip_override;	  /* the instruction set RIP itself */
 	int trap_shadow;	  /* MOV SS: no single-step trap after it */
 	int our_tf;		  /* the tracer's TF is set (kept out of rflags) */
+	int tf_lost;		  /* MODEL_END_*: our TF went without a trap */
 	int nmi_pending;	  /* NMIs queued through PORT_NMI */
 	int nmi_masked;		  /* in the NMI handler, until IRETQ */
 	uint32_t status;	  /* EAX at PORT_DONE */

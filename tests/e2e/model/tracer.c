@@ -14,6 +14,10 @@
  *     (session_end, reason 1 = CR3, repeating the last record's state) and
  *     closes every gate again.
  *   - Stopping ends an open session the same way with reason 0 (stop).
+ *   - A TF lost without a trap (INT n, an exception whose handler does not
+ *     return it) ends the session at the next VM exit with reason 5 (int)
+ *     or 6 (event); a new session starts with the exiting instruction,
+ *     its start carrying the last gate id.
  */
 #include <string.h>
 
@@ -111,6 +115,21 @@ void trace_step(struct model_trace *t, struct model_cpu *c)
 		t->start_pending = 0;
 		t->last = *c;
 	}
+}
+
+/*
+ * Our TF was lost without a trap (INT n, an exception handler that drops
+ * it) and the tracer notices at a VM exit: the session ends with @reason
+ * (repeating the last record) and a new one starts with the instruction
+ * that exited.  Nothing happens outside a session.
+ */
+void trace_resume(struct model_trace *t, struct model_cpu *c, int reason)
+{
+	if (!t->in_session || !targeted(t, c))
+		return;
+	end_session(t, (unsigned int)reason);
+	t->in_session = t->start_pending = 1;
+	c->our_tf = 1;
 }
 
 void trace_stop(struct model_trace *t)

@@ -41,6 +41,7 @@ int trace_stepping(const struct model_trace *t);
 /* A single-step trap of ours arrived with the CPU in state c. */
 void trace_step(struct model_trace *t, struct model_cpu *c);
 /* The program ended and the capture is stopped. */
+void trace_resume(struct model_trace *t, struct model_cpu *c, int reason);
 void trace_stop(struct model_trace *t);
 
 #endif /* E2E_MODEL_TRACER_H */

@@ -49,6 +49,9 @@ static const char usage[] =
 	"                       CPL, in the columns of `svmtrace-dump dump --regs`\n"
 	"  -x, --x2apic         in-kernel local APIC (KVM_CREATE_IRQCHIP), x2APIC mode\n"
 	"  -0, --cpl0           run the program at CPL 0 (it may use WRMSR)\n"
+	"  -d, --dr-intercept   KVM_SET_GUEST_DEBUG(ENABLE) alone: KVM keeps intercepting\n"
+	"                       the guest's MOV DR, which then never runs natively (the\n"
+	"                       lab's workaround for QEMU 7.2's DR7 bug, docs/lab.md)\n"
 	"  -S, --svme           start with EFER.SVME set, like a guest that runs a\n"
 	"                       hypervisor of its own (Windows with VBS)\n"
 	"  -i, --input-delay-us U  answer each read of PORT_INPUT after U microseconds\n"
@@ -221,6 +224,7 @@ int main(int argc, char **argv)
 		{ "x2apic", no_argument, NULL, 'x' },
 		{ "cpl0", no_argument, NULL, '0' },
 		{ "svme", no_argument, NULL, 'S' },
+		{ "dr-intercept", no_argument, NULL, 'd' },
 		{ "kick-ms", required_argument, NULL, 'k' },
 		{ "input-delay-us", required_argument, NULL, 'i' },
 		{ "win", required_argument, NULL, 'W' },
@@ -240,7 +244,7 @@ int main(int argc, char **argv)
 	double t0;
 
 	cli_progname = "svmtrace-e2e-vmm";
-	while ((c = getopt_long(argc, argv, "c:a:wHsl:x0Sk:i:hW:gR:G:D:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:a:wHsl:x0dSk:i:hW:gR:G:D:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'W':
 			win_image = optarg;
@@ -292,6 +296,9 @@ int main(int argc, char **argv)
 			break;
 		case 'S':
 			vm.svme = 1;
+			break;
+		case 'd':
+			vm.dr_intercept = 1;
 			break;
 		case 'k':
 			vm.kick_ms = parse_u64(optarg, "--kick-ms");

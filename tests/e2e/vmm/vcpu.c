@@ -207,9 +207,20 @@ static int set_regs(struct vcpu *v)
 	return 0;
 }
 
+/*
+ * --singlestep: KVM_GUESTDBG_SINGLESTEP.  --dr-intercept: KVM_GUESTDBG_ENABLE
+ * alone, which changes nothing but this: with any guest_debug set, svm.c's
+ * dr_interception() emulates the guest's MOV DR instead of dropping the DR
+ * intercepts, so the guest never loads debug registers natively.  Under
+ * QEMU 7.2 TCG as L0 a native MOV DR7 in L2 leaves TCG breakpoints behind
+ * that crash L0 later (docs/lab.md).
+ */
 static int set_singlestep(struct vcpu *v)
 {
-	struct kvm_guest_debug dbg = { .control = KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_SINGLESTEP };
+	struct kvm_guest_debug dbg = { .control = KVM_GUESTDBG_ENABLE };
+
+	if (v->vm->singlestep)
+		dbg.control |= KVM_GUESTDBG_SINGLESTEP;
 
 	if (ioctl(v->fd, KVM_SET_GUEST_DEBUG, &dbg) < 0) {
 		set_err(v, "KVM_SET_GUEST_DEBUG");
@@ -238,7 +249,7 @@ int vcpu_create(struct vmm *vm, int index, char *err, size_t errlen)
 		return -1;
 	}
 	if (set_cpuid(v) || set_sregs(v) || set_msrs(v) || set_regs(v) ||
-	    (vm->singlestep && set_singlestep(v))) {
+	    ((vm->singlestep || vm->dr_intercept) && set_singlestep(v))) {
 		snprintf(err, errlen, "vCPU %d: %s", index, v->error);
 		return -1;
 	}

@@ -46,6 +46,7 @@ struct vmm {
 	int x2apic;		 /* in-kernel local APIC, in x2APIC mode from the start */
 	int cpl0;		 /* the program runs at CPL 0 (it may WRMSR) */
 	int svme;		 /* EFER.SVME set, as by a guest hypervisor (VBS) */
+	int dr_intercept;	 /* KVM_GUESTDBG_ENABLE alone: MOV DR always exits */
 	uint64_t kick_ms;	 /* --kick-ms: signal the vCPU threads this often */
 	uint64_t input_delay_us; /* --input-delay-us: each PORT_INPUT read takes this long */
 	uint64_t kicks;		 /* signals sent */

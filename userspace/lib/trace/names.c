@@ -32,6 +32,14 @@ const char *svmtrace_end_reason_name(uint32_t reason)
 		return "limit";
 	case SVMTRACE_END_ERROR:
 		return "error";
+	case SVMTRACE_END_INT:
+		return "int";
+	case SVMTRACE_END_EVENT:
+		return "event";
+	case SVMTRACE_END_TASK_SWITCH:
+		return "task-switch";
+	case SVMTRACE_END_ENTRY_FAILED:
+		return "entry-failed";
 	}
 	return "unknown";
 }

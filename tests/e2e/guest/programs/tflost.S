@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tflost (issue 13 point 2): the ways a tracer's TF disappears without a
+ * trap, and the trace must say so instead of losing steps silently.
+ *   - INT n: delivery clears TF; the lab kernel's INT_VECTOR handler
+ *     returns through a frame without TF (as a kernel that resumes the
+ *     thread from another context does);
+ *   - an exception delivered to a handler (UD2 -> #UD, intercepted by KVM
+ *     and injected back): the handler skips the UD2 and drops TF too.
+ * After each, some instructions run untraced until the next VM exit (an
+ * OUT, a CPUID), where the tracer notices: a session end with reason
+ * "int" or "event", then a new session from that exit on.
+ */
+#include "layout.h"
+
+	.intel_syntax noprefix
+	.code64
+	.text
+start:
+	mov	ebx, 11
+	add	ebx, 2
+	int	INT_VECTOR		/* TF gone from here ... */
+	add	ebx, 3
+	add	ebx, ebx
+	mov	eax, ebx
+	out	PORT_LOG, eax		/* ... to this exit */
+	add	ebx, 5
+	shl	ebx, 1
+	ud2				/* #UD, TF gone again ... */
+	add	ebx, 7
+	sub	ebx, 1
+	xor	eax, eax
+	cpuid				/* ... to this exit */
+	add	ebx, 1
+	mov	eax, ebx
+	out	PORT_LOG, eax
+	xor	eax, eax
+	out	PORT_DONE, eax
