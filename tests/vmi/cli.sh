@@ -16,7 +16,9 @@ expect_fail 1 "nosuchfile: No such file" "$VMI" --memory "$WORK/nosuchfile" --pr
 : >"$WORK/empty"
 expect_fail 1 "empty: empty file" "$VMI" --memory "$WORK/empty" --profiles y ps
 printf '\177ELF\002\001\001' >"$WORK/bad.elf"
-expect_fail 1 "bad.elf: ELF file is not 64-bit" "$VMI" --memory "$WORK/bad.elf" --profiles y ps
+expect_fail 1 "bad.elf: ELF64 file of 7 bytes is shorter than its ELF header" "$VMI" --memory "$WORK/bad.elf" --profiles y ps
+printf '\177ELF\002\002\001' >"$WORK/big.elf"
+expect_fail 1 "big.elf: not a little-endian ELF32/ELF64 file" "$VMI" --memory "$WORK/big.elf" --profiles y ps
 gen "$WORK/img" "$WIN10" --scenario small --mem-size 0x8000000
 expect_fail 1 "PID: expected an unsigned number" vmi --memory "$WORK/img.raw" resolve abc
 # A truncated ELF core names what is missing.

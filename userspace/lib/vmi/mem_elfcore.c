@@ -182,13 +182,16 @@ static int read_header(struct svmtrace_vmi_mem *mem, struct elf_head *h, struct 
 	const uint8_t *e = mem->map;
 	uint16_t type, machine, phentsize, phnum;
 
-	if (mem->map_len < sizeof(Elf32_Ehdr) || e[EI_DATA] != ELFDATA2LSB ||
-	    (e[EI_CLASS] != ELFCLASS64 && e[EI_CLASS] != ELFCLASS32) ||
-	    (e[EI_CLASS] == ELFCLASS64 && mem->map_len < sizeof(Elf64_Ehdr)))
+	if (mem->map_len <= EI_DATA || e[EI_DATA] != ELFDATA2LSB ||
+	    (e[EI_CLASS] != ELFCLASS64 && e[EI_CLASS] != ELFCLASS32))
 		return vmi_fail(err, SVMTRACE_E_FORMAT,
 				"%s: not a little-endian ELF32/ELF64 file (QEMU writes ELF64 "
 				"cores for x86-64 guests)",
 				mem->name);
+	if (mem->map_len < (e[EI_CLASS] == ELFCLASS64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr)))
+		return vmi_fail(err, SVMTRACE_E_FORMAT,
+				"%s: ELF%d file of %zu bytes is shorter than its ELF header",
+				mem->name, e[EI_CLASS] == ELFCLASS64 ? 64 : 32, mem->map_len);
 	h->is64 = e[EI_CLASS] == ELFCLASS64;
 	type = le16(e + offsetof(Elf64_Ehdr, e_type));
 	machine = le16(e + offsetof(Elf64_Ehdr, e_machine));
