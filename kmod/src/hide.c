@@ -181,8 +181,18 @@ static void follow_iret(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip
 	    (insn[0] & 0xf8) != 0x48 || insn[1] != 0xcf)
 		return;
 	gpa = kvm_mmu_gva_to_gpa_system(vcpu, vt->prev_rsp + 16, &e);
-	if (gpa != INVALID_GPA && !kvm_vcpu_read_guest(vcpu, gpa, &image, sizeof(image)))
-		vt->guest_tf = image & X86_EFLAGS_TF;
+	if (gpa == INVALID_GPA || kvm_vcpu_read_guest(vcpu, gpa, &image, sizeof(image)))
+		return;
+	vt->guest_tf = image & X86_EFLAGS_TF;
+	if (vt->iret_pending) {
+		/*
+		 * Returning from a handler entered while our TF was on: the
+		 * frame's TF may be ours; the guest's is what it was then
+		 * (or what the handler left of it).
+		 */
+		vt->guest_tf &= vt->iret_guest_tf;
+		vt->iret_pending = false;
+	}
 }
 
 /*

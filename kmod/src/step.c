@@ -97,6 +97,7 @@ void svmtrace_session_begin(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			    struct kvm_vcpu *vcpu, u32 gate_id)
 {
 	take_tf(vcpu, vt);
+	vt->iret_pending = false;
 	svmtrace_hide_restart(vcpu, vt);	/* where the first step starts */
 	vt->in_session = true;
 	vt->start_pending = true;
@@ -415,8 +416,11 @@ static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 		svmtrace_gates_close_all(vm, t);
 		return false;
 	}
-	if (!vt->in_session)
+	if (!vt->in_session) {
+		/* Back from a handler we did not follow (its IRETQ unstepped). */
+		vt->iret_pending = false;
 		session_restart(vm, vt);
+	}
 	if (READ_ONCE(vm->paused)) {
 		if (ran_ours && rip_wanted(t, kvm_rip_read(vcpu))) {
 			/* Not recorded, but it happened: the sequence shows the hole. */
@@ -444,6 +448,21 @@ static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 	}
 	set_tf(vcpu, true);
 	return true;
+}
+
+/*
+ * The vCPU enters a handler without a trap, by an event delivery that
+ * clears TF and pushes RFLAGS with our TF and the guest's: the handler is
+ * not traced (the session ends with reason event, when one is open), and
+ * when a followed IRETQ returns through that frame its TF is taken to be
+ * the guest's only as far as the guest's TF was set now (follow_iret()).
+ */
+static void handler_entered(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
+			    struct kvm_vcpu *vcpu)
+{
+	session_end(vm, vt, vcpu, SVMTRACE_END_EVENT);
+	vt->iret_pending = true;
+	vt->iret_guest_tf = vt->guest_tf;
 }
 
 /*
@@ -496,11 +515,29 @@ static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 		if (nmi_rflags)
 			*nmi_rflags |= X86_EFLAGS_TF;
 		else if (guest_db_delivered(vcpu, vm, vt, guests))
-			/* Its delivery clears TF: the handler runs untraced. */
-			session_end(vm, vt, vcpu, SVMTRACE_END_EVENT);
+			handler_entered(vm, vt, vcpu);
 	}
 	mutex_unlock(&vt->lock);
 	return !guest_bits && !others_step;
+}
+
+/*
+ * The DR6 bits of a #DB that make it the guest's own besides a single
+ * step: BD, BT, and B0-B3 of breakpoints the guest's DR7 enables.  The CPU
+ * may set B0-B3 for a breakpoint whose address matched although it is not
+ * enabled (SDM 18.2.3; QEMU's TCG does, with whatever the host left in
+ * DR0-3): such a bit does not make our single-step the guest's.
+ */
+static u64 guest_db_bits(struct kvm_vcpu *vcpu, u64 dr6)
+{
+	unsigned long dr7 = vcpu->arch.dr7;
+	u64 bits = dr6 & (DR6_BD | DR6_BT);
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if ((dr6 & BIT(i)) && (dr7 & (3UL << (i * 2))))
+			bits |= BIT(i);
+	return bits;
 }
 
 bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, u64 *dr6, u64 *nmi_rflags)
@@ -515,7 +552,7 @@ bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, u64 *dr6, u64 *nmi_rflags)
 	vt = svmtrace_vcpu_of(vcpu, &vm);
 	if (!vt)
 		return false;
-	done = handle_step(vcpu, vm, vt, true, *dr6 & (DR_TRAP_BITS | DR6_BD | DR6_BT), nmi_rflags,
+	done = handle_step(vcpu, vm, vt, true, guest_db_bits(vcpu, *dr6), nmi_rflags,
 			   &bs_ours);
 	if (bs_ours) {
 		/*
@@ -595,6 +632,11 @@ static void lost_tf(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtra
 		return;
 	reason = lost_reason(vcpu, vt);
 	session_end(vm, vt, vcpu, reason);
+	if (kernel && !vt->iret_pending) {
+		/* In the handler: its frame may hold our TF (follow_iret()). */
+		vt->iret_pending = true;
+		vt->iret_guest_tf = vt->guest_tf;
+	}
 	take_tf(vcpu, vt);
 	svmtrace_hide_restart(vcpu, vt);
 	session_restart(vm, vt);

@@ -63,6 +63,9 @@ struct svmtrace_vcpu {
 	bool waiting;		/* blocked on a full ring */
 	bool held;		/* vt->last waits for room (block policy, KVM_REQ_SVMTRACE) */
 	bool nmi_parked;	/* our TF kept out of an NMI frame until its IRET */
+	bool iret_pending;	/* the next IRETQ we step returns from a handler */
+	bool iret_guest_tf;	/* ... and restores this TF of the guest's, whatever */
+				/* the frame says (it also holds ours) */
 	int silent_gate;	/* gate to close after the silent step */
 	u32 start_gate;		/* id for the session_start slot */
 	bool start_pending;

@@ -6,7 +6,10 @@
  *     space); SYSRETQ straight back (FMASK cleared TF and IF on the way in).
  *   - #DB handler (IDT vector 1): counts the guest's own #DBs (TF, ICEBP)
  *     and sums their frame RIPs, so a tracer that swallows, duplicates or
- *     misplaces one changes the result the VMM prints.
+ *     misplaces one changes the result the VMM prints.  Every other #DB
+ *     it writes PORT_NOP: a VM exit inside the handler, where a --kernel
+ *     tracer takes its TF back and follows the handler's IRETQ (issue 13);
+ *     the others return without a VM exit.
  *   - NMI handler (IDT vector 2): counts NMIs, and collects the TF bit of
  *     the RFLAGS image in each NMI frame (hazard 2: a tracer's TF must not
  *     show there either).
@@ -41,7 +44,11 @@ db_handler:				/* trap frame: RIP CS RFLAGS RSP SS */
 	inc	qword ptr [KDATA_DB_COUNT]
 	mov	rax, qword ptr [rsp + 8]
 	add	qword ptr [KDATA_DB_RIP_SUM], rax
-	pop	rax
+	mov	rax, qword ptr [KDATA_DB_COUNT]
+	and	eax, 1
+	jz	1f
+	out	PORT_NOP, eax		/* odd #DBs: a VM exit in the handler */
+1:	pop	rax
 	iretq
 
 	.org KERNEL_NMI_HANDLER - KERNEL_GPA

@@ -82,6 +82,7 @@
 #define PORT_LOG    0xe2 /* out: VMM adds EAX to a checksum */
 #define PORT_INPUT  0xe3 /* in: VMM answers INPUT_VALUE */
 #define PORT_NMI    0xe4 /* out: VMM queues EAX NMIs (KVM_NMI) */
+#define PORT_NOP    0xe6 /* out: nothing (a VM exit, e.g. inside a handler) */
 #define INPUT_VALUE 0x5eed1234
 
 /* CPUID leaf 0 as the VMM sets it (max basic leaf 0xd, "AuthenticAMD"). */

@@ -322,6 +322,8 @@ static int do_port(struct model_cpu *c, struct model_io *io, const struct insn *
 		reg_set(c, RAX, GO_VALUE, 32);
 		return 0;
 	}
+	if (out && port == PORT_NOP)
+		return 0;
 	if (out && port == PORT_NMI) {
 		c->nmi_pending += (uint32_t)c->gpr[RAX];
 		return 0;

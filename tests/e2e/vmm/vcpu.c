@@ -330,6 +330,8 @@ static int handle_io(struct vcpu *v)
 	case KVM_EXIT_IO_OUT << 16 | PORT_DONE:
 		v->status = val;
 		return 1;
+	case KVM_EXIT_IO_OUT << 16 | PORT_NOP:
+		return 0;
 	case KVM_EXIT_IO_OUT << 16 | PORT_LOG:
 		__atomic_add_fetch(&v->vm->log_sum, val, __ATOMIC_RELAXED);
 		__atomic_add_fetch(&v->vm->log_count, 1, __ATOMIC_RELAXED);
