@@ -14,7 +14,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define SVMTRACE_ABI_VERSION 2
+#define SVMTRACE_ABI_VERSION 3
 
 /* Order of svmtrace_slot.gpr[] (and of every GPR array in files and APIs). */
 enum svmtrace_gpr {
@@ -231,6 +231,15 @@ struct svmtrace_counters {
 	__u64 bytes;			/* bytes published */
 	__u64 sessions;			/* sessions started */
 	__u64 session_ends;
+	/*
+	 * What an exit audit needs to balance #DB exits against records
+	 * (docs/abi.md): #DB exits of this vCPU that were no step of ours,
+	 * steps (db_exits + emulated_steps) that produced no slot, and
+	 * session ends produced by stop rather than by a step.
+	 */
+	__u64 db_foreign;
+	__u64 steps_unrecorded;
+	__u64 stop_ends;
 };
 
 /* svmtrace_vcpu_status.flags */
@@ -340,7 +349,7 @@ SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_slot_xstate) == 768, "xstate slot 
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_ring_header) == 192, "ring header is 3 lines");
 SVMTRACE_STATIC_ASSERT(__builtin_offsetof(struct svmtrace_slot, kind) == 168, "kind after gprs");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_target) == 1440, "target layout");
-SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_capture_status) == 4712, "status layout");
+SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_capture_status) == 6272, "status layout");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_version) == 72, "version layout");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_gpa_read) == 32, "gpa read layout");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_vcpu_state) == 128, "vcpu state layout");

@@ -269,6 +269,9 @@ static void add_counters(struct svmtrace_counters *sum, const struct svmtrace_co
 	sum->bytes += c->bytes;
 	sum->sessions += c->sessions;
 	sum->session_ends += c->session_ends;
+	sum->db_foreign += c->db_foreign;
+	sum->steps_unrecorded += c->steps_unrecorded;
+	sum->stop_ends += c->stop_ends;
 }
 
 static int ctl_status(struct svmtrace_ctl *ctl, void __user *arg)

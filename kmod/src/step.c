@@ -282,10 +282,20 @@ int __svmtrace_vcpu_request(struct kvm_vcpu *vcpu)
 }
 EXPORT_SYMBOL_GPL(__svmtrace_vcpu_request);
 
-static void session_end(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
+/* Whether a slot published now reaches the ring or counts as dropped. */
+static bool ring_takes(const struct svmtrace_vcpu *vt)
+{
+	return vt->ring && !vt->ring->closed;
+}
+
+/* True when the end was produced (published, held or counted as dropped). */
+static bool session_end(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			struct kvm_vcpu *vcpu, u32 reason)
 {
+	bool produced = false;
+
 	if (vt->in_session && !vt->start_pending) {
+		produced = ring_takes(vt);
 		/* The end repeats the last step's state. */
 		if (vt->last_state != &vt->last)
 			vt->last = *vt->last_state;
@@ -297,6 +307,7 @@ static void session_end(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 	}
 	vt->in_session = false;
 	vt->start_pending = false;
+	return produced;
 }
 
 static bool rip_wanted(const struct svmtrace_target *t, u64 rip)
@@ -311,14 +322,15 @@ static bool rip_wanted(const struct svmtrace_target *t, u64 rip)
 	return false;
 }
 
-static void record_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
+/* True when the step produced a slot (published, held or counted as dropped). */
+static bool record_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			struct kvm_vcpu *vcpu, bool kernel)
 {
 	struct svmtrace_slot *s;
 	u16 flags = 0;
 
-	if (!rip_wanted(armed(vm, vt), kvm_rip_read(vcpu)))
-		return;
+	if (!ring_takes(vt) || !rip_wanted(armed(vm, vt), kvm_rip_read(vcpu)))
+		return false;
 	s = step_slot(vt);
 	fill_state(s, vcpu, vt, kernel);
 	vt->last_state = s;
@@ -333,6 +345,7 @@ static void record_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 	} else {
 		publish(vm, vt, vcpu, s, SVMTRACE_SLOT_INSTRUCTION, 0, flags);
 	}
+	return true;
 }
 
 /* The silent step off a foreign gate fetch is done: close the gate again. */
@@ -371,25 +384,28 @@ static bool adopt_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct 
 /*
  * Move the session on after a step.  @ran_ours is false when the step was
  * only KVM's NMI-window single-step over guest kernel code (nothing of the
- * target ran).  Returns whether the vCPU keeps our TF.
+ * target ran).  Returns whether the vCPU keeps our TF; *@produced says
+ * whether the step produced a slot (the exit audit counts those that did
+ * not: silent, paused, kernel-mode and filtered steps, steps after stop).
  */
 static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
-			 struct svmtrace_vcpu *vt, bool ran_ours)
+			 struct svmtrace_vcpu *vt, bool ran_ours, bool *produced)
 {
 	struct svmtrace_target *t = armed(vm, vt);
 	bool kernel;
 
+	*produced = false;
 	if (vt->silent) {
 		silent_end(vm, vt, vcpu);
 		return false;
 	}
 	if (!t) {
-		session_end(vm, vt, vcpu, SVMTRACE_END_STOP);
+		*produced = session_end(vm, vt, vcpu, SVMTRACE_END_STOP);
 		release_tf(vcpu, vt);
 		return false;
 	}
 	if (!svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu))) {
-		session_end(vm, vt, vcpu, SVMTRACE_END_CR3);
+		*produced = session_end(vm, vt, vcpu, SVMTRACE_END_CR3);
 		release_tf(vcpu, vt);
 		svmtrace_gates_close_all(vm, t);
 		return false;
@@ -415,7 +431,7 @@ static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 	}
 	if (ran_ours) {
 		svmtrace_hide_tf(vcpu, vt);
-		record_step(vm, vt, vcpu, kernel);
+		*produced = record_step(vm, vt, vcpu, kernel);
 	} else {
 		svmtrace_hide_restart(vcpu, vt);
 	}
@@ -438,11 +454,13 @@ static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 			bool db_exit, bool guest_bits, u64 *nmi_rflags, bool *bs_ours)
 {
 	bool ran_ours = !nmi_rflags || (*nmi_rflags & X86_EFLAGS_TF);
-	bool others_step;
+	bool others_step, produced;
 
 	*bs_ours = false;
 	mutex_lock(&vt->lock);
 	if (!vt->tf_live && (guest_bits || !ran_ours || !adopt_step(vm, vt, vcpu))) {
+		if (db_exit)
+			vt->stats.db_foreign++;
 		mutex_unlock(&vt->lock);
 		return false;
 	}
@@ -450,10 +468,14 @@ static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 	*bs_ours = ran_ours && !others_step;
 	if (ran_ours && db_exit)
 		vt->stats.db_exits++;
-	else if (ran_ours)
+	else if (ran_ours && !db_exit)
 		vt->stats.emulated_steps++;
-	if (session_step(vcpu, vm, vt, ran_ours) && nmi_rflags)
+	else if (db_exit && !ran_ours)
+		vt->stats.db_foreign++;	/* KVM's NMI-window step alone */
+	if (session_step(vcpu, vm, vt, ran_ours, &produced) && nmi_rflags)
 		*nmi_rflags |= X86_EFLAGS_TF;
+	if (ran_ours && !produced)
+		vt->stats.steps_unrecorded++;
 	mutex_unlock(&vt->lock);
 	return !guest_bits && !others_step;
 }
@@ -464,12 +486,20 @@ bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, u64 *dr6, u64 *nmi_rflags)
 	struct svmtrace_vm *vm;
 	bool done, bs_ours;
 
-	/* A nested guest's steps are not the target's (control.c refuses it at arm). */
-	if (!(*dr6 & DR6_BS) || is_guest_mode(vcpu))
-		return false;
 	vt = svmtrace_vcpu_of(vcpu, &vm);
 	if (!vt)
 		return false;
+	/*
+	 * A nested guest's steps are not the target's (control.c refuses it
+	 * at arm); without BS the #DB is a breakpoint or ICEBP.  Both are the
+	 * guest's, counted so that the exit audit can account for every #DB.
+	 */
+	if (!(*dr6 & DR6_BS) || is_guest_mode(vcpu)) {
+		mutex_lock(&vt->lock);
+		vt->stats.db_foreign++;
+		mutex_unlock(&vt->lock);
+		return false;
+	}
 	done = handle_step(vcpu, vm, vt, true, *dr6 & (DR_TRAP_BITS | DR6_BD | DR6_BT), nmi_rflags,
 			   &bs_ours);
 	if (bs_ours) {
@@ -545,7 +575,8 @@ void svmtrace_sessions_stop(struct svmtrace_vm *vm)
 		vt = vm->vcpus[i];
 		mutex_lock(&vt->lock);
 		drop_held(vt);
-		session_end(vm, vt, NULL, SVMTRACE_END_STOP);
+		if (session_end(vm, vt, NULL, SVMTRACE_END_STOP))
+			vt->stats.stop_ends++;
 		vt->skipped = false;
 		if (vt->ring)
 			svmtrace_ring_close(vt->ring);
