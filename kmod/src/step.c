@@ -331,6 +331,8 @@ static bool record_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 
 	if (!ring_takes(vt) || !rip_wanted(armed(vm, vt), kvm_rip_read(vcpu)))
 		return false;
+	if (svmtrace_test_lose_step())
+		return true;	/* test only: the bug the exit audit must catch */
 	s = step_slot(vt);
 	fill_state(s, vcpu, vt, kernel);
 	vt->last_state = s;

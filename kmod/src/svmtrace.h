@@ -125,6 +125,9 @@ void svmtrace_sessions_stop(struct svmtrace_vm *vm);
 void svmtrace_hide_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
 void svmtrace_hide_restart(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
 
+/* testparam.c */
+bool svmtrace_test_lose_step(void);
+
 /* control.c */
 int svmtrace_control_init(void);
 void svmtrace_control_exit(void);
