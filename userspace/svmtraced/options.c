@@ -14,7 +14,8 @@ const char options_usage[] =
 	"                 [--from entry|next] [--resolve-timeout S] [--profiles PATH]\n"
 	"                 [--out DIR] [--policy drop|block] [--kernel] [--rip-range A-B]...\n"
 	"                 [--duration S] [--max-records N] [--max-bytes N[K|M|G]]\n"
-	"                 [--ring-slots N] [--wake-batch N] [--socket PATH] [--quiet]\n"
+	"                 [--ring-slots N] [--wake-batch N] [--socket PATH] [--audit]\n"
+	"                 [--quiet]\n"
 	"       svmtraced status [--socket PATH]\n"
 	"       svmtraced stop [--socket PATH]\n"
 	"Trace every user-mode instruction of a process in a running Windows VM (KVM on\n"
@@ -47,6 +48,9 @@ const char options_usage[] =
 	"  --wake-batch N        wake the daemon every N slots (default ring-slots/16)\n"
 	"  --socket PATH         status socket (default " SVMTRACED_SOCKET_DIR
 	"/svmtraced-PID.sock)\n"
+	"  --audit               count the VM's #DB and NPF exits with eBPF (kvm tracepoints)\n"
+	"                        and check per vCPU that they balance the records; the\n"
+	"                        result goes to capture.json, a mismatch fails the run\n"
 	"  --quiet               no progress line\n"
 	"  -h, --help            this text\n"
 	"\n"
@@ -127,6 +131,7 @@ void options_parse(int argc, char **argv, struct daemon_options *o)
 						  { "out", required_argument, NULL, 'o' },
 						  { "max-bytes", required_argument, NULL, 'b' },
 						  { "socket", required_argument, NULL, 'S' },
+						  { "audit", no_argument, NULL, 'A' },
 						  { "quiet", no_argument, NULL, 'q' },
 						  { "help", no_argument, NULL, 'h' },
 						  CAPTURE_LONGOPTS,
@@ -194,6 +199,9 @@ void options_parse(int argc, char **argv, struct daemon_options *o)
 			break;
 		case 'S':
 			o->socket = optarg;
+			break;
+		case 'A':
+			o->audit = true;
 			break;
 		case 'q':
 			o->quiet = true;

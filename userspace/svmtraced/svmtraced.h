@@ -50,6 +50,7 @@ struct daemon_options {
 	struct svmtrace_target target;
 	struct capture_limits lim;
 	bool quiet;
+	bool audit;	    /* --audit: the BPF exit audit (userspace/audit) */
 	const char *socket; /* status socket path, NULL = /run/svmtrace/svmtraced-PID.sock */
 };
 
@@ -104,6 +105,7 @@ void target_modules(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem, stru
 void target_fill(const struct target_info *t, struct svmtrace_target *kt);
 
 /* meta.c */
+struct audit_line;
 struct meta_counts {
 	uint32_t vcpu;
 	uint64_t written, dropped, produced, discarded;
@@ -118,6 +120,9 @@ struct meta {
 	const char *state;	/* "recording" while running, "ended" at the end */
 	const char *end_reason; /* NULL while running */
 	double started, ended;	/* wall clock (time(2)) */
+	/* --audit: one balance per vCPU once ended (NULL otherwise), and its verdict. */
+	const struct audit_line *audit;
+	bool audit_ok;
 };
 /* Write @dir/capture.json atomically (tmp + rename); false with a warning. */
 bool meta_write(const char *dir, const struct meta *m);

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --audit for both capture programs: the BPF exit audit runs from before
+ * arm to after the last drain, then every vCPU must balance
+ *
+ *   #DB exits (BPF) = kmod_db_exits + foreign
+ *   #DB exits (BPF) = produced - emulated + unrecorded - stop_ends + foreign
+ *
+ * where produced is what this capture took from the ring (written,
+ * discarded or dropped by the kernel) and the other terms are the module's
+ * counters (docs/lab.md explains each).  The first says the module saw
+ * every #DB exit; the second that each one is a record or has a reason not
+ * to be.  A vCPU that does not balance is an error line and a failed
+ * capture.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "audit/audit.h"
+#include "common/capture.h"
+#include "common/capture_audit.h"
+#include "common/cli.h"
+
+/* Readings taken while a vCPU is between its exit and the module's count retry this often. */
+#define SETTLE_TRIES 50
+#define SETTLE_US 20000
+
+struct exit_audit *capture_audit_start(pid_t vmm_pid)
+{
+	struct exit_audit *a;
+	char err[768];
+
+	a = exit_audit_start(vmm_pid, err, sizeof(err));
+	if (!a)
+		die("--audit: %s", err);
+	return a;
+}
+
+/* Upper bound (ns) of the bucket where @pct percent of the timed steps are reached. */
+static uint64_t percentile(const struct audit_vcpu *v, unsigned int pct)
+{
+	uint64_t want = (v->steps_timed * pct + 99) / 100, sum = 0;
+	unsigned int b;
+
+	for (b = 0; b < AUDIT_HIST_BUCKETS; b++) {
+		sum += v->hist[b];
+		if (want && sum >= want)
+			return 2ull << b;
+	}
+	return 0;
+}
+
+static void fill_line(const struct capture *cap, uint32_t i, const struct audit_vcpu *v,
+		      const struct svmtrace_counters *k, struct audit_line *l)
+{
+	struct svmtrace_ring_counts rc;
+
+	svmtrace_ring_counts(&cap->streams[i].ring, &rc);
+	*l = (struct audit_line){ .vcpu = i,
+				  .db_exits = v->db_exits,
+				  .npf_exits = v->npf_exits,
+				  .produced = cap->streams[i].written + cap->streams[i].discarded +
+					      rc.dropped,
+				  .kmod_db_exits = k->db_exits,
+				  .emulated = k->emulated_steps,
+				  .unrecorded = k->steps_unrecorded,
+				  .stop_ends = k->stop_ends,
+				  .foreign = k->db_foreign,
+				  .steps_timed = v->steps_timed,
+				  .step_ns = v->step_ns,
+				  .step_p50_ns = percentile(v, 50),
+				  .step_p99_ns = percentile(v, 99) };
+	l->exits_ok = l->db_exits == l->kmod_db_exits + l->foreign;
+	l->records_ok = (int64_t)l->db_exits == audit_expected_db(l);
+	l->balanced = l->exits_ok && l->records_ok;
+}
+
+static bool same_counters(const struct svmtrace_capture_status *a,
+			  const struct svmtrace_capture_status *b)
+{
+	return !memcmp(&a->total, &b->total, sizeof(a->total));
+}
+
+/*
+ * One reading of the BPF counters between two identical module readings:
+ * a #DB exit the BPF program saw but whose handler has not counted it yet
+ * would otherwise look like a miscount.  Retried for a second at most.
+ */
+static bool settle(struct capture *cap, struct exit_audit *a, struct audit_line *lines, uint32_t n)
+{
+	static struct svmtrace_capture_status s1, s2;
+	struct audit_vcpu v[AUDIT_MAX_VCPUS];
+	bool all = false;
+	uint32_t i, tries;
+
+	for (tries = 0; tries < SETTLE_TRIES && !all; tries++) {
+		if (tries)
+			usleep(SETTLE_US);
+		if (ioctl(cap->ctl, SVMTRACE_STATUS, &s1) || !exit_audit_read(a, v, n) ||
+		    ioctl(cap->ctl, SVMTRACE_STATUS, &s2)) {
+			warn("--audit: reading the counters: %s", strerror(errno));
+			return false;
+		}
+		all = same_counters(&s1, &s2);
+		for (i = 0; i < n; i++) {
+			fill_line(cap, i, &v[i], &s2.vcpus[i].counters, &lines[i]);
+			all &= lines[i].balanced;
+		}
+	}
+	return true;
+}
+
+static void print_line(const struct audit_line *l)
+{
+	printf("audit vcpu%u db_exits=%llu = kmod_db_exits %llu + foreign %llu: %s; "
+	       "= produced %llu - emulated %llu + unrecorded %llu - stop_ends %llu + foreign %llu: "
+	       "%s; npf_exits=%llu steps_timed=%llu step_ns_mean=%llu step_ns_p50<=%llu "
+	       "step_ns_p99<=%llu\n",
+	       l->vcpu, (unsigned long long)l->db_exits, (unsigned long long)l->kmod_db_exits,
+	       (unsigned long long)l->foreign, l->exits_ok ? "ok" : "MISMATCH",
+	       (unsigned long long)l->produced,
+	       (unsigned long long)l->emulated, (unsigned long long)l->unrecorded,
+	       (unsigned long long)l->stop_ends, (unsigned long long)l->foreign,
+	       l->records_ok ? "ok" : "MISMATCH", (unsigned long long)l->npf_exits,
+	       (unsigned long long)l->steps_timed,
+	       (unsigned long long)(l->steps_timed ? l->step_ns / l->steps_timed : 0),
+	       (unsigned long long)l->step_p50_ns, (unsigned long long)l->step_p99_ns);
+}
+
+bool capture_audit_finish(struct capture *cap, struct exit_audit *a, struct audit_line **out)
+{
+	uint32_t n = cap->nr < AUDIT_MAX_VCPUS ? cap->nr : AUDIT_MAX_VCPUS, i;
+	/* cap->nr entries (capture.json has one per vCPU); past the audit's reach, zero. */
+	struct audit_line *lines = calloc(cap->nr ? cap->nr : 1, sizeof(*lines));
+	uint64_t lost;
+	bool ok = true;
+
+	if (!lines)
+		die("out of memory");
+	*out = lines;
+	if (cap->nr > AUDIT_MAX_VCPUS || cap->nr > SVMTRACE_MAX_STATUS_VCPUS) {
+		warn("--audit: %u vCPUs, the audit covers the first %u", cap->nr, n);
+		ok = false;
+	}
+	if (!settle(cap, a, lines, n))
+		return false;
+	for (i = 0; i < n; i++) {
+		print_line(&lines[i]);
+		if (!lines[i].exits_ok) {
+			warn("--audit: vCPU %u: BPF saw %llu #DB exits, the module accounts for "
+			     "%llu (%llu steps + %llu foreign)",
+			     i, (unsigned long long)lines[i].db_exits,
+			     (unsigned long long)(lines[i].kmod_db_exits + lines[i].foreign),
+			     (unsigned long long)lines[i].kmod_db_exits,
+			     (unsigned long long)lines[i].foreign);
+			ok = false;
+		}
+		if (!lines[i].records_ok) {
+			warn("--audit: vCPU %u: BPF saw %llu #DB exits, the records account for "
+			     "%lld: a step vanished without a record, a drop or a reason",
+			     i, (unsigned long long)lines[i].db_exits,
+			     (long long)audit_expected_db(&lines[i]));
+			ok = false;
+		}
+	}
+	lost = exit_audit_lost(a);
+	if (lost) {
+		warn("--audit: %llu exits of a vCPU id >= %u were not filed",
+		     (unsigned long long)lost, AUDIT_MAX_VCPUS);
+		ok = false;
+	}
+	printf("audit %s\n", ok ? "balanced" : "FAILED");
+	fflush(stdout);
+	return ok;
+}
