@@ -50,7 +50,7 @@ struct exit_audit *exit_audit_start(pid_t vmm_pid, char *err, size_t err_size)
 	char why[512];
 	int r;
 
-	if (audit_check_formats(err, err_size))
+	if (audit_check_formats(NULL, err, err_size))
 		return NULL;
 	a = calloc(1, sizeof(*a));
 	if (!a) {

@@ -33,8 +33,11 @@ bool exit_audit_read(struct exit_audit *a, struct audit_vcpu *out, uint32_t n);
 uint64_t exit_audit_lost(struct exit_audit *a);
 void exit_audit_close(struct exit_audit *a);
 
-/* audit_format.c: 0, or -1 with the first mismatch described in @err. */
-int audit_check_formats(char *err, size_t err_size);
+/*
+ * audit_format.c: 0, or -1 with the first mismatch described in @err.
+ * @tracefs: where tracefs is mounted, NULL for the usual places.
+ */
+int audit_check_formats(const char *tracefs, char *err, size_t err_size);
 
 /*
  * One vCPU's balance, two equations (the terms: docs/lab.md):

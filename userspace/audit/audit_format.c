@@ -31,15 +31,18 @@ static const struct want_field wanted[] = {
 	{ "kvm_exit", "common_pid", 4, 4 },
 };
 
-/* tracefs where it is mounted now, the debugfs path of older setups second. */
-static FILE *open_format(const char *event, char *path, size_t size)
+/*
+ * @tracefs, or where tracefs is mounted now, then the debugfs path of older
+ * setups.
+ */
+static FILE *open_format(const char *tracefs, const char *event, char *path, size_t size)
 {
 	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
 	FILE *f = NULL;
 	size_t i;
 
 	for (i = 0; i < sizeof(roots) / sizeof(roots[0]) && !f; i++) {
-		snprintf(path, size, "%s/events/kvm/%s/format", roots[i], event);
+		snprintf(path, size, "%s/events/kvm/%s/format", tracefs ? tracefs : roots[i], event);
 		f = fopen(path, "r");
 	}
 	return f;
@@ -60,14 +63,14 @@ static int find_field(FILE *f, const char *name, unsigned int *offset, unsigned 
 		p = end - n;
 		if (strncmp(p, name, n) || (p[-1] != ' ' && p[-1] != '\t' && p[-1] != '*'))
 			continue;
-		if (sscanf(end, "; offset:%u; size:%u;", offset, size) == 2 ||
-		    sscanf(end, ";\toffset:%u;\tsize:%u;", offset, size) == 2)
+		/* A blank in a scanf format matches the tabs. */
+		if (sscanf(end, "; offset:%u; size:%u;", offset, size) == 2)
 			return 0;
 	}
 	return -1;
 }
 
-int audit_check_formats(char *err, size_t err_size)
+int audit_check_formats(const char *tracefs, char *err, size_t err_size)
 {
 	char path[256];
 	unsigned int off, size;
@@ -77,7 +80,7 @@ int audit_check_formats(char *err, size_t err_size)
 	for (i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
 		const struct want_field *w = &wanted[i];
 
-		f = open_format(w->event, path, sizeof(path));
+		f = open_format(tracefs, w->event, path, sizeof(path));
 		if (!f) {
 			snprintf(err, err_size,
 				 "%s: %s (tracefs not mounted, or no kvm module loaded; "

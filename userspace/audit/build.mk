@@ -24,3 +24,7 @@ $(BPF_DIR)/exit_audit.skel.h: $(BPF_DIR)/exit_audit.bpf.o
 
 $(BUILD)/obj/userspace/audit/audit.o: $(BPF_DIR)/exit_audit.skel.h
 $(BUILD)/obj/userspace/audit/audit.o: ALL_CFLAGS += -I$(BPF_DIR)
+
+# The layout check's unit test links it alone (no libbpf).
+$(BUILD)/tests/test_audit_format: $(BUILD)/obj/userspace/audit/audit_format.o
+$(BUILD)/tests/test_audit_format: TEST_EXTRA_OBJS = $(BUILD)/obj/userspace/audit/audit_format.o
