@@ -40,9 +40,10 @@ void exit_audit_close(struct exit_audit *a);
 int audit_check_formats(const char *tracefs, char *err, size_t err_size);
 
 /*
- * One vCPU's balance, two equations (the terms: docs/lab.md):
+ * One vCPU's balance, two equations and a bound (the terms: docs/lab.md):
  *   exits:   db_exits = kmod_db_exits + foreign
  *   records: db_exits = produced - emulated + unrecorded - stop_ends + foreign
+ *   gates:   npf_exits >= gate_faults (every gate fault is an NPF exit)
  * db_exits and npf_exits are the BPF program's, produced is what the
  * capture took from the ring (written + discarded + dropped), the other
  * terms are the module's counters.
@@ -51,10 +52,10 @@ struct audit_line {
 	uint32_t vcpu;
 	uint64_t db_exits, npf_exits;
 	uint64_t produced;
-	uint64_t kmod_db_exits, emulated, unrecorded, stop_ends, foreign;
+	uint64_t kmod_db_exits, emulated, unrecorded, stop_ends, foreign, gate_faults;
 	uint64_t steps_timed, step_ns;
 	uint64_t step_p50_ns, step_p99_ns; /* upper bounds of their log2 buckets */
-	bool exits_ok, records_ok, balanced;
+	bool exits_ok, records_ok, gates_ok, balanced;
 };
 
 /* The right-hand side of the records equation. */

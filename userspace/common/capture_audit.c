@@ -10,7 +10,7 @@
  * discarded or dropped by the kernel) and the other terms are the module's
  * counters (docs/lab.md explains each).  The first says the module saw
  * every #DB exit; the second that each one is a record or has a reason not
- * to be.  A vCPU that does not balance is an error line and a failed
+ * to be.  And no vCPU may have more gate faults than BPF saw NPF exits.  A vCPU that does not balance is an error line and a failed
  * capture.
  */
 #include <errno.h>
@@ -70,13 +70,15 @@ static void fill_line(const struct capture *cap, uint32_t i, const struct audit_
 				  .unrecorded = k->steps_unrecorded,
 				  .stop_ends = k->stop_ends,
 				  .foreign = k->db_foreign,
+				  .gate_faults = k->npf_exits,
 				  .steps_timed = v->steps_timed,
 				  .step_ns = v->step_ns,
 				  .step_p50_ns = percentile(v, 50),
 				  .step_p99_ns = percentile(v, 99) };
 	l->exits_ok = l->db_exits == l->kmod_db_exits + l->foreign;
 	l->records_ok = (int64_t)l->db_exits == audit_expected_db(l);
-	l->balanced = l->exits_ok && l->records_ok;
+	l->gates_ok = l->npf_exits >= l->gate_faults;
+	l->balanced = l->exits_ok && l->records_ok && l->gates_ok;
 }
 
 static bool same_counters(const struct svmtrace_capture_status *a,
@@ -118,14 +120,15 @@ static void print_line(const struct audit_line *l)
 {
 	printf("audit vcpu%u db_exits=%llu = kmod_db_exits %llu + foreign %llu: %s; "
 	       "= produced %llu - emulated %llu + unrecorded %llu - stop_ends %llu + foreign %llu: "
-	       "%s; npf_exits=%llu steps_timed=%llu step_ns_mean=%llu step_ns_p50<=%llu "
-	       "step_ns_p99<=%llu\n",
+	       "%s; npf_exits=%llu >= gate_faults %llu: %s; steps_timed=%llu step_ns_mean=%llu "
+	       "step_ns_p50<=%llu step_ns_p99<=%llu\n",
 	       l->vcpu, (unsigned long long)l->db_exits, (unsigned long long)l->kmod_db_exits,
 	       (unsigned long long)l->foreign, l->exits_ok ? "ok" : "MISMATCH",
 	       (unsigned long long)l->produced,
 	       (unsigned long long)l->emulated, (unsigned long long)l->unrecorded,
 	       (unsigned long long)l->stop_ends, (unsigned long long)l->foreign,
 	       l->records_ok ? "ok" : "MISMATCH", (unsigned long long)l->npf_exits,
+	       (unsigned long long)l->gate_faults, l->gates_ok ? "ok" : "MISMATCH",
 	       (unsigned long long)l->steps_timed,
 	       (unsigned long long)(l->steps_timed ? l->step_ns / l->steps_timed : 0),
 	       (unsigned long long)l->step_p50_ns, (unsigned long long)l->step_p99_ns);
@@ -157,6 +160,13 @@ bool capture_audit_finish(struct capture *cap, struct exit_audit *a, struct audi
 			     (unsigned long long)(lines[i].kmod_db_exits + lines[i].foreign),
 			     (unsigned long long)lines[i].kmod_db_exits,
 			     (unsigned long long)lines[i].foreign);
+			ok = false;
+		}
+		if (!lines[i].gates_ok) {
+			warn("--audit: vCPU %u: the module counted %llu gate faults, BPF saw only "
+			     "%llu NPF exits",
+			     i, (unsigned long long)lines[i].gate_faults,
+			     (unsigned long long)lines[i].npf_exits);
 			ok = false;
 		}
 		if (!lines[i].records_ok) {

@@ -207,7 +207,8 @@ static json_object *audit(const struct meta *m)
 	add(o, "balanced", json_object_new_boolean(m->audit_ok));
 	add(o, "equations",
 	    json_object_new_string("db_exits = kmod_db_exits + foreign; db_exits = produced - "
-				   "emulated + unrecorded - stop_ends + foreign"));
+				   "emulated + unrecorded - stop_ends + foreign; npf_exits >= "
+				   "gate_faults"));
 	for (i = 0; i < m->nr_counts; i++) {
 		const struct audit_line *l = &m->audit[i];
 		json_object *v = json_object_new_object();
@@ -222,6 +223,7 @@ static json_object *audit(const struct meta *m)
 		add(v, "foreign", u64(l->foreign));
 		add(v, "balanced", json_object_new_boolean(l->balanced));
 		add(v, "npf_exits", u64(l->npf_exits));
+		add(v, "gate_faults", u64(l->gate_faults));
 		add(v, "steps_timed", u64(l->steps_timed));
 		add(v, "step_ns_mean", u64(l->steps_timed ? l->step_ns / l->steps_timed : 0));
 		add(v, "step_ns_p50_max", u64(l->step_p50_ns));
