@@ -249,6 +249,8 @@ struct svmtrace_counters {
 struct svmtrace_vcpu_status {
 	__u32 vcpu;
 	__u32 flags;			/* SVMTRACE_VCPU_F_* */
+	__u32 vcpu_id;			/* KVM's vcpu_id (APIC ID), which kvm's tracepoints report */
+	__u32 reserved;
 	struct svmtrace_counters counters;
 };
 
@@ -349,7 +351,7 @@ SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_slot_xstate) == 768, "xstate slot 
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_ring_header) == 192, "ring header is 3 lines");
 SVMTRACE_STATIC_ASSERT(__builtin_offsetof(struct svmtrace_slot, kind) == 168, "kind after gprs");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_target) == 1440, "target layout");
-SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_capture_status) == 6272, "status layout");
+SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_capture_status) == 6784, "status layout");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_version) == 72, "version layout");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_gpa_read) == 32, "gpa read layout");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_vcpu_state) == 128, "vcpu state layout");

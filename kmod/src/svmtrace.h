@@ -51,6 +51,7 @@ struct svmtrace_ring {
 struct svmtrace_vcpu {
 	struct mutex lock;
 	u32 index;
+	u32 vcpu_id;		/* KVM's vcpu_id (the APIC ID), as kvm:kvm_exit names the vCPU */
 	bool tf_live;		/* we left the guest's TF set at the last VM entry */
 	bool guest_tf;		/* the guest itself had TF set when we took over */
 	bool in_session;

@@ -25,7 +25,7 @@ judge_capture_rc() {
 # leaves none (docs/lab.md, "The exit audit").
 judge_audit() {
 	f=$cap/$1/capture.txt
-	n=$(grep -c '^audit vcpu[0-9]* db_exits=[0-9]* = .*: ok; = .*: ok;' "$f" 2>/dev/null)
+	n=$(grep -c '^audit vcpu[0-9]* vcpu_id=[0-9]* db_exits=[0-9]* = .*: ok; = .*: ok; npf_exits=[0-9]* >= gate_faults [0-9]*: ok;' "$f" 2>/dev/null)
 	if grep -q '^audit balanced$' "$f" 2>/dev/null && [ "${n:-0}" -gt 0 ] &&
 		[ "$n" = "$(grep -c '^audit vcpu' "$f")" ]; then
 		ok "capture/$1/audit" "$(grep '^audit vcpu' "$f" | sed 's/^audit //; s/ step_ns_mean.*//' | tr '\n' ';')"

@@ -79,24 +79,40 @@ struct exit_audit *exit_audit_start(pid_t vmm_pid, char *err, size_t err_size)
 	return a;
 }
 
-bool exit_audit_read(struct exit_audit *a, struct audit_vcpu *out, uint32_t n)
+bool exit_audit_read(struct exit_audit *a, const uint32_t *ids, struct audit_vcpu *out, uint32_t n)
 {
 	int fd = bpf_map__fd(a->skel->maps.vcpus);
 	uint32_t i;
 
-	for (i = 0; i < n && i < AUDIT_MAX_VCPUS; i++)
-		if (bpf_map_lookup_elem(fd, &i, &out[i]))
+	for (i = 0; i < n; i++)
+		if (ids[i] >= AUDIT_MAX_VCPU_ID || bpf_map_lookup_elem(fd, &ids[i], &out[i]))
 			return false;
 	return true;
 }
 
-uint64_t exit_audit_lost(struct exit_audit *a)
+static bool listed(const uint32_t *ids, uint32_t n, uint32_t id)
 {
-	struct audit_lost l = { 0 };
-	uint32_t zero = 0;
+	uint32_t i;
 
+	for (i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+uint64_t exit_audit_others(struct exit_audit *a, const uint32_t *ids, uint32_t n)
+{
+	int fd = bpf_map__fd(a->skel->maps.vcpus);
+	struct audit_lost l = { 0 };
+	struct audit_vcpu v;
+	uint64_t sum = 0;
+	uint32_t id, zero = 0;
+
+	for (id = 0; id < AUDIT_MAX_VCPU_ID; id++)
+		if (!listed(ids, n, id) && !bpf_map_lookup_elem(fd, &id, &v))
+			sum += v.exits;
 	bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.lost), &zero, &l);
-	return l.events;
+	return sum + l.events;
 }
 
 void exit_audit_close(struct exit_audit *a)

@@ -27,10 +27,13 @@ struct exit_audit;
  * threads and attach it.  NULL with a one-line reason in @err otherwise.
  */
 struct exit_audit *exit_audit_start(pid_t vmm_pid, char *err, size_t err_size);
-/* The counters of vCPU ids 0..@n-1 (n <= AUDIT_MAX_VCPUS); false on error. */
-bool exit_audit_read(struct exit_audit *a, struct audit_vcpu *out, uint32_t n);
-/* Events filed nowhere (a vcpu_id past AUDIT_MAX_VCPUS). */
-uint64_t exit_audit_lost(struct exit_audit *a);
+/* The counters of the vCPUs whose vcpu_ids are @ids[0..@n-1]; false on error. */
+bool exit_audit_read(struct exit_audit *a, const uint32_t *ids, struct audit_vcpu *out, uint32_t n);
+/*
+ * Exits of the VMM's vCPUs that are not among @ids[0..@n-1] (created after
+ * attach, so never traced), and events with a vcpu_id past the array.
+ */
+uint64_t exit_audit_others(struct exit_audit *a, const uint32_t *ids, uint32_t n);
 void exit_audit_close(struct exit_audit *a);
 
 /*
@@ -49,7 +52,8 @@ int audit_check_formats(const char *tracefs, char *err, size_t err_size);
  * terms are the module's counters.
  */
 struct audit_line {
-	uint32_t vcpu;
+	uint32_t vcpu;	  /* the module's vCPU index */
+	uint32_t vcpu_id; /* KVM's vcpu_id, as the tracepoints name it */
 	uint64_t db_exits, npf_exits;
 	uint64_t produced;
 	uint64_t kmod_db_exits, emulated, unrecorded, stop_ends, foreign, gate_faults;

@@ -26,7 +26,7 @@ const volatile __u32 vmm_tgid;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, AUDIT_MAX_VCPUS);
+	__uint(max_entries, AUDIT_MAX_VCPU_ID);
 	__type(key, u32);
 	__type(value, struct audit_vcpu);
 } vcpus SEC(".maps");
@@ -38,7 +38,7 @@ struct {
 	__type(value, struct audit_lost);
 } lost SEC(".maps");
 
-/* The vCPU's counters, or NULL for another process's vCPU (or one past the array). */
+/* The vCPU's counters, or NULL for another process's vCPU (or an id past the array). */
 static struct audit_vcpu *vcpu_of(unsigned int vcpu_id)
 {
 	u32 key = vcpu_id, zero = 0;

@@ -7,8 +7,12 @@
 #ifndef SVMTRACE_EXIT_AUDIT_H
 #define SVMTRACE_EXIT_AUDIT_H
 
-/* kvm_exit's vcpu_id indexes the per-vCPU array; larger ids are counted as lost. */
-#define AUDIT_MAX_VCPUS 64
+/*
+ * kvm_exit's vcpu_id (the APIC ID, not the vCPU index: QEMU leaves holes
+ * in them for some topologies) indexes the per-vCPU array: KVM_MAX_VCPU_IDS
+ * of 6.1 x86.  Larger ids, impossible there, are counted as lost.
+ */
+#define AUDIT_MAX_VCPU_ID 4096
 /* Host time per step, log2 buckets of nanoseconds: bucket b holds [2^b, 2^(b+1)). */
 #define AUDIT_HIST_BUCKETS 40
 

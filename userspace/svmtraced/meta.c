@@ -214,6 +214,7 @@ static json_object *audit(const struct meta *m)
 		json_object *v = json_object_new_object();
 
 		add(v, "vcpu", json_object_new_int64(l->vcpu));
+		add(v, "vcpu_id", json_object_new_int64(l->vcpu_id));
 		add(v, "db_exits", u64(l->db_exits));
 		add(v, "kmod_db_exits", u64(l->kmod_db_exits));
 		add(v, "produced", u64(l->produced));
