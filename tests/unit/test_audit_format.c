@@ -44,8 +44,9 @@ START_TEST(moved_field_refused)
 	char err[512] = "";
 
 	ck_assert_int_eq(audit_check_formats(root, err, sizeof(err)), -1);
-	ck_assert_msg(strstr(err, "vcpu_id is at offset 60 size 4, the audit program reads offset 56 "
-				  "size 4"),
+	ck_assert_msg(strstr(err,
+			     "vcpu_id is at offset 60 size 4, the audit program reads offset 56 "
+			     "size 4"),
 		      "%s", err);
 	ck_assert_msg(strstr(err, "refusing to load"), "%s", err);
 }

@@ -42,7 +42,8 @@ static FILE *open_format(const char *tracefs, const char *event, char *path, siz
 	size_t i;
 
 	for (i = 0; i < sizeof(roots) / sizeof(roots[0]) && !f; i++) {
-		snprintf(path, size, "%s/events/kvm/%s/format", tracefs ? tracefs : roots[i], event);
+		snprintf(path, size, "%s/events/kvm/%s/format", tracefs ? tracefs : roots[i],
+			 event);
 		f = fopen(path, "r");
 	}
 	return f;
@@ -89,17 +90,20 @@ int audit_check_formats(const char *tracefs, char *err, size_t err_size)
 			return -1;
 		}
 		if (find_field(f, w->name, &off, &size)) {
-			snprintf(err, err_size, "%s has no field %s: not the kvm:%s layout "
-				 "the audit was built for (Debian's 6.1)", path, w->name, w->event);
+			snprintf(err, err_size,
+				 "%s has no field %s: not the kvm:%s layout "
+				 "the audit was built for (Debian's 6.1)",
+				 path, w->name, w->event);
 			fclose(f);
 			return -1;
 		}
 		fclose(f);
 		if (off != w->offset || size != w->size) {
-			snprintf(err, err_size,
-				 "%s: %s is at offset %u size %u, the audit program reads offset %u "
-				 "size %u (built for Debian's 6.1): refusing to load it",
-				 path, w->name, off, size, w->offset, w->size);
+			snprintf(
+				err, err_size,
+				"%s: %s is at offset %u size %u, the audit program reads offset %u "
+				"size %u (built for Debian's 6.1): refusing to load it",
+				path, w->name, off, size, w->offset, w->size);
 			return -1;
 		}
 	}

@@ -16,7 +16,7 @@
 /* Host time per step, log2 buckets of nanoseconds: bucket b holds [2^b, 2^(b+1)). */
 #define AUDIT_HIST_BUCKETS 40
 
-#define AUDIT_EXIT_DB 0x41u   /* SVM_EXIT_EXCP_BASE + DB_VECTOR */
+#define AUDIT_EXIT_DB  0x41u  /* SVM_EXIT_EXCP_BASE + DB_VECTOR */
 #define AUDIT_EXIT_NPF 0x400u /* SVM_EXIT_NPF */
 
 struct audit_vcpu {

@@ -10,8 +10,8 @@
  * discarded or dropped by the kernel) and the other terms are the module's
  * counters (docs/lab.md explains each).  The first says the module saw
  * every #DB exit; the second that each one is a record or has a reason not
- * to be.  And no vCPU may have more gate faults than BPF saw NPF exits.  A vCPU that does not balance is an error line and a failed
- * capture.
+ * to be.  And no vCPU may have more gate faults than BPF saw NPF exits.  A vCPU that does not
+ * balance is an error line and a failed capture.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -27,7 +27,7 @@
 
 /* Readings taken while a vCPU is between its exit and the module's count retry this often. */
 #define SETTLE_TRIES 50
-#define SETTLE_US 20000
+#define SETTLE_US    20000
 
 struct exit_audit *capture_audit_start(pid_t vmm_pid)
 {
@@ -132,9 +132,8 @@ static void print_line(const struct audit_line *l)
 	       "%s; npf_exits=%llu >= gate_faults %llu: %s; steps_timed=%llu step_ns_mean=%llu "
 	       "step_ns_p50<=%llu step_ns_p99<=%llu\n",
 	       l->vcpu, l->vcpu_id, (unsigned long long)l->db_exits,
-	       (unsigned long long)l->kmod_db_exits,
-	       (unsigned long long)l->foreign, l->exits_ok ? "ok" : "MISMATCH",
-	       (unsigned long long)l->produced,
+	       (unsigned long long)l->kmod_db_exits, (unsigned long long)l->foreign,
+	       l->exits_ok ? "ok" : "MISMATCH", (unsigned long long)l->produced,
 	       (unsigned long long)l->emulated, (unsigned long long)l->unrecorded,
 	       (unsigned long long)l->stop_ends, (unsigned long long)l->foreign,
 	       l->records_ok ? "ok" : "MISMATCH", (unsigned long long)l->npf_exits,
