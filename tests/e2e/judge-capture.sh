@@ -83,6 +83,22 @@ judge_audit_lost_step() {
 	fi
 }
 
+# judge_audit_paused: paused before the guest ran, nothing is recorded and
+# every step the module took must be one of its unrecorded ones -- the
+# audit's "unrecorded" term carries the whole run.
+judge_audit_paused() {
+	line=$(grep '^audit vcpu0 ' "$cap/paused/capture.txt" 2>/dev/null)
+	db=$(echo "$line" | sed -n 's/.* db_exits=\([0-9]*\) .*/\1/p')
+	produced=$(echo "$line" | sed -n 's/.* produced \([0-9]*\) .*/\1/p')
+	emulated=$(echo "$line" | sed -n 's/.* emulated \([0-9]*\) .*/\1/p')
+	unrecorded=$(echo "$line" | sed -n 's/.* unrecorded \([0-9]*\) .*/\1/p')
+	if [ "${db:-0}" -gt 0 ] && [ "$produced" = 0 ] && [ "$unrecorded" = $((db + emulated)) ]; then
+		ok capture/paused/unrecorded "paused all along: $db #DB exits + $emulated emulated steps, all $unrecorded unrecorded, nothing produced"
+	else
+		bad capture/paused/unrecorded "'${line:-no audit line}'"
+	fi
+}
+
 judge_capture_set() {
 	[ ! -s "$cap/failures" ] || bad capture/scenarios "$(tr '\n' ';' <"$cap/failures")"
 	for name in $programs bench-r1 bench-r2 bench-r3 block-slow; do
@@ -162,6 +178,8 @@ judge_capture_set() {
 	# --from-next: armed while running.bin already ran, no gate.
 	judge_capture_rc from-next
 	judge_audit from-next
+	judge_audit paused
+	judge_audit_paused
 	judge_audit_lost_step
 	judge_armed_results from-next "$run/expect/running"
 	if ! "$bin/svmtrace-dump" dump --regs "$cap/from-next/trace/svmtrace_trace_cpu0.bin" \

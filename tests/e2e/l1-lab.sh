@@ -128,6 +128,11 @@ capture_set() {
 		--policy block --ring-slots 16 ||
 		echo "capture block-kick: $(cat "$set_dir/block-kick/timeout.txt")" >>"$set_dir/failures"
 	from_next_run "$set_dir/from-next"
+	# Paused before the guest runs: every step is one the audit must find
+	# in the module's steps_unrecorded (nothing recorded, no session start).
+	CAPTURE_BEFORE_START='kill -USR1 $cap_pid; sleep 1' capture_run "$set_dir/paused" \
+		kernel.bin straight.bin -- --policy block ||
+		echo "capture paused: $(cat "$set_dir/paused/timeout.txt")" >>"$set_dir/failures"
 	audit_lost_step "$set_dir/audit-lost-step"
 	nonroot_attempt "$set_dir/nonroot"
 	abi_check "$set_dir/abi-check"
