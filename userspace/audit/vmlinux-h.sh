@@ -10,7 +10,10 @@
 # generated, not committed: 113 000 lines that must follow the pinned ABI,
 # which moves with the archive.  The BTF is the .BTF section of vmlinux,
 # inside vmlinuz's compressed payload (xz on Debian; gzip and zstd tried
-# too).
+# too).  Offline, VMLINUX_BTF=FILE (e.g. /sys/kernel/btf/vmlinux) takes the
+# BTF from FILE instead: the program relocates the one vmlinux type it reads
+# (struct trace_entry) with CO-RE, so any kernel's BTF builds a working
+# object.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$1 out=$2
@@ -19,7 +22,14 @@ die() { echo "vmlinux-h: $*" >&2; exit 1; }
 command -v bpftool >/dev/null || PATH=$PATH:/usr/sbin
 command -v bpftool >/dev/null || die "bpftool not installed (make deps)"
 
-abi=$(kernel_abi_pinned) || die "cannot resolve the lab kernel's ABI from apt"
+if [ -n "${VMLINUX_BTF:-}" ]; then
+	mkdir -p "$(dirname "$out")"
+	bpftool btf dump file "$VMLINUX_BTF" format c >"$out.tmp" || die "no BTF in $VMLINUX_BTF"
+	mv "$out.tmp" "$out"
+	echo "vmlinux-h: $out from $VMLINUX_BTF (VMLINUX_BTF)"
+	exit 0
+fi
+abi=$(kernel_abi_pinned) || die "cannot resolve the lab kernel's ABI from apt (offline: VMLINUX_BTF=FILE)"
 kdir=$build/e2e/kernel/$abi
 kernel_fetch "$abi" "$kdir" || die "cannot unpack linux-image-$abi"
 vmlinuz=$(readlink -f "$kdir/vmlinuz")
