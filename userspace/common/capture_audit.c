@@ -10,8 +10,14 @@
  * discarded or dropped by the kernel) and the other terms are the module's
  * counters (docs/lab.md explains each).  The first says the module saw
  * every #DB exit; the second that each one is a record or has a reason not
- * to be.  And no vCPU may have more gate faults than BPF saw NPF exits.  A vCPU that does not
- * balance is an error line and a failed capture.
+ * to be.  And no vCPU may have more gate faults than BPF saw NPF exits.  A
+ * vCPU that does not balance is an error line and a failed capture.
+ *
+ * The window: ARM resets the module's counters, and the program must be
+ * running before ARM to miss nothing.  So the program's counters are read
+ * just before ARM (the baseline, subtracted at the end) and just after it;
+ * a #DB exit between the two readings could be on either side of the
+ * reset, and the audit says so and fails rather than guess.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,15 +35,75 @@
 #define SETTLE_TRIES 50
 #define SETTLE_US    20000
 
-struct exit_audit *capture_audit_start(pid_t vmm_pid)
+struct capture_audit {
+	struct exit_audit *bpf;
+	int ctl;
+	uint32_t n;
+	uint32_t ids[SVMTRACE_MAX_STATUS_VCPUS];
+	struct audit_vcpu base[SVMTRACE_MAX_STATUS_VCPUS];
+	uint64_t db_while_arming; /* #DB exits between the readings around ARM */
+};
+
+/* The traced vCPUs' vcpu_ids, as kvm:kvm_exit names them. */
+static void read_ids(struct capture_audit *ca)
 {
-	struct exit_audit *a;
+	static struct svmtrace_capture_status st;
+	uint32_t i;
+
+	control_status(ca->ctl, &st);
+	ca->n = st.nr_vcpus < SVMTRACE_MAX_STATUS_VCPUS ? st.nr_vcpus : SVMTRACE_MAX_STATUS_VCPUS;
+	for (i = 0; i < ca->n; i++)
+		ca->ids[i] = st.vcpus[i].vcpu_id;
+}
+
+struct capture_audit *capture_audit_start(pid_t vmm_pid, int ctl)
+{
+	struct capture_audit *ca = calloc(1, sizeof(*ca));
 	char err[768];
 
-	a = exit_audit_start(vmm_pid, err, sizeof(err));
-	if (!a)
+	if (!ca)
+		die("out of memory");
+	ca->ctl = ctl;
+	ca->bpf = exit_audit_start(vmm_pid, err, sizeof(err));
+	if (!ca->bpf)
 		die("--audit: %s", err);
-	return a;
+	read_ids(ca);
+	if (!exit_audit_read(ca->bpf, ca->ids, ca->base, ca->n))
+		die("--audit: reading the BPF counters: %s", strerror(errno));
+	return ca;
+}
+
+void capture_audit_armed(struct capture_audit *ca)
+{
+	static struct audit_vcpu now[SVMTRACE_MAX_STATUS_VCPUS];
+	uint32_t i;
+
+	if (!exit_audit_read(ca->bpf, ca->ids, now, ca->n))
+		die("--audit: reading the BPF counters: %s", strerror(errno));
+	for (i = 0; i < ca->n; i++)
+		ca->db_while_arming += now[i].db_exits - ca->base[i].db_exits;
+}
+
+void capture_audit_close(struct capture_audit *ca)
+{
+	if (!ca)
+		return;
+	exit_audit_close(ca->bpf);
+	free(ca);
+}
+
+/* What the program counted since the baseline. */
+static void since_base(struct audit_vcpu *v, const struct audit_vcpu *base)
+{
+	unsigned int b;
+
+	v->exits -= base->exits;
+	v->db_exits -= base->db_exits;
+	v->npf_exits -= base->npf_exits;
+	v->steps_timed -= base->steps_timed;
+	v->step_ns -= base->step_ns;
+	for (b = 0; b < AUDIT_HIST_BUCKETS; b++)
+		v->hist[b] -= base->hist[b];
 }
 
 /* Upper bound (ns) of the bucket where @pct percent of the timed steps are reached. */
@@ -94,8 +160,8 @@ static bool same_counters(const struct svmtrace_capture_status *a,
  * a #DB exit the BPF program saw but whose handler has not counted it yet
  * would otherwise look like a miscount.  Retried for a second at most.
  */
-static bool settle(struct capture *cap, struct exit_audit *a, struct audit_line *lines, uint32_t n,
-		   uint32_t *ids)
+static bool settle(struct capture *cap, struct capture_audit *ca, struct audit_line *lines,
+		   uint32_t n, uint32_t *ids)
 {
 	static struct svmtrace_capture_status s1, s2;
 	static struct audit_vcpu v[SVMTRACE_MAX_STATUS_VCPUS];
@@ -112,12 +178,15 @@ static bool settle(struct capture *cap, struct exit_audit *a, struct audit_line 
 		/* kvm:kvm_exit names a vCPU by its vcpu_id, the module by its index. */
 		for (i = 0; i < n; i++)
 			ids[i] = s1.vcpus[i].vcpu_id;
-		if (!exit_audit_read(a, ids, v, n) || ioctl(cap->ctl, SVMTRACE_STATUS, &s2)) {
+		if (!exit_audit_read(ca->bpf, ids, v, n) || ioctl(cap->ctl, SVMTRACE_STATUS, &s2)) {
 			warn("--audit: reading the counters: %s", strerror(errno));
 			return false;
 		}
 		all = same_counters(&s1, &s2);
 		for (i = 0; i < n; i++) {
+			/* A vCPU index keeps its vcpu_id: the baseline is the same vCPU's. */
+			if (i < ca->n && ids[i] == ca->ids[i])
+				since_base(&v[i], &ca->base[i]);
 			fill_line(cap, i, &v[i], &s2.vcpus[i], &lines[i]);
 			all &= lines[i].balanced;
 		}
@@ -143,7 +212,7 @@ static void print_line(const struct audit_line *l)
 	       (unsigned long long)l->step_p50_ns, (unsigned long long)l->step_p99_ns);
 }
 
-bool capture_audit_finish(struct capture *cap, struct exit_audit *a, struct audit_line **out)
+bool capture_audit_finish(struct capture *cap, struct capture_audit *ca, struct audit_line **out)
 {
 	uint32_t n = cap->nr < SVMTRACE_MAX_STATUS_VCPUS ? cap->nr : SVMTRACE_MAX_STATUS_VCPUS, i;
 	uint32_t ids[SVMTRACE_MAX_STATUS_VCPUS];
@@ -159,7 +228,7 @@ bool capture_audit_finish(struct capture *cap, struct exit_audit *a, struct audi
 		warn("--audit: %u vCPUs, the audit covers the first %u", cap->nr, n);
 		ok = false;
 	}
-	if (!settle(cap, a, lines, n, ids))
+	if (!settle(cap, ca, lines, n, ids))
 		return false;
 	for (i = 0; i < n; i++) {
 		print_line(&lines[i]);
@@ -188,10 +257,16 @@ bool capture_audit_finish(struct capture *cap, struct exit_audit *a, struct audi
 		}
 	}
 	/* Not part of any equation: vCPUs created after attach are never traced. */
-	others = exit_audit_others(a, ids, n);
+	others = exit_audit_others(ca->bpf, ids, n);
 	if (others)
 		printf("audit: %llu exits of the VMM's other vCPUs (not traced)\n",
 		       (unsigned long long)others);
+	if (ca->db_while_arming) {
+		warn("--audit: %llu #DB exits happened while ARM reset the module's counters: "
+		     "the audit cannot tell on which side of the reset they fell",
+		     (unsigned long long)ca->db_while_arming);
+		ok = false;
+	}
 	printf("audit %s\n", ok ? "balanced" : "FAILED");
 	fflush(stdout);
 	return ok;

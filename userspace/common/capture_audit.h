@@ -7,16 +7,22 @@
 #include <sys/types.h>
 
 struct capture;
-struct exit_audit;
+struct capture_audit;
 struct audit_line;
 
-/* Before arm: the audit program on @vmm_pid's threads (dies with the reason). */
-struct exit_audit *capture_audit_start(pid_t vmm_pid);
+/*
+ * Attached, right before ARM: the audit program on @vmm_pid's threads and
+ * its baseline (dies with the reason).  @ctl: the attached control fd.
+ */
+struct capture_audit *capture_audit_start(pid_t vmm_pid, int ctl);
+/* Right after ARM: whether a #DB exit fell between the baseline and the reset. */
+void capture_audit_armed(struct capture_audit *ca);
 /*
  * After capture_report(): balance every vCPU, print one line each and a
  * verdict; *@lines (cap->nr entries, caller frees) for capture.json.
  * False when a vCPU does not balance.
  */
-bool capture_audit_finish(struct capture *cap, struct exit_audit *a, struct audit_line **lines);
+bool capture_audit_finish(struct capture *cap, struct capture_audit *ca, struct audit_line **lines);
+void capture_audit_close(struct capture_audit *ca);
 
 #endif

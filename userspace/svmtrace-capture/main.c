@@ -166,7 +166,7 @@ int main(int argc, char **argv)
 {
 	struct capture_options opt;
 	struct capture cap = { 0 };
-	struct exit_audit *audit = NULL;
+	struct capture_audit *audit = NULL;
 	struct audit_line *audit_lines = NULL;
 	const char *why;
 	int vmm_fd_number;
@@ -189,8 +189,10 @@ int main(int argc, char **argv)
 	control_set_target(cap.ctl, &opt.target);
 	/* Counting starts before arm, which resets the module's counters. */
 	if (opt.audit)
-		audit = capture_audit_start(opt.vmm_pid);
+		audit = capture_audit_start(opt.vmm_pid, cap.ctl);
 	control_arm(cap.ctl);
+	if (audit)
+		capture_audit_armed(audit);
 	capture_open_streams(&cap);
 	printf("armed\n");
 	fflush(stdout);
@@ -206,7 +208,7 @@ int main(int argc, char **argv)
 	control_detach(cap.ctl);
 	close(cap.vm_fd);
 	close(cap.ctl);
-	exit_audit_close(audit);
+	capture_audit_close(audit);
 	free(audit_lines);
 	return ok ? 0 : 1;
 }

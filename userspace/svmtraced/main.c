@@ -116,7 +116,7 @@ int main(int argc, char **argv)
 	struct svmtrace_vmi *vmi;
 	struct capture cap = { 0 };
 	struct meta_counts *counts;
-	struct exit_audit *audit = NULL;
+	struct capture_audit *audit = NULL;
 	struct audit_line *audit_lines = NULL;
 	struct vm_info vm;
 	struct run run;
@@ -153,8 +153,10 @@ int main(int argc, char **argv)
 	control_set_target(cap.ctl, &opt.target);
 	/* Counting starts before arm, which resets the module's counters. */
 	if (opt.audit)
-		audit = capture_audit_start(vm.vmm_pid);
+		audit = capture_audit_start(vm.vmm_pid, cap.ctl);
 	control_arm(cap.ctl);
+	if (audit)
+		capture_audit_armed(audit);
 	capture_open_streams(&cap);
 	print_armed(&t);
 
@@ -200,7 +202,7 @@ int main(int argc, char **argv)
 	printf("svmtraced: %s, traces in %s\n", ok ? "done" : "done with errors", cap.out_dir);
 	svmtrace_vmi_close(vmi);
 	svmtrace_vmi_mem_close(mem);
-	exit_audit_close(audit);
+	capture_audit_close(audit);
 	free(audit_lines);
 	return ok ? 0 : 1;
 }
