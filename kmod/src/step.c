@@ -322,14 +322,20 @@ static bool rip_wanted(const struct svmtrace_target *t, u64 rip)
 	return false;
 }
 
-/* True when the step produced a slot (published, held or counted as dropped). */
+/*
+ * True when the step produced a slot (published, held or counted as
+ * dropped).  @t is the target the caller read under vt->lock: stop clears
+ * vm->armed without that lock (it takes it afterwards), so a second read
+ * here could find NULL -- seen as an oops when a consumer was killed
+ * mid-step -- while @t stays valid until we release the lock.
+ */
 static bool record_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
-			struct kvm_vcpu *vcpu, bool kernel)
+			struct kvm_vcpu *vcpu, const struct svmtrace_target *t, bool kernel)
 {
 	struct svmtrace_slot *s;
 	u16 flags = 0;
 
-	if (!ring_takes(vt) || !rip_wanted(armed(vm, vt), kvm_rip_read(vcpu)))
+	if (!ring_takes(vt) || !rip_wanted(t, kvm_rip_read(vcpu)))
 		return false;
 	if (svmtrace_test_lose_step())
 		return true;	/* test only: the bug the exit audit must catch */
@@ -433,7 +439,7 @@ static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 	}
 	if (ran_ours) {
 		svmtrace_hide_tf(vcpu, vt);
-		*produced = record_step(vm, vt, vcpu, kernel);
+		*produced = record_step(vm, vt, vcpu, t, kernel);
 	} else {
 		svmtrace_hide_restart(vcpu, vt);
 	}
