@@ -21,8 +21,10 @@
  * slot the ring has no room for under the block policy is held and waits
  * in the request handler, where leaving KVM_RUN on a signal is allowed.
  *
- * vm->armed is read under vt->lock: stop clears it and then takes every
- * vt->lock (svmtrace_sessions_stop), so no step uses a target after stop.
+ * vm->armed is read once per step, under vt->lock, and that pointer is
+ * used for the whole step: stop clears vm->armed first and takes every
+ * vt->lock afterwards (svmtrace_sessions_stop), so a second read within
+ * the same step may already find NULL.
  */
 #include <linux/kvm_host.h>
 #include <linux/sched/signal.h>
