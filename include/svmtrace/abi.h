@@ -248,6 +248,16 @@ struct svmtrace_counters {
 	__u64 bytes;			/* bytes published */
 	__u64 sessions;			/* sessions started */
 	__u64 session_ends;
+	/*
+	 * What an exit audit needs to balance #DB exits against records
+	 * (docs/abi.md): #DB exits of this vCPU that were no step of ours,
+	 * steps (db_exits + emulated_steps) that produced no slot, and
+	 * session ends no step produced (stop, a TF lost at a VM exit, a #DB
+	 * handed to the guest's handler).
+	 */
+	__u64 db_foreign;
+	__u64 steps_unrecorded;
+	__u64 stepless_ends;
 };
 
 /* svmtrace_vcpu_status.flags */
@@ -257,6 +267,8 @@ struct svmtrace_counters {
 struct svmtrace_vcpu_status {
 	__u32 vcpu;
 	__u32 flags;			/* SVMTRACE_VCPU_F_* */
+	__u32 vcpu_id;			/* KVM's vcpu_id (APIC ID), which kvm's tracepoints report */
+	__u32 reserved;
 	struct svmtrace_counters counters;
 };
 
@@ -357,7 +369,7 @@ SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_slot_xstate) == 768, "xstate slot 
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_ring_header) == 192, "ring header is 3 lines");
 SVMTRACE_STATIC_ASSERT(__builtin_offsetof(struct svmtrace_slot, kind) == 168, "kind after gprs");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_target) == 2464, "target layout");
-SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_capture_status) == 4712, "status layout");
+SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_capture_status) == 6784, "status layout");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_version) == 72, "version layout");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_gpa_read) == 32, "gpa read layout");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_vcpu_state) == 128, "vcpu state layout");

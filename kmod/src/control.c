@@ -157,7 +157,7 @@ static int ctl_set_target(struct svmtrace_ctl *ctl, void __user *arg)
 }
 
 /* Tracer state for every vCPU KVM has now; later vCPUs are not traced. */
-static int add_vcpus(struct svmtrace_vm *vm, u32 nr)
+static int add_vcpus(struct svmtrace_vm *vm, struct kvm *kvm, u32 nr)
 {
 	struct svmtrace_vcpu *vt;
 	u32 i;
@@ -168,6 +168,7 @@ static int add_vcpus(struct svmtrace_vm *vm, u32 nr)
 			return -ENOMEM;
 		mutex_init(&vt->lock);
 		vt->index = i;
+		vt->vcpu_id = kvm_get_vcpu(kvm, i)->vcpu_id;
 		vm->vcpus[i] = vt;
 		/* Pairs with svmtrace_vcpu_of(): publish vcpus[i] first. */
 		smp_store_release(&vm->nr_vcpus, i + 1);
@@ -233,7 +234,7 @@ static int ctl_arm(struct svmtrace_ctl *ctl)
 		return -ENOENT;
 	r = check_vcpus(ctl->kvm);
 	if (!r)
-		r = add_vcpus(vm, atomic_read(&ctl->kvm->online_vcpus));
+		r = add_vcpus(vm, ctl->kvm, atomic_read(&ctl->kvm->online_vcpus));
 	if (!r)
 		r = replace_rings(vm);
 	if (r)
@@ -290,6 +291,9 @@ static void add_counters(struct svmtrace_counters *sum, const struct svmtrace_co
 	sum->bytes += c->bytes;
 	sum->sessions += c->sessions;
 	sum->session_ends += c->session_ends;
+	sum->db_foreign += c->db_foreign;
+	sum->steps_unrecorded += c->steps_unrecorded;
+	sum->stepless_ends += c->stepless_ends;
 }
 
 static int ctl_status(struct svmtrace_ctl *ctl, void __user *arg)
@@ -321,6 +325,7 @@ static int ctl_status(struct svmtrace_ctl *ctl, void __user *arg)
 		if (i < SVMTRACE_MAX_STATUS_VCPUS) {
 			vs = &st->vcpus[i];
 			vs->vcpu = i;
+			vs->vcpu_id = vt->vcpu_id;
 			vs->flags = (vt->in_session ? SVMTRACE_VCPU_F_SESSION : 0) |
 				    (vt->waiting ? SVMTRACE_VCPU_F_WAITING : 0);
 			vs->counters = vt->stats;

@@ -21,8 +21,10 @@
  * slot the ring has no room for under the block policy is held and waits
  * in the request handler, where leaving KVM_RUN on a signal is allowed.
  *
- * vm->armed is read under vt->lock: stop clears it and then takes every
- * vt->lock (svmtrace_sessions_stop), so no step uses a target after stop.
+ * vm->armed is read once per step, under vt->lock, and that pointer is
+ * used for the whole step: stop clears vm->armed first and takes every
+ * vt->lock afterwards (svmtrace_sessions_stop), so a second read within
+ * the same step may already find NULL.
  */
 #include <linux/kvm_host.h>
 #include <linux/sched/signal.h>
@@ -284,10 +286,20 @@ int __svmtrace_vcpu_request(struct kvm_vcpu *vcpu)
 }
 EXPORT_SYMBOL_GPL(__svmtrace_vcpu_request);
 
-static void session_end(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
+/* Whether a slot published now reaches the ring or counts as dropped. */
+static bool ring_takes(const struct svmtrace_vcpu *vt)
+{
+	return vt->ring && !vt->ring->closed;
+}
+
+/* True when the end was produced (published, held or counted as dropped). */
+static bool session_end(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			struct kvm_vcpu *vcpu, u32 reason)
 {
+	bool produced = false;
+
 	if (vt->in_session && !vt->start_pending) {
+		produced = ring_takes(vt);
 		/* The end repeats the last step's state. */
 		if (vt->last_state != &vt->last)
 			vt->last = *vt->last_state;
@@ -299,6 +311,19 @@ static void session_end(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 	}
 	vt->in_session = false;
 	vt->start_pending = false;
+	return produced;
+}
+
+/*
+ * A session end that no step of its own produced (stop, a TF lost at a VM
+ * exit, a #DB handed to the guest's handler after its step was recorded):
+ * counted, so that the exit audit can match #DB exits with records.
+ */
+static void stepless_end(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
+			 struct kvm_vcpu *vcpu, u32 reason)
+{
+	if (session_end(vm, vt, vcpu, reason))
+		vt->stats.stepless_ends++;
 }
 
 /*
@@ -329,18 +354,22 @@ static bool rip_wanted(const struct svmtrace_target *t, u64 rip)
 }
 
 /*
- * @t: the target session_step() read.  Not read again here: stop clears
- * vm->armed without vt->lock (it takes the lock afterwards), so a second
- * read may see NULL.
+ * True when the step produced a slot (published, held or counted as
+ * dropped).  @t is the target the caller read under vt->lock: stop clears
+ * vm->armed without that lock (it takes it afterwards), so a second read
+ * here could find NULL -- seen as an oops when a consumer was killed
+ * mid-step -- while @t stays valid until we release the lock.
  */
-static void record_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
+static bool record_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			struct kvm_vcpu *vcpu, const struct svmtrace_target *t, bool kernel)
 {
 	struct svmtrace_slot *s;
 	u16 flags = 0;
 
-	if (!rip_wanted(t, kvm_rip_read(vcpu)))
-		return;
+	if (!ring_takes(vt) || !rip_wanted(t, kvm_rip_read(vcpu)))
+		return false;
+	if (svmtrace_test_lose_step())
+		return true;	/* test only: the bug the exit audit must catch */
 	s = step_slot(vt);
 	fill_state(s, vcpu, vt, kernel);
 	vt->last_state = s;
@@ -355,6 +384,7 @@ static void record_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 	} else {
 		publish(vm, vt, vcpu, s, SVMTRACE_SLOT_INSTRUCTION, 0, flags);
 	}
+	return true;
 }
 
 /* The silent step off a foreign gate fetch is done: close the gate again. */
@@ -393,25 +423,28 @@ static bool adopt_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct 
 /*
  * Move the session on after a step.  @ran_ours is false when the step was
  * only KVM's NMI-window single-step over guest kernel code (nothing of the
- * target ran).  Returns whether the vCPU keeps our TF.
+ * target ran).  Returns whether the vCPU keeps our TF; *@produced says
+ * whether the step produced a slot (the exit audit counts those that did
+ * not: silent, paused, kernel-mode and filtered steps, steps after stop).
  */
 static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
-			 struct svmtrace_vcpu *vt, bool ran_ours)
+			 struct svmtrace_vcpu *vt, bool ran_ours, bool *produced)
 {
 	struct svmtrace_target *t = armed(vm, vt);
 	bool kernel;
 
+	*produced = false;
 	if (vt->silent) {
 		silent_end(vm, vt, vcpu);
 		return false;
 	}
 	if (!t) {
-		session_end(vm, vt, vcpu, SVMTRACE_END_STOP);
+		*produced = session_end(vm, vt, vcpu, SVMTRACE_END_STOP);
 		release_tf(vcpu, vt);
 		return false;
 	}
 	if (!svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu))) {
-		session_end(vm, vt, vcpu, SVMTRACE_END_CR3);
+		*produced = session_end(vm, vt, vcpu, SVMTRACE_END_CR3);
 		release_tf(vcpu, vt);
 		svmtrace_gates_close_all(vm, t);
 		return false;
@@ -442,7 +475,7 @@ static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 	}
 	if (ran_ours) {
 		svmtrace_hide_tf(vcpu, vt);
-		record_step(vm, vt, vcpu, t, kernel);
+		*produced = record_step(vm, vt, vcpu, t, kernel);
 	} else {
 		svmtrace_hide_restart(vcpu, vt);
 	}
@@ -460,7 +493,7 @@ static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 static void handler_entered(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			    struct kvm_vcpu *vcpu)
 {
-	session_end(vm, vt, vcpu, SVMTRACE_END_EVENT);
+	stepless_end(vm, vt, vcpu, SVMTRACE_END_EVENT);
 	vt->iret_pending = true;
 	vt->iret_guest_tf = vt->guest_tf;
 }
@@ -496,11 +529,13 @@ static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 			bool db_exit, bool guest_bits, u64 *nmi_rflags, bool *bs_ours)
 {
 	bool ran_ours = !nmi_rflags || (*nmi_rflags & X86_EFLAGS_TF);
-	bool others_step, guests;
+	bool others_step, guests, produced;
 
 	*bs_ours = false;
 	mutex_lock(&vt->lock);
 	if (!vt->tf_live && (guest_bits || !ran_ours || !adopt_step(vm, vt, vcpu))) {
+		if (db_exit)
+			vt->stats.db_foreign++;
 		mutex_unlock(&vt->lock);
 		return false;
 	}
@@ -509,14 +544,18 @@ static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 	*bs_ours = ran_ours && !others_step;
 	if (ran_ours && db_exit)
 		vt->stats.db_exits++;
-	else if (ran_ours)
+	else if (ran_ours && !db_exit)
 		vt->stats.emulated_steps++;
-	if (session_step(vcpu, vm, vt, ran_ours)) {
+	else if (db_exit && !ran_ours)
+		vt->stats.db_foreign++;	/* KVM's NMI-window step alone */
+	if (session_step(vcpu, vm, vt, ran_ours, &produced)) {
 		if (nmi_rflags)
 			*nmi_rflags |= X86_EFLAGS_TF;
 		else if (guest_db_delivered(vcpu, vm, vt, guests))
 			handler_entered(vm, vt, vcpu);
 	}
+	if (ran_ours && !produced)
+		vt->stats.steps_unrecorded++;
 	mutex_unlock(&vt->lock);
 	return !guest_bits && !others_step;
 }
@@ -546,12 +585,20 @@ bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, u64 *dr6, u64 *nmi_rflags)
 	struct svmtrace_vm *vm;
 	bool done, bs_ours;
 
-	/* A nested guest's steps are not the target's (control.c refuses it at arm). */
-	if (!(*dr6 & DR6_BS) || is_guest_mode(vcpu))
-		return false;
 	vt = svmtrace_vcpu_of(vcpu, &vm);
 	if (!vt)
 		return false;
+	/*
+	 * A nested guest's steps are not the target's (control.c refuses it
+	 * at arm); without BS the #DB is a breakpoint or ICEBP.  Both are the
+	 * guest's, counted so that the exit audit can account for every #DB.
+	 */
+	if (!(*dr6 & DR6_BS) || is_guest_mode(vcpu)) {
+		mutex_lock(&vt->lock);
+		vt->stats.db_foreign++;
+		mutex_unlock(&vt->lock);
+		return false;
+	}
 	done = handle_step(vcpu, vm, vt, true, guest_db_bits(vcpu, *dr6), nmi_rflags,
 			   &bs_ours);
 	if (bs_ours) {
@@ -615,8 +662,8 @@ static void lost_tf(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtra
 	if (!t || !vt->tf_live || vt->silent || !vt->ring)
 		return;
 	if (exit_code == SVM_EXIT_ERR || exit_code == SVM_EXIT_TASK_SWITCH) {
-		session_end(vm, vt, vcpu, exit_code == SVM_EXIT_ERR ? SVMTRACE_END_ENTRY_FAILED
-								     : SVMTRACE_END_TASK_SWITCH);
+		stepless_end(vm, vt, vcpu, exit_code == SVM_EXIT_ERR ? SVMTRACE_END_ENTRY_FAILED
+								      : SVMTRACE_END_TASK_SWITCH);
 		release_tf(vcpu, vt);
 		return;
 	}
@@ -631,7 +678,7 @@ static void lost_tf(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtra
 	    !svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
 		return;
 	reason = lost_reason(vcpu, vt);
-	session_end(vm, vt, vcpu, reason);
+	stepless_end(vm, vt, vcpu, reason);
 	if (kernel && !vt->iret_pending) {
 		/* In the handler: its frame may hold our TF (follow_iret()). */
 		vt->iret_pending = true;
@@ -706,7 +753,7 @@ void svmtrace_sessions_stop(struct svmtrace_vm *vm)
 		mutex_lock(&vt->lock);
 		drop_held(vt);
 		vt->nmi_parked = false;		/* its IRET no longer gets our TF */
-		session_end(vm, vt, NULL, SVMTRACE_END_STOP);
+		stepless_end(vm, vt, NULL, SVMTRACE_END_STOP);
 		vt->skipped = false;
 		if (vt->ring)
 			svmtrace_ring_close(vt->ring);

@@ -55,6 +55,7 @@ struct svmtrace_ring {
 struct svmtrace_vcpu {
 	struct mutex lock;
 	u32 index;
+	u32 vcpu_id;		/* KVM's vcpu_id (the APIC ID), as kvm:kvm_exit names the vCPU */
 	bool tf_live;		/* we left the guest's TF set at the last VM entry */
 	bool guest_tf;		/* the guest itself had TF set when we took over */
 	bool in_session;
@@ -151,6 +152,9 @@ void svmtrace_sessions_stop(struct svmtrace_vm *vm);
 void svmtrace_nmi_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt);
 void svmtrace_hide_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
 void svmtrace_hide_restart(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
+
+/* testparam.c */
+bool svmtrace_test_lose_step(void);
 
 /* control.c */
 int svmtrace_control_init(void);

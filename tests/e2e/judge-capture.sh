@@ -19,6 +19,21 @@ judge_capture_rc() {
 	fi
 }
 
+# judge_audit NAME: the exit audit (--audit) balanced on every vCPU: the
+# #DB exits its BPF program counted on KVM's tracepoints equal the module's
+# steps plus the guest's own, and the records plus every reason a step
+# leaves none (docs/lab.md, "The exit audit").
+judge_audit() {
+	f=$cap/$1/capture.txt
+	n=$(grep -c '^audit vcpu[0-9]* vcpu_id=[0-9]* db_exits=[0-9]* = .*: ok; = .*: ok; npf_exits=[0-9]* >= gate_faults [0-9]*: ok;' "$f" 2>/dev/null)
+	if grep -q '^audit balanced$' "$f" 2>/dev/null && [ "${n:-0}" -gt 0 ] &&
+		[ "$n" = "$(grep -c '^audit vcpu' "$f")" ]; then
+		ok "capture/$1/audit" "$(grep '^audit vcpu' "$f" | sed 's/^audit //; s/ step_ns_mean.*//' | tr '\n' ';')"
+	else
+		bad "capture/$1/audit" "$(grep -h 'audit' "$f" 2>/dev/null | tr '\n' ';')"
+	fi
+}
+
 # judge_armed_results NAME EXPECT-DIR: the armed VM computed what the model says.
 judge_armed_results() {
 	if results "$cap/$1/vmm.txt" >"$run/capture-$1.got" &&
@@ -53,6 +68,37 @@ judge_trace() {
 	else bad "capture/$1/sequence" "$holes holes or repeats in the global sequence"; fi
 }
 
+# judge_audit_lost_step: with one step lost silently by the module
+# (kvm.svmtrace_test_lose_step=1), the capture's own count still adds up,
+# but the audit must say which equation broke and fail the capture.
+judge_audit_lost_step() {
+	d=$cap/audit-lost-step
+	if [ "$(cat "$d/capture.rc" 2>/dev/null)" = 1 ] && grep -q '^total .* consistent$' "$d/capture.txt" &&
+		grep -q '^audit vcpu0 .*: ok; = .*: MISMATCH;' "$d/capture.txt" &&
+		grep -q '^audit FAILED$' "$d/capture.txt" && grep -q 'a step vanished' "$d/capture.txt" &&
+		[ "$(cat "$d/param-after" 2>/dev/null)" = 0 ]; then
+		ok capture/audit-lost-step "a silently lost step passes the module's own count but fails the audit: $(grep -h '^audit vcpu0\|vanished' "$d/capture.txt" | sed 's/ npf_exits.*//' | tr '\n' ';')"
+	else
+		bad capture/audit-lost-step "rc $(cat "$d/capture.rc" 2>/dev/null), param $(cat "$d/param-after" 2>/dev/null): $(grep -h 'audit\|^total' "$d/capture.txt" 2>/dev/null | tr '\n' ';')"
+	fi
+}
+
+# judge_audit_paused: paused before the guest ran, nothing is recorded and
+# every step the module took must be one of its unrecorded ones -- the
+# audit's "unrecorded" term carries the whole run.
+judge_audit_paused() {
+	line=$(grep '^audit vcpu0 ' "$cap/paused/capture.txt" 2>/dev/null)
+	db=$(echo "$line" | sed -n 's/.* db_exits=\([0-9]*\) .*/\1/p')
+	produced=$(echo "$line" | sed -n 's/.* produced \([0-9]*\) .*/\1/p')
+	emulated=$(echo "$line" | sed -n 's/.* emulated \([0-9]*\) .*/\1/p')
+	unrecorded=$(echo "$line" | sed -n 's/.* unrecorded \([0-9]*\) .*/\1/p')
+	if [ "${db:-0}" -gt 0 ] && [ "$produced" = 0 ] && [ "$unrecorded" = $((db + emulated)) ]; then
+		ok capture/paused/unrecorded "paused all along: $db #DB exits + $emulated emulated steps, all $unrecorded unrecorded, nothing produced"
+	else
+		bad capture/paused/unrecorded "'${line:-no audit line}'"
+	fi
+}
+
 judge_capture_set() {
 	[ ! -s "$cap/failures" ] || bad capture/scenarios "$(tr '\n' ';' <"$cap/failures")"
 	for name in $programs bench-r1 bench-r2 bench-r3 block-slow; do
@@ -62,6 +108,7 @@ judge_capture_set() {
 		*) expect=$run/expect/$name ;;
 		esac
 		judge_capture_rc "$name"
+		judge_audit "$name"
 		judge_armed_results "$name" "$expect"
 		if [ "$name" = tflost ]; then
 			judge_trace_holes "$name" "$expect"
@@ -71,6 +118,7 @@ judge_capture_set() {
 	done
 
 	judge_capture_rc drop
+	judge_audit drop
 	judge_armed_results drop "$run/expect/bench-drop"
 	dropped=$(summary_field "$cap/drop/capture.txt" dropped)
 	gaps=$("$bin/svmtrace-dump" inspect "$cap/drop/trace/svmtrace_trace_cpu0.bin" 2>&1 |
@@ -94,6 +142,7 @@ judge_capture_set() {
 	# single-step log row by row (the kernel log check below is the other
 	# half: no "scheduling while atomic").
 	judge_capture_rc ipi
+	judge_audit ipi
 	read -r before after <"$cap/ipi/fastpath" 2>/dev/null
 	if [ -n "${after:-}" ] && [ "$after" = "$before" ]; then
 		ok capture/ipi/no-fastpath "no stepped WRMSR went through the IRQs-off fastpath"
@@ -119,6 +168,7 @@ judge_capture_set() {
 	# M2: lossless while the consumer was stopped, and KVM_RUN still
 	# returned to every kick.
 	judge_capture_rc block-kick
+	judge_audit block-kick
 	judge_armed_results block-kick "$run/expect/bench-kick"
 	judge_trace block-kick "$run/expect/bench-kick"
 	kicks=$(grep '^kicks ' "$cap/block-kick/vmm.txt")
@@ -133,6 +183,10 @@ judge_capture_set() {
 
 	# --from-next: armed while running.bin already ran, no gate.
 	judge_capture_rc from-next
+	judge_audit from-next
+	judge_audit paused
+	judge_audit_paused
+	judge_audit_lost_step
 	judge_armed_results from-next "$run/expect/running"
 	if ! "$bin/svmtrace-dump" dump --regs "$cap/from-next/trace/svmtrace_trace_cpu0.bin" \
 		>"$cap/from-next/cpu0.csv" 2>"$cap/from-next/cpu0.err"; then

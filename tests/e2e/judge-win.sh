@@ -145,10 +145,29 @@ PY
 	fi
 }
 
+# judge_daemon_audit_json NAME: svmtraced stored the balanced audit in capture.json.
+judge_daemon_audit_json() {
+	if out=$(python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1]))["audit"]
+assert a["balanced"] is True, "not balanced"
+for v in a["vcpus"]:
+    rhs = v["produced"] - v["emulated"] + v["unrecorded"] - v["stepless_ends"] + v["foreign"]
+    assert v["db_exits"] == rhs == v["kmod_db_exits"] + v["foreign"], v
+    assert v["balanced"] is True, v
+print(" ".join("vcpu%d db_exits=%d produced=%d" % (v["vcpu"], v["db_exits"], v["produced"]) for v in a["vcpus"]))
+' "$cap/$1/trace/capture.json" 2>&1); then
+		ok "capture/$1/audit-json" "capture.json holds the balanced audit: $out"
+	else
+		bad "capture/$1/audit-json" "$(echo "$out" | tail -n 1)"
+	fi
+}
+
 judge_win_set() {
 	while read -r name image mode pid pname; do
 		[ -n "$name" ] || continue
 		judge_capture_rc "$name"
+		judge_audit "$name"
 		judge_armed_results "$name" "$run/expect/$name"
 		judge_win_unseen "$name" "$image"
 		judge_trace "$name" "$run/expect/$name"
@@ -183,6 +202,8 @@ judge_win_set() {
 		[ "$mode" != pid ] || judge_daemon_status "$name-daemon" "$pid"
 		judge_win_armed "$name-daemon" "$image" "$pid" "$mode"
 		judge_capture_rc "$name-daemon"
+		judge_audit "$name-daemon"
+		judge_daemon_audit_json "$name-daemon"
 		judge_armed_results "$name-daemon" "$run/expect/$name"
 		judge_trace "$name-daemon" "$run/expect/$name"
 		judge_win_first "$name-daemon" "$image" "$pid"

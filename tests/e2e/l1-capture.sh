@@ -13,7 +13,8 @@
 #   dance times out, timeout.txt.
 #
 # CAPTURE_CR3, when set, replaces the guest's CR3 as the target (a gate
-# fetched from a foreign address space).
+# fetched from a foreign address space).  Every capture runs with the exit
+# audit (--audit) unless CAPTURE_AUDIT is set to something else (empty).
 # Hooks: CAPTURE_BEFORE_START and CAPTURE_AFTER_START, when set, are run
 # (eval) right before and right after the guest is started, with $vmm_pid
 # and $cap_pid set (e.g. to pause the capture, or to kill the consumer).
@@ -54,7 +55,8 @@ capture_run() {
 	cr3=${CAPTURE_CR3:-$(echo "$ready" | tr ' ' '\n' | sed -n 's/^cr3=//p')}
 
 	# shellcheck disable=SC2086
-	svmtrace-capture --vmm-pid "$vmm_pid" $gates --cr3 "$cr3" --out "$traces" --quiet "$@" \
+	svmtrace-capture --vmm-pid "$vmm_pid" $gates --cr3 "$cr3" --out "$traces" --quiet \
+		${CAPTURE_AUDIT---audit} "$@" \
 		>"$dir/capture.txt" 2>&1 &
 	cap_pid=$!
 	if ! wait_line "$dir/capture.txt" '^armed$' 30 "$cap_pid"; then

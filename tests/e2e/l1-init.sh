@@ -9,6 +9,8 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mount -t tmpfs tmp /tmp
+# tracefs: the exit audit (--audit) reads the kvm events' format files there.
+mount -t tracefs tracefs /sys/kernel/tracing
 echo "l1: init at $(cut -d' ' -f1 /proc/uptime)s, $(uname -r), $(nproc) CPUs"
 grep -qw svm /proc/cpuinfo || echo "l1: WARNING: this CPU has no svm flag"
 # khugepaged is of no use here and was seen locking up both CPUs under TCG;

@@ -169,6 +169,12 @@ capture_set() {
 		echo "capture tflost-kernel: $(cat "$set_dir/tflost-kernel/timeout.txt")" >>"$set_dir/failures"
 	dr_back_to_back "$set_dir/drheavy"
 	from_next_run "$set_dir/from-next"
+	# Paused before the guest runs: every step is one the audit must find
+	# in the module's steps_unrecorded (nothing recorded, no session start).
+	CAPTURE_BEFORE_START='kill -USR1 $cap_pid; sleep 1' capture_run "$set_dir/paused" \
+		kernel.bin straight.bin -- --policy block ||
+		echo "capture paused: $(cat "$set_dir/paused/timeout.txt")" >>"$set_dir/failures"
+	audit_lost_step "$set_dir/audit-lost-step"
 	nonroot_attempt "$set_dir/nonroot"
 	abi_check "$set_dir/abi-check"
 	kvm-modules unload >>"$set_dir/load.txt" 2>&1 || echo "rmmod after capture failed" >>"$set_dir/failures"
@@ -186,7 +192,7 @@ from_next_run() {
 	wait_line "$1/vmm.txt" '^ready ' 30 "$vmm_pid"
 	sleep 0.5
 	svmtrace-capture --vmm-pid "$vmm_pid" --from-next --cr3 0x3000 --policy block \
-		--out /tmp/from-next --quiet >"$1/capture.txt" 2>&1 &
+		--out /tmp/from-next --quiet --audit >"$1/capture.txt" 2>&1 &
 	cap_pid=$!
 	wait_line "$1/capture.txt" '^armed$' 30 "$cap_pid" || echo "never armed" >>"$1/timeout.txt"
 	wait_line "$1/vmm.txt" '^holding$' 120 "$vmm_pid" || echo "no holding line" >>"$1/timeout.txt"
@@ -196,6 +202,24 @@ from_next_run() {
 	wait "$vmm_pid"; echo $? >"$1/vmm.rc"
 	mkdir -p "$1/trace" && cp /tmp/from-next/* "$1/trace/" 2>/dev/null
 	[ ! -e "$1/timeout.txt" ] || echo "capture from-next: $(cat "$1/timeout.txt")" >>"$set_dir/failures"
+}
+
+# audit_lost_step DIR: the exit audit must catch a step that vanished
+# without a trace.  kvm.svmtrace_test_lose_step=1 (test only, testparam.c)
+# makes the module lose one recordable step silently; its own accounting
+# (written + dropped = produced) still holds, the audit must not.  The kvm
+# events' format files are kept next to it (what the audit checked).
+audit_lost_step() {
+	mkdir -p "$1"
+	for e in kvm_exit kvm_entry; do
+		cp "/sys/kernel/tracing/events/kvm/$e/format" "$1/$e.format" 2>/dev/null
+	done
+	param=/sys/module/kvm/parameters/svmtrace_test_lose_step
+	echo 1 >"$param" || echo "cannot set $param" >>"$1/timeout.txt"
+	capture_run "$1" kernel.bin straight.bin -- --policy block ||
+		echo "capture audit-lost-step: $(cat "$1/timeout.txt")" >>"$set_dir/failures"
+	cat "$param" >"$1/param-after" 2>/dev/null
+	echo 0 >"$param" 2>/dev/null
 }
 
 # nonroot_attempt DIR: svmtrace-capture as user nobody must be refused.

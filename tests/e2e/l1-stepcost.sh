@@ -23,10 +23,14 @@
 #   ring-rN/          ring capture: every step published, drained and
 #                     encoded by svmtrace-capture meanwhile (LZ4 and all, on
 #                     the same L1 CPU)
+#   audit-rN/         the same with --audit: the exit audit's BPF programs
+#                     run on every kvm_exit and kvm_entry of the VM
+# Only audit-rN runs the audit (capture_run's default is --audit).
 set -u
 iterations=$1 rounds=$2
 cd /e2e
 . ./l1-capture.sh
+CAPTURE_AUDIT=
 out=$E2E_OUT/stepcost
 mkdir -p "$out"
 
@@ -55,6 +59,8 @@ while [ "$r" -le "$rounds" ]; do
 		--policy block || echo "foreign gate r$r failed" >>"$out/failures"
 	capture_run "$out/ring-r$r" -a "$iterations" kernel.bin bench.bin -- \
 		--policy block --ring-slots 131072 || echo "ring capture r$r failed" >>"$out/failures"
+	capture_run "$out/audit-r$r" -a "$iterations" kernel.bin bench.bin -- \
+		--policy block --ring-slots 131072 --audit || echo "audit capture r$r failed" >>"$out/failures"
 	kvm-modules unload
 	r=$((r + 1))
 done

@@ -50,7 +50,7 @@ win_arm() {
 	for c in "$@"; do [ -z "$c" ] || [ "$c" = null ] || cr3s="$cr3s --cr3 $c"; done
 	# shellcheck disable=SC2086
 	svmtrace-capture --vmm-pid "$vmm_pid" $gate $cr3s --out "$traces" --quiet \
-		--policy block >"$d/capture.txt" 2>&1 &
+		--policy block --audit >"$d/capture.txt" 2>&1 &
 	cap_pid=$!
 	wait_line "$d/capture.txt" '^armed$' 30 "$cap_pid" || {
 		echo "capture never armed" >>"$d/timeout.txt"
@@ -130,7 +130,7 @@ win_daemon_run() {
 	sock=/tmp/svmtraced.$$.sock
 	# shellcheck disable=SC2086
 	svmtraced --vmm-pid "$vmm_pid" $sel --profiles /e2e --out "$traces" --policy block \
-		--socket "$sock" >"$dir/capture.txt" 2>&1 &
+		--socket "$sock" --audit >"$dir/capture.txt" 2>&1 &
 	cap_pid=$!
 	case $mode in
 	pid)	# armed before the guest runs at all

@@ -63,9 +63,13 @@ ours=$(per_step "$d"/ours-r*.txt)
 paused=$(per_step "$d"/paused-r*/vmm.txt)
 producer=$(per_step "$d"/producer-r*/vmm.txt)
 ring=$(per_step "$d"/ring-r*/vmm.txt)
+audit=$(per_step "$d"/audit-r*/vmm.txt)
 foreign=$(per_step "$d"/foreign-r*/vmm.txt)
-for f in "$d"/producer-r*/capture.txt "$d"/ring-r*/capture.txt; do
+for f in "$d"/producer-r*/capture.txt "$d"/ring-r*/capture.txt "$d"/audit-r*/capture.txt; do
 	grep -q ' consistent$' "$f" || { echo "step-cost: $f: capture counts do not add up" >&2; exit 1; }
+done
+for f in "$d"/audit-r*/capture.txt; do
+	grep -q '^audit balanced$' "$f" || { echo "step-cost: $f: the exit audit did not balance" >&2; exit 1; }
 done
 {
 	echo "path instructions_per_step"
@@ -75,6 +79,7 @@ done
 	echo "db_exit_in_kernel_paused $paused"
 	echo "ring_capture_producer_only $producer"
 	echo "ring_capture $ring"
+	echo "ring_capture_with_audit $audit"
 } >"$out/table"
 echo "foreign_instruction_on_a_gated_page $foreign" >"$out/foreign"
 awk -v ipc="${IPC:-1}" -v ghz="${GHZ:-3}" -v rt="${ROUNDTRIP_CYCLES:-1360}" -v n=$((4 * iterations + 2)) '
@@ -91,5 +96,7 @@ awk -v ipc="${IPC:-1}" -v ghz="${GHZ:-3}" -v rt="${ROUNDTRIP_CYCLES:-1360}" -v n
 		printf "ring capture / stock single-step instructions: %.3f (goal <= 0.2)\n", ins[7] / ins[2]
 		printf "the tracer over a stock in-kernel #DB exit: paused %+.1f%%, recording (vCPU side) %+.1f%% (goal <= 10%%)\n",
 			100 * (ins[5] - ins[4]) / ins[4], 100 * (ins[6] - ins[4]) / ins[4]
+		printf "the exit audit (--audit, BPF on kvm_exit and kvm_entry) adds %+d instructions per step to a ring capture (%+.1f%%)\n",
+			ins[8] - ins[7], 100 * (ins[8] - ins[7]) / ins[7]
 	}' "$out/table"
 awk '{ printf "a gate costs another process %d instructions per instruction it runs on the gated page (stepped silently, the gate closed behind it)\n", $2 }' "$out/foreign"

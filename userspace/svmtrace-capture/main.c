@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "audit/audit.h"
+#include "common/capture_audit.h"
 #include "common/cli.h"
 #include "common/capture.h"
 
@@ -24,6 +26,7 @@ struct capture_options {
 	struct svmtrace_target target;
 	struct capture_limits lim;
 	bool quiet;
+	bool audit;
 };
 
 static const char usage_text[] =
@@ -32,7 +35,7 @@ static const char usage_text[] =
 	"                        --out DIR [--vm-fd N] [--policy drop|block] [--kernel]\n"
 	"                        [--rip-range A-B]... [--duration S] [--max-records N]\n"
 	"                        [--ring-slots N] [--wake-batch N] [--consumer-delay-us U]\n"
-	"                        [--quiet]\n"
+	"                        [--audit] [--quiet]\n"
 	"Trace the target of a running KVM VM into per-vCPU v5 files (needs root and\n"
 	"svmtrace's kvm.ko).\n"
 	"\n"
@@ -58,14 +61,16 @@ static const char usage_text[] =
 	"  --ring-slots N        slots per vCPU ring, a power of two (default 65536)\n"
 	"  --wake-batch N        wake this consumer every N slots (default ring-slots/16)\n"
 	"  --consumer-delay-us U sleep U microseconds per slot (testing backpressure)\n"
+	"  --audit               count the VM's #DB and NPF exits with eBPF (kvm tracepoints)\n"
+	"                        and check per vCPU that they balance the records\n"
 	"  --quiet               no progress line\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"SIGINT or SIGTERM stops the capture cleanly; SIGUSR1 pauses recording (the\n"
 	"sessions and rings stay) and SIGUSR2 resumes it.  \"armed\" is printed on stdout once\n"
 	"the capture is armed; a summary follows at the end.  Exit status 0 when every\n"
-	"vCPU's written + dropped records equal what the kernel produced.  See\n"
-	"svmtrace-capture(1).\n";
+	"vCPU's written + dropped records equal what the kernel produced (and, with\n"
+	"--audit, every vCPU's #DB exits balance).  See svmtrace-capture(1).\n";
 
 static void usage(FILE *f, int status)
 {
@@ -126,6 +131,7 @@ static void parse_options(int argc, char **argv, struct capture_options *o)
 						  { "from-next", no_argument, NULL, 'n' },
 						  { "consumer-delay-us", required_argument, NULL,
 						    'D' },
+						  { "audit", no_argument, NULL, 'A' },
 						  { "quiet", no_argument, NULL, 'q' },
 						  { "help", no_argument, NULL, 'h' },
 						  CAPTURE_LONGOPTS,
@@ -158,6 +164,9 @@ static void parse_options(int argc, char **argv, struct capture_options *o)
 		case 'n':
 			t->flags |= SVMTRACE_TARGET_F_FROM_NEXT;
 			break;
+		case 'A':
+			o->audit = true;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -188,6 +197,8 @@ int main(int argc, char **argv)
 {
 	struct capture_options opt;
 	struct capture cap = { 0 };
+	struct capture_audit *audit = NULL;
+	struct audit_line *audit_lines = NULL;
 	const char *why;
 	int vmm_fd_number;
 	bool ok;
@@ -207,7 +218,12 @@ int main(int argc, char **argv)
 	cap.vm_fd = control_vm_fd(opt.vmm_pid, &vmm_fd_number, &cap.pidfd);
 	control_attach(cap.ctl, cap.vm_fd, opt.vmm_pid, vmm_fd_number);
 	control_set_target(cap.ctl, &opt.target);
+	/* Counting starts before arm, which resets the module's counters. */
+	if (opt.audit)
+		audit = capture_audit_start(opt.vmm_pid, cap.ctl);
 	control_arm(cap.ctl);
+	if (audit)
+		capture_audit_armed(audit);
 	capture_open_streams(&cap);
 	printf("armed\n");
 	fflush(stdout);
@@ -217,9 +233,13 @@ int main(int argc, char **argv)
 	capture_drain_rest(&cap);
 	progress_update(&cap.progress, cap.streams, cap.nr, true);
 	ok = capture_report(&cap, why);
+	if (audit)
+		ok &= capture_audit_finish(&cap, audit, &audit_lines);
 	ok &= capture_close_streams(&cap);
 	control_detach(cap.ctl);
 	close(cap.vm_fd);
 	close(cap.ctl);
+	capture_audit_close(audit);
+	free(audit_lines);
 	return ok ? 0 : 1;
 }

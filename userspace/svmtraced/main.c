@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "audit/audit.h"
+#include "common/capture_audit.h"
 #include "common/cli.h"
 #include "svmtraced/svmtraced.h"
 
@@ -120,6 +122,8 @@ int main(int argc, char **argv)
 	struct svmtrace_vmi *vmi;
 	struct capture cap = { 0 };
 	struct meta_counts *counts;
+	struct capture_audit *audit = NULL;
+	struct audit_line *audit_lines = NULL;
 	struct vm_info vm;
 	struct codemap *codemap = NULL;
 	struct run run;
@@ -154,7 +158,12 @@ int main(int argc, char **argv)
 	cap.lim = opt.lim;
 	cap.quiet = opt.quiet;
 	control_set_target(cap.ctl, &opt.target);
+	/* Counting starts before arm, which resets the module's counters. */
+	if (opt.audit)
+		audit = capture_audit_start(vm.vmm_pid, cap.ctl);
 	control_arm(cap.ctl);
+	if (audit)
+		capture_audit_armed(audit);
 	capture_open_streams(&cap);
 	print_armed(&t);
 
@@ -194,6 +203,11 @@ int main(int argc, char **argv)
 	capture_drain_rest(&cap);
 	progress_update(&cap.progress, cap.streams, cap.nr, true);
 	ok = capture_report(&cap, why);
+	if (audit) {
+		m.audit_ok = capture_audit_finish(&cap, audit, &audit_lines);
+		m.audit = audit_lines;
+		ok &= m.audit_ok;
+	}
 	fill_counts(&cap, counts);
 	ok &= capture_close_streams(&cap);
 	codemap_close(codemap);
@@ -207,5 +221,7 @@ int main(int argc, char **argv)
 	printf("svmtraced: %s, traces in %s\n", ok ? "done" : "done with errors", cap.out_dir);
 	svmtrace_vmi_close(vmi);
 	svmtrace_vmi_mem_close(mem);
+	capture_audit_close(audit);
+	free(audit_lines);
 	return ok ? 0 : 1;
 }

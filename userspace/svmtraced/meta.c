@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "audit/audit.h"
 #include "common/cli.h"
 #include "svmtraced/svmtraced.h"
 
@@ -189,6 +190,7 @@ static json_object *options(const struct daemon_options *op)
 	add(o, "name", str_or_null(op->name));
 	add(o, "wait_name", str_or_null(op->wait_name));
 	add(o, "newest", json_object_new_boolean(op->newest));
+	add(o, "audit", json_object_new_boolean(op->audit));
 	return o;
 }
 
@@ -242,6 +244,48 @@ static json_object *counts(const struct meta *m)
 	return a;
 }
 
+static json_object *u64(uint64_t v)
+{
+	return json_object_new_int64((int64_t)v);
+}
+
+/* --audit: the equation and its terms per vCPU (userspace/audit/audit.h). */
+static json_object *audit(const struct meta *m)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_array();
+	uint32_t i;
+
+	add(o, "balanced", json_object_new_boolean(m->audit_ok));
+	add(o, "equations",
+	    json_object_new_string("db_exits = kmod_db_exits + foreign; db_exits = produced - "
+				   "emulated + unrecorded - stepless_ends + foreign; npf_exits >= "
+				   "gate_faults"));
+	for (i = 0; i < m->nr_counts; i++) {
+		const struct audit_line *l = &m->audit[i];
+		json_object *v = json_object_new_object();
+
+		add(v, "vcpu", json_object_new_int64(l->vcpu));
+		add(v, "vcpu_id", json_object_new_int64(l->vcpu_id));
+		add(v, "db_exits", u64(l->db_exits));
+		add(v, "kmod_db_exits", u64(l->kmod_db_exits));
+		add(v, "produced", u64(l->produced));
+		add(v, "emulated", u64(l->emulated));
+		add(v, "unrecorded", u64(l->unrecorded));
+		add(v, "stepless_ends", u64(l->stepless_ends));
+		add(v, "foreign", u64(l->foreign));
+		add(v, "balanced", json_object_new_boolean(l->balanced));
+		add(v, "npf_exits", u64(l->npf_exits));
+		add(v, "gate_faults", u64(l->gate_faults));
+		add(v, "steps_timed", u64(l->steps_timed));
+		add(v, "step_ns_mean", u64(l->steps_timed ? l->step_ns / l->steps_timed : 0));
+		add(v, "step_ns_p50_max", u64(l->step_p50_ns));
+		add(v, "step_ns_p99_max", u64(l->step_p99_ns));
+		json_object_array_add(a, v);
+	}
+	add(o, "vcpus", a);
+	return o;
+}
+
 static json_object *document(const struct meta *m)
 {
 	json_object *o = json_object_new_object(), *d = json_object_new_object();
@@ -274,6 +318,7 @@ static json_object *document(const struct meta *m)
 	}
 	add(o, "options", options(m->opt));
 	add(o, "vcpus", counts(m));
+	add(o, "audit", m->audit ? audit(m) : NULL);
 	return o;
 }
 

@@ -15,7 +15,7 @@ const char options_usage[] =
 	"                 [--out DIR] [--policy drop|block] [--kernel] [--rip-range A-B]...\n"
 	"                 [--duration S] [--max-records N] [--max-bytes N[K|M|G]]\n"
 	"                 [--ring-slots N] [--wake-batch N] [--socket PATH] [--no-code]\n"
-	"                 [--quiet]\n"
+	"                 [--audit] [--quiet]\n"
 	"       svmtraced status [--socket PATH]\n"
 	"       svmtraced stop [--socket PATH]\n"
 	"Trace every user-mode instruction of a process in a running Windows VM (KVM on\n"
@@ -50,6 +50,9 @@ const char options_usage[] =
 	"/svmtraced-PID.sock)\n"
 	"  --no-code             no code.bin (code pages as executed) and no re-walk of the\n"
 	"                        loader list for modules loaded while tracing\n"
+	"  --audit               count the VM's #DB and NPF exits with eBPF (kvm tracepoints)\n"
+	"                        and check per vCPU that they balance the records; the\n"
+	"                        result goes to capture.json, a mismatch fails the run\n"
 	"  --quiet               no progress line\n"
 	"  -h, --help            this text\n"
 	"\n"
@@ -130,6 +133,7 @@ void options_parse(int argc, char **argv, struct daemon_options *o)
 						  { "out", required_argument, NULL, 'o' },
 						  { "max-bytes", required_argument, NULL, 'b' },
 						  { "socket", required_argument, NULL, 'S' },
+						  { "audit", no_argument, NULL, 'A' },
 						  { "quiet", no_argument, NULL, 'q' },
 						  { "no-code", no_argument, NULL, 'c' },
 						  { "help", no_argument, NULL, 'h' },
@@ -198,6 +202,9 @@ void options_parse(int argc, char **argv, struct daemon_options *o)
 			break;
 		case 'S':
 			o->socket = optarg;
+			break;
+		case 'A':
+			o->audit = true;
 			break;
 		case 'q':
 			o->quiet = true;

@@ -52,6 +52,7 @@ struct daemon_options {
 	struct capture_limits lim;
 	bool quiet;
 	bool no_code; /* --no-code: no code.bin, no late modules */
+	bool audit;	    /* --audit: the BPF exit audit (userspace/audit) */
 	const char *socket; /* status socket path, NULL = /run/svmtrace/svmtraced-PID.sock */
 };
 
@@ -142,6 +143,7 @@ void codemap_close(struct codemap *cm);
 void target_module_exports(struct svmtrace_vmi *vmi, struct target_info *t, size_t i);
 
 /* meta.c */
+struct audit_line;
 struct meta_counts {
 	uint32_t vcpu;
 	uint64_t written, dropped, produced, discarded;
@@ -156,6 +158,9 @@ struct meta {
 	const char *state;	/* "recording" while running, "ended" at the end */
 	const char *end_reason; /* NULL while running */
 	double started, ended;	/* wall clock (time(2)) */
+	/* --audit: one balance per vCPU once ended (NULL otherwise), and its verdict. */
+	const struct audit_line *audit;
+	bool audit_ok;
 };
 /* Write @dir/capture.json atomically (tmp + rename); false with a warning. */
 bool meta_write(const char *dir, const struct meta *m);

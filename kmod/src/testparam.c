@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test-only knobs (never set them on a real host).  The nested lab proves
+ * that the exit audit (--audit) catches what the module's own accounting
+ * cannot: kvm.svmtrace_test_lose_step=N makes the next N recordable steps
+ * vanish -- no slot, no drop, no count -- as a bug in the capture path
+ * would.  The module's counters then still agree with the ring (written +
+ * dropped = produced), but the #DB exits the BPF program saw no longer
+ * balance.  Default 0: one load of a global per recorded step.
+ */
+#include <linux/module.h>
+
+#include "svmtrace.h"
+
+static unsigned int lose_step;
+module_param_named(svmtrace_test_lose_step, lose_step, uint, 0644);
+MODULE_PARM_DESC(svmtrace_test_lose_step,
+		 "test only: lose the next N recordable steps silently (the exit audit must fail)");
+
+/* True (once per unit of the parameter) when this step must vanish. */
+bool svmtrace_test_lose_step(void)
+{
+	unsigned int n = READ_ONCE(lose_step);
+
+	return unlikely(n) && cmpxchg(&lose_step, n, n - 1) == n;
+}
