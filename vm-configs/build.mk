@@ -1,0 +1,16 @@
+# vm-configs/: libvirt domains a user starts from (README.md).  `make check`
+# validates every XML against libvirt's own schemas; the nested lab
+# (tests/e2e/libvirt.sh) also defines and starts the lab-*.xml domains with a
+# real libvirtd, which catches what the schema does not.
+VM_CONFIGS := $(sort $(wildcard vm-configs/*.xml))
+
+# libvirtd, virtlogd and QEMU's driver for the lab's L1 (which runs the
+# host's root file system); virt-xml-validate comes with the clients.
+DEB_PACKAGES += libvirt-clients libvirt-daemon-system libvirt-daemon-driver-qemu dnsmasq-base
+
+.PHONY: check-vm-configs
+check-vm-configs:
+	@command -v virt-xml-validate >/dev/null || \
+		{ echo "FAIL: virt-xml-validate not installed (make deps: libvirt-clients)"; exit 1; }
+	@set -e; for f in $(VM_CONFIGS); do virt-xml-validate $$f domain; done
+CHECK_STEPS += check-vm-configs
