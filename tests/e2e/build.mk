@@ -93,6 +93,17 @@ e2e:
 check-e2e: e2e
 CHECK_STEPS += check-e2e
 
+# The real stack in L1 (docs/lab.md, "libvirt in L1"): libvirtd, virsh,
+# QEMU booting the Windows-layout guest, svmtraced --domain.  Needs our
+# modules; LAB_BOOTS plain boots of the guest are counted.
+LAB_BOOTS ?= 3
+.PHONY: e2e-libvirt check-e2e-libvirt
+e2e-libvirt: kmod $(BUILD)/bin/svmtraced $(BUILD)/bin/svmtrace-dump $(BUILD)/bin/svmtrace-e2e-model \
+		$(E2E_WIN_IMAGES) $(E2E_WIN_PVH)
+	BUILD=$(BUILD) tests/e2e/libvirt.sh --modules $(KMOD_DIR) --boots $(LAB_BOOTS)
+check-e2e-libvirt: e2e-libvirt
+CHECK_STEPS += check-e2e-libvirt
+
 # The cost of one traced single-step in instructions (QEMU -icount), per
 # path, with a model for AMD hardware (tests/e2e/step-cost.sh).
 .PHONY: bench-step-cost

@@ -1,0 +1,103 @@
+#!/bin/sh
+# libvirt.sh: the nested lab with the product's real stack (docs/lab.md,
+# "libvirt in L1").
+#   tests/e2e/libvirt.sh --modules DIR [--boots N]
+# Boots an L1 that runs the host's userspace (run-l1.sh --hostroot) with our
+# modules, where l1-libvirt.sh starts libvirtd and virtlogd, defines the
+# vm-configs/lab-*.xml domains and runs the Windows-layout guest under QEMU
+# through virsh; svmtraced --domain traces it.  Judged here:
+#   - svmtraced --domain lab-win --pid and --wait-name: armed on the
+#     builder's process, entry page and DTB, counts add up, the trace equals
+#     the reference model's records and starts right after the entry point;
+#   - the endings (issue 7): the domain reset (virsh reset), destroyed, or
+#     its QEMU killed while svmtraced captures: svmtraced ends by itself,
+#     exit 0, one line saying why, files that decode, capture.json; after
+#     the reset the guest boots again and runs to its end, untraced;
+#   - N plain boots (default 3) of lab-win all reach "ready";
+#   - the L1 kernel log has no WARNING/BUG/Oops.
+# Prints each stage's L1 time and "N passed, N failed".
+# Environment: BUILD, E2E_LIBVIRT_TIMEOUT (L1 seconds, default 900).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+. "$top/tests/lib/need.sh"
+
+modules= boots=3
+while [ $# -gt 0 ]; do
+	case $1 in
+	--modules) modules=$2; shift 2 ;;
+	--boots) boots=$2; shift 2 ;;
+	*) echo "usage: libvirt.sh --modules DIR [--boots N]" >&2; exit 2 ;;
+	esac
+done
+[ -n "$modules" ] || { echo "libvirt.sh: --modules DIR is required (make kmod)" >&2; exit 2; }
+need_cmd qemu-system-x86_64 "booting L1 and L2 (qemu-system-x86)"
+need_cmd libvirtd "libvirt in L1 (libvirt-daemon)"
+need_cmd virtlogd "libvirt in L1 (libvirt-daemon)"
+need_cmd virsh "driving the lab's domains (libvirt-clients)"
+need_file /usr/share/qemu/pvh.bin "QEMU's PVH boot of the lab's guest (qemu-system-data)"
+getent passwd libvirt-qemu >/dev/null ||
+	skip_or_fail "no user libvirt-qemu (needed for QEMU under libvirtd; make deps: libvirt-daemon-system)"
+
+build=$top/${BUILD:-build}
+bin=$build/bin
+win=$build/e2e/win
+run=$build/e2e/libvirt
+for f in "$bin/svmtraced" "$bin/svmtrace-dump" "$bin/svmtrace-e2e-model" "$win/win10.pvh" "$win/win11.pvh"; do
+	[ -e "$f" ] || { echo "libvirt.sh: $f missing (make e2e builds it)" >&2; exit 1; }
+done
+rm -rf "$run" && mkdir -p "$run/l1" "$run/expect"
+. "$here/lib/judge.sh"
+. "$here/judge-capture.sh"
+. "$here/judge-win.sh"
+cap=$run/l1/libvirt
+
+# NAME IMAGE MODE TARGET (l1-libvirt.sh); the traced ones have a model.
+scenarios="libvirt-win10-pid win10 pid 1200
+libvirt-win11-late win11 late late.exe
+libvirt-reboot win10 reboot 1200
+libvirt-destroy win10 destroy 1200
+libvirt-kill win10 kill 1200"
+echo "$scenarios" >"$run/libvirt-scenarios"
+model_win libvirt-win10-pid win10 1200
+model_win libvirt-win11-late win11 1212
+
+adds="--add $here/l1-libvirt.sh --add $here/l1-capture.sh --add $top/vm-configs/lab-win.sh"
+adds="$adds --add $top/vm-configs --add $run/libvirt-scenarios --add $bin/svmtraced"
+adds="$adds --add $win/win10.pvh --add $win/win11.pvh"
+adds="$adds $(ls "$top"/tests/data/profiles/*.json.xz | sed 's/^/--add /')"
+# shellcheck disable=SC2086
+nice "$here/run-l1.sh" --hostroot --modules "$modules" --mem 1536 --out "$run/l1" \
+	--timeout "${E2E_LIBVIRT_TIMEOUT:-900}" $adds -- sh /e2e/l1-libvirt.sh "$boots"
+rc=$?
+if [ $rc -eq 0 ]; then ok libvirt/l1 "L1 with the host's userspace ran the scenarios ($(tr '\n' ' ' <"$run/l1/timing"))"
+else bad libvirt/l1 "L1 run exited $rc (see $run/l1/console.log)"; fi
+[ ! -s "$cap/failures" ] || bad libvirt/scenarios "$(tr '\n' ';' <"$cap/failures")"
+if [ -s "$cap/version.txt" ] && ! grep -q error "$cap/define.txt" 2>/dev/null; then
+	ok libvirt/define "libvirtd up ($(grep -m 1 'Running hypervisor' "$cap/version.txt")); defined $(grep -c defined "$cap/define.txt") vm-configs/lab-*.xml"
+else
+	bad libvirt/define "libvirtd or virsh define failed: $(cat "$cap/version.txt" "$cap/define.txt" 2>/dev/null)"
+fi
+
+# --domain: the same checks as the lab VMM's svmtraced runs (judge-win.sh).
+for s in "libvirt-win10-pid win10 1200" "libvirt-win11-late win11 1212"; do
+	set -- $s
+	judge_win_armed "$1" "$2" "$3"
+	judge_capture_rc "$1"
+	judge_trace "$1" "$run/expect/$1"
+	judge_win_first "$1" "$2" "$3"
+done
+
+. "$here/judge-libvirt.sh"
+judge_libvirt_endings
+judge_libvirt_boots "$boots"
+
+if [ -s "$run/l1/dmesg.txt" ] && ! grep -E 'WARNING|BUG|Oops|Call Trace' "$run/l1/dmesg.txt"; then
+	ok libvirt/dmesg "L1 kernel log has no WARNING/BUG/Oops"
+else
+	bad libvirt/dmesg "L1 kernel log has warnings (see $run/l1/dmesg.txt)"
+fi
+[ ! -s "$cap/stages" ] || awk 'NR > 1 { printf "stage %s: %.1f s\n", $1, $2 - t } { t = $2 }' "$cap/stages"
+[ $xfail -eq 0 ] || echo "libvirt: $xfail known failures (tests/e2e/known-failures)"
+echo "libvirt: $pass passed, $fail failed"
+[ $fail -eq 0 ]
