@@ -26,8 +26,7 @@ static void set_reason(const char *why)
 	const char *none = NULL;
 
 	/* The first event wins: a reset followed by a destroy was a reset. */
-	__atomic_compare_exchange_n(&reason, &none, why, false, __ATOMIC_RELEASE,
-				    __ATOMIC_RELAXED);
+	__atomic_compare_exchange_n(&reason, &none, why, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 }
 
 static void on_reboot(virConnectPtr conn, virDomainPtr d, void *opaque)
@@ -39,7 +38,10 @@ static void on_lifecycle(virConnectPtr conn, virDomainPtr d, int event, int deta
 {
 	switch (event) {
 	case VIR_DOMAIN_EVENT_SHUTDOWN:
-		set_reason("domain shutting down");
+		/* A host-side shutdown (virsh destroy signals QEMU) is followed
+		 * by the STOPPED event that says which it was. */
+		if (detail == VIR_DOMAIN_EVENT_SHUTDOWN_GUEST)
+			set_reason("domain shutting down (the guest powers off)");
 		break;
 	case VIR_DOMAIN_EVENT_CRASHED:
 		set_reason("guest crashed");
@@ -79,7 +81,8 @@ void domain_watch(virConnectPtr conn, virDomainPtr d)
 	pthread_t t;
 
 	if (virConnectDomainEventRegisterAny(conn, d, VIR_DOMAIN_EVENT_ID_REBOOT,
-					     VIR_DOMAIN_EVENT_CALLBACK(on_reboot), NULL, NULL) < 0 ||
+					     VIR_DOMAIN_EVENT_CALLBACK(on_reboot), NULL,
+					     NULL) < 0 ||
 	    virConnectDomainEventRegisterAny(conn, d, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
 					     VIR_DOMAIN_EVENT_CALLBACK(on_lifecycle), NULL,
 					     NULL) < 0)
