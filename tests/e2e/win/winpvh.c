@@ -17,7 +17,7 @@
 #include "winlayout.h"
 #include "winpvh.h"
 
-#define PAGE		       0x1000ull
+#define PAGE			 0x1000ull
 #define XEN_ELFNOTE_PHYS32_ENTRY 18
 
 struct pvh_note {
@@ -125,16 +125,22 @@ int main(int argc, char **argv)
 	};
 	off = sizeof(eh) + (n + 1) * sizeof(Elf64_Phdr);
 	put(f, &eh, sizeof(eh));
-	Elf64_Phdr ph = { .p_type = PT_NOTE, .p_offset = off, .p_filesz = sizeof(note),
-			  .p_align = 4 };
+	Elf64_Phdr ph = {
+		.p_type = PT_NOTE, .p_offset = off, .p_filesz = sizeof(note), .p_align = 4
+	};
 	put(f, &ph, sizeof(ph));
 	off = (off + sizeof(note) + PAGE - 1) & ~(PAGE - 1);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t len = seg[i][1] - seg[i][0];
 
-		ph = (Elf64_Phdr){ .p_type = PT_LOAD, .p_flags = PF_R | PF_W | PF_X,
-				   .p_offset = off, .p_vaddr = seg[i][0], .p_paddr = seg[i][0],
-				   .p_filesz = len, .p_memsz = len, .p_align = PAGE };
+		ph = (Elf64_Phdr){ .p_type = PT_LOAD,
+				   .p_flags = PF_R | PF_W | PF_X,
+				   .p_offset = off,
+				   .p_vaddr = seg[i][0],
+				   .p_paddr = seg[i][0],
+				   .p_filesz = len,
+				   .p_memsz = len,
+				   .p_align = PAGE };
 		put(f, &ph, sizeof(ph));
 		off += len;
 	}
