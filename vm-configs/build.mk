@@ -14,3 +14,16 @@ check-vm-configs:
 		{ echo "FAIL: virt-xml-validate not installed (make deps: libvirt-clients)"; exit 1; }
 	@set -e; for f in $(VM_CONFIGS); do virt-xml-validate $$f domain; done
 CHECK_STEPS += check-vm-configs
+
+# svmtrace-lab: a shell script over virsh, installed with the programs; it
+# sources lab-win.sh (the lab guest's serial commands) from next to itself
+# or from ../share/svmtrace, as built here and as installed.
+$(BUILD)/bin/svmtrace-lab: vm-configs/svmtrace-lab $(BUILD)/share/svmtrace/lab-win.sh
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+$(BUILD)/share/svmtrace/lab-win.sh: vm-configs/lab-win.sh
+	@mkdir -p $(@D)
+	install -m 644 $< $@
+PROGRAMS += $(BUILD)/bin/svmtrace-lab
+SHARE_FILES += $(BUILD)/share/svmtrace/lab-win.sh
+MAN_PAGES += docs/man/svmtrace-lab.1
