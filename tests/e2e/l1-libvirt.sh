@@ -1,7 +1,7 @@
 #!/bin/sh
 # l1-libvirt.sh: the lab's libvirt scenarios, inside an L1 that runs the
 # host's userspace (run-l1.sh --hostroot), started by libvirt.sh.
-#   l1-libvirt.sh BOOTS
+#   l1-libvirt.sh BOOTS [LINUX-BOOTS [HAND-BOOTS]]
 # Loads our modules, starts virtlogd and libvirtd as a distribution would
 # (no systemd here), defines every vm-configs/lab-*.xml and runs the
 # Windows-layout domain (lab-win) with virsh for each scenario of
@@ -14,7 +14,13 @@
 #           (virsh reset), destroyed, or its QEMU killed (SIGKILL): its
 #           exit status and message, the files it leaves, and (reset) that
 #           the guest boots again, untraced, and runs to its end
-# then BOOTS more plain boots of lab-win (start, "ready", destroy).
+# then one whole svmtrace-lab session (lab-session: --launch serial,
+# --wait-name late.exe, from the snapshot "clean" of the shut-off domain),
+# then BOOTS more plain boots of lab-win (start, "ready", destroy), then
+# LINUX-BOOTS (default 1) boots of the Linux L2 (lab-linux.xml: Debian's
+# kernel, /e2e/lab-linux.vmlinuz and /e2e/lab-linux.initrd) through
+# virsh and HAND-BOOTS (default 0) of the same kernel in QEMU started by
+# hand (l1-handqemu.sh), each up to its init's "ready" line.
 # Records into $E2E_OUT/libvirt/NAME (judged on the host by libvirt.sh);
 # stage times (L1 uptime) in $E2E_OUT/libvirt/stages.
 set -u
@@ -125,6 +131,30 @@ while read -r name image mode target; do
 	stage "$name"
 done </e2e/libvirt-scenarios
 
+# lab_session DIR: svmtrace-lab on lab-win, as a user runs it.  The session
+# directory is made in L1's /tmp (virsh dump writes there as the QEMU user)
+# and comes back without the 64 MiB memory dump, which svmtrace-vmi reads
+# here.
+lab_session() {
+	d=$1
+	mkdir -p "$d"
+	lab_win_install bin/win11.pvh && virsh snapshot-create-as lab-win clean >"$d/snapshot.txt" 2>&1 ||
+		{ echo "cannot take the snapshot clean: $(cat "$d/snapshot.txt")" >>"$d/timeout.txt"; return 1; }
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	/e2e/svmtrace-lab --launch serial --profiles /e2e --out /tmp/session lab-win late.exe \
+		>"$d/lab.txt" 2>&1
+	echo $? >"$d/lab.rc"
+	echo "$t0 $(cut -d' ' -f1 /proc/uptime)" >"$d/lab.uptime"
+	virsh domstate lab-win >"$d/domstate.txt" 2>&1
+	svmtrace-vmi --memory /tmp/session/memory.elf --profiles /e2e ps >"$d/ps.txt" 2>&1
+	rm -f /tmp/session/memory.elf
+	cp -r /tmp/session "$d/session" && cp -r /tmp/session/traces "$d/trace"
+	virsh snapshot-delete lab-win clean >/dev/null 2>&1
+	[ ! -e "$d/timeout.txt" ]
+}
+lab_session "$out/libvirt-lab-session" || fail "svmtrace-lab session: $(cat "$out/libvirt-lab-session/timeout.txt")"
+stage lab-session
+
 # Plain boots, counted: how reliably does L2 boot through libvirt?
 i=0
 while [ $i -lt "$1" ]; do
@@ -134,5 +164,26 @@ while [ $i -lt "$1" ]; do
 	virsh destroy lab-win >/dev/null 2>&1
 done
 stage boots
+
+# The Linux L2, through libvirt (and by hand, to compare).
+. ./l1-handqemu.sh
+cp lab-linux.vmlinuz "$LAB_DIR/lab-linux.vmlinuz" && cp lab-linux.initrd "$LAB_DIR/lab-linux.initrd" &&
+	chmod 644 "$LAB_DIR/lab-linux.vmlinuz" "$LAB_DIR/lab-linux.initrd" || fail "cannot install the Linux L2"
+i=0
+while [ $i -lt "${2:-1}" ]; do
+	i=$((i + 1))
+	linux_boot_virsh "$out/linux-$i" && echo "linux $i ok" >>"$out/linux-boots" ||
+		echo "linux $i failed" >>"$out/linux-boots"
+done
+stage linux-virsh
+i=0
+while [ $i -lt "${3:-0}" ]; do
+	i=$((i + 1))
+	for how in $HAND_VARIANTS; do
+		linux_boot_hand "$out/hand-$how-$i" "$how" && echo "hand $how $i ok" >>"$out/hand-boots" ||
+			echo "hand $how $i failed" >>"$out/hand-boots"
+	done
+done
+stage linux-hand
 virsh list --all >"$out/list.txt" 2>&1
 true

@@ -1,7 +1,7 @@
 #!/bin/sh
 # libvirt.sh: the nested lab with the product's real stack (docs/lab.md,
 # "libvirt in L1").
-#   tests/e2e/libvirt.sh --modules DIR [--boots N]
+#   tests/e2e/libvirt.sh --modules DIR [--boots N] [--linux-boots N] [--hand-boots N]
 # Boots an L1 that runs the host's userspace (run-l1.sh --hostroot) with our
 # modules, where l1-libvirt.sh starts libvirtd and virtlogd, defines the
 # vm-configs/lab-*.xml domains and runs the Windows-layout guest under QEMU
@@ -13,7 +13,14 @@
 #     its QEMU killed while svmtraced captures: svmtraced ends by itself,
 #     exit 0, one line saying why, files that decode, capture.json; after
 #     the reset the guest boots again and runs to its end, untraced;
+#   - svmtrace-lab --launch serial lab-win late.exe: one whole session
+#     (revert, start, svmtraced --wait-name, launch, memory dump, inspect,
+#     stats, session.json, revert), its trace equal to the model's;
 #   - N plain boots (default 3) of lab-win all reach "ready";
+#   - --linux-boots (default 1) boots of Debian's kernel (lab-linux.xml)
+#     through virsh all reach init, with no kernel warning but TCG's known
+#     XSAVE one; --hand-boots (default 0) rounds of the same kernel in QEMU
+#     started by hand (l1-handqemu.sh) are reported;
 #   - the L1 kernel log has no WARNING/BUG/Oops.
 # Prints each stage's L1 time and "N passed, N failed".
 # Environment: BUILD, E2E_LIBVIRT_TIMEOUT (L1 seconds, default 900).
@@ -22,12 +29,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 . "$top/tests/lib/need.sh"
 
-modules= boots=3
+modules= boots=3 linux_boots=1 hand_boots=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--modules) modules=$2; shift 2 ;;
 	--boots) boots=$2; shift 2 ;;
-	*) echo "usage: libvirt.sh --modules DIR [--boots N]" >&2; exit 2 ;;
+	--linux-boots) linux_boots=$2; shift 2 ;;
+	--hand-boots) hand_boots=$2; shift 2 ;;
+	*) echo "usage: libvirt.sh --modules DIR [--boots N] [--linux-boots N] [--hand-boots N]" >&2; exit 2 ;;
 	esac
 done
 [ -n "$modules" ] || { echo "libvirt.sh: --modules DIR is required (make kmod)" >&2; exit 2; }
@@ -43,10 +52,16 @@ build=$top/${BUILD:-build}
 bin=$build/bin
 win=$build/e2e/win
 run=$build/e2e/libvirt
-for f in "$bin/svmtraced" "$bin/svmtrace-dump" "$bin/svmtrace-e2e-model" "$win/win10.pvh" "$win/win11.pvh"; do
+for f in "$bin/svmtraced" "$bin/svmtrace-lab" "$bin/svmtrace-vmi" "$bin/svmtrace-dump" "$bin/svmtrace-e2e-model" "$win/win10.pvh" "$win/win11.pvh"; do
 	[ -e "$f" ] || { echo "libvirt.sh: $f missing (make e2e builds it)" >&2; exit 1; }
 done
 rm -rf "$run" && mkdir -p "$run/l1" "$run/expect"
+# The Linux L2: the kernel L1 boots (our modules' ABI), a busybox initramfs.
+. "$here/lib/kernel.sh"
+abi=$(kernel_abi_of_module "$modules/kvm.ko")
+kernel_fetch "$abi" "$build/e2e/kernel/$abi" || { echo "libvirt.sh: cannot unpack linux-image-$abi" >&2; exit 1; }
+cp "$build/e2e/kernel/$abi/vmlinuz" "$run/lab-linux.vmlinuz"
+"$here/l2-initramfs.sh" "$run/lab-linux.initrd" || exit 1
 . "$here/lib/judge.sh"
 . "$here/judge-capture.sh"
 . "$here/judge-win.sh"
@@ -61,14 +76,17 @@ libvirt-kill win10 kill 1200"
 echo "$scenarios" >"$run/libvirt-scenarios"
 model_win libvirt-win10-pid win10 1200
 model_win libvirt-win11-late win11 1212
+model_win libvirt-lab-session win11 1212
 
 adds="--add $here/l1-libvirt.sh --add $here/l1-capture.sh --add $top/vm-configs/lab-win.sh"
 adds="$adds --add $top/vm-configs --add $run/libvirt-scenarios --add $bin/svmtraced"
-adds="$adds --add $win/win10.pvh --add $win/win11.pvh"
+adds="$adds --add $bin/svmtrace-lab --add $bin/svmtrace-dump --add $bin/svmtrace-vmi"
+adds="$adds --add $win/win10.pvh --add $win/win11.pvh --add $here/l1-handqemu.sh"
+adds="$adds --add $run/lab-linux.vmlinuz --add $run/lab-linux.initrd"
 adds="$adds $(ls "$top"/tests/data/profiles/*.json.xz | sed 's/^/--add /')"
 # shellcheck disable=SC2086
 nice "$here/run-l1.sh" --hostroot --modules "$modules" --mem 1536 --out "$run/l1" \
-	--timeout "${E2E_LIBVIRT_TIMEOUT:-900}" $adds -- sh /e2e/l1-libvirt.sh "$boots"
+	--timeout "${E2E_LIBVIRT_TIMEOUT:-900}" $adds -- sh /e2e/l1-libvirt.sh "$boots" "$linux_boots" "$hand_boots"
 rc=$?
 if [ $rc -eq 0 ]; then ok libvirt/l1 "L1 with the host's userspace ran the scenarios ($(tr '\n' ' ' <"$run/l1/timing"))"
 else bad libvirt/l1 "L1 run exited $rc (see $run/l1/console.log)"; fi
@@ -90,7 +108,10 @@ done
 
 . "$here/judge-libvirt.sh"
 judge_libvirt_endings
+judge_libvirt_session libvirt-lab-session
+judge_trace libvirt-lab-session "$run/expect/libvirt-lab-session"
 judge_libvirt_boots "$boots"
+judge_libvirt_linux
 
 if [ -s "$run/l1/dmesg.txt" ] && ! grep -E 'WARNING|BUG|Oops|Call Trace' "$run/l1/dmesg.txt"; then
 	ok libvirt/dmesg "L1 kernel log has no WARNING/BUG/Oops"
