@@ -24,16 +24,21 @@
 92:
 .endm
 
-/* com1_wait CHAR: poll until CHAR is received (other bytes are dropped). */
-.macro com1_wait ch
+/* com1_getc: poll until a byte is received; it is in AL. */
+.macro com1_getc
 93:	mov	edx, COM1_LSR
 	in	al, dx
 	test	al, 1
 	jz	93b
 	mov	edx, COM1
 	in	al, dx
+.endm
+
+/* com1_wait CHAR: poll until CHAR is received (other bytes are dropped). */
+.macro com1_wait ch
+94:	com1_getc
 	cmp	al, \ch
-	jne	93b
+	jne	94b
 .endm
 
 #endif /* E2E_WIN_COM1_H */

@@ -23,8 +23,9 @@
  * Under QEMU (vm-configs/lab-win.xml, booted by pvhboot.S) nobody answers
  * the lab's ports: PORT_GO reads all ones, and PORT_DONE does not stop the
  * vCPU.  COM1 takes their place there: at PORT_GO the scheduler prints "go"
- * and waits for "l" (launch the late process), and after PORT_DONE it
- * prints "done" and halts.  The lab's VMM and the reference model never
+ * and waits for "l" (launch the late process) or "p" (power off through
+ * ACPI, as a guest shutting down does), and after PORT_DONE it prints
+ * "done" and halts.  The lab's VMM and the reference model never
  * run those paths (PORT_GO answers GO_VALUE, PORT_DONE ends the run), and
  * no user-mode register depends on them.
  */
@@ -145,9 +146,19 @@ run:
 go_com1:				/* RDX = the slot that ran last */
 	mov	rbx, rdx
 	com1_puts msg_go
-	com1_wait 'l'
+2:	com1_getc
+	cmp	al, 'p'
+	je	poweroff
+	cmp	al, 'l'
+	jne	2b
 	mov	rdx, rbx
 	jmp	go_resume
+
+poweroff:				/* PIIX4 PM1a_CNT (SeaBIOS puts the PM base at 0x600): SLP_EN, S5 */
+	mov	edx, 0x604
+	mov	eax, 0x2000
+	out	dx, ax
+	jmp	done_com1
 
 done_com1:
 	com1_puts msg_done
