@@ -5,8 +5,10 @@
 VM_CONFIGS := $(sort $(wildcard vm-configs/*.xml))
 
 # libvirtd, virtlogd and QEMU's driver for the lab's L1 (which runs the
-# host's root file system); virt-xml-validate comes with the clients.
-DEB_PACKAGES += libvirt-clients libvirt-daemon-system libvirt-daemon-driver-qemu dnsmasq-base
+# host's root file system); virt-xml-validate comes with the clients;
+# qemu-img makes the lab domain's snapshot disk.
+DEB_PACKAGES += libvirt-clients libvirt-daemon-system libvirt-daemon-driver-qemu dnsmasq-base \
+	qemu-utils
 
 .PHONY: check-vm-configs
 check-vm-configs:

@@ -4,7 +4,8 @@
 # svmtrace-lab.  Needs LAB_DIR (default /var/lib/svmtrace/lab, the paths in
 # lab-win.xml) and virsh's connection (LIBVIRT_DEFAULT_URI or qemu:///system).
 #
-#   lab_win_install IMAGE.pvh   the image as the domain's <kernel>, and
+#   lab_win_install IMAGE.pvh   the image as the domain's <kernel>, its
+#                               (unused) snapshot disk if missing, and
 #   lab_win_serial_reset        fresh serial FIFOs and no console log
 #   lab_win_start               virsh start; waits for "ready" (the kernel
 #                               state is set up, the scheduler not started)
@@ -24,7 +25,10 @@ LAB_WIN=lab-win
 
 lab_win_install() {
 	mkdir -p "$LAB_DIR" || return 1
-	cp "$1" "$LAB_DIR/$LAB_WIN.elf" && chmod 644 "$LAB_DIR/$LAB_WIN.elf" && lab_win_serial_reset
+	cp "$1" "$LAB_DIR/$LAB_WIN.elf" && chmod 644 "$LAB_DIR/$LAB_WIN.elf" || return 1
+	[ -e "$LAB_DIR/$LAB_WIN.qcow2" ] || qemu-img create -q -f qcow2 "$LAB_DIR/$LAB_WIN.qcow2" 1M ||
+		return 1
+	lab_win_serial_reset
 }
 
 lab_win_serial_reset() {
