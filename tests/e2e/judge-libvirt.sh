@@ -26,6 +26,12 @@ judge_libvirt_endings() {
 	else
 		bad capture/libvirt-reboot/guest "after virsh reset: $(tr '\n' ' ' <"$cap/libvirt-reboot/console.txt" 2>/dev/null)"
 	fi
+	judge_libvirt_ending libvirt-shutdown "domain shutting down"
+	if grep -q 'shut off' "$cap/libvirt-shutdown/domstate.txt" 2>/dev/null; then
+		ok capture/libvirt-shutdown/guest "the guest powered itself off (ACPI S5) while traced: the domain is shut off"
+	else
+		bad capture/libvirt-shutdown/guest "after the guest's power-off the domain is '$(cat "$cap/libvirt-shutdown/domstate.txt" 2>/dev/null)'"
+	fi
 	judge_libvirt_ending libvirt-destroy "domain destroyed"
 	judge_libvirt_ending libvirt-kill "QEMU died"
 }

@@ -9,13 +9,14 @@
 #   pid     svmtraced --domain lab-win --pid TARGET, armed before "s"
 #   late    svmtraced --domain lab-win --wait-name TARGET: it must arm at
 #           "go", after the scheduler linked the process and before "l"
-#   reboot, destroy, kill
+#   session svmtrace-lab --launch serial lab-win TARGET, a whole session
+#           from the snapshot "clean" of the shut-off domain
+#   reboot, shutdown, destroy, kill
 #           svmtraced --pid TARGET is capturing when the domain is reset
-#           (virsh reset), destroyed, or its QEMU killed (SIGKILL): its
+#           (virsh reset), the guest powers off (ACPI, the "p" command),
+#           the domain is destroyed, or its QEMU killed (SIGKILL): its
 #           exit status and message, the files it leaves, and (reset) that
 #           the guest boots again, untraced, and runs to its end
-# then one whole svmtrace-lab session (lab-session: --launch serial,
-# --wait-name late.exe, from the snapshot "clean" of the shut-off domain),
 # then BOOTS more plain boots of lab-win (start, "ready", destroy), then
 # LINUX-BOOTS (default 1) boots of the Linux L2 (lab-linux.xml: Debian's
 # kernel, /e2e/lab-linux.vmlinuz and /e2e/lab-linux.initrd) through
@@ -48,6 +49,13 @@ done
 stage libvirtd
 for xml in vm-configs/lab-*.xml; do
 	virsh define "$xml" >>"$out/define.txt" 2>&1 || fail "virsh define $xml: $(tail -n 1 "$out/define.txt")"
+done
+# The real hosts' domains define too (placeholders filled as svmtrace-lab's
+# users do; nothing is started), and go again.
+for xml in vm-configs/win1*.xml; do
+	sed 's|/@[A-Z_]*@|/var/lib/libvirt/images/placeholder|' "$xml" >/tmp/domain.xml
+	virsh define /tmp/domain.xml >>"$out/define.txt" 2>&1 || fail "virsh define $xml: $(tail -n 1 "$out/define.txt")"
+	virsh undefine --nvram "$(basename "$xml" .xml)" >/dev/null 2>&1
 done
 stage defined
 
@@ -103,6 +111,7 @@ scenario() {	# scenario NAME IMAGE MODE TARGET
 		case $mode in
 		pid) lab_win_send l ;;
 		reboot) virsh reset lab-win >"$d/virsh.txt" 2>&1 ;;
+		shutdown) lab_win_send p ;;
 		destroy) virsh destroy lab-win >"$d/virsh.txt" 2>&1 ;;
 		kill) kill -9 "$(cat /run/libvirt/qemu/lab-win.pid)" ;;
 		esac ;;
@@ -125,23 +134,17 @@ scenario() {	# scenario NAME IMAGE MODE TARGET
 	finish "$d"
 }
 
-while read -r name image mode target; do
-	[ -n "$name" ] || continue
-	scenario "$name" "$image" "$mode" "$target" || fail "scenario $name: $(cat "$out/$name/timeout.txt")"
-	stage "$name"
-done </e2e/libvirt-scenarios
-
-# lab_session DIR: svmtrace-lab on lab-win, as a user runs it.  The session
+# lab_session DIR IMAGE SAMPLE: svmtrace-lab on lab-win, as a user runs it.  The session
 # directory is made in L1's /tmp (virsh dump writes there as the QEMU user)
 # and comes back without the 64 MiB memory dump, which svmtrace-vmi reads
 # here.
 lab_session() {
 	d=$1
 	mkdir -p "$d"
-	lab_win_install bin/win11.pvh && virsh snapshot-create-as lab-win clean >"$d/snapshot.txt" 2>&1 ||
+	lab_win_install "bin/$2.pvh" && virsh snapshot-create-as lab-win clean >"$d/snapshot.txt" 2>&1 ||
 		{ echo "cannot take the snapshot clean: $(cat "$d/snapshot.txt")" >>"$d/timeout.txt"; return 1; }
 	t0=$(cut -d' ' -f1 /proc/uptime)
-	/e2e/svmtrace-lab --launch serial --profiles /e2e --out /tmp/session lab-win late.exe \
+	/e2e/svmtrace-lab --launch serial --profiles /e2e --out /tmp/session lab-win "$3" \
 		>"$d/lab.txt" 2>&1
 	echo $? >"$d/lab.rc"
 	echo "$t0 $(cut -d' ' -f1 /proc/uptime)" >"$d/lab.uptime"
@@ -152,8 +155,15 @@ lab_session() {
 	virsh snapshot-delete lab-win clean >/dev/null 2>&1
 	[ ! -e "$d/timeout.txt" ]
 }
-lab_session "$out/libvirt-lab-session" || fail "svmtrace-lab session: $(cat "$out/libvirt-lab-session/timeout.txt")"
-stage lab-session
+while read -r name image mode target; do
+	[ -n "$name" ] || continue
+	if [ "$mode" = session ]; then
+		lab_session "$out/$name" "$image" "$target"
+	else
+		scenario "$name" "$image" "$mode" "$target"
+	fi || fail "scenario $name: $(cat "$out/$name/timeout.txt")"
+	stage "$name"
+done </e2e/libvirt-scenarios
 
 # Plain boots, counted: how reliably does L2 boot through libvirt?
 i=0

@@ -9,8 +9,8 @@
 #   - svmtraced --domain lab-win --pid and --wait-name: armed on the
 #     builder's process, entry page and DTB, counts add up, the trace equals
 #     the reference model's records and starts right after the entry point;
-#   - the endings (issue 7): the domain reset (virsh reset), destroyed, or
-#     its QEMU killed while svmtraced captures: svmtraced ends by itself,
+#   - the endings (issue 7): the domain reset (virsh reset), powered off by
+#     the guest, destroyed, or its QEMU killed while svmtraced captures: svmtraced ends by itself,
 #     exit 0, one line saying why, files that decode, capture.json; after
 #     the reset the guest boots again and runs to its end, untraced;
 #   - svmtrace-lab --launch serial lab-win late.exe: one whole session
@@ -71,8 +71,10 @@ cap=$run/l1/libvirt
 scenarios="libvirt-win10-pid win10 pid 1200
 libvirt-win11-late win11 late late.exe
 libvirt-reboot win10 reboot 1200
+libvirt-shutdown win10 shutdown 1200
 libvirt-destroy win10 destroy 1200
-libvirt-kill win10 kill 1200"
+libvirt-kill win10 kill 1200
+libvirt-lab-session win11 session late.exe"
 echo "$scenarios" >"$run/libvirt-scenarios"
 model_win libvirt-win10-pid win10 1200
 model_win libvirt-win11-late win11 1212
@@ -92,7 +94,7 @@ if [ $rc -eq 0 ]; then ok libvirt/l1 "L1 with the host's userspace ran the scena
 else bad libvirt/l1 "L1 run exited $rc (see $run/l1/console.log)"; fi
 [ ! -s "$cap/failures" ] || bad libvirt/scenarios "$(tr '\n' ';' <"$cap/failures")"
 if [ -s "$cap/version.txt" ] && ! grep -q error "$cap/define.txt" 2>/dev/null; then
-	ok libvirt/define "libvirtd up ($(grep -m 1 'Running hypervisor' "$cap/version.txt")); defined $(grep -c defined "$cap/define.txt") vm-configs/lab-*.xml"
+	ok libvirt/define "libvirtd up ($(grep -m 1 'Running hypervisor' "$cap/version.txt")); defined $(grep -c defined "$cap/define.txt") of vm-configs/*.xml"
 else
 	bad libvirt/define "libvirtd or virsh define failed: $(cat "$cap/version.txt" "$cap/define.txt" 2>/dev/null)"
 fi
