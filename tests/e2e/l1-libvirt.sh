@@ -177,7 +177,7 @@ stage boots
 
 # The Linux L2, through libvirt (and by hand, to compare).
 . ./l1-handqemu.sh
-cp lab-linux.vmlinuz "$LAB_DIR/lab-linux.vmlinuz" && cp lab-linux.initrd "$LAB_DIR/lab-linux.initrd" &&
+mkdir -p "$LAB_DIR" && cp lab-linux.vmlinuz "$LAB_DIR/lab-linux.vmlinuz" && cp lab-linux.initrd "$LAB_DIR/lab-linux.initrd" &&
 	chmod 644 "$LAB_DIR/lab-linux.vmlinuz" "$LAB_DIR/lab-linux.initrd" || fail "cannot install the Linux L2"
 i=0
 while [ $i -lt "${2:-1}" ]; do
