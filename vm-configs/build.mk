@@ -6,9 +6,11 @@ VM_CONFIGS := $(sort $(wildcard vm-configs/*.xml))
 
 # libvirtd, virtlogd and QEMU's driver for the lab's L1 (which runs the
 # host's root file system); virt-xml-validate comes with the clients;
-# qemu-img makes the lab domain's snapshot disk.
+# qemu-img makes the lab domain's snapshot disk; win11.xml's TPM 2.0 and
+# Secure Boot firmware need swtpm and ovmf even to be defined (the lab
+# defines it: libvirt checks swtpm's capabilities then).
 DEB_PACKAGES += libvirt-clients libvirt-daemon-system libvirt-daemon-driver-qemu dnsmasq-base \
-	qemu-utils
+	qemu-utils swtpm swtpm-tools ovmf
 
 .PHONY: check-vm-configs
 check-vm-configs:

@@ -45,7 +45,7 @@ linux_boot_hand() {
 	mkdir -p "$d"
 	set -- qemu-system-x86_64 -machine pc,accel=kvm -cpu host,-svm -m 256 -smp 1 -nodefaults \
 		-kernel "$LAB_DIR/lab-linux.vmlinuz" -initrd "$LAB_DIR/lab-linux.initrd" \
-		-append "console=ttyS0 panic=-1 loglevel=4 mitigations=off" -display none \
+		-append "console=ttyS0 panic=-1 loglevel=5 mitigations=off" -display none \
 		-serial "file:$console" -qmp "unix:$qmp,server=on,wait=off" -no-reboot
 	case $2 in
 	plain) ;;

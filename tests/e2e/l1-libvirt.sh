@@ -48,13 +48,15 @@ until virsh version >"$out/version.txt" 2>&1; do
 done
 stage libvirtd
 for xml in vm-configs/lab-*.xml; do
-	virsh define "$xml" >>"$out/define.txt" 2>&1 || fail "virsh define $xml: $(tail -n 1 "$out/define.txt")"
+	virsh define "$xml" >>"$out/define.txt" 2>&1 ||
+		fail "virsh define $xml: $(grep error: "$out/define.txt" | tail -n 1)"
 done
 # The real hosts' domains define too (placeholders filled as svmtrace-lab's
 # users do; nothing is started), and go again.
 for xml in vm-configs/win1*.xml; do
 	sed 's|/@[A-Z_]*@|/var/lib/libvirt/images/placeholder|' "$xml" >/tmp/domain.xml
-	virsh define /tmp/domain.xml >>"$out/define.txt" 2>&1 || fail "virsh define $xml: $(tail -n 1 "$out/define.txt")"
+	virsh define /tmp/domain.xml >>"$out/define.txt" 2>&1 ||
+		fail "virsh define $xml: $(grep error: "$out/define.txt" | tail -n 1)"
 	virsh undefine --nvram "$(basename "$xml" .xml)" >/dev/null 2>&1
 done
 stage defined
