@@ -23,7 +23,7 @@
 #     started by hand (l1-handqemu.sh) are reported;
 #   - the L1 kernel log has no WARNING/BUG/Oops.
 # Prints each stage's L1 time and "N passed, N failed".
-# Environment: BUILD, E2E_LIBVIRT_TIMEOUT (L1 seconds, default 900).
+# Environment: BUILD, E2E_LIBVIRT_TIMEOUT (L1 seconds, default 1200).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -88,7 +88,7 @@ adds="$adds --add $run/lab-linux.vmlinuz --add $run/lab-linux.initrd"
 adds="$adds $(ls "$top"/tests/data/profiles/*.json.xz | sed 's/^/--add /')"
 # shellcheck disable=SC2086
 nice "$here/run-l1.sh" --hostroot --modules "$modules" --mem 1536 --out "$run/l1" \
-	--timeout "${E2E_LIBVIRT_TIMEOUT:-900}" $adds -- sh /e2e/l1-libvirt.sh "$boots" "$linux_boots" "$hand_boots"
+	--timeout "${E2E_LIBVIRT_TIMEOUT:-1200}" $adds -- sh /e2e/l1-libvirt.sh "$boots" "$linux_boots" "$hand_boots"
 rc=$?
 if [ $rc -eq 0 ]; then ok libvirt/l1 "L1 with the host's userspace ran the scenarios ($(tr '\n' ' ' <"$run/l1/timing"))"
 else bad libvirt/l1 "L1 run exited $rc (see $run/l1/console.log)"; fi
