@@ -82,7 +82,7 @@ struct _virDomain;
 void domain_watch_prepare(void);
 void domain_watch(struct _virConnect *conn, struct _virDomain *d);
 const char *domain_watch_reason(void *ctx);
-/* After "VMM exited": libvirt's reason if it comes within 2 s, else fallback. */
+/* After "VMM exited": libvirt's reason if it comes within 10 s, else fallback. */
 const char *domain_watch_settle(const char *fallback);
 
 /* target.c */

@@ -97,14 +97,15 @@ const char *domain_watch_reason(void *ctx)
 	return __atomic_load_n(&reason, __ATOMIC_ACQUIRE);
 }
 
-/* QEMU is gone (the pidfd said so first): give libvirt a moment to say
- * why (it notices the same end through QEMU's monitor socket). */
+/* QEMU is gone (the pidfd said so first): give libvirt up to 10 s to say
+ * why (it notices the same end through QEMU's monitor socket; a busy host
+ * made it take more than 2 s in the lab). */
 const char *domain_watch_settle(const char *fallback)
 {
 	const char *why;
 	int i;
 
-	for (i = 0; i < 40; i++) {
+	for (i = 0; i < 200; i++) {
 		why = domain_watch_reason(NULL);
 		if (why)
 			return why;
