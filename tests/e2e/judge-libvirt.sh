@@ -77,10 +77,15 @@ l2_warnings() {
 		/WARNING|BUG|Oops/ { print }'
 }
 
-# judge_libvirt_linux: every Linux L2 boot through virsh reached its init,
+# judge_libvirt_linux: (libvirt.sh's $linux_boots > 0) every Linux L2 boot
+# through virsh reached its init,
 # with no kernel warning but the known one; the hand-started ones are
 # reported (DESIGN.md's hang), not judged.
 judge_libvirt_linux() {
+	if [ "$linux_boots" = 0 ]; then
+		echo "info: the Linux L2 was not booted (--linux-boots 0; docs/lab.md: it hangs now and then)"
+		return
+	fi
 	n=$(grep -c ' ok$' "$cap/linux-boots" 2>/dev/null)
 	all=$(grep -c . "$cap/linux-boots" 2>/dev/null)
 	if [ "${all:-0}" -gt 0 ] && [ "$n" = "$all" ]; then

@@ -41,7 +41,9 @@ PY
 }
 
 linux_boot_hand() {
-	d=$1 console=$1/console.txt qmp=$1/qmp
+	# (QMP's socket in /tmp: the results share, 9p, has no UNIX sockets)
+	d=$1 console=$1/console.txt qmp=/tmp/hand-$2.qmp
+	rm -f "$qmp"
 	mkdir -p "$d"
 	set -- qemu-system-x86_64 -machine pc,accel=kvm -cpu host,-svm -m 256 -smp 1 -nodefaults \
 		-kernel "$LAB_DIR/lab-linux.vmlinuz" -initrd "$LAB_DIR/lab-linux.initrd" \
