@@ -6,8 +6,8 @@ set -u
 cd /e2e
 . ./lab-win.sh
 export LIBVIRT_DEFAULT_URI=qemu:///system
-n=2
-stage() { n=$((n + 1)); echo; echo "demo: [$n/7] $* (L1 uptime $(cut -d' ' -f1 /proc/uptime) s)"; }
+stage_no=2	# (not n: lab-win.sh's loops use n)
+stage() { stage_no=$((stage_no + 1)); echo; echo "demo: [$stage_no/7] $* (L1 uptime $(cut -d' ' -f1 /proc/uptime) s)"; }
 run() { echo "\$ $*"; "$@"; }
 die() { echo "demo: $*" >&2; exit 1; }
 traces=/tmp/traces
