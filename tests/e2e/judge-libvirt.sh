@@ -71,7 +71,7 @@ judge_libvirt_session() {
 # "XSAVE consistency problem: size 832 != kernel_size 576".  Every other
 # warning stays fatal.
 l2_warnings() {
-	sed 's/^\[ *[0-9.]*\] //' "$1" | awk '
+	sed 's/\r$//; s/^\[ *[0-9.]*\] //' "$1" | awk '
 		$0 == "XSAVE consistency problem: size 832 != kernel_size 576" { xsave = NR; next }
 		/^WARNING: / && xsave == NR - 1 { next }
 		/WARNING|BUG|Oops/ { print }'
