@@ -18,7 +18,7 @@
 #           exit status and message, the files it leaves, and (reset) that
 #           the guest boots again, untraced, and runs to its end
 # then BOOTS more plain boots of lab-win (start, "ready", destroy), then
-# LINUX-BOOTS (default 1) boots of the Linux L2 (lab-linux.xml: Debian's
+# LINUX-BOOTS (default 0) boots of the Linux L2 (lab-linux.xml: Debian's
 # kernel, /e2e/lab-linux.vmlinuz and /e2e/lab-linux.initrd) through
 # virsh and HAND-BOOTS (default 0) of the same kernel in QEMU started by
 # hand (l1-handqemu.sh), each up to its init's "ready" line.
@@ -182,7 +182,7 @@ stage boots
 mkdir -p "$LAB_DIR" && cp lab-linux.vmlinuz "$LAB_DIR/lab-linux.vmlinuz" && cp lab-linux.initrd "$LAB_DIR/lab-linux.initrd" &&
 	chmod 644 "$LAB_DIR/lab-linux.vmlinuz" "$LAB_DIR/lab-linux.initrd" || fail "cannot install the Linux L2"
 i=0
-while [ $i -lt "${2:-1}" ]; do
+while [ $i -lt "${2:-0}" ]; do
 	i=$((i + 1))
 	linux_boot_virsh "$out/linux-$i" && echo "linux $i ok" >>"$out/linux-boots" ||
 		echo "linux $i failed" >>"$out/linux-boots"
