@@ -8,7 +8,8 @@
 #   make check      run every test: unit (Check), CLI, fuzz regression, e2e lab
 #   make kmod       build the patched kvm.ko / kvm-amd.ko
 #   make e2e        the nested-SVM lab under QEMU TCG
-#   make demo       the README's worked example
+#   make demo       svmtrace as used: libvirt, QEMU, svmtraced --domain in the lab
+#   make demo-userspace  the README's worked example on a ptrace'd process
 #   make bench      benchmarks (ratios against baselines measured in one run)
 #   make fuzz       run every libFuzzer target for FUZZ_SECONDS each
 #   make deps       install the Debian packages the build and the tests need
@@ -40,6 +41,7 @@ BENCH_STEPS :=
 FUZZ_TARGETS :=
 MAN_PAGES :=
 MAN8_PAGES :=
+SHARE_FILES :=
 UNITS :=
 DEB_PACKAGES :=
 
@@ -121,6 +123,8 @@ install: all
 	install -m 644 $(MAN8_PAGES) $(DESTDIR)$(PREFIX)/share/man/man8/
 	$(if $(UNITS),install -d $(DESTDIR)$(SYSTEMD_UNIT_DIR) && \
 		install -m 644 $(UNITS) $(DESTDIR)$(SYSTEMD_UNIT_DIR)/)
+	$(if $(SHARE_FILES),install -d $(DESTDIR)$(PREFIX)/share/svmtrace && \
+		install -m 644 $(SHARE_FILES) $(DESTDIR)$(PREFIX)/share/svmtrace/)
 
 clean:
 	rm -rf $(BUILD)

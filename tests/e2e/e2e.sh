@@ -47,20 +47,7 @@ for f in "$bin/svmtrace-e2e-vmm" "$bin/svmtrace-e2e-model" "$guest/kernel.bin" "
 done
 rm -rf "$run" && mkdir -p "$run/expect" "$run/l1"
 
-# ok|bad CHECK-ID TEXT.  A check listed in known-failures (ID, then why)
-# that fails is an XFAIL and does not fail the lab; one that passes is an
-# XPASS and does, so the list always says exactly what is broken.
-pass=0 fail=0 xfail=0
-known() { grep -v '^#' "$here/known-failures" | awk -v id="$1" '$1 == id { $1 = ""; print substr($0, 2); f = 1 } END { exit !f }'; }
-ok() {
-	if why=$(known "$1"); then fail=$((fail + 1)); echo "FAIL (XPASS): $1: $2 -- remove it from tests/e2e/known-failures ($why)"
-	else pass=$((pass + 1)); echo "PASS: $1: $2"; fi
-}
-bad() {
-	if why=$(known "$1"); then xfail=$((xfail + 1)); echo "XFAIL: $1: $2 -- known: $why"
-	else fail=$((fail + 1)); echo "FAIL: $1: $2"; fi
-}
-results() { grep -E '^(cpu[0-9]+ (done|failed)|result)[ :]' "$1" 2>/dev/null; }
+. "$here/lib/judge.sh"
 
 # --- what each program must do, from the reference model ---------------------
 programs=$(grep -v '^#' "$here/programs.list" | awk 'NF { print $1 }')
@@ -97,22 +84,10 @@ echo "$win_images" >"$run/win-images"
 echo "$win_scenarios" >"$run/win-scenarios"
 adds="$adds --add $run/win-images --add $run/win-scenarios --add $here/l1-win.sh"
 adds="$adds --add $bin/svmtrace-vmi $(ls "$top"/tests/data/profiles/*.json.xz | sed 's/^/--add /')"
-# win_target IMAGE PID FIELD: the builder's record (NAME PID DTB USER-DTB
-# ENTRY-VA ENTRY-GPA STATE), fields 1-7.
-win_target() { awk -v p="$2" -v f="$3" '$2 == p { print $f }' "$win/$1.targets"; }
 for image in $win_images; do
 	[ -e "$win/$image.elf" ] || { echo "e2e: $win/$image.elf missing (make e2e builds it)" >&2; exit 1; }
 	adds="$adds --add $win/$image.elf --add $win/$image.targets"
 done
-model_win() {	# model_win NAME IMAGE PID: the records of a trace of PID
-	mkdir -p "$run/expect/$1"
-	udtb=$(win_target "$2" "$3" 4)
-	# shellcheck disable=SC2046
-	"$bin/svmtrace-e2e-model" --win "$win/$2.elf" -o "$run/expect/$1" \
-		--gate-gpa "$(win_target "$2" "$3" 6)" --target-cr3 "$(win_target "$2" "$3" 3)" \
-		$([ "$udtb" = 0x0 ] || echo "--target-cr3 $udtb") >"$run/expect/$1/results.txt" ||
-		bad "model/$1" "the model cannot replay it: $(grep failed "$run/expect/$1/results.txt")"
-}
 # The images as VMI reads them, on the host (the initial memory, an ELF
 # core): the process list and every entry page as the builder placed them.
 profiles=$top/tests/data/profiles

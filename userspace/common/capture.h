@@ -133,6 +133,9 @@ struct capture {
 	int extra_fd;
 	/* Called when extra_fd is readable; returns a stop reason or NULL. */
 	const char *(*on_extra)(struct capture *cap, void *ctx);
+	/* Optional: asked on every turn of the loop (at least every 100 ms);
+	 * a reason ends the capture (svmtraced: the domain was reset). */
+	const char *(*stop_reason)(void *ctx);
 	void *ctx;
 	bool paused;
 

@@ -149,6 +149,8 @@ const char *capture_loop(struct capture *cap)
 			pause_requested = -1;
 		}
 		why = limit_reached(cap);
+		if (!why && cap->stop_reason)
+			why = cap->stop_reason(cap->ctx);
 		if (why)
 			return why;
 		/* poll() also releases a vCPU waiting for room (block policy). */

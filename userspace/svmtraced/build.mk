@@ -3,9 +3,9 @@
 SVMTRACED_LIBS := $(shell pkg-config --libs libvirt libvirt-qemu 2>/dev/null || echo -lvirt -lvirt-qemu)
 SVMTRACED_CORE := $(addprefix userspace/svmtraced/,options.c meta.c host.c target.c status.c statusd.c \
 	codemap.c)
-SVMTRACED_SRCS := $(addprefix userspace/svmtraced/,main.c domain.c client.c) \
+SVMTRACED_SRCS := $(addprefix userspace/svmtraced/,main.c domain.c watch.c client.c) \
 	$(SVMTRACED_CORE) $(CAPTURE_COMMON_SRCS) $(AUDIT_SRCS) $(CLI_SRCS)
-$(eval $(call program,svmtraced,$(SVMTRACED_SRCS),$(SVMTRACED_LIBS) $(AUDIT_LIBS)))
+$(eval $(call program,svmtraced,$(SVMTRACED_SRCS),$(SVMTRACED_LIBS) $(AUDIT_LIBS) -pthread))
 MAN8_PAGES += docs/man/svmtraced.8
 DEB_PACKAGES += libvirt-dev libvirt-clients libvirt-daemon python3
 

@@ -4,6 +4,7 @@
  * API: the domain by name, UUID or ID; running; of type kvm; on this host.
  * QEMU's PID comes from its vCPU threads (query-cpus-fast through the
  * monitor pass-through: thread IDs -> Tgid), else from libvirt's pid file.
+ * The connection stays open for the domain's events (watch.c).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -167,6 +168,7 @@ void domain_lookup(const char *uri, const char *domain, struct vm_info *out)
 		uri = "qemu:///system";
 	check_local(uri);
 	virSetErrorFunc(NULL, quiet_errors);
+	domain_watch_prepare();
 	conn = virConnectOpen(uri);
 	if (!conn)
 		die("cannot connect to libvirt at %s: %s (is libvirtd running? choose another "
@@ -193,6 +195,5 @@ void domain_lookup(const char *uri, const char *domain, struct vm_info *out)
 		die("domain '%s': libvirt did not tell QEMU's PID (no query-cpus-fast answer, "
 		    "no /run/libvirt/qemu/%s.pid): use --vmm-pid",
 		    out->name, out->name);
-	virDomainFree(d);
-	virConnectClose(conn);
+	domain_watch(conn, d);
 }

@@ -196,8 +196,12 @@ int main(int argc, char **argv)
 			    .sd = status_socket };
 	cap.extra_fd = statusd_fd(status_socket);
 	cap.on_extra = on_status_request;
+	if (opt.domain)
+		cap.stop_reason = domain_watch_reason;
 	cap.ctx = &run;
 	why = capture_loop(&cap);
+	if (opt.domain && !strcmp(why, "VMM exited"))
+		why = domain_watch_settle(why);
 
 	control_stop(cap.ctl);
 	capture_drain_rest(&cap);

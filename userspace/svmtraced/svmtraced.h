@@ -74,7 +74,19 @@ struct vm_info {
 	char uuid[40]; /* empty when unknown (--vmm-pid) */
 	pid_t vmm_pid;
 };
+/* Also watches the domain (watch.c): its connection stays open. */
 void domain_lookup(const char *uri, const char *domain, struct vm_info *out);
+
+/* watch.c: the domain's reset, shutdown, destroy or crash, from libvirt's
+ * events.  prepare before the connection opens, watch once the domain is
+ * found; the reason is NULL until one of them happened. */
+struct _virConnect;
+struct _virDomain;
+void domain_watch_prepare(void);
+void domain_watch(struct _virConnect *conn, struct _virDomain *d);
+const char *domain_watch_reason(void *ctx);
+/* After "VMM exited": libvirt's reason if it comes within 10 s, else fallback. */
+const char *domain_watch_settle(const char *fallback);
 
 /* target.c */
 struct target_proc {

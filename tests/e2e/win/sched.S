@@ -19,9 +19,19 @@
  *             system calls.
  *   panic     stubs for vectors 1-31 report the vector on PORT_PANIC.
  * It never touches a stack: the user RSP is saved and restored as is.
+ *
+ * Under QEMU (vm-configs/lab-win.xml, booted by pvhboot.S) nobody answers
+ * the lab's ports: PORT_GO reads all ones, and PORT_DONE does not stop the
+ * vCPU.  COM1 takes their place there: at PORT_GO the scheduler prints "go"
+ * and waits for "l" (launch the late process) or "p" (power off through
+ * ACPI, as a guest shutting down does), and after PORT_DONE it prints
+ * "done" and halts.  The lab's VMM and the reference model never
+ * run those paths (PORT_GO answers GO_VALUE, PORT_DONE ends the run), and
+ * no user-mode register depends on them.
  */
 #include "../guest/layout.h"
 #include "winlayout.h"
+#include "com1.h"
 
 	.intel_syntax noprefix
 	.code64
@@ -86,6 +96,9 @@ syscall_entry:				/* RCX = user RIP, R11 = user RFLAGS */
 	mov	qword ptr [rcx + WIN_S_STATE], 1
 	mov	rdx, rax
 	in	eax, PORT_GO
+	cmp	eax, GO_VALUE
+	jne	go_com1
+go_resume:
 	mov	rax, rdx
 
 pick:					/* RAX = the slot that ran last */
@@ -100,7 +113,7 @@ pick:					/* RAX = the slot that ran last */
 	jnz	2b
 	mov	eax, dword ptr [rip + D_SYSCALLS]
 	out	PORT_DONE, eax
-	jmp	.
+	jmp	done_com1
 
 run:
 	mov	qword ptr [rip + D_CURRENT], rax
@@ -129,6 +142,32 @@ run:
 	mov	r15, qword ptr [rax + WIN_S_GPR + 15 * 8]
 	mov	rax, qword ptr [rax + WIN_S_GPR + 0 * 8]
 	sysretq
+
+go_com1:				/* RDX = the slot that ran last */
+	mov	rbx, rdx
+	com1_puts msg_go
+2:	com1_getc
+	cmp	al, 'p'
+	je	poweroff
+	cmp	al, 'l'
+	jne	2b
+	mov	rdx, rbx
+	jmp	go_resume
+
+poweroff:				/* PIIX4 PM1a_CNT (SeaBIOS puts the PM base at 0x600): SLP_EN, S5 */
+	mov	edx, 0x604
+	mov	eax, 0x2000
+	out	dx, ax
+	jmp	done_com1
+
+done_com1:
+	com1_puts msg_done
+1:	cli
+	hlt
+	jmp	1b
+
+msg_go:	.asciz	"svmtrace-lab: go\n"
+msg_done: .asciz "svmtrace-lab: done\n"
 
 	.org WIN_SCHED_PANIC_OFF
 	.irp v, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
