@@ -15,7 +15,7 @@ expect_fail() {	# expect_fail MESSAGE ARGS...: exits non-zero, stderr has MESSAG
 }
 
 g="--vmm-pid 1 --cr3 0x3000 --out $WORK/o"
-expect_fail "--vmm-pid, --gate-gpa (or --from-next), --cr3 and --out are required" --vmm-pid 1 --out "$WORK/o"
+expect_fail "--vmm-pid, --gate-gpa or --gate-va (or --from-next), --cr3 and --out are required" --vmm-pid 1 --out "$WORK/o"
 # shellcheck disable=SC2086
 expect_fail "--gate-gpa 0x100010: not 4 KiB aligned" $g --gate-gpa 0x100010
 # shellcheck disable=SC2086
