@@ -28,6 +28,7 @@ kernel_abi_pinned() {
 # DIR/vmlinuz and DIR/lib/modules/ABI exist.
 kernel_fetch() {
 	abi=$1 dir=$2
+	case $dir in /*) ;; *) dir=$PWD/$dir ;; esac	# apt-get runs in $dir/deb
 	[ -e "$dir/.complete" ] && return 0
 	rm -rf "$dir" && mkdir -p "$dir/deb" || return 1
 	echo "kernel: fetching linux-image-$abi" >&2
