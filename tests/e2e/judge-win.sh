@@ -46,7 +46,7 @@ judge_win_unseen() {
 	fi
 }
 
-# judge_win_armed NAME IMAGE PID MODE: svmtraced's "armed pid=N cr3=0x...
+# judge_win_armed NAME IMAGE PID [MODE]: svmtraced's "armed pid=N cr3=0x...
 # gate=0x..." names the builder's process, one of its DTBs and its entry
 # page; for MODE lazy (not resident when armed) gate=watch.
 judge_win_armed() {
@@ -55,7 +55,7 @@ judge_win_armed() {
 	a_cr3=$(echo "$line" | sed -n 's/.* cr3=\(0x[0-9a-fA-F]*\).*/\1/p')
 	a_gate=$(echo "$line" | sed -n 's/.* gate=\([0-9a-zA-Z]*\) .*/\1/p')
 	gate=$(printf 0x%x $(($(win_target "$2" "$3" 6) & ~0xfff)))
-	[ "$4" != lazy ] || gate=watch
+	[ "${4:-}" != lazy ] || gate=watch
 	if [ "$a_pid" = "$3" ] && [ "$a_gate" = "$gate" ] && [ -n "$a_cr3" ] &&
 		{ [ $((a_cr3 & ~0xfff)) -eq $(($(win_target "$2" "$3" 3))) ] ||
 			[ $((a_cr3 & ~0xfff)) -eq $(($(win_target "$2" "$3" 4))) ]; }; then
