@@ -295,10 +295,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < t.nr_procs; i++) {
 		const struct svmtrace_vmi_entry *e = &t.procs[i].entry;
 
-		char gate[32] = "watch";
+		char gate[TARGET_GATE_TEXT];
 
-		if (!t.procs[i].watch_entry)
-			snprintf(gate, sizeof(gate), "0x%llx", (unsigned long long)e->entry_page);
+		target_gate_text(&t.procs[i], gate);
 		printf("pid=%llu name=%s dtb=0x%llx user_dtb=0x%llx entry=0x%llx gate=%s\n",
 		       (unsigned long long)e->process.pid, e->process.name,
 		       (unsigned long long)e->process.dtb, (unsigned long long)e->process.user_dtb,

@@ -68,16 +68,12 @@ static char *make_out_dir(const struct daemon_options *o, const struct vm_info *
 static void print_armed(const struct target_info *t)
 {
 	unsigned int i;
-
-	char gate[32];
+	char gate[TARGET_GATE_TEXT];
 
 	for (i = 0; i < t->nr_procs; i++) {
 		const struct svmtrace_vmi_entry *e = &t->procs[i].entry;
 
-		if (t->procs[i].watch_entry)
-			snprintf(gate, sizeof(gate), "watch");
-		else
-			snprintf(gate, sizeof(gate), "0x%llx", (unsigned long long)e->entry_page);
+		target_gate_text(&t->procs[i], gate);
 		printf("armed pid=%llu cr3=0x%llx user_cr3=0x%llx gate=%s entry=0x%llx "
 		       "name=%s\n",
 		       (unsigned long long)e->process.pid, (unsigned long long)e->process.dtb,

@@ -141,6 +141,9 @@ void target_resolve(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem,
 		    const struct daemon_options *o, struct statusd *sd, struct target_info *t);
 /* The module list of the first process (after arm: it takes time). */
 void target_modules(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem, struct target_info *t);
+/* How a process's gate is shown: its page (0x...), or "watch" (not resident). */
+#define TARGET_GATE_TEXT 24
+void target_gate_text(const struct target_proc *p, char buf[TARGET_GATE_TEXT]);
 /* Fill the kernel target (CR3s, gates) from @t. */
 void target_fill(const struct target_info *t, struct svmtrace_target *kt);
 

@@ -316,6 +316,14 @@ static void add_cr3(struct svmtrace_target *kt, uint64_t cr3)
 	kt->cr3[kt->nr_cr3++] = cr3;
 }
 
+void target_gate_text(const struct target_proc *p, char buf[TARGET_GATE_TEXT])
+{
+	if (p->watch_entry)
+		snprintf(buf, TARGET_GATE_TEXT, "watch");
+	else
+		snprintf(buf, TARGET_GATE_TEXT, "0x%llx", (unsigned long long)p->entry.entry_page);
+}
+
 /* A gate on the page the kernel DTB will map at the entry VA. */
 static void add_watch(struct svmtrace_target *kt, const struct svmtrace_vmi_entry *e)
 {
