@@ -427,6 +427,20 @@ START_TEST(status_socket)
 				  "image=0x7ff6a0000000-0x7ff6a0009000 entry=0x7ff6a0001400 "
 				  "gate=0x3c5a000 cr3=0x7b4d000 user_cr3=0x7b4e000"),
 		      "%s", buf);
+	/* A request that arrives in two pieces is one request. */
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(write(fd, "sta", 3), 3);
+	if (fork() == 0) {
+		usleep(100000);
+		_exit(write(fd, "tus\n", 4) == 4 ? 0 : 1);
+	}
+	ck_assert(!statusd_wait(sd, &v, 1000));
+	n = read(fd, buf, sizeof(buf) - 1);
+	ck_assert_int_gt(n, 0);
+	buf[n] = '\0';
+	close(fd);
+	ck_assert_msg(strstr(buf, "state: idle\n"), "%s", buf);
 	ask_and_leave(path, "stop\n");
 	ck_assert(statusd_wait(sd, &v, 1000));
 	statusd_close(sd);

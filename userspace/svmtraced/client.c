@@ -25,7 +25,7 @@ static const char client_usage[] =
 static int ask(const char *path, const char *req)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char buf[4096];
+	char buf[4096], line[64];
 	ssize_t n;
 	int fd;
 
@@ -41,7 +41,13 @@ static int ask(const char *path, const char *req)
 		close(fd);
 		return 1;
 	}
-	if (write(fd, req, strlen(req)) < 0 || write(fd, "\n", 1) < 0)
+	/*
+	 * One send with the newline: the daemon answers as soon as it has read
+	 * the request and closes, so a second write could meet a closed socket
+	 * and its SIGPIPE would kill us before the answer is printed.
+	 */
+	snprintf(line, sizeof(line), "%s\n", req);
+	if (send(fd, line, strlen(line), MSG_NOSIGNAL) < 0)
 		warn("%s: %s", path, strerror(errno));
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
 		fwrite(buf, 1, (size_t)n, stdout);

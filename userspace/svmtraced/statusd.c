@@ -85,22 +85,37 @@ void statusd_close(struct statusd *sd)
 	free(sd);
 }
 
+/*
+ * Read one request line from client @c into @req: up to its newline, the end
+ * of the connection or half a second of silence, whichever comes first (a
+ * stream socket may deliver the line in pieces).
+ */
+static void read_request(int c, char *req, size_t size)
+{
+	struct pollfd p = { .fd = c, .events = POLLIN };
+	size_t len = 0;
+	ssize_t n;
+
+	while (len < size - 1 && !memchr(req, '\n', len) && poll(&p, 1, 500) == 1) {
+		n = read(c, req + len, size - 1 - len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	req[len] = '\0';
+	req[strcspn(req, "\r\n")] = '\0';
+}
+
 bool statusd_serve(struct statusd *sd, const struct status_view *v)
 {
-	struct pollfd p;
 	char req[64], *answer;
 	bool stop = false;
-	ssize_t n;
 	int c;
 
 	c = accept4(sd->fd, NULL, NULL, SOCK_CLOEXEC);
 	if (c < 0)
 		return false;
-	/* A client that says nothing in half a second gets nothing. */
-	p = (struct pollfd){ .fd = c, .events = POLLIN };
-	n = poll(&p, 1, 500) == 1 ? read(c, req, sizeof(req) - 1) : -1;
-	req[n > 0 ? n : 0] = '\0';
-	req[strcspn(req, "\r\n")] = '\0';
+	read_request(c, req, sizeof(req));
 	answer = malloc(65536);
 	if (!answer)
 		die("out of memory");
