@@ -539,6 +539,9 @@ int main(void)
 	Suite *s = suite_create("svmtraced");
 	TCase *tc = tcase_create("svmtraced");
 
+	/* Two tests read capture.json back with python3, whose start-up alone
+	 * can pass Check's 4 s default on a loaded 2-core machine. */
+	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, options_full_command);
 	tcase_add_test(tc, options_defaults_and_wait_name);
 	tcase_add_test(tc, options_from_next);
