@@ -305,25 +305,40 @@ static const uint8_t *explicit_gprs(struct decoder *d, const uint8_t *p, const u
 	return p;
 }
 
+/* Add entry @pe's deltas: all four, the unused ones being 0 for rax. */
+static inline void add_deltas(uint64_t *gpr, const struct predict_entry *pe)
+{
+	unsigned int at = pe->gpr_at;
+	uint64_t v0 = gpr[at & 15] + pe->delta[0], v1 = gpr[at >> 4 & 15] + pe->delta[1];
+	uint64_t v2 = gpr[at >> 8 & 15] + pe->delta[2], v3 = gpr[at >> 12] + pe->delta[3];
+
+	/*
+	 * Loads first, stores last to first: no store waits on another to the
+	 * same register (the unused slots all name rax), and a used rax, always
+	 * slot 0, is written after the unused slots' unchanged copies of it.
+	 */
+	gpr[at >> 12] = v3;
+	gpr[at >> 8 & 15] = v2;
+	gpr[at >> 4 & 15] = v1;
+	gpr[at & 15] = v0;
+}
+
 /*
  * The GPRs as hit entry @pe predicts them: its operation on the previous
- * state, its deltas added (all four: the unused ones are 0), then the
- * operation's destination set.
+ * state, its deltas added, then the operation's destination set.
  */
 static inline void predicted_gprs(uint64_t *gpr, const struct predict_entry *pe)
 {
-	unsigned int at = pe->gpr_at, dst = pe->opreg >> 4;
+	unsigned int dst = pe->opreg >> 4;
 
 	if (predict_has_op(pe)) {
 		uint64_t res = wire_op_apply(pe->op, gpr[dst], gpr[pe->opreg & 15]);
 
-		for (unsigned int k = 0; k < PREDICT_GPRS; k++)
-			gpr[(at >> 4 * k) & 15] += pe->delta[k];
+		add_deltas(gpr, pe);
 		gpr[dst] = res;
 		return;
 	}
-	for (unsigned int k = 0; k < PREDICT_GPRS; k++)
-		gpr[(at >> 4 * k) & 15] += pe->delta[k];
+	add_deltas(gpr, pe);
 }
 
 static void instruction_record(struct svmtrace_record *r)
