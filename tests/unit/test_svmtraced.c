@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <svmtrace/analysis.h>
@@ -381,14 +382,32 @@ START_TEST(capture_json_symbolizes)
 }
 END_TEST
 
-/* Send @req and hang up without reading: the daemon must survive it. */
-static void ask_and_leave(const char *path, const char *req)
+/* A client connected to the status socket at @path. */
+static int status_connect(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
 
 	strcpy(sa.sun_path, path);
 	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	return fd;
+}
+
+/* The daemon's answer on client @fd, as a string in @buf; closes @fd. */
+static void read_answer(int fd, char *buf, size_t size)
+{
+	ssize_t n = read(fd, buf, size - 1);
+
+	ck_assert_int_gt(n, 0);
+	buf[n] = '\0';
+	close(fd);
+}
+
+/* Send @req and hang up without reading: the daemon must survive it. */
+static void ask_and_leave(const char *path, const char *req)
+{
+	int fd = status_connect(path);
+
 	ck_assert_int_eq(write(fd, req, strlen(req)), (ssize_t)strlen(req));
 	close(fd);
 }
@@ -400,12 +419,11 @@ START_TEST(status_socket)
 	struct target_info t;
 	struct status_view v = { .ctl = -1, .phase = "waiting for the process" };
 	const char *path = scratch_path("s.sock");
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct statusd *sd = statusd_open(path);
 	char buf[4096];
 	struct stat st;
-	ssize_t n;
-	int fd;
+	int fd, wstatus;
+	pid_t child;
 
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_uint_eq(st.st_mode & 0777, 0600);
@@ -413,33 +431,27 @@ START_TEST(status_socket)
 	v.target = &t;
 
 	/* "status" gets the text, "stop" asks to stop. */
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	fd = status_connect(path);
 	ck_assert_int_eq(write(fd, "status\n", 7), 7);
 	ck_assert(!statusd_wait(sd, &v, 1000));
-	n = read(fd, buf, sizeof(buf) - 1);
-	ck_assert_int_gt(n, 0);
-	buf[n] = '\0';
-	close(fd);
+	read_answer(fd, buf, sizeof(buf));
 	ck_assert_msg(strstr(buf, "state: idle\nphase: waiting for the process\n"), "%s", buf);
 	ck_assert_msg(strstr(buf, "target: pid=1234 name=sample \"q\".exe "
 				  "image=0x7ff6a0000000-0x7ff6a0009000 entry=0x7ff6a0001400 "
 				  "gate=0x3c5a000 cr3=0x7b4d000 user_cr3=0x7b4e000"),
 		      "%s", buf);
 	/* A request that arrives in two pieces is one request. */
-	fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	fd = status_connect(path);
 	ck_assert_int_eq(write(fd, "sta", 3), 3);
-	if (fork() == 0) {
+	child = fork();
+	if (child == 0) {
 		usleep(100000);
 		_exit(write(fd, "tus\n", 4) == 4 ? 0 : 1);
 	}
 	ck_assert(!statusd_wait(sd, &v, 1000));
-	n = read(fd, buf, sizeof(buf) - 1);
-	ck_assert_int_gt(n, 0);
-	buf[n] = '\0';
-	close(fd);
+	read_answer(fd, buf, sizeof(buf));
+	ck_assert_int_eq(waitpid(child, &wstatus, 0), child);
+	ck_assert(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0);
 	ck_assert_msg(strstr(buf, "state: idle\n"), "%s", buf);
 	ask_and_leave(path, "stop\n");
 	ck_assert(statusd_wait(sd, &v, 1000));
