@@ -19,6 +19,13 @@
 #include "common/cli.h"
 #include "svmtraced/svmtraced.h"
 
+/* Why the domain ended, from its event or from its shut-off state alike. */
+static const char END_POWEROFF[] = "domain shutting down (the guest powers off)";
+static const char END_DESTROYED[] = "domain destroyed (virsh destroy)";
+static const char END_QEMU_DIED[] = "QEMU died (crashed or killed)";
+static const char END_CRASHED[] = "guest crashed";
+static const char END_SHUTDOWN[] = "domain shut down";
+
 static const char *reason;
 static virDomainPtr watched; /* the domain whose end is awaited */
 
@@ -42,22 +49,22 @@ static void on_lifecycle(virConnectPtr conn, virDomainPtr d, int event, int deta
 		/* A host-side shutdown (virsh destroy signals QEMU) is followed
 		 * by the STOPPED event that says which it was. */
 		if (detail == VIR_DOMAIN_EVENT_SHUTDOWN_GUEST)
-			set_reason("domain shutting down (the guest powers off)");
+			set_reason(END_POWEROFF);
 		break;
 	case VIR_DOMAIN_EVENT_CRASHED:
-		set_reason("guest crashed");
+		set_reason(END_CRASHED);
 		break;
 	case VIR_DOMAIN_EVENT_STOPPED:
 		switch (detail) {
 		case VIR_DOMAIN_EVENT_STOPPED_DESTROYED:
-			set_reason("domain destroyed (virsh destroy)");
+			set_reason(END_DESTROYED);
 			break;
 		case VIR_DOMAIN_EVENT_STOPPED_FAILED:
 		case VIR_DOMAIN_EVENT_STOPPED_CRASHED:
-			set_reason("QEMU died (crashed or killed)");
+			set_reason(END_QEMU_DIED);
 			break;
 		default:
-			set_reason("domain shut down");
+			set_reason(END_SHUTDOWN);
 			break;
 		}
 		break;
@@ -113,14 +120,14 @@ static const char *shutoff_reason(void)
 		return NULL;
 	switch (why) {
 	case VIR_DOMAIN_SHUTOFF_SHUTDOWN:
-		return "domain shutting down (the guest powers off)";
+		return END_POWEROFF;
 	case VIR_DOMAIN_SHUTOFF_DESTROYED:
-		return "domain destroyed (virsh destroy)";
+		return END_DESTROYED;
 	case VIR_DOMAIN_SHUTOFF_CRASHED:
 	case VIR_DOMAIN_SHUTOFF_FAILED:
-		return "QEMU died (crashed or killed)";
+		return END_QEMU_DIED;
 	default:
-		return state == VIR_DOMAIN_CRASHED ? "guest crashed" : "domain shut down";
+		return state == VIR_DOMAIN_CRASHED ? END_CRASHED : END_SHUTDOWN;
 	}
 }
 
