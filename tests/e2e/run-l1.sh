@@ -23,7 +23,9 @@
 # in DIR/console.log.  A COMMAND still running 30 s before --timeout ends
 # with status 124 and the blocked tasks' stacks in DIR/dmesg.txt.  The exit
 # status of this script is COMMAND's, or 2 when L1 did not get that far
-# (timeout, panic).  --cpus N gives L1 N vCPUs (default 2).  --icount runs
+# (timeout, panic).  Meanwhile l1-watchdog.py reads L1's local APICs through
+# QMP and ends the interrupts QEMU 7.2's TCG leaves pending (one line for
+# each in DIR/watchdog.log).  --cpus N gives L1 N vCPUs (default 2).  --icount runs
 # QEMU with -icount shift=0,sleep=off and one vCPU: L1's clocks then count
 # executed instructions (step-cost.sh).
 # --hostroot gives L1 a real userspace (l1-hostroot.sh): the host's / shared
@@ -83,7 +85,7 @@ fi
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-rm -f "$out/rc" "$out/dmesg.txt" "$out/timing" "$out/console.log"
+rm -f "$out/rc" "$out/dmesg.txt" "$out/timing" "$out/console.log" "$out/watchdog.log" "$out/qmp.sock"
 
 # --- initramfs -------------------------------------------------------------
 root=$(mktemp -d "$build/initramfs.XXXXXX") && chmod 755 "$root"
@@ -159,6 +161,8 @@ accel=tcg,thread=single
 echo "run-l1: booting linux-image-$abi with ${modules:-packaged} modules (log: $out/console.log)" >&2
 start=$(date +%s.%N)
 rc=0
+python3 "$here/l1-watchdog.py" "$out/qmp.sock" "$cpus" "$out/watchdog.log" &
+watchdog=$!
 # --icount: QEMU's virtual clock advances 1 ns per guest instruction (and
 # jumps to the next timer when every vCPU idles), so time measured inside L1
 # over a busy interval counts the instructions L1 and L2 executed, the same
@@ -169,9 +173,12 @@ rc=0
 timeout --foreground -k 10 "$timeout" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" ${icount:-} \
 	-m "$mem" -smp "$cpus" -kernel "$kdir/vmlinuz" -initrd "$root.cpio" \
 	-append "console=ttyS0 panic=-1 oops=panic softlockup_panic=1 mitigations=off quiet loglevel=5 no_timer_check" \
-	-display none -monitor none -serial "file:$out/console.log" -no-reboot \
+	-display none -monitor none -qmp "unix:$out/qmp.sock,server=on,wait=off" \
+	-serial "file:$out/console.log" -no-reboot \
 	-virtfs "local,path=$out,mount_tag=out,security_model=none,id=out" ${share_root:-} </dev/null || rc=$?
 end=$(date +%s.%N)
+kill "$watchdog" 2>/dev/null; wait "$watchdog" || true
+[ ! -s "$out/watchdog.log" ] || cat "$out/watchdog.log" >&2
 awk -v s="$start" -v e="$end" 'BEGIN { printf "wall_seconds %.1f\n", e - s }' >>"$out/timing"
 if [ $rc -eq 124 ]; then
 	echo "run-l1: L1 timed out after ${timeout}s; last console lines:" >&2
