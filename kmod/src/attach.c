@@ -107,6 +107,7 @@ struct svmtrace_vm *svmtrace_vm_get(struct kvm *kvm)
 			goto out;
 		}
 		vm->kvm = kvm;
+		mutex_init(&vm->lock);
 		mutex_init(&vm->watch.lock);
 		list_add(&vm->all, &svmtrace_all);
 	}
@@ -132,6 +133,34 @@ void svmtrace_vm_release(struct svmtrace_vm *vm)
 	if (!vm->was_armed)
 		vm_unregister(vm);
 	mutex_unlock(&svmtrace_lock);
+}
+
+/*
+ * kvm_arch_flush_shadow_all(): KVM tears down the VM's MMU because the
+ * VMM's address space went away (the MMU notifier's release: the VMM
+ * exited or was killed) or because the VM is destroyed.  No vCPU of it runs
+ * again: KVM_RUN needs the VMM's mm.  An attached controller holds a
+ * reference on the VM, so KVM cannot destroy it (nor its vCPUs) before the
+ * controller detaches; this is where an armed capture learns that its
+ * vCPUs are gone: every open session ends with SVMTRACE_END_VCPU_GONE and
+ * every ring closes, so the consumer drains what is left and stops.
+ * Context: process (the task that dropped the mm's last user, usually the
+ * VMM's last exiting thread), kvm->srcu held, may sleep.
+ */
+void __svmtrace_vm_gone(struct kvm *kvm)
+{
+	struct svmtrace_vm *vm;
+
+	mutex_lock(&svmtrace_lock);
+	vm = vm_find_any(kvm);
+	mutex_unlock(&svmtrace_lock);
+	/* @vm lives until svmtrace_vm_destroy(), which comes after this. */
+	if (!vm)
+		return;
+	mutex_lock(&vm->lock);
+	if (rcu_access_pointer(vm->armed))
+		svmtrace_sessions_stop(vm, SVMTRACE_END_VCPU_GONE);
+	mutex_unlock(&vm->lock);
 }
 
 static void vm_free(struct svmtrace_vm *vm)

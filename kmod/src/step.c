@@ -739,11 +739,13 @@ void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code)
 EXPORT_SYMBOL_GPL(__svmtrace_vcpu_exit);
 
 /*
- * Stop (control thread, vm->armed already cleared): end every
- * open session and close the rings.  vCPUs still carrying our TF take it
- * back at their next step (handle_step with no target).
+ * Stop (control thread, vm->armed already cleared; @reason SVMTRACE_END_STOP)
+ * or the VM's vCPUs are gone (svmtrace_vm_gone(), none runs again;
+ * SVMTRACE_END_VCPU_GONE): end every open session with @reason and close
+ * the rings.  After a stop, vCPUs still carrying our TF take it back at
+ * their next step (handle_step with no target).  vm->lock is held.
  */
-void svmtrace_sessions_stop(struct svmtrace_vm *vm)
+void svmtrace_sessions_stop(struct svmtrace_vm *vm, u32 reason)
 {
 	struct svmtrace_vcpu *vt;
 	u32 i;
@@ -753,7 +755,7 @@ void svmtrace_sessions_stop(struct svmtrace_vm *vm)
 		mutex_lock(&vt->lock);
 		drop_held(vt);
 		vt->nmi_parked = false;		/* its IRET no longer gets our TF */
-		stepless_end(vm, vt, NULL, SVMTRACE_END_STOP);
+		stepless_end(vm, vt, NULL, reason);
 		vt->skipped = false;
 		if (vt->ring)
 			svmtrace_ring_close(vt->ring);

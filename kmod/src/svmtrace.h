@@ -7,6 +7,10 @@
  * Locking:
  *   svmtrace_lock     the registry (attach, destroy)
  *   ctl->lock         control operations (one controller per VM)
+ *   vm->lock          arm, stop, the vCPUs' end (svmtrace_vm_gone) and the
+ *                     vCPUs KVM creates while armed: vcpus[], nr_vcpus and
+ *                     the rings' creation (lockless readers: nr_vcpus with
+ *                     acquire, see svmtrace_vcpu_of())
  *   vt->lock          a vCPU's session state and its ring's producer side;
  *                     taken by the vCPU's exit handlers (interrupts on, never
  *                     from the IRQs-off fastpath) and by stop
@@ -90,6 +94,7 @@ struct svmtrace_watches {
 };
 
 struct svmtrace_vm {
+	struct mutex lock;
 	struct hlist_node node;		/* svmtrace_registry */
 	struct list_head all;		/* every object, for VM destruction */
 	struct kvm *kvm;
@@ -146,7 +151,7 @@ bool svmtrace_cr3_targeted(const struct svmtrace_target *t, unsigned long cr3);
 void svmtrace_session_begin(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			    struct kvm_vcpu *vcpu, u32 gate_id);
 void svmtrace_silent_begin(struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu, int gate);
-void svmtrace_sessions_stop(struct svmtrace_vm *vm);
+void svmtrace_sessions_stop(struct svmtrace_vm *vm, u32 reason);
 
 /* hide.c */
 void svmtrace_nmi_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt);

@@ -128,6 +128,7 @@ struct capture {
 	struct pollfd *fds; /* rings, the VMM's pidfd, then extra_fd if >= 0 */
 	struct progress progress;
 	double started;
+	double vcpus_checked; /* when SVMTRACE_STATUS was last asked for new vCPUs */
 
 	/* Optional: one more fd to watch (svmtraced's status socket). */
 	int extra_fd;
