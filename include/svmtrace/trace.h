@@ -26,7 +26,7 @@
 #define SVMTRACE_FORMAT_VERSION		 5
 #define SVMTRACE_FRAME_MAX		 65536 /* largest decoded frame */
 #define SVMTRACE_DEFAULT_ANCHOR_INTERVAL 64
-#define SVMTRACE_DEFAULT_LZ4_LEVEL	 2 /* LZ4HC 2: see docs/format.md */
+#define SVMTRACE_DEFAULT_LZ4_LEVEL	 0 /* fast LZ4: see docs/format.md */
 
 /* The architectural state after one instruction. */
 struct svmtrace_state {
@@ -124,7 +124,7 @@ struct svmtrace_writer_options {
 	uint32_t cpu;		  /* written into the file header */
 	uint32_t anchor_interval; /* records between full anchors, >= 1 */
 	bool raw_frames;	  /* never compress */
-	int lz4_level;		  /* 0 = fast LZ4; 1..12 = LZ4HC level (default 2) */
+	int lz4_level;		  /* 0 = fast LZ4 (default); 1..12 = LZ4HC level */
 };
 
 void svmtrace_writer_options_init(struct svmtrace_writer_options *options);

@@ -8,8 +8,11 @@
 # and a compression-style one (gzip -6 over text: LZ77 matching, Huffman
 # coding).  The baselines compress the 168-byte raw records with TSC kept
 # only in every 64th record (the information v5 keeps).  Times are CPU
-# seconds (user + system, from wait4/clock_gettime), best of three, so a busy
-# machine skews less.
+# seconds (user + system, from wait4/clock_gettime), the best of BENCH_ROUNDS
+# (default 9) rounds, and each round runs zstd -3, our encode, zstd -d, our
+# decode and the CSV dump one after the other, so that a load that comes and
+# goes on a shared machine hits both sides of a ratio alike.  The uptime line
+# before the table tells how busy the machine was.
 set -eu
 . tests/lib/need.sh
 need_cmd xz "the xz -6 size baseline"
@@ -20,6 +23,7 @@ BIN=${BIN:-build/bin}
 OUT=${BENCH_DIR:-build/bench}
 RECORDS=${BENCH_RECORDS:-400000}
 LEVEL=${BENCH_LZ4_LEVEL:-}
+ROUNDS=${BENCH_ROUNDS:-9}
 mkdir -p "$OUT"
 
 awk 'BEGIN { srand(7); for (i = 0; i < 40000; i++) print int(rand() * 1000000) }' >"$OUT/numbers"
@@ -37,6 +41,8 @@ record sha sha256sum "$OUT/blob"
 record b2 b2sum "$OUT/blob"
 record gzip gzip -6 -c "$OUT/numbers"
 
+echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | sed 1q);" \
+	"load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-5s %7s | %6s %6s %6s %5s | %7s %6s %6s %5s | %7s %6s %5s | %6s\n' \
 	work records "v5 B/r" "xz-6" "zstd-3" "v5/xz" "enc M/s" "zstd-3" "xz-6" ratio \
 	"dec M/s" "zstd-d" ratio "csv M/s"
@@ -50,12 +56,11 @@ for w in sort perl sha b2 gzip; do
 	t_xz=$("$T" --time=1 xz -6 -T1 -c "$OUT/$w.tsc64")
 	xz -6 -T1 -c "$OUT/$w.tsc64" >"$OUT/$w.xz"
 	zstd -q -3 -c "$OUT/$w.tsc64" >"$OUT/$w.zst"
-	t_zc=$("$T" --time zstd -q -3 -c "$OUT/$w.tsc64")
-	t_zd=$("$T" --time zstd -q -d -c "$OUT/$w.zst")
 
-	line=$("$T" "$raw" "$OUT/$w.v5" ${LEVEL:+--lz4-level $LEVEL})
-	eval "$line"	# records= bytes= encode_s= decode_s=
-	t_csv=$("$T" --time "$BIN/svmtrace-dump" dump --regs "$OUT/$w.v5")
+	line=$("$T" "$raw" "$OUT/$w.v5" ${LEVEL:+--lz4-level $LEVEL} --repeat "$ROUNDS" \
+		--zstd-c "$OUT/$w.tsc64" --zstd-d "$OUT/$w.zst" --csv "$BIN/svmtrace-dump")
+	eval "$line"	# records= bytes= encode_s= decode_s= zstd_c_s= zstd_d_s= csv_s=
+	t_zc=$zstd_c_s t_zd=$zstd_d_s t_csv=$csv_s
 
 	awk -v w="$w" -v n="$n" -v v5="$bytes" -v xz="$(stat -c %s "$OUT/$w.xz")" \
 		-v zst="$(stat -c %s "$OUT/$w.zst")" -v txz="$t_xz" \
@@ -69,3 +74,4 @@ for w in sort perl sha b2 gzip; do
 	}' | tee -a "$OUT/table"
 	rm -f "$OUT/$w.tsc64"
 done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

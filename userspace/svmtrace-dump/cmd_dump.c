@@ -58,6 +58,12 @@ struct dump {
 	struct analysis_options ao;
 	struct analysis an;
 	bool disasm;
+	/* the state columns' last text: rflags, cr3, then the 16 GPRs */
+	struct hex_cache col[2 + SVMTRACE_NR_GPRS];
+	struct {
+		char text[16];
+		size_t len;
+	} kind[SVMTRACE_SLOT_SESSION_END + 1]; /* svmtrace_kind_name, padded for one copy */
 };
 
 static bool wanted(const struct filter *f, const struct svmtrace_record *r)
@@ -69,11 +75,29 @@ static bool wanted(const struct filter *f, const struct svmtrace_record *r)
 	       (!f->cr3_set || (r->state_known && s->cr3 == f->cr3));
 }
 
-/* A value the record does not know (state_known false) prints as nothing. */
-static char *csv_hex(char *p, const struct svmtrace_record *r, uint64_t v)
+static void row_caches_init(struct dump *d)
+{
+	for (size_t i = 0; i < sizeof(d->col) / sizeof(d->col[0]); i++)
+		hex_cache_init(&d->col[i]);
+	for (int k = SVMTRACE_SLOT_INSTRUCTION; k <= SVMTRACE_SLOT_SESSION_END; k++) {
+		const char *name = svmtrace_kind_name(k);
+
+		d->kind[k].len = strlen(name);
+		memcpy(d->kind[k].text, name, d->kind[k].len);
+	}
+}
+
+static char *put_kind(struct dump *d, char *p, enum svmtrace_slot_kind kind)
+{
+	memcpy(p, d->kind[kind].text, sizeof(d->kind[kind].text));
+	return p + d->kind[kind].len;
+}
+
+/* State column @i; a value the record does not know (state_known false) prints as nothing. */
+static char *csv_hex(struct dump *d, char *p, const struct svmtrace_record *r, int i, uint64_t v)
 {
 	*p++ = ',';
-	return r->state_known ? put_hex(p, v) : p;
+	return r->state_known ? put_hex_cached(p, &d->col[i], v) : p;
 }
 
 static char *csv_row(struct dump *d, char *p, const struct svmtrace_record *r, bool regs)
@@ -84,15 +108,15 @@ static char *csv_row(struct dump *d, char *p, const struct svmtrace_record *r, b
 	*p++ = ',';
 	p = put_dec(p, r->sequence);
 	*p++ = ',';
-	p = put_str(p, svmtrace_kind_name(r->kind));
+	p = put_kind(d, p, r->kind);
 	*p++ = ',';
 	p = put_hex(p, s->rip);
-	p = csv_hex(p, r, s->rflags);
-	p = csv_hex(p, r, s->cr3);
+	p = csv_hex(d, p, r, 0, s->rflags);
+	p = csv_hex(d, p, r, 1, s->cr3);
 	*p++ = ',';
 	p = put_dec(p, r->reason);
 	for (int i = 0; regs && i < SVMTRACE_NR_GPRS; i++)
-		p = csv_hex(p, r, s->gpr[i]);
+		p = csv_hex(d, p, r, 2 + i, s->gpr[i]);
 	if (d->an.syms) {
 		*p++ = ',';
 		p = analysis_put_symbol(&d->an, p, s->rip);
@@ -336,6 +360,7 @@ int cmd_dump(int argc, char **argv)
 		return 2;
 	}
 	analysis_open(&d.an, &d.ao, argv[optind]);
+	row_caches_init(&d);
 	header(&d);
 	if (d.limit == 0) {
 		out_flush();

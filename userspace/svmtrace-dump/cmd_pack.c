@@ -28,7 +28,7 @@ static const char pack_usage[] =
 	"  --cpu N               vCPU number for the file header (default 0)\n"
 	"  --anchor-interval N   records between full anchors (default 64)\n"
 	"  --raw                 store frames uncompressed\n"
-	"  --lz4-level L         0 = fast LZ4, 1..12 = LZ4HC level (default 2)\n";
+	"  --lz4-level L         0 = fast LZ4 (default), 1..12 = LZ4HC level\n";
 
 struct pack {
 	const char *in_name;

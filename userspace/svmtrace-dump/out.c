@@ -15,8 +15,7 @@ char *put_dec(char *p, uint64_t v)
 				    "25262728293031323334353637383940414243444546474849"
 				    "50515253545556575859606162636465666768697071727374"
 				    "75767778798081828384858687888990919293949596979899";
-	char tmp[20], *q = tmp + sizeof(tmp);
-	size_t n;
+	char tmp[40], *q = tmp + 20; /* digits end at tmp + 20; 20 more to copy from */
 
 	while (v >= 100) {
 		q -= 2;
@@ -29,9 +28,8 @@ char *put_dec(char *p, uint64_t v)
 	} else {
 		*--q = (char)('0' + v);
 	}
-	n = (size_t)(tmp + sizeof(tmp) - q);
-	memcpy(p, q, n);
-	return p + n;
+	memcpy(p, q, 20);
+	return p + (tmp + 20 - q);
 }
 
 void out_flush(void)

@@ -47,6 +47,11 @@ static inline char *put_str(char *p, const char *s)
 	return p + n;
 }
 
+/*
+ * Decimal digits of @v.  Writes 20 bytes whatever the length (rows have room
+ * to spare, and a fixed-size copy is one move, not a call) and returns the
+ * end of the digits.
+ */
 char *put_dec(char *p, uint64_t v);
 
 /* Eight hex digits of @x as ASCII, most significant first in memory order. */
@@ -80,6 +85,34 @@ static inline char *put_hex(char *p, uint64_t v)
 	chars >>= 8 * (16 - digits); /* drop the leading zeros */
 	memcpy(p + 2, &chars, 16);
 	return p + 2 + digits;
+}
+
+/*
+ * One column's last value and its put_hex text.  Consecutive rows of a trace
+ * share most register values (an instruction changes one or two of them), so
+ * a row copies the text of an unchanged value instead of formatting it again.
+ */
+struct hex_cache {
+	uint64_t v;
+	uint32_t len;
+	char text[20]; /* put_hex writes 18 bytes */
+};
+
+static inline void hex_cache_init(struct hex_cache *c)
+{
+	c->v = 0;
+	c->len = (uint32_t)(put_hex(c->text, 0) - c->text);
+}
+
+/* put_hex(p, v), from @c when the column still holds @v.  Writes 18 bytes. */
+static inline char *put_hex_cached(char *p, struct hex_cache *c, uint64_t v)
+{
+	if (v != c->v) {
+		c->v = v;
+		c->len = (uint32_t)(put_hex(c->text, v) - c->text);
+	}
+	memcpy(p, c->text, 18);
+	return p + c->len;
 }
 
 #endif

@@ -53,6 +53,7 @@ static const uint8_t *varint_slow(struct decoder *d, const uint8_t *p, const uin
 
 	if (q)
 		return q;
+	*v = 0; /* never read (the caller sees NULL), but the compiler cannot tell */
 	for (const uint8_t *s = p; s < end && s < p + 10; s++)
 		if (!(*s & 0x80))
 			return fail(d, "%s varint does not fit in 64 bits", what);
@@ -61,13 +62,29 @@ static const uint8_t *varint_slow(struct decoder *d, const uint8_t *p, const uin
 	return fail(d, "%s varint is longer than 10 bytes", what);
 }
 
-/* A varint; the one-byte case, by far the most common, inline. */
+/*
+ * A varint; the one-byte case, by far the most common, inline, and so are up
+ * to nine bytes when the frame has ten left (anchors' registers): then no
+ * byte needs a bounds check, and only a ten-byte varint, which alone can
+ * overflow 64 bits, or one near the frame's end takes the checked path.
+ */
 static inline const uint8_t *varint(struct decoder *d, const uint8_t *p, const uint8_t *end,
 				    uint64_t *v, const char *what)
 {
 	if (__builtin_expect(p < end && *p < 0x80, 1)) {
 		*v = *p;
 		return p + 1;
+	}
+	if (end - p >= 10) {
+		uint64_t r = *p & 0x7f;
+
+		for (unsigned int i = 1; i < 9; i++) {
+			r |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+			if (p[i] < 0x80) {
+				*v = r;
+				return p + i + 1;
+			}
+		}
 	}
 	return varint_slow(d, p, end, v, what);
 }
@@ -288,31 +305,109 @@ static const uint8_t *explicit_gprs(struct decoder *d, const uint8_t *p, const u
 	return p;
 }
 
+/* Add entry @pe's deltas: all four, the unused ones being 0 for rax. */
+static inline void add_deltas(uint64_t *gpr, const struct predict_entry *pe)
+{
+	unsigned int at = pe->gpr_at;
+	uint64_t v0 = gpr[at & 15] + pe->delta[0], v1 = gpr[at >> 4 & 15] + pe->delta[1];
+	uint64_t v2 = gpr[at >> 8 & 15] + pe->delta[2], v3 = gpr[at >> 12] + pe->delta[3];
+
+	/*
+	 * Loads first, stores last to first: no store waits on another to the
+	 * same register (the unused slots all name rax), and a used rax, always
+	 * slot 0, is written after the unused slots' unchanged copies of it.
+	 */
+	gpr[at >> 12] = v3;
+	gpr[at >> 8 & 15] = v2;
+	gpr[at >> 4 & 15] = v1;
+	gpr[at & 15] = v0;
+}
+
+/*
+ * The GPRs as hit entry @pe predicts them: its operation on the previous
+ * state, its deltas added, then the operation's destination set.
+ */
+static inline void predicted_gprs(uint64_t *gpr, const struct predict_entry *pe)
+{
+	unsigned int dst = pe->opreg >> 4;
+
+	if (predict_has_op(pe)) {
+		uint64_t res = wire_op_apply(pe->op, gpr[dst], gpr[pe->opreg & 15]);
+
+		add_deltas(gpr, pe);
+		gpr[dst] = res;
+		return;
+	}
+	add_deltas(gpr, pe);
+}
+
+static void instruction_record(struct svmtrace_record *r)
+{
+	r->kind = SVMTRACE_SLOT_INSTRUCTION;
+	r->state_known = true;
+	r->has_tsc = false;
+	r->anchor = false;
+	r->reason = 0;
+	r->dropped = 0;
+}
+
+/*
+ * The delta most records are: a hit whose prediction holds except, at most,
+ * for RFLAGS (header 0x00 or 0x10; no RIP, GPR, OPS, SEQ or XSTATE part).  It
+ * takes no branch on the header beyond this test and leaves the entry as the
+ * learning rule does: the same next RIP and deltas, the new RFLAGS.  False
+ * when the record is not one (or its RFLAGS varint is longer than a byte, or
+ * the frame ends there): delta_record() then decodes it.
+ */
+static inline bool predicted_delta(struct decoder *d, struct predict_entry *pe, const uint8_t **pp,
+				   const uint8_t *end)
+{
+	const uint8_t *p = *pp;
+	unsigned int flags = (p[0] & WIRE_DELTA_RFLAGS) >> 4; /* 1: one RFLAGS byte follows */
+	uint64_t x;
+
+	if ((p[0] & ~WIRE_DELTA_RFLAGS) != WIRE_DELTA || end - p < 2 || (flags & p[1] >> 7) ||
+	    d->rec.sequence == UINT64_MAX)
+		return false;
+	x = p[1] & (0 - (uint64_t)flags);
+	d->state.rip = pe->next_rip;
+	predicted_gprs(d->state.gpr, pe);
+	d->state.rflags = pe->rflags ^ x;
+	pe->rflags = d->state.rflags;
+	d->rec.sequence++;
+	instruction_record(&d->rec);
+	*pp = p + 1 + flags;
+	return true;
+}
+
 static const uint8_t *delta_record(struct decoder *d, const uint8_t *p, const uint8_t *end)
 {
-	uint8_t h = *p++;
 	uint64_t from = d->state.rip;
 	struct predict_entry *pe = predict_slot(&d->predict, from);
 	bool hit = predict_hit(&d->predict, pe, from);
-	uint64_t delta[SVMTRACE_NR_GPRS], v, step = 1;
+	uint64_t delta[SVMTRACE_NR_GPRS], v, step = 1, rip, rflags;
 	unsigned int mask = 0, nops = 0, written = 0;
-	uint8_t ops[2 * WIRE_OPS_MAX];
+	uint8_t ops[2 * WIRE_OPS_MAX], h;
 	struct svmtrace_record *r = &d->rec;
 
 	if (!d->have_state)
 		return fail(d, "delta record before any anchor in this frame");
+	if (hit && predicted_delta(d, pe, &p, end))
+		return p;
+	h = *p++;
 
 	if (h & WIRE_DELTA_RIP) {
 		p = varint(d, p, end, &v, "RIP");
 		if (!p)
 			return NULL;
-		d->state.rip = from + unzigzag(v);
+		rip = from + unzigzag(v);
 	} else if (hit) {
-		d->state.rip = pe->next_rip;
+		rip = pe->next_rip;
 	} else {
 		return fail(d, "delta predicts the RIP after 0x%llx, which has no history",
 			    (unsigned long long)from);
 	}
+	d->state.rip = rip;
 
 	if (h & WIRE_DELTA_OPS) {
 		p = ops_part(d, p, end, ops, &nops, &written);
@@ -324,15 +419,7 @@ static const uint8_t *delta_record(struct decoder *d, const uint8_t *p, const ui
 		if (!p)
 			return NULL;
 	} else if (hit && !(h & WIRE_DELTA_OPS)) {
-		unsigned int n = 0, dst = pe->opreg >> 4;
-		uint64_t res = pe->nop ? wire_op_apply(pe->op, d->state.gpr[dst],
-						       d->state.gpr[pe->opreg & 15])
-				       : 0;
-
-		for (unsigned int m = pe->mask; m; m &= m - 1)
-			d->state.gpr[__builtin_ctz(m)] += pe->delta[n++];
-		if (pe->nop)
-			d->state.gpr[dst] = res;
+		predicted_gprs(d->state.gpr, pe);
 	}
 
 	v = 0;
@@ -341,7 +428,8 @@ static const uint8_t *delta_record(struct decoder *d, const uint8_t *p, const ui
 		if (!p)
 			return NULL;
 	}
-	d->state.rflags = (hit ? pe->rflags : d->state.rflags) ^ v;
+	rflags = (hit ? pe->rflags : d->state.rflags) ^ v;
+	d->state.rflags = rflags;
 
 	if (h & WIRE_DELTA_SEQ) {
 		p = varint(d, p, end, &v, "sequence step");
@@ -362,14 +450,12 @@ static const uint8_t *delta_record(struct decoder *d, const uint8_t *p, const ui
 			return NULL;
 	}
 
-	predict_update(&d->predict, pe, hit, h, from, d->state.rip, d->state.rflags, mask, delta,
-		       nops, ops);
-	r->kind = SVMTRACE_SLOT_INSTRUCTION;
-	r->state_known = true;
-	r->has_tsc = false;
-	r->anchor = false;
-	r->reason = 0;
-	r->dropped = 0;
+	/*
+	 * rip and rflags from registers: reloading them as one 16-byte load
+	 * from the two 8-byte stores just made stalls store forwarding.
+	 */
+	predict_update(&d->predict, pe, hit, h, from, rip, rflags, mask, delta, nops, ops);
+	instruction_record(r);
 	return p;
 }
 

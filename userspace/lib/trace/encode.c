@@ -160,7 +160,7 @@ static bool gprs_predicted(const struct predict_entry *pe, bool hit, unsigned in
 
 	if (!hit)
 		return !mask;
-	if (pe->nop) {
+	if (predict_has_op(pe)) {
 		unsigned int dst = pe->opreg >> 4;
 
 		if (new[dst] != wire_op_apply(pe->op, old[dst], old[pe->opreg & 15]))

@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "lib/trace/wire.h"
 
@@ -27,15 +28,25 @@
 struct predict_entry {
 	uint64_t rip; /* the instruction's address (tag) */
 	uint64_t next_rip;
-	uint64_t rflags;	      /* RFLAGS after it */
-	uint64_t delta[PREDICT_GPRS]; /* changes of the GPRs in mask, low bit first */
-	uint16_t mask;		      /* GPRs it changed (0 when more than PREDICT_GPRS) */
-	uint16_t epoch;		      /* valid when equal to the table's epoch */
-	uint8_t nop;		      /* 1: a register operation too, as opreg/op say */
-	uint8_t opreg;		      /* destination << 4 | source */
-	uint8_t op;		      /* WIRE_OP_* */
-	uint8_t pad;
-};
+	uint64_t rflags; /* RFLAGS after it */
+	/* changes of the GPRs in mask, low bit first; 0 past the last */
+	uint64_t delta[PREDICT_GPRS];
+	uint16_t mask;	/* GPRs it changed (0 when more than PREDICT_GPRS) */
+	uint16_t epoch; /* valid when equal to the table's epoch */
+	/*
+	 * delta[k] belongs to GPR (gpr_at >> 4k) & 15: mask's bits as indexes,
+	 * so a decoder adds all four deltas without looping over the mask (the
+	 * unused ones add 0 to rax).
+	 */
+	uint16_t gpr_at;
+	/*
+	 * A register operation: destination << 4 | source, WIRE_OP_*.  A copy of
+	 * rax into itself (0, 0) is invalid on the wire and here means none.
+	 */
+	uint8_t opreg;
+	uint8_t op;
+} __attribute__((aligned(64)));
+_Static_assert(sizeof(struct predict_entry) == 64, "a prediction entry fills one cache line");
 
 struct predict_table {
 	uint16_t epoch;
@@ -54,6 +65,11 @@ static inline bool more_bits_than(unsigned int mask, unsigned int n)
 		if (n-- == 0)
 			return true;
 	return false;
+}
+
+static inline bool predict_has_op(const struct predict_entry *e)
+{
+	return e->opreg | e->op;
 }
 
 static inline struct predict_entry *predict_slot(struct predict_table *t, uint64_t rip)
@@ -78,7 +94,9 @@ static inline void predict_learn_flow(const struct predict_table *t, struct pred
 		e->rip = rip;
 		e->epoch = t->epoch;
 		e->mask = 0;
-		e->nop = 0;
+		e->gpr_at = 0;
+		memset(e->delta, 0, sizeof(e->delta));
+		e->opreg = e->op = 0;
 	}
 	e->next_rip = next_rip;
 	e->rflags = rflags;
@@ -92,17 +110,19 @@ static inline void predict_learn_flow(const struct predict_table *t, struct pred
 static inline void predict_learn_gprs(struct predict_entry *e, unsigned int mask,
 				      const uint64_t *delta)
 {
-	unsigned int n = 0;
+	unsigned int n = 0, at = 0;
 
-	if (more_bits_than(mask, PREDICT_GPRS)) {
-		e->mask = 0;
-		return;
-	}
+	if (more_bits_than(mask, PREDICT_GPRS))
+		mask = 0;
 	e->mask = (uint16_t)mask;
 	while (mask) {
+		at |= (unsigned int)__builtin_ctz(mask) << (4 * n);
 		e->delta[n++] = delta[__builtin_ctz(mask)];
 		mask &= mask - 1;
 	}
+	e->gpr_at = (uint16_t)at;
+	while (n < PREDICT_GPRS)
+		e->delta[n++] = 0;
 }
 
 /*
@@ -124,7 +144,6 @@ static inline void predict_update(const struct predict_table *t, struct predict_
 	predict_learn_flow(t, e, from, rip, rflags);
 	if (!hit || (h & (WIRE_DELTA_GPR | WIRE_DELTA_OPS))) {
 		predict_learn_gprs(e, mask, delta);
-		e->nop = nops == 1;
 		e->opreg = nops == 1 ? ops[0] : 0;
 		e->op = nops == 1 ? ops[1] : 0;
 	}
