@@ -652,8 +652,8 @@ static u32 lost_reason(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
  * user-only session whose target is in its kernel waits instead: the
  * frame may still bring TF back (adopt_step).
  */
-static void lost_tf(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
-		    u32 exit_code)
+static noinline void lost_tf(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
+			     struct svmtrace_vcpu *vt, u32 exit_code)
 {
 	struct svmtrace_target *t = armed(vm, vt);
 	bool kernel;
@@ -669,9 +669,10 @@ static void lost_tf(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtra
 	}
 	/*
 	 * A #DB exit is a trap, handled by the #DB hook (after a POPF that
-	 * cleared TF the saved RFLAGS no longer has it).
+	 * cleared TF the saved RFLAGS no longer has it); the caller does not
+	 * get here for one.
 	 */
-	if (exit_code == SVM_EXIT_EXCP_BASE + DB_VECTOR || (rflags_raw(vcpu) & X86_EFLAGS_TF))
+	if (rflags_raw(vcpu) & X86_EFLAGS_TF)
 		return;
 	kernel = static_call(kvm_x86_get_cpl)(vcpu) == 0;
 	if ((kernel && !(t->flags & SVMTRACE_TARGET_F_KERNEL)) ||
@@ -689,6 +690,21 @@ static void lost_tf(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtra
 	session_restart(vm, vt);
 }
 
+/* Armed with SVMTRACE_TARGET_F_FROM_NEXT: a session starts at this exit. */
+static noinline void from_next_begin(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
+				     struct svmtrace_vcpu *vt)
+{
+	struct svmtrace_target *t;
+
+	mutex_lock(&vt->lock);
+	t = armed(vm, vt);
+	if (t && (t->flags & SVMTRACE_TARGET_F_FROM_NEXT) && !vt->in_session && !vt->tf_live &&
+	    vt->ring && static_call(kvm_x86_get_cpl)(vcpu) == 3 &&
+	    svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
+		svmtrace_session_begin(vm, vt, vcpu, SVMTRACE_SESSION_FROM_NEXT);
+	mutex_unlock(&vt->lock);
+}
+
 /*
  * Any VM exit of a VM while some VM is armed (interrupts on, kvm->srcu
  * held, before KVM handles the exit).  A vCPU we left stepping is checked
@@ -698,11 +714,11 @@ static void lost_tf(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtra
  * (no gate): the instruction it runs next is the first step.  Threads that
  * were interrupted while stepped come back through their frames instead
  * (adopt_step).  The unlocked tests keep this to a lookup on every other
- * exit; they are repeated under vt->lock.
+ * exit; they are repeated under vt->lock, in functions of their own so that
+ * this one stays small (lost_tf() is noinline for that alone).
  */
 void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code)
 {
-	struct svmtrace_target *t;
 	struct svmtrace_vcpu *vt;
 	struct svmtrace_vm *vm;
 
@@ -720,6 +736,12 @@ void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code)
 	if (!rcu_access_pointer(vm->armed))
 		return;
 	if (READ_ONCE(vt->tf_live)) {
+		/*
+		 * A #DB exit is a trap, handled by the #DB hook: every traced
+		 * step comes this way, so it takes no lock here.
+		 */
+		if (exit_code == SVM_EXIT_EXCP_BASE + DB_VECTOR)
+			return;
 		mutex_lock(&vt->lock);
 		lost_tf(vcpu, vm, vt, exit_code);
 		mutex_unlock(&vt->lock);
@@ -728,13 +750,7 @@ void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code)
 	if (!(READ_ONCE(vm->target.flags) & SVMTRACE_TARGET_F_FROM_NEXT) ||
 	    READ_ONCE(vt->in_session))
 		return;
-	mutex_lock(&vt->lock);
-	t = armed(vm, vt);
-	if (t && (t->flags & SVMTRACE_TARGET_F_FROM_NEXT) && !vt->in_session && !vt->tf_live &&
-	    vt->ring && static_call(kvm_x86_get_cpl)(vcpu) == 3 &&
-	    svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
-		svmtrace_session_begin(vm, vt, vcpu, SVMTRACE_SESSION_FROM_NEXT);
-	mutex_unlock(&vt->lock);
+	from_next_begin(vcpu, vm, vt);
 }
 EXPORT_SYMBOL_GPL(__svmtrace_vcpu_exit);
 
