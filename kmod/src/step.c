@@ -573,6 +573,8 @@ static u64 guest_db_bits(struct kvm_vcpu *vcpu, u64 dr6)
 	u64 bits = dr6 & (DR6_BD | DR6_BT);
 	int i;
 
+	if (!(dr6 & DR_TRAP_BITS))
+		return bits;	/* every step of ours: no DR0-3 match to look at */
 	for (i = 0; i < 4; i++)
 		if ((dr6 & BIT(i)) && (dr7 & (3UL << (i * 2))))
 			bits |= BIT(i);
