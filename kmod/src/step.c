@@ -36,13 +36,6 @@
 #include "svmtrace.h"
 #include "x86.h"
 
-static const int slot_gpr_regs[SVMTRACE_NR_GPRS] = {
-	VCPU_REGS_RAX, VCPU_REGS_RBX, VCPU_REGS_RCX, VCPU_REGS_RDX,
-	VCPU_REGS_RSI, VCPU_REGS_RDI, VCPU_REGS_RBP, VCPU_REGS_RSP,
-	VCPU_REGS_R8,  VCPU_REGS_R9,  VCPU_REGS_R10, VCPU_REGS_R11,
-	VCPU_REGS_R12, VCPU_REGS_R13, VCPU_REGS_R14, VCPU_REGS_R15,
-};
-
 static bool cr3_in(const u64 *set, u32 n, unsigned long cr3)
 {
 	u32 i;
@@ -67,6 +60,13 @@ static struct svmtrace_target *armed(struct svmtrace_vm *vm, struct svmtrace_vcp
 static unsigned long rflags_raw(struct kvm_vcpu *vcpu)
 {
 	return static_call(kvm_x86_get_rflags)(vcpu);
+}
+
+/* TF on, given @rflags as this step read them: no second read. */
+static void keep_tf(struct kvm_vcpu *vcpu, unsigned long rflags)
+{
+	if (!(rflags & X86_EFLAGS_TF))
+		static_call(kvm_x86_set_rflags)(vcpu, rflags | X86_EFLAGS_TF);
 }
 
 static void set_tf(struct kvm_vcpu *vcpu, bool on)
@@ -116,20 +116,42 @@ void svmtrace_silent_begin(struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu, int 
 	vt->silent_gate = gate;
 }
 
+/*
+ * The GPRs in the slot's order.  SVM stores all sixteen in vcpu->arch.regs
+ * at every exit (RSP and RIP from the VMCB, svm_vcpu_run()) and caches none
+ * of them lazily: plain loads, without kvm_register_read_raw()'s bounds
+ * and availability checks on each.
+ */
+static void copy_gprs(u64 *gpr, const unsigned long *regs)
+{
+	gpr[SVMTRACE_RAX] = regs[VCPU_REGS_RAX];
+	gpr[SVMTRACE_RBX] = regs[VCPU_REGS_RBX];
+	gpr[SVMTRACE_RCX] = regs[VCPU_REGS_RCX];
+	gpr[SVMTRACE_RDX] = regs[VCPU_REGS_RDX];
+	gpr[SVMTRACE_RSI] = regs[VCPU_REGS_RSI];
+	gpr[SVMTRACE_RDI] = regs[VCPU_REGS_RDI];
+	gpr[SVMTRACE_RBP] = regs[VCPU_REGS_RBP];
+	gpr[SVMTRACE_RSP] = regs[VCPU_REGS_RSP];
+	gpr[SVMTRACE_R8] = regs[VCPU_REGS_R8];
+	gpr[SVMTRACE_R9] = regs[VCPU_REGS_R9];
+	gpr[SVMTRACE_R10] = regs[VCPU_REGS_R10];
+	gpr[SVMTRACE_R11] = regs[VCPU_REGS_R11];
+	gpr[SVMTRACE_R12] = regs[VCPU_REGS_R12];
+	gpr[SVMTRACE_R13] = regs[VCPU_REGS_R13];
+	gpr[SVMTRACE_R14] = regs[VCPU_REGS_R14];
+	gpr[SVMTRACE_R15] = regs[VCPU_REGS_R15];
+}
+
 /* The architectural state after the step, as the guest sees it. */
 static void fill_state(struct svmtrace_slot *s, struct kvm_vcpu *vcpu,
-		       struct svmtrace_vcpu *vt, bool kernel)
+		       struct svmtrace_vcpu *vt, bool kernel, unsigned long rflags)
 {
-	unsigned long rflags = rflags_raw(vcpu);
-	int i;
-
 	s->seq = 0;
 	s->tsc = rdtsc();
 	s->rip = kvm_rip_read(vcpu);
 	s->rflags = vt->guest_tf ? rflags : rflags & ~X86_EFLAGS_TF;
 	s->cr3 = kvm_read_cr3(vcpu);
-	for (i = 0; i < SVMTRACE_NR_GPRS; i++)
-		s->gpr[i] = kvm_register_read_raw(vcpu, slot_gpr_regs[i]);
+	copy_gprs(s->gpr, vcpu->arch.regs);
 	s->kind = SVMTRACE_SLOT_INSTRUCTION;
 	s->flags = kernel ? SVMTRACE_SLOT_F_KERNEL : 0;
 	s->reason = 0;
@@ -361,7 +383,8 @@ static bool rip_wanted(const struct svmtrace_target *t, u64 rip)
  * mid-step -- while @t stays valid until we release the lock.
  */
 static bool record_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
-			struct kvm_vcpu *vcpu, const struct svmtrace_target *t, bool kernel)
+			struct kvm_vcpu *vcpu, const struct svmtrace_target *t, bool kernel,
+			unsigned long rflags)
 {
 	struct svmtrace_slot *s;
 	u16 flags = 0;
@@ -371,7 +394,7 @@ static bool record_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 	if (svmtrace_test_lose_step())
 		return true;	/* test only: the bug the exit audit must catch */
 	s = step_slot(vt);
-	fill_state(s, vcpu, vt, kernel);
+	fill_state(s, vcpu, vt, kernel, rflags);
 	vt->last_state = s;
 	if (vt->skipped) {
 		flags = SVMTRACE_SLOT_F_GAP;
@@ -431,6 +454,7 @@ static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 			 struct svmtrace_vcpu *vt, bool ran_ours, bool *produced)
 {
 	struct svmtrace_target *t = armed(vm, vt);
+	unsigned long rflags;
 	bool kernel;
 
 	*produced = false;
@@ -475,11 +499,13 @@ static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 	}
 	if (ran_ours) {
 		svmtrace_hide_tf(vcpu, vt);
-		*produced = record_step(vm, vt, vcpu, t, kernel);
+		rflags = rflags_raw(vcpu);
+		*produced = record_step(vm, vt, vcpu, t, kernel, rflags);
 	} else {
 		svmtrace_hide_restart(vcpu, vt);
+		rflags = rflags_raw(vcpu);
 	}
-	set_tf(vcpu, true);
+	keep_tf(vcpu, rflags);
 	return true;
 }
 
