@@ -227,31 +227,15 @@ static struct svmtrace_slot *step_slot(struct svmtrace_vcpu *vt)
 }
 
 /*
- * Publish @s (a slot from step_slot(), or vt->last) as a @kind slot; every
- * step takes the next global sequence number here.  When @s is not in the
- * ring and the ring still has no room, the drop policy counts the step as
- * dropped; the block policy holds it (vt->held) and the vCPU publishes it
- * in KVM_REQ_SVMTRACE before it enters the guest again.  False when the
- * step was dropped.
+ * vt->last (filled, with its sequence number) to the ring, which had no
+ * room when the step began: if it still has none, the drop policy counts
+ * the step as dropped; the block policy holds it (vt->held) and the vCPU
+ * publishes it in KVM_REQ_SVMTRACE before it enters the guest again.
+ * Out of line: a full ring is the exception.
  */
-static bool publish(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu,
-		    struct svmtrace_slot *s, u16 kind, u32 reason, u16 flags)
+static noinline bool publish_last(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
+				  struct kvm_vcpu *vcpu, struct svmtrace_ring *ring)
 {
-	struct svmtrace_ring *ring = vt->ring;
-
-	lockdep_assert_held(&vt->lock);
-	if (!ring || ring->closed)
-		return false;
-	s->seq = atomic64_inc_return(&vm->seq) - 1;
-	s->kind = kind;
-	s->reason = reason;
-	s->flags |= flags;
-	if (s != &vt->last) {
-		svmtrace_ring_publish(ring, kind);
-		vt->stats.records++;
-		vt->stats.bytes += sizeof(*s);
-		return true;
-	}
 	if (ring_put(vt, ring))
 		return true;
 	if (vm->target.policy == SVMTRACE_POLICY_BLOCK && vcpu &&
@@ -262,6 +246,33 @@ static bool publish(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct kvm
 	}
 	drop_step(vt, ring);
 	return false;
+}
+
+/*
+ * Publish @s (a slot from step_slot(), or vt->last) as a @kind slot; every
+ * step takes the next global sequence number here.  False when the step
+ * was dropped (publish_last()).  Inline: a slot in the ring, the common
+ * case, costs no more than the ring's own publish.
+ */
+static __always_inline bool publish(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
+				    struct kvm_vcpu *vcpu, struct svmtrace_slot *s, u16 kind,
+				    u32 reason, u16 flags)
+{
+	struct svmtrace_ring *ring = vt->ring;
+
+	lockdep_assert_held(&vt->lock);
+	if (!ring || ring->closed)
+		return false;
+	s->seq = atomic64_inc_return(&vm->seq) - 1;
+	s->kind = kind;
+	s->reason = reason;
+	s->flags |= flags;
+	if (s == &vt->last)
+		return publish_last(vm, vt, vcpu, ring);
+	svmtrace_ring_publish(ring, kind);
+	vt->stats.records++;
+	vt->stats.bytes += sizeof(*s);
+	return true;
 }
 
 /* Stop: a held slot can no longer be published before the session end. */
