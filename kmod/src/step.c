@@ -618,6 +618,33 @@ static u64 guest_db_bits(struct kvm_vcpu *vcpu, u64 dr6)
 	return bits;
 }
 
+/*
+ * Armed with SVMTRACE_TARGET_F_FROM_NEXT, a VM exit of a vCPU that is not
+ * stepping may start a session (the unlocked tests; from_next_begin()
+ * repeats them under vt->lock).
+ */
+static bool from_next_due(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt)
+{
+	return rcu_access_pointer(vm->armed) && !READ_ONCE(vt->tf_live) &&
+	       (READ_ONCE(vm->target.flags) & SVMTRACE_TARGET_F_FROM_NEXT) &&
+	       !READ_ONCE(vt->in_session);
+}
+
+/* Armed with SVMTRACE_TARGET_F_FROM_NEXT: a session starts at this exit. */
+static noinline void from_next_begin(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
+				     struct svmtrace_vcpu *vt)
+{
+	struct svmtrace_target *t;
+
+	mutex_lock(&vt->lock);
+	t = armed(vm, vt);
+	if (t && (t->flags & SVMTRACE_TARGET_F_FROM_NEXT) && !vt->in_session && !vt->tf_live &&
+	    vt->ring && static_call(kvm_x86_get_cpl)(vcpu) == 3 &&
+	    svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
+		svmtrace_session_begin(vm, vt, vcpu, SVMTRACE_SESSION_FROM_NEXT);
+	mutex_unlock(&vt->lock);
+}
+
 bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, u64 *dr6, u64 *nmi_rflags)
 {
 	struct svmtrace_vcpu *vt;
@@ -627,6 +654,9 @@ bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, u64 *dr6, u64 *nmi_rflags)
 	vt = svmtrace_vcpu_of(vcpu, &vm);
 	if (!vt)
 		return false;
+	/* What the VM exit hook, which leaves #DB exits to us, would do first. */
+	if (!is_guest_mode(vcpu) && from_next_due(vm, vt))
+		from_next_begin(vcpu, vm, vt);
 	/*
 	 * A nested guest's steps are not the target's (control.c refuses it
 	 * at arm); without BS the #DB is a breakpoint or ICEBP.  Both are the
@@ -708,8 +738,8 @@ static noinline void lost_tf(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 	}
 	/*
 	 * A #DB exit is a trap, handled by the #DB hook (after a POPF that
-	 * cleared TF the saved RFLAGS no longer has it); the caller does not
-	 * get here for one.
+	 * cleared TF the saved RFLAGS no longer has it); the VM exit hook
+	 * does not get here for one.
 	 */
 	if (rflags_raw(vcpu) & X86_EFLAGS_TF)
 		return;
@@ -729,21 +759,6 @@ static noinline void lost_tf(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 	session_restart(vm, vt);
 }
 
-/* Armed with SVMTRACE_TARGET_F_FROM_NEXT: a session starts at this exit. */
-static noinline void from_next_begin(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
-				     struct svmtrace_vcpu *vt)
-{
-	struct svmtrace_target *t;
-
-	mutex_lock(&vt->lock);
-	t = armed(vm, vt);
-	if (t && (t->flags & SVMTRACE_TARGET_F_FROM_NEXT) && !vt->in_session && !vt->tf_live &&
-	    vt->ring && static_call(kvm_x86_get_cpl)(vcpu) == 3 &&
-	    svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
-		svmtrace_session_begin(vm, vt, vcpu, SVMTRACE_SESSION_FROM_NEXT);
-	mutex_unlock(&vt->lock);
-}
-
 /*
  * Any VM exit of a VM while some VM is armed (interrupts on, kvm->srcu
  * held, before KVM handles the exit).  A vCPU we left stepping is checked
@@ -753,15 +768,22 @@ static noinline void from_next_begin(struct kvm_vcpu *vcpu, struct svmtrace_vm *
  * (no gate): the instruction it runs next is the first step.  Threads that
  * were interrupted while stepped come back through their frames instead
  * (adopt_step).  The unlocked tests keep this to a lookup on every other
- * exit; they are repeated under vt->lock, in functions of their own so that
- * this one stays small (lost_tf() is noinline for that alone).
+ * exit (none on a #DB exit); they are repeated under vt->lock, in functions
+ * of their own so that this one stays small (lost_tf() is noinline for that
+ * alone).
  */
 void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code)
 {
 	struct svmtrace_vcpu *vt;
 	struct svmtrace_vm *vm;
 
-	if (is_guest_mode(vcpu))
+	/*
+	 * A #DB exit is a trap, which the #DB hook handles, FROM_NEXT start
+	 * included (__svmtrace_db_exit()); nothing else here concerns one
+	 * (lost_tf() is for exits without a trap, the parked NMI TF for
+	 * IRET).  Every traced step is a #DB exit: it costs no lookup here.
+	 */
+	if (exit_code == SVM_EXIT_EXCP_BASE + DB_VECTOR || is_guest_mode(vcpu))
 		return;
 	vt = svmtrace_vcpu_of(vcpu, &vm);
 	if (!vt)
@@ -775,21 +797,13 @@ void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code)
 	if (!rcu_access_pointer(vm->armed))
 		return;
 	if (READ_ONCE(vt->tf_live)) {
-		/*
-		 * A #DB exit is a trap, handled by the #DB hook: every traced
-		 * step comes this way, so it takes no lock here.
-		 */
-		if (exit_code == SVM_EXIT_EXCP_BASE + DB_VECTOR)
-			return;
 		mutex_lock(&vt->lock);
 		lost_tf(vcpu, vm, vt, exit_code);
 		mutex_unlock(&vt->lock);
 		return;
 	}
-	if (!(READ_ONCE(vm->target.flags) & SVMTRACE_TARGET_F_FROM_NEXT) ||
-	    READ_ONCE(vt->in_session))
-		return;
-	from_next_begin(vcpu, vm, vt);
+	if (from_next_due(vm, vt))
+		from_next_begin(vcpu, vm, vt);
 }
 EXPORT_SYMBOL_GPL(__svmtrace_vcpu_exit);
 
