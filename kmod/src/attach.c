@@ -21,40 +21,8 @@ DEFINE_STATIC_KEY_FALSE(svmtrace_exit_watch);
 EXPORT_SYMBOL_GPL(svmtrace_exit_watch);
 
 static DEFINE_MUTEX(svmtrace_lock);
-static DEFINE_HASHTABLE(svmtrace_registry, 4);
+DEFINE_HASHTABLE(svmtrace_registry, SVMTRACE_REGISTRY_BITS);
 static LIST_HEAD(svmtrace_all);
-
-/* The registered tracer of @kvm, or NULL.  Callers hold RCU or kvm->srcu. */
-struct svmtrace_vm *svmtrace_vm_lookup(struct kvm *kvm)
-{
-	struct svmtrace_vm *vm;
-
-	hash_for_each_possible_rcu(svmtrace_registry, vm, node, (unsigned long)kvm)
-		if (vm->kvm == kvm)
-			return vm;
-	return NULL;
-}
-
-/*
- * This vCPU's tracer state, or NULL when it is not traced; *vmp (if given)
- * gets its VM's.  Both live until KVM destroys the VM, so a vCPU's exit
- * handlers may use them after the lookup.
- */
-struct svmtrace_vcpu *svmtrace_vcpu_of(struct kvm_vcpu *vcpu, struct svmtrace_vm **vmp)
-{
-	struct svmtrace_vm *vm;
-	struct svmtrace_vcpu *vt = NULL;
-
-	rcu_read_lock();
-	vm = svmtrace_vm_lookup(vcpu->kvm);
-	/* Pairs with add_vcpus(): vcpus[i] is set before nr_vcpus covers it. */
-	if (vm && vcpu->vcpu_idx < smp_load_acquire(&vm->nr_vcpus))
-		vt = READ_ONCE(vm->vcpus[vcpu->vcpu_idx]);
-	rcu_read_unlock();
-	if (vmp)
-		*vmp = vm;
-	return vt;
-}
 
 static void vm_register(struct svmtrace_vm *vm)
 {

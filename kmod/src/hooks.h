@@ -98,7 +98,8 @@ static inline bool svmtrace_fastpath_allowed(unsigned long guest_rflags)
  * KVM handles it, while some VM is armed: a TF the tracer left set that
  * went without a trap ends the session with its reason (@exit_code: an
  * SVM_EXIT_*, for task switches and failed entries); a capture armed with
- * SVMTRACE_TARGET_F_FROM_NEXT starts sessions here.
+ * SVMTRACE_TARGET_F_FROM_NEXT starts sessions here.  A #DB exit returns at
+ * once: svmtrace_db_exit() does all of that for it.
  */
 static inline void svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code)
 {

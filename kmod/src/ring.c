@@ -95,12 +95,20 @@ static u32 ring_wake_batch(struct svmtrace_ring *ring)
 	return clamp_t(u32, batch, 1, ring->capacity / 2);
 }
 
-/* Wake a sleeping consumer once per batch, and at every session boundary. */
-static void ring_wake_consumer(struct svmtrace_ring *ring, bool now)
+/*
+ * Whether a consumer may have to be woken: once per batch, at every session
+ * boundary (@now) and when the ring is half full.  Inline: every published
+ * step asks, and the answer is mostly no.
+ */
+static __always_inline bool ring_wake_due(struct svmtrace_ring *ring, bool now)
 {
-	if (!now && ring->head - ring->last_wake < ring_wake_batch(ring) &&
-	    ring_used(ring) < ring->capacity / 2)
-		return;
+	return now || ring->head - ring->last_wake >= ring_wake_batch(ring) ||
+	       ring_used(ring) >= ring->capacity / 2;
+}
+
+/* Wake the consumer if it sleeps in poll(). */
+static void ring_wake_consumer(struct svmtrace_ring *ring)
+{
 	if (!wq_has_sleeper(&ring->consumer_wq))
 		return;
 	ring->last_wake = ring->head;
@@ -112,9 +120,10 @@ static void ring_wake_consumer(struct svmtrace_ring *ring, bool now)
 /* Publish the slot returned by svmtrace_ring_reserve(). */
 void svmtrace_ring_publish(struct svmtrace_ring *ring, u16 kind)
 {
-	struct svmtrace_slot *slot = &ring->slots[ring->head & (ring->capacity - 1)];
+	struct svmtrace_slot *slot;
 
-	if (ring->pending_drops) {
+	if (unlikely(ring->pending_drops)) {
+		slot = &ring->slots[ring->head & (ring->capacity - 1)];
 		slot->flags |= SVMTRACE_SLOT_F_GAP;
 		slot->dropped = ring->pending_drops;
 		ring->pending_drops = 0;
@@ -123,7 +132,8 @@ void svmtrace_ring_publish(struct svmtrace_ring *ring, u16 kind)
 	WRITE_ONCE(ring->hdr->produced, ring->produced);
 	/* The slot's bytes are visible before the consumer sees head move. */
 	smp_store_release(&ring->hdr->head, ++ring->head);
-	ring_wake_consumer(ring, kind != SVMTRACE_SLOT_INSTRUCTION);
+	if (ring_wake_due(ring, kind != SVMTRACE_SLOT_INSTRUCTION))
+		ring_wake_consumer(ring);
 }
 
 /* Count a step the ring had no room for; the next slot carries the gap. */
@@ -134,7 +144,7 @@ void svmtrace_ring_drop(struct svmtrace_ring *ring)
 	ring->pending_drops++;
 	WRITE_ONCE(ring->hdr->produced, ring->produced);
 	WRITE_ONCE(ring->hdr->dropped, ring->dropped);
-	ring_wake_consumer(ring, true);
+	ring_wake_consumer(ring);
 }
 
 /* No slot will follow: tell the consumer and release a waiting vCPU. */

@@ -24,6 +24,7 @@
 #ifndef ARCH_X86_KVM_SVMTRACE_SVMTRACE_H
 #define ARCH_X86_KVM_SVMTRACE_SVMTRACE_H
 
+#include <linux/hashtable.h>
 #include <linux/kref.h>
 #include <linux/kvm_host.h>
 #include <linux/mutex.h>
@@ -114,10 +115,49 @@ struct svmtrace_vm {
 };
 
 /* attach.c */
-struct svmtrace_vm *svmtrace_vm_lookup(struct kvm *kvm);
+#define SVMTRACE_REGISTRY_BITS 4
+/* The registered VMs by struct kvm: RCU readers, svmtrace_lock for writers. */
+extern DECLARE_HASHTABLE(svmtrace_registry, SVMTRACE_REGISTRY_BITS);
+
 struct svmtrace_vm *svmtrace_vm_get(struct kvm *kvm);
 void svmtrace_vm_release(struct svmtrace_vm *vm);
-struct svmtrace_vcpu *svmtrace_vcpu_of(struct kvm_vcpu *vcpu, struct svmtrace_vm **vmp);
+
+/* The registered tracer of @kvm, or NULL.  Callers hold RCU (any flavour). */
+static inline struct svmtrace_vm *svmtrace_vm_lookup(struct kvm *kvm)
+{
+	struct svmtrace_vm *vm;
+
+	hash_for_each_possible_rcu(svmtrace_registry, vm, node, (unsigned long)kvm)
+		if (vm->kvm == kvm)
+			return vm;
+	return NULL;
+}
+
+/*
+ * This vCPU's tracer state, or NULL when it is not traced; *vmp (if given)
+ * gets its VM's.  Both live until KVM destroys the VM, so a vCPU's exit
+ * handlers may use them after the lookup.  Inline, as every traced step
+ * looks up twice (VM exit and #DB hooks); the walk runs with preemption off
+ * (rcu_read_lock_sched()), which svmtrace_vm_destroy()'s synchronize_rcu()
+ * waits for as well, instead of the two calls of a preemptible
+ * rcu_read_lock().
+ */
+static inline struct svmtrace_vcpu *svmtrace_vcpu_of(struct kvm_vcpu *vcpu,
+						     struct svmtrace_vm **vmp)
+{
+	struct svmtrace_vm *vm;
+	struct svmtrace_vcpu *vt = NULL;
+
+	rcu_read_lock_sched();
+	vm = svmtrace_vm_lookup(vcpu->kvm);
+	/* Pairs with add_vcpus(): vcpus[i] is set before nr_vcpus covers it. */
+	if (vm && vcpu->vcpu_idx < smp_load_acquire(&vm->nr_vcpus))
+		vt = READ_ONCE(vm->vcpus[vcpu->vcpu_idx]);
+	rcu_read_unlock_sched();
+	if (vmp)
+		*vmp = vm;
+	return vt;
+}
 
 /* introspect.c */
 int svmtrace_read_gpa(struct kvm *kvm, void __user *arg);

@@ -119,3 +119,14 @@ endif
 bench-step-cost:
 	BUILD=$(BUILD) tests/e2e/step-cost.sh
 BENCH_STEPS += bench-step-cost
+
+# Where those instructions go: per kernel function, counted by a QEMU TCG
+# plugin (tests/e2e/step-profile.sh).  Not part of `make bench`: the plugin
+# makes L1 several times slower.
+.PHONY: bench-step-profile
+bench-step-profile: $(BUILD)/bin/svmtrace-e2e-vmm $(BUILD)/bin/svmtrace-capture $(E2E_BINS)
+ifneq ($(wildcard kmod/build.mk),)
+bench-step-profile: kmod
+endif
+bench-step-profile:
+	BUILD=$(BUILD) tests/e2e/step-profile.sh
