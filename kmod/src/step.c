@@ -136,6 +136,8 @@ static void fill_state(struct svmtrace_slot *s, struct kvm_vcpu *vcpu,
 	s->dropped = 0;
 	s->vcpu = vt->index;
 	s->reserved = 0;
+	if (vt->ring->slot_size == sizeof(struct svmtrace_slot_xstate))
+		svmtrace_xstate_fill(vcpu, s);
 }
 
 /*
@@ -177,10 +179,10 @@ static bool ring_put(struct svmtrace_vcpu *vt, struct svmtrace_ring *ring)
 
 	if (!slot)
 		return false;
-	*slot = vt->last;
+	svmtrace_ring_copy(ring, slot, &vt->last);
 	svmtrace_ring_publish(ring, vt->last.kind);
 	vt->stats.records++;
-	vt->stats.bytes += sizeof(*slot);
+	vt->stats.bytes += ring->slot_size;
 	return true;
 }
 
@@ -227,7 +229,7 @@ static bool publish(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct kvm
 	if (s != &vt->last) {
 		svmtrace_ring_publish(ring, kind);
 		vt->stats.records++;
-		vt->stats.bytes += sizeof(*s);
+		vt->stats.bytes += ring->slot_size;
 		return true;
 	}
 	if (ring_put(vt, ring))
@@ -302,7 +304,7 @@ static bool session_end(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 		produced = ring_takes(vt);
 		/* The end repeats the last step's state. */
 		if (vt->last_state != &vt->last)
-			vt->last = *vt->last_state;
+			svmtrace_ring_copy(vt->ring, &vt->last, vt->last_state);
 		vt->last.tsc = rdtsc();
 		vt->last.flags &= ~SVMTRACE_SLOT_F_GAP;
 		vt->last.dropped = 0;
