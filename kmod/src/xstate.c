@@ -42,53 +42,12 @@
 
 #include "svmtrace.h"
 
-#define YMM_STORE(n, p) asm volatile("vmovdqu %%ymm" #n ", %0" : "=m"(*(p)))
-#define XMM_STORE(n, p) asm volatile("movdqu %%xmm" #n ", %0" : "=m"(*(p)))
-
-struct svmtrace_ymm {
-	u64 q[4];
-};
-
-static void store_ymm(struct svmtrace_ymm *y)
-{
-	YMM_STORE(0, &y[0]);
-	YMM_STORE(1, &y[1]);
-	YMM_STORE(2, &y[2]);
-	YMM_STORE(3, &y[3]);
-	YMM_STORE(4, &y[4]);
-	YMM_STORE(5, &y[5]);
-	YMM_STORE(6, &y[6]);
-	YMM_STORE(7, &y[7]);
-	YMM_STORE(8, &y[8]);
-	YMM_STORE(9, &y[9]);
-	YMM_STORE(10, &y[10]);
-	YMM_STORE(11, &y[11]);
-	YMM_STORE(12, &y[12]);
-	YMM_STORE(13, &y[13]);
-	YMM_STORE(14, &y[14]);
-	YMM_STORE(15, &y[15]);
-}
-
-/* The low halves only; the caller zeroed the rest. */
-static void store_xmm(struct svmtrace_ymm *y)
-{
-	XMM_STORE(0, &y[0]);
-	XMM_STORE(1, &y[1]);
-	XMM_STORE(2, &y[2]);
-	XMM_STORE(3, &y[3]);
-	XMM_STORE(4, &y[4]);
-	XMM_STORE(5, &y[5]);
-	XMM_STORE(6, &y[6]);
-	XMM_STORE(7, &y[7]);
-	XMM_STORE(8, &y[8]);
-	XMM_STORE(9, &y[9]);
-	XMM_STORE(10, &y[10]);
-	XMM_STORE(11, &y[11]);
-	XMM_STORE(12, &y[12]);
-	XMM_STORE(13, &y[13]);
-	XMM_STORE(14, &y[14]);
-	XMM_STORE(15, &y[15]);
-}
+/* @insn ("vmovdqu %%ymm" or "movdqu %%xmm") of register n to @y + 32 * n, n = 0..15. */
+#define STORE_ALL(insn, y)                                                             \
+	asm volatile(".irp n,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15\n\t"                \
+		     insn "\\n, \\n*32(%0)\n\t"                                          \
+		     ".endr"                                                             \
+		     : : "r"(y) : "memory")
 
 static u64 guest_xstate_bv(struct kvm_vcpu *vcpu)
 {
@@ -108,9 +67,8 @@ static u64 guest_xstate_bv(struct kvm_vcpu *vcpu)
 void svmtrace_xstate_fill(struct kvm_vcpu *vcpu, struct svmtrace_slot *s)
 {
 	struct svmtrace_slot_xstate *x = container_of(s, struct svmtrace_slot_xstate, base);
-	struct svmtrace_ymm *ymm = (struct svmtrace_ymm *)x->ymm;
 
-	BUILD_BUG_ON(sizeof(x->ymm) != 16 * sizeof(*ymm));
+	BUILD_BUG_ON(sizeof(x->ymm) != 16 * 32);
 	memset(x->reserved, 0, sizeof(x->reserved));
 	fpregs_lock();
 	if (WARN_ON_ONCE(current->thread.fpu.fpstate != vcpu->arch.guest_fpu.fpstate)) {
@@ -122,10 +80,10 @@ void svmtrace_xstate_fill(struct kvm_vcpu *vcpu, struct svmtrace_slot *s)
 	if (test_thread_flag(TIF_NEED_FPU_LOAD))
 		switch_fpu_return();
 	if (cpu_feature_enabled(X86_FEATURE_AVX)) {
-		store_ymm(ymm);
+		STORE_ALL("vmovdqu %%ymm", x->ymm);
 	} else {
-		memset(x->ymm, 0, sizeof(x->ymm));
-		store_xmm(ymm);
+		memset(x->ymm, 0, sizeof(x->ymm));	/* the upper halves */
+		STORE_ALL("movdqu %%xmm", x->ymm);
 	}
 	x->xstate_bv = guest_xstate_bv(vcpu);
 	fpregs_unlock();
