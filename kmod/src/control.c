@@ -109,7 +109,8 @@ static int check_target(struct kvm *kvm, const struct svmtrace_target *t)
 {
 	u32 i;
 
-	if (t->flags & ~(SVMTRACE_TARGET_F_KERNEL | SVMTRACE_TARGET_F_FROM_NEXT) || t->reserved)
+	if (t->flags & ~(SVMTRACE_TARGET_F_KERNEL | SVMTRACE_TARGET_F_FROM_NEXT |
+			 SVMTRACE_TARGET_F_XSTATE) || t->reserved)
 		return -EINVAL;
 	if (t->policy != SVMTRACE_POLICY_DROP && t->policy != SVMTRACE_POLICY_BLOCK)
 		return -EINVAL;
@@ -120,6 +121,9 @@ static int check_target(struct kvm *kvm, const struct svmtrace_target *t)
 	if (t->ring_slots && (!is_power_of_2(t->ring_slots) ||
 			      t->ring_slots < SVMTRACE_MIN_RING_SLOTS ||
 			      t->ring_slots > SVMTRACE_MAX_RING_SLOTS))
+		return -EINVAL;
+	/* Four times the bytes per slot: the same 768 MiB at most per vCPU. */
+	if ((t->flags & SVMTRACE_TARGET_F_XSTATE) && t->ring_slots > SVMTRACE_MAX_XSTATE_RING_SLOTS)
 		return -EINVAL;
 	if (t->wake_batch > (t->ring_slots ?: SVMTRACE_DEFAULT_RING_SLOTS) / 2)
 		return -EINVAL;
@@ -175,7 +179,8 @@ static int add_vcpus(struct svmtrace_vm *vm, struct kvm *kvm, u32 nr, bool rings
 		vt->vcpu_id = kvm_get_vcpu(kvm, i)->vcpu_id;
 		if (rings) {
 			vt->ring = svmtrace_ring_create(i, vm->target.ring_slots,
-							vm->target.wake_batch);
+							vm->target.wake_batch,
+							vm->target.flags & SVMTRACE_TARGET_F_XSTATE);
 			if (!vt->ring) {
 				kfree(vt);
 				return -ENOMEM;
@@ -225,7 +230,8 @@ static int replace_rings(struct svmtrace_vm *vm)
 	u32 i;
 
 	for (i = 0; i < vm->nr_vcpus; i++) {
-		ring = svmtrace_ring_create(i, vm->target.ring_slots, vm->target.wake_batch);
+		ring = svmtrace_ring_create(i, vm->target.ring_slots, vm->target.wake_batch,
+					    vm->target.flags & SVMTRACE_TARGET_F_XSTATE);
 		if (!ring)
 			return -ENOMEM;
 		vt = vm->vcpus[i];

@@ -29,14 +29,16 @@ void svmtrace_ring_put(struct svmtrace_ring *ring)
 		kref_put(&ring->ref, ring_free);
 }
 
-struct svmtrace_ring *svmtrace_ring_create(u32 vcpu, u32 capacity, u32 wake_batch)
+/* @xstate: slots of struct svmtrace_slot_xstate (SVMTRACE_TARGET_F_XSTATE). */
+struct svmtrace_ring *svmtrace_ring_create(u32 vcpu, u32 capacity, u32 wake_batch, bool xstate)
 {
 	struct svmtrace_ring *ring;
 
 	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT);
 	if (!ring)
 		return NULL;
-	ring->size = SVMTRACE_RING_HEADER_SIZE + (size_t)capacity * sizeof(struct svmtrace_slot);
+	ring->slot_size = xstate ? sizeof(struct svmtrace_slot_xstate) : sizeof(struct svmtrace_slot);
+	ring->size = SVMTRACE_RING_HEADER_SIZE + (size_t)capacity * ring->slot_size;
 	/* Charged to the controller's memcg: a ring is up to 768 MiB. */
 	ring->hdr = __vmalloc(ring->size, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!ring->hdr) {
@@ -46,18 +48,32 @@ struct svmtrace_ring *svmtrace_ring_create(u32 vcpu, u32 capacity, u32 wake_batc
 	kref_init(&ring->ref);
 	init_waitqueue_head(&ring->consumer_wq);
 	init_waitqueue_head(&ring->producer_wq);
-	ring->slots = (void *)ring->hdr + SVMTRACE_RING_HEADER_SIZE;
+	ring->slots = (u8 *)ring->hdr + SVMTRACE_RING_HEADER_SIZE;
 	ring->capacity = capacity;
 	ring->vcpu = vcpu;
 
 	ring->hdr->magic = SVMTRACE_RING_MAGIC;
 	ring->hdr->abi_version = SVMTRACE_ABI_VERSION;
-	ring->hdr->slot_size = sizeof(struct svmtrace_slot);
+	ring->hdr->slot_size = ring->slot_size;
+	ring->hdr->flags = xstate ? SVMTRACE_RING_F_XSTATE : 0;
 	ring->hdr->capacity = capacity;
 	ring->hdr->vcpu = vcpu;
 	ring->hdr->data_offset = SVMTRACE_RING_HEADER_SIZE;
 	ring->hdr->wake_batch = wake_batch;
 	return ring;
+}
+
+/* Slot @i (a free-running counter) of the ring, slot_size bytes apart. */
+static struct svmtrace_slot *ring_slot(struct svmtrace_ring *ring, u64 i)
+{
+	return (struct svmtrace_slot *)(ring->slots + (i & (ring->capacity - 1)) * ring->slot_size);
+}
+
+/* Copy a whole slot of this ring's size (the xstate tail too). */
+void svmtrace_ring_copy(struct svmtrace_ring *ring, struct svmtrace_slot *dst,
+			const struct svmtrace_slot *src)
+{
+	memcpy(dst, src, ring->slot_size);
 }
 
 /* Slots the consumer has not released yet, whatever it wrote into tail. */
@@ -85,7 +101,7 @@ struct svmtrace_slot *svmtrace_ring_reserve(struct svmtrace_ring *ring, bool las
 
 	if (READ_ONCE(ring->closed) || ring_used(ring) >= limit)
 		return NULL;
-	return &ring->slots[ring->head & (ring->capacity - 1)];
+	return ring_slot(ring, ring->head);
 }
 
 static u32 ring_wake_batch(struct svmtrace_ring *ring)
@@ -123,7 +139,7 @@ void svmtrace_ring_publish(struct svmtrace_ring *ring, u16 kind)
 	struct svmtrace_slot *slot;
 
 	if (unlikely(ring->pending_drops)) {
-		slot = &ring->slots[ring->head & (ring->capacity - 1)];
+		slot = ring_slot(ring, ring->head);
 		slot->flags |= SVMTRACE_SLOT_F_GAP;
 		slot->dropped = ring->pending_drops;
 		ring->pending_drops = 0;

@@ -158,6 +158,8 @@ static void fill_state(struct svmtrace_slot *s, struct kvm_vcpu *vcpu,
 	s->dropped = 0;
 	s->vcpu = vt->index;
 	s->reserved = 0;
+	if (vt->ring->slot_size == sizeof(struct svmtrace_slot_xstate))
+		svmtrace_xstate_fill(vcpu, s);
 }
 
 /*
@@ -199,10 +201,10 @@ static bool ring_put(struct svmtrace_vcpu *vt, struct svmtrace_ring *ring)
 
 	if (!slot)
 		return false;
-	*slot = vt->last;
+	svmtrace_ring_copy(ring, slot, &vt->last);
 	svmtrace_ring_publish(ring, vt->last.kind);
 	vt->stats.records++;
-	vt->stats.bytes += sizeof(*slot);
+	vt->stats.bytes += ring->slot_size;
 	return true;
 }
 
@@ -271,7 +273,7 @@ static __always_inline bool publish(struct svmtrace_vm *vm, struct svmtrace_vcpu
 		return publish_last(vm, vt, vcpu, ring);
 	svmtrace_ring_publish(ring, kind);
 	vt->stats.records++;
-	vt->stats.bytes += sizeof(*s);
+	vt->stats.bytes += ring->slot_size;
 	return true;
 }
 
@@ -335,7 +337,7 @@ static bool session_end(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 		produced = ring_takes(vt);
 		/* The end repeats the last step's state. */
 		if (vt->last_state != &vt->last)
-			vt->last = *vt->last_state;
+			svmtrace_ring_copy(vt->ring, &vt->last, vt->last_state);
 		vt->last.tsc = rdtsc();
 		vt->last.flags &= ~SVMTRACE_SLOT_F_GAP;
 		vt->last.dropped = 0;

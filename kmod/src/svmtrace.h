@@ -38,8 +38,9 @@
 struct svmtrace_ring {
 	struct kref ref;
 	struct svmtrace_ring_header *hdr;	/* start of the user mapping */
-	struct svmtrace_slot *slots;
+	u8 *slots;				/* capacity slots, slot_size bytes each */
 	size_t size;				/* bytes mapped */
+	u32 slot_size;				/* 192, or 768 with the xstate tail */
 	u32 capacity;
 	u32 vcpu;
 	/* Producer state: kernel copies, never read back from user memory. */
@@ -79,7 +80,10 @@ struct svmtrace_vcpu {
 	u64 prev_rip;
 	u64 prev_rsp;
 	struct svmtrace_ring *ring;
-	struct svmtrace_slot last;	/* a step the ring had no room for; session ends */
+	union {
+		struct svmtrace_slot last;	/* a step the ring had no room for; session ends */
+		struct svmtrace_slot_xstate last_x;	/* the same with its tail (xstate rings) */
+	};
 	struct svmtrace_slot *last_state; /* the last step's state: a ring slot or &last */
 	struct svmtrace_counters stats;
 };
@@ -165,7 +169,9 @@ int svmtrace_get_vcpu_state(struct kvm *kvm, void __user *arg);
 int svmtrace_read_guest_u64(struct kvm *kvm, u64 gpa, u64 *val);
 
 /* ring.c */
-struct svmtrace_ring *svmtrace_ring_create(u32 vcpu, u32 capacity, u32 wake_batch);
+struct svmtrace_ring *svmtrace_ring_create(u32 vcpu, u32 capacity, u32 wake_batch, bool xstate);
+void svmtrace_ring_copy(struct svmtrace_ring *ring, struct svmtrace_slot *dst,
+			const struct svmtrace_slot *src);
 void svmtrace_ring_put(struct svmtrace_ring *ring);
 struct file *svmtrace_ring_file(struct svmtrace_ring *ring);
 struct svmtrace_slot *svmtrace_ring_reserve(struct svmtrace_ring *ring, bool last_slot);
@@ -192,6 +198,9 @@ void svmtrace_session_begin(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			    struct kvm_vcpu *vcpu, u32 gate_id);
 void svmtrace_silent_begin(struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu, int gate);
 void svmtrace_sessions_stop(struct svmtrace_vm *vm, u32 reason);
+
+/* xstate.c */
+void svmtrace_xstate_fill(struct kvm_vcpu *vcpu, struct svmtrace_slot *s);
 
 /* hide.c */
 void svmtrace_nmi_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt);

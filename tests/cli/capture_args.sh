@@ -30,6 +30,8 @@ expect_fail "--ring-slots 8: expected 16..4194304" $g --gate-gpa 0 --ring-slots 
 # shellcheck disable=SC2086
 expect_fail "--wake-batch 40: at most half the ring" $g --gate-gpa 0 --ring-slots 64 --wake-batch 40
 # shellcheck disable=SC2086
+expect_fail "--ring-slots 2097152: at most 1048576 with --xstate" $g --gate-gpa 0 --xstate --ring-slots 2097152
+# shellcheck disable=SC2086
 expect_fail "--duration: expected seconds > 0, got '-1'" $g --gate-gpa 0 --duration -1
 # shellcheck disable=SC2086
 expect_fail "--rip-range 0x10-0x10: empty range" $g --gate-gpa 0 --rip-range 0x10-0x10

@@ -11,6 +11,8 @@
 #     what they should, decoded traces equal the model's records exactly,
 #     block loses nothing, drop shows its gaps, a killed consumer never
 #     wedges the guest, non-root is refused, rmmod works afterwards;
+#   - the --xstate capture of ymm.bin (judge-xstate.sh): YMM0-15 and
+#     XSTATE_BV after every step as ymm.S's instructions define them;
 #   - the L1 kernel log has no WARNING/BUG/Oops;
 # and reports stock single-step and ring capture throughput and their
 # ratio.  Prints "N passed, N failed".
@@ -218,6 +220,8 @@ if [ -n "$modules" ]; then
 	judge_issue13
 	. "$here/judge-lifecycle.sh"
 	judge_lifecycle
+	. "$here/judge-xstate.sh"
+	judge_xstate
 	. "$here/judge-win.sh"
 	judge_win_set
 	judge_daemon_endings

@@ -107,6 +107,9 @@ capture_set() {
 		capture_run "$set_dir/$name" -c "$vcpus" -a "$arg" kernel.bin "$name.bin" -- \
 			--policy block || echo "capture $name: $(cat "$set_dir/$name/timeout.txt")" >>"$set_dir/failures"
 	done
+	# YMM0-15 and XSTATE_BV with every step (judge-xstate.sh).
+	capture_run "$set_dir/ymm-xstate" kernel.bin ymm.bin -- --policy block --xstate ||
+		echo "capture ymm-xstate: $(cat "$set_dir/ymm-xstate/timeout.txt")" >>"$set_dir/failures"
 	# Backpressure: a 16-slot ring and a consumer that sleeps 2 ms per slot.
 	capture_run "$set_dir/block-slow" kernel.bin straight.bin -- --policy block \
 		--ring-slots 16 --wake-batch 1 --consumer-delay-us 2000 ||

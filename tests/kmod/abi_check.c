@@ -239,6 +239,9 @@ static void check_targets(int ctl)
 	expect("ring of 1000 slots", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
 	valid_target(&t), t.ring_slots = SVMTRACE_MAX_RING_SLOTS * 2;
 	expect("ring too large", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.flags = SVMTRACE_TARGET_F_XSTATE,
+			  t.ring_slots = SVMTRACE_MAX_XSTATE_RING_SLOTS * 2;
+	expect("xstate ring too large", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
 	valid_target(&t), t.policy = 7;
 	expect("policy 7", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
 	valid_target(&t), t.flags = 0x80;
@@ -298,6 +301,40 @@ static void check_ring_reply_fault(int ctl)
 	expect("no ring fd left behind", open_fds() == before ? 0 : -1, 0);
 	expect("stop again", ioctl(ctl, SVMTRACE_STOP), 0);
 	munmap(ro, 4096);
+}
+
+/* Armed with SVMTRACE_TARGET_F_XSTATE: the rings carry 768-byte slots. */
+static void check_xstate(int ctl)
+{
+	struct svmtrace_ring_request req = { .vcpu = 0 };
+	struct svmtrace_ring_header *h;
+	struct svmtrace_target t;
+
+	valid_target(&t);
+	t.flags = SVMTRACE_TARGET_F_XSTATE;
+	expect("target with xstate", ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
+	expect("arm with xstate", ioctl(ctl, SVMTRACE_ARM), 0);
+	expect("xstate ring of vCPU 0", ioctl(ctl, SVMTRACE_GET_RING, &req), 0);
+	errno = EPROTO;
+	expect("xstate ring size",
+	       req.mmap_size == SVMTRACE_RING_HEADER_SIZE + 64 * sizeof(struct svmtrace_slot_xstate)
+		       ? 0
+		       : -1,
+	       0);
+	h = mmap(NULL, req.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, req.fd, 0);
+	expect("mmap the xstate ring", h == MAP_FAILED ? -1 : 0, 0);
+	if (h != MAP_FAILED) {
+		errno = EPROTO;
+		expect("xstate ring header",
+		       h->slot_size == sizeof(struct svmtrace_slot_xstate) &&
+				       h->flags == SVMTRACE_RING_F_XSTATE
+			       ? 0
+			       : -1,
+		       0);
+		munmap(h, req.mmap_size);
+	}
+	close(req.fd);
+	expect("stop with xstate", ioctl(ctl, SVMTRACE_STOP), 0);
 }
 
 /* Armed with watched gates: one maps at once, one stays watched until stop. */
@@ -366,6 +403,7 @@ static void check_lifecycle(int ctl, int vm)
 	expect("resume twice", ioctl(ctl, SVMTRACE_RESUME), EALREADY);
 	expect("stop", ioctl(ctl, SVMTRACE_STOP), 0);
 	expect("stop twice", ioctl(ctl, SVMTRACE_STOP), ESRCH);
+	check_xstate(ctl);
 	check_watch(ctl);
 	check_ring_reply_fault(ctl);
 	expect("unknown ioctl", ioctl(ctl, _IO(SVMTRACE_IOC_MAGIC, 0x7f)), ENOTTY);
