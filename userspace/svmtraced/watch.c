@@ -20,6 +20,7 @@
 #include "svmtraced/svmtraced.h"
 
 static const char *reason;
+static virDomainPtr watched; /* the domain whose end is awaited */
 
 static void set_reason(const char *why)
 {
@@ -80,6 +81,7 @@ void domain_watch(virConnectPtr conn, virDomainPtr d)
 {
 	pthread_t t;
 
+	watched = d;
 	if (virConnectDomainEventRegisterAny(conn, d, VIR_DOMAIN_EVENT_ID_REBOOT,
 					     VIR_DOMAIN_EVENT_CALLBACK(on_reboot), NULL,
 					     NULL) < 0 ||
@@ -97,19 +99,51 @@ const char *domain_watch_reason(void *ctx)
 	return __atomic_load_n(&reason, __ATOMIC_ACQUIRE);
 }
 
-/* QEMU is gone (the pidfd said so first): give libvirt up to 10 s to say
- * why (it notices the same end through QEMU's monitor socket; a busy host
- * made it take more than 2 s in the lab). */
+/* Why a domain libvirt reports shut off ended, or NULL while it runs on. */
+static const char *shutoff_reason(void)
+{
+	int state, why;
+
+	if (virDomainGetState(watched, &state, &why, 0) < 0)
+		/* A transient domain is gone once shut off; its event says why. */
+		return virGetLastErrorCode() == VIR_ERR_NO_DOMAIN
+			       ? NULL
+			       : "VMM exited (libvirt cannot say why: it does not answer)";
+	if (state != VIR_DOMAIN_SHUTOFF && state != VIR_DOMAIN_CRASHED)
+		return NULL;
+	switch (why) {
+	case VIR_DOMAIN_SHUTOFF_SHUTDOWN:
+		return "domain shutting down (the guest powers off)";
+	case VIR_DOMAIN_SHUTOFF_DESTROYED:
+		return "domain destroyed (virsh destroy)";
+	case VIR_DOMAIN_SHUTOFF_CRASHED:
+	case VIR_DOMAIN_SHUTOFF_FAILED:
+		return "QEMU died (crashed or killed)";
+	default:
+		return state == VIR_DOMAIN_CRASHED ? "guest crashed" : "domain shut down";
+	}
+}
+
+/*
+ * QEMU is gone (the pidfd said so first).  libvirt notices the same end
+ * through QEMU's monitor socket and says why, as an event or as the
+ * domain's shut-off reason, whichever comes first.  That took more than 10 s
+ * on a loaded lab host, so wait up to a minute: libvirt does change the
+ * state once it has seen QEMU go, and a libvirtd that no longer answers ends
+ * the wait at once.
+ */
 const char *domain_watch_settle(const char *fallback)
 {
 	const char *why;
 	int i;
 
-	for (i = 0; i < 200; i++) {
+	for (i = 0; i < 600; i++) {
 		why = domain_watch_reason(NULL);
+		if (!why && i % 10 == 9)
+			why = shutoff_reason();
 		if (why)
 			return why;
-		usleep(50000);
+		usleep(100000);
 	}
 	return fallback;
 }
