@@ -33,6 +33,8 @@ bool __svmtrace_emulated_step(struct kvm_vcpu *vcpu);
 int __svmtrace_vcpu_request(struct kvm_vcpu *vcpu);
 void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code);
 void __svmtrace_nmi_injected(struct kvm_vcpu *vcpu);
+bool __svmtrace_event_injected(struct kvm_vcpu *vcpu);
+bool __svmtrace_iret_wanted(struct kvm_vcpu *vcpu);
 unsigned long __svmtrace_regs_get_rflags(struct kvm_vcpu *vcpu, unsigned long rflags);
 unsigned long __svmtrace_regs_set_rflags(struct kvm_vcpu *vcpu, unsigned long rflags);
 
@@ -113,6 +115,23 @@ static inline void svmtrace_nmi_injected(struct kvm_vcpu *vcpu)
 {
 	if (static_branch_unlikely(&svmtrace_exit_watch))
 		__svmtrace_nmi_injected(vcpu);
+}
+
+/*
+ * svm_inject_irq(), svm_inject_exception(): KVM injects an interrupt or
+ * exception at the next entry (interrupts on, kvm->srcu held).  A
+ * user-mode session's TF is kept out of its frame (frames.c); true while
+ * the tracer waits for the IRET back to user mode: intercept IRET.
+ */
+static inline bool svmtrace_event_injected(struct kvm_vcpu *vcpu)
+{
+	return static_branch_unlikely(&svmtrace_exit_watch) && __svmtrace_event_injected(vcpu);
+}
+
+/* iret_interception(): true to keep IRET intercepted (see above). */
+static inline bool svmtrace_iret_wanted(struct kvm_vcpu *vcpu)
+{
+	return static_branch_unlikely(&svmtrace_exit_watch) && __svmtrace_iret_wanted(vcpu);
 }
 
 /*
