@@ -18,8 +18,8 @@
  *   SYSCALL saves RFLAGS in R11, and no trap follows it (FMASK clears TF;
  *   the trap comes after SYSRET).  So the tracer looks ahead: a step that
  *   ends on 0F 05 clears TF, remembers the return point (RIP + 2, RSP,
- *   CR3) and takes execute permission from the return point's page (like a
- *   closed gate, gate.c).  Usually the SYSCALL is on that page too: its
+ *   page) and takes execute permission from that page (like a closed gate,
+ *   gate.c).  Usually the SYSCALL is on that page too: its
  *   fetch faults, and KVM's emulator performs the SYSCALL (R11 without our
  *   TF).  When SYSRET, or any return, brings the thread back to exactly
  *   that point, the tracer records the SYSCALL's step there (one record
@@ -35,10 +35,15 @@
  * svmtrace_session_resume), as for a lost TF.
  *
  * Only user-only sessions park: under --kernel the handler is part of the
- * trace, and step.c follows it as before (its frame still holds our TF).
- * INT n, INT3 and INTO and exceptions the CPU delivers without a VM exit
- * (#PF with NPT, #GP, #DE, #BP ...) still push our TF: KVM intercepts none
- * of them (docs/kmod.md).
+ * trace.  An event from user mode still gets a frame without our TF, and
+ * step.c's lost-TF check ends the session at the next exit and follows the
+ * handler from there (issue 13); events that interrupt kernel code of a
+ * --kernel session are not intercepted and keep our TF in their frames.
+ * Events the CPU would deliver without a VM exit -- faults (#DE, #GP, #PF
+ * with NPT, ...: SVMTRACE_EXCEPTIONS), INT3 and INTO (#BP, #OF), INT n --
+ * are intercepted while a session steps user code, and queued
+ * back through KVM (which finds the next RIP of a software interrupt
+ * itself), so they are injected events like the others.
  */
 #include <linux/kvm_host.h>
 #include <asm/svm.h>
@@ -47,6 +52,15 @@
 #include "kvm_cache_regs.h"
 #include "svmtrace.h"
 #include "x86.h"
+
+/*
+ * The exceptions a user instruction can raise that KVM does not intercept
+ * itself (#UD, #AC, #DB and #MC it does), and INT n.
+ */
+#define SVMTRACE_EXCEPTIONS (BIT_ULL(DE_VECTOR) | BIT_ULL(BP_VECTOR) | BIT_ULL(OF_VECTOR) | \
+			     BIT_ULL(BR_VECTOR) | BIT_ULL(TS_VECTOR) | BIT_ULL(NP_VECTOR) | \
+			     BIT_ULL(SS_VECTOR) | BIT_ULL(GP_VECTOR) | BIT_ULL(PF_VECTOR) | \
+			     BIT_ULL(MF_VECTOR) | BIT_ULL(XM_VECTOR) | SVMTRACE_INTERCEPT_INTN)
 
 static struct svmtrace_target *armed(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt)
 {
@@ -61,16 +75,22 @@ static void clear_tf(struct kvm_vcpu *vcpu)
 }
 
 /*
- * May our TF be parked now?  A user-only session stepping user code, with
- * no TF of the guest's or the VMM's on the same bit.
+ * Is the vCPU's TF ours alone, stepping user code of a session?  No TF of
+ * the guest's or the VMM's on the same bit.
  */
+static bool user_tf_ours(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt,
+			 const struct svmtrace_target *t)
+{
+	return t && vt->tf_live && !vt->guest_tf && !vt->silent && vt->ring &&
+	       !(vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP) &&
+	       static_call(kvm_x86_get_cpl)(vcpu) == 3;
+}
+
+/* May our TF be parked now?  Only user-only sessions park. */
 static bool may_park(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt,
 		     const struct svmtrace_target *t)
 {
-	return t && vt->tf_live && !vt->guest_tf && !vt->silent && vt->ring &&
-	       !(t->flags & SVMTRACE_TARGET_F_KERNEL) &&
-	       !(vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP) &&
-	       static_call(kvm_x86_get_cpl)(vcpu) == 3;
+	return user_tf_ours(vcpu, vt, t) && !(t->flags & SVMTRACE_TARGET_F_KERNEL);
 }
 
 static void park(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u8 where)
@@ -87,6 +107,7 @@ static void park(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u8 where)
  */
 bool __svmtrace_event_injected(struct kvm_vcpu *vcpu)
 {
+	struct svmtrace_target *t;
 	struct svmtrace_vcpu *vt;
 	struct svmtrace_vm *vm;
 
@@ -97,9 +118,19 @@ bool __svmtrace_event_injected(struct kvm_vcpu *vcpu)
 		return false;
 	if (READ_ONCE(vt->tf_live)) {
 		mutex_lock(&vt->lock);
-		if (may_park(vcpu, vt, armed(vm, vt)) &&
-		    (static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF))
+		t = armed(vm, vt);
+		if (!(static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF)) {
+			/* nothing of ours to keep out */
+		} else if (may_park(vcpu, vt, t)) {
 			park(vcpu, vt, SVMTRACE_PARK_FRAME);
+		} else if (user_tf_ours(vcpu, vt, t)) {
+			/*
+			 * --kernel: the frame gets no TF either, and tf_live
+			 * stays: lost_tf() (step.c) ends the session at the
+			 * next exit and follows the handler from there.
+			 */
+			clear_tf(vcpu);
+		}
 		mutex_unlock(&vt->lock);
 	}
 	return READ_ONCE(vt->park) == SVMTRACE_PARK_FRAME;
@@ -114,6 +145,77 @@ bool __svmtrace_iret_wanted(struct kvm_vcpu *vcpu)
 	return vt && READ_ONCE(vt->park) == SVMTRACE_PARK_FRAME;
 }
 EXPORT_SYMBOL_GPL(__svmtrace_iret_wanted);
+
+/*
+ * Before every entry, interrupts off: the events to intercept while our TF
+ * steps user code (under --kernel too: their frames get no TF either, see
+ * __svmtrace_event_injected()).  Read without vt->lock; a stale answer
+ * costs one entry with or without the intercepts.
+ */
+u64 __svmtrace_exception_intercepts(struct kvm_vcpu *vcpu)
+{
+	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, NULL);
+
+	if (!vt || !READ_ONCE(vt->tf_live) || READ_ONCE(vt->guest_tf) || READ_ONCE(vt->silent) ||
+	    (vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP) ||
+	    static_call(kvm_x86_get_cpl)(vcpu) != 3)
+		return 0;
+	return SVMTRACE_EXCEPTIONS;
+}
+EXPORT_SYMBOL_GPL(__svmtrace_exception_intercepts);
+
+/*
+ * An exception exit for a vector only the tracer intercepts: queue it back
+ * as the CPU would have delivered it.  Its injection parks our TF
+ * (__svmtrace_event_injected()).
+ */
+void __svmtrace_exception_exit(struct kvm_vcpu *vcpu, u32 vector, u64 info1, u64 info2)
+{
+	struct x86_exception fault = {
+		.vector = PF_VECTOR,
+		.error_code_valid = true,
+		.error_code = info1,
+		.address = info2,
+	};
+
+	switch (vector) {
+	case PF_VECTOR:
+		kvm_inject_page_fault(vcpu, &fault);
+		break;
+	case TS_VECTOR:
+	case NP_VECTOR:
+	case SS_VECTOR:
+	case GP_VECTOR:
+		kvm_queue_exception_e(vcpu, vector, info1);
+		break;
+	default:
+		kvm_queue_exception(vcpu, vector);
+	}
+}
+EXPORT_SYMBOL_GPL(__svmtrace_exception_exit);
+
+/*
+ * An INT n the tracer intercepted (RIP on it): queue it back as a software
+ * interrupt; KVM's injection skips the instruction (it decodes the next
+ * RIP when the CPU has no NRIPS).  A read that fails raises its #PF, as
+ * the CPU's fetch would.
+ */
+void __svmtrace_swint_exit(struct kvm_vcpu *vcpu)
+{
+	struct x86_exception e;
+	u8 insn[2];
+
+	if (kvm_read_guest_virt(vcpu, kvm_rip_read(vcpu), insn, sizeof(insn), &e)) {
+		kvm_inject_page_fault(vcpu, &e);
+		return;
+	}
+	/* Not INT n (rewritten meanwhile): the CPU executes it again. */
+	if (WARN_ON_ONCE(insn[0] != 0xcd))
+		return;
+	kvm_queue_interrupt(vcpu, insn[1], true);
+	kvm_make_request(KVM_REQ_EVENT, vcpu);	/* inject it at the next entry */
+}
+EXPORT_SYMBOL_GPL(__svmtrace_swint_exit);
 
 /* Stepping resumes from @rip/@rsp: the repairs of the next step start there. */
 static void resume_at(struct svmtrace_vcpu *vt, u64 rip, u64 rsp)
@@ -174,7 +276,6 @@ bool svmtrace_syscall_ahead(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 		return false;	/* R11 keeps our TF; hide.c clears it after SYSRET */
 	vt->ret_rip = rip + 2;
 	vt->ret_rsp = kvm_rsp_read(vcpu);
-	vt->ret_cr3 = kvm_read_cr3(vcpu) & SVMTRACE_CR3_MASK;
 	WRITE_ONCE(vt->ret_gfn, gpa_to_gfn(gpa));
 	/* svmtrace_park_denies() sees the gfn before the SPTE changes. */
 	smp_wmb();
@@ -183,12 +284,23 @@ bool svmtrace_syscall_ahead(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 	return true;
 }
 
-/* Is the vCPU at the parked SYSCALL itself (@at 2 bytes before) or its return point? */
+/*
+ * Is the vCPU at the parked SYSCALL (@back = 2) or at its return point
+ * (0): that RIP and RSP in user mode, the return point on the same page?
+ * Not the CR3: a SYSCALL may move the thread to another address space
+ * (step.c then ends the session, reason cr3), while another process at
+ * the same RIP and RSP has its own page there.
+ */
 static bool at_syscall(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 back)
 {
-	return static_call(kvm_x86_get_cpl)(vcpu) == 3 &&
-	       kvm_rip_read(vcpu) == vt->ret_rip - back && kvm_rsp_read(vcpu) == vt->ret_rsp &&
-	       (kvm_read_cr3(vcpu) & SVMTRACE_CR3_MASK) == vt->ret_cr3;
+	struct x86_exception e;
+	gpa_t gpa;
+
+	if (static_call(kvm_x86_get_cpl)(vcpu) != 3 || kvm_rip_read(vcpu) != vt->ret_rip - back ||
+	    kvm_rsp_read(vcpu) != vt->ret_rsp)
+		return false;
+	gpa = kvm_mmu_gva_to_gpa_read(vcpu, vt->ret_rip, &e);
+	return gpa != INVALID_GPA && gpa_to_gfn(gpa) == vt->ret_gfn;
 }
 
 /* An event is being delivered, or will be at the next entry. */
@@ -219,15 +331,18 @@ bool svmtrace_park_exit(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 		frame_iret(vcpu, t, vt);
 		goto out;
 	}
-	/* Still in the kernel, in another process, or not delivered yet. */
-	if (static_call(kvm_x86_get_cpl)(vcpu) != 3 ||
-	    !svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)) || event_in_flight(vcpu))
+	/* Still in the kernel, or not delivered yet. */
+	if (static_call(kvm_x86_get_cpl)(vcpu) != 3 || event_in_flight(vcpu))
 		goto out;
 	if (vt->park == SVMTRACE_PARK_SYSCALL) {
 		if (at_syscall(vcpu, vt, 2))
 			goto out;	/* the SYSCALL has not run yet */
 		if (at_syscall(vcpu, vt, 0)) {
-			/* The SYSCALL's step ends here; the page maps executable again. */
+			/*
+			 * The SYSCALL's step ends here (in another address
+			 * space it ends the session); the page maps executable
+			 * again.
+			 */
 			resume_at(vt, vt->ret_rip - 2, vt->ret_rsp);
 			static_call(kvm_x86_set_rflags)(vcpu, static_call(kvm_x86_get_rflags)(vcpu) |
 								   X86_EFLAGS_TF);
@@ -235,6 +350,8 @@ bool svmtrace_park_exit(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 			goto out;
 		}
 	}
+	if (!svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
+		goto out;	/* another process */
 	/* Back in user mode without our TF: the hole gets a session end. */
 	WRITE_ONCE(vt->park, SVMTRACE_PARK_NONE);
 	svmtrace_session_resume(vm, vt, vcpu, SVMTRACE_END_EVENT);

@@ -78,8 +78,7 @@ struct svmtrace_vcpu {
 	u8 park;		/* SVMTRACE_PARK_*: our TF kept out of the guest (frames.c) */
 	u64 ret_rip;		/* PARK_SYSCALL: where the SYSCALL returns (RCX), */
 	u64 ret_rsp;		/* ... the user RSP there, */
-	u64 ret_cr3;		/* ... its address space (SVMTRACE_CR3_MASK bits) */
-	gfn_t ret_gfn;		/* ... and the page that lost execute permission */
+	gfn_t ret_gfn;		/* ... and its page, which lost execute permission */
 	int silent_gate;	/* gate to close after the silent step */
 	u32 start_gate;		/* id for the session_start slot */
 	bool start_pending;
