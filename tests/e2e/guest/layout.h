@@ -46,6 +46,7 @@
 #define KERNEL_EXC_STUB_SIZE 16
 #define KERNEL_UD_HANDLER    0x8400 /* IDT vector 6: skips a UD2, drops TF */
 #define KERNEL_INT_HANDLER   0x8440 /* IDT vector INT_VECTOR: drops TF */
+#define KERNEL_GP_HANDLER    0x8480 /* IDT vector 13: skips a HLT */
 
 /* Kernel counters the VMM reads after the run (one page, supervisor only). */
 #define KDATA_GPA	   0xc000
@@ -54,6 +55,7 @@
 #define KDATA_SYSCALLS	   (KDATA_GPA + 0x10) /* SYSCALLs served */
 #define KDATA_NMIS	   (KDATA_GPA + 0x18) /* NMIs handled */
 #define KDATA_NMI_FRAME_TF (KDATA_GPA + 0x20) /* TF bits seen in NMI frames */
+#define KDATA_FRAME_TF	   (KDATA_GPA + 0x28) /* TF bits seen in #UD/#GP frames, SYSCALL's R11 */
 
 #define KSTACK_TOP(cpu) (0xe000 + (cpu)*0x1000) /* TSS.RSP0 */
 
