@@ -27,6 +27,8 @@
  *     delivers without a VM exit unless a tracer intercepts it; it collects
  *     the TF bit of its frame in KDATA_FRAME_TF too, and returns past the
  *     one-byte HLT.
+ *   - IRQ_VECTOR handler: an external interrupt the VMM injects
+ *     (KVM_INTERRUPT, PORT_IRQ); counts it and collects its frame's TF.
  *   - every other vector reports itself on PORT_PANIC and stops there.
  * Entry points sit at fixed addresses (layout.h) so the VMM and the model
  * need no symbol table.  It never touches the user stack.
@@ -106,4 +108,14 @@ gp_handler:				/* frame: error code, RIP CS RFLAGS RSP SS */
 	pop	rax
 	add	qword ptr [rsp + 8], 1	/* past the HLT that raised it */
 	add	rsp, 8
+	iretq
+
+	.org KERNEL_IRQ_HANDLER - KERNEL_GPA
+irq_handler:				/* frame: RIP CS RFLAGS RSP SS */
+	push	rax
+	inc	qword ptr [KDATA_IRQS]
+	mov	rax, qword ptr [rsp + 24]
+	and	eax, 0x100
+	or	qword ptr [KDATA_FRAME_TF], rax
+	pop	rax
 	iretq

@@ -324,6 +324,11 @@ static int do_port(struct model_cpu *c, struct model_io *io, const struct insn *
 	}
 	if (out && port == PORT_NOP)
 		return 0;
+	if (out && port == PORT_IRQ) {
+		c->irq_pending = 1;
+		c->irq_vector = (uint8_t)c->gpr[RAX];
+		return 0;
+	}
 	if (out && port == PORT_NMI) {
 		c->nmi_pending += (uint32_t)c->gpr[RAX];
 		return 0;

@@ -118,6 +118,15 @@ static int run_cpu(struct model_cpu *c, struct model_io *io, struct model_trace 
 			if (model_raise_exception(c, 2))
 				return -1;
 		}
+		/* The interrupt PORT_IRQ asked for arrives at the first
+		 * boundary with IF set (the VMM injects it when KVM says the
+		 * window is open; the lab's programs set IF with POPFQ, which
+		 * has no interrupt shadow). */
+		if (c->irq_pending && (c->rflags & RFLAGS_IF)) {
+			c->irq_pending = 0;
+			if (model_raise_exception(c, c->irq_vector))
+				return -1;
+		}
 	}
 	snprintf(c->error, sizeof(c->error), "no PORT_DONE within %llu instructions",
 		 (unsigned long long)max_steps);

@@ -57,6 +57,8 @@ struct model_cpu {
 	uint64_t ret_rip, ret_rsp, ret_gpa; /* RCX, RSP and RCX's physical page */
 	int nmi_pending;	  /* NMIs queued through PORT_NMI */
 	int nmi_masked;		  /* in the NMI handler, until IRETQ */
+	int irq_pending;	  /* PORT_IRQ asked for irq_vector */
+	int irq_vector;
 	uint32_t status;	  /* EAX at PORT_DONE */
 	uint8_t *mem;		  /* mem_size bytes, shared by all vCPUs */
 	uint64_t mem_size;

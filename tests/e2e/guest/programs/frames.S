@@ -7,7 +7,9 @@
  *     collects the TF bit of its frame's RFLAGS image and dispatches the
  *     exception back to user mode two bytes further on;
  *   - HLT: #GP(0), which the CPU delivers itself (KVM does not intercept
- *     it); the handler does the same and returns past the HLT.
+ *     it); the handler does the same and returns past the HLT;
+ *   - an external interrupt the VMM injects (PORT_IRQ, KVM_INTERRUPT) once
+ *     POPFQ set IF; its handler collects its frame's TF too.
  * Right after each return a PUSHFQ must not show a TF either: R13 collects
  * those bits, logged at the end.  Traced, the result line must still say
  * frame_tf=0x0 and log_sum=0x0, and the trace must equal the model's
@@ -35,6 +37,17 @@ start:
 	and	eax, 0x100
 	or	r13, rax
 	hlt
+	pushfq
+	pop	rax
+	and	eax, 0x100
+	or	r13, rax
+	mov	eax, IRQ_VECTOR
+	out	PORT_IRQ, eax
+	pushfq				/* IF on by POPFQ: no interrupt shadow, */
+	or	qword ptr [rsp], 0x200	/* which would also hold off the */
+	popfq				/* single-step trap under TCG (STI's does) */
+	nop				/* the interrupt comes before this one */
+	cli
 	pushfq
 	pop	rax
 	and	eax, 0x100
