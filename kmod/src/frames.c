@@ -252,6 +252,44 @@ static void frame_iret(struct kvm_vcpu *vcpu, const struct svmtrace_target *t,
 }
 
 /*
+ * Is the instruction at @rip 0F 05?  Asked on every user-only step, so the
+ * page RIP is on is remembered (CR3, page, gfn and its host mapping,
+ * revalidated against memslot changes by KVM's gfn_to_hva_cache): the page
+ * walk of kvm_read_guest_virt() cost 1 135 L1 instructions per step in
+ * make bench-step-cost.  A guest that remaps that page without a CR3 write
+ * can make the cached read wrong: a "yes" is confirmed through the page
+ * tables before anything is parked; a wrong "no" leaves our TF in R11,
+ * which hide.c clears after SYSRET, as before issue 10.
+ */
+static bool syscall_at(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip)
+{
+	static const u8 syscall[] = { 0x0f, 0x05 };
+	u64 cr3 = kvm_read_cr3(vcpu) & SVMTRACE_CR3_MASK, va = rip & PAGE_MASK;
+	struct x86_exception e;
+	gpa_t gpa;
+	u8 op[2];
+
+	if (offset_in_page(rip) <= PAGE_SIZE - sizeof(op)) {
+		if (!vt->ahead_valid || vt->ahead_cr3 != cr3 || vt->ahead_va != va) {
+			vt->ahead_valid = false;
+			gpa = kvm_mmu_gva_to_gpa_read(vcpu, va, &e);
+			if (gpa == INVALID_GPA ||
+			    kvm_gfn_to_hva_cache_init(vcpu->kvm, &vt->ahead_ghc, gpa, PAGE_SIZE))
+				return false;
+			vt->ahead_cr3 = cr3;
+			vt->ahead_va = va;
+			vt->ahead_valid = true;
+		}
+		if (kvm_read_guest_offset_cached(vcpu->kvm, &vt->ahead_ghc, op,
+						 offset_in_page(rip), sizeof(op)) ||
+		    memcmp(op, syscall, sizeof(op)))
+			return false;
+	}
+	return !kvm_read_guest_virt(vcpu, rip, op, sizeof(op), &e) &&
+	       !memcmp(op, syscall, sizeof(op));
+}
+
+/*
  * The step before the instruction at RIP ended with our TF (step.c,
  * vt->lock held): when that instruction is a SYSCALL of a user-only
  * session, park TF until the thread is back at the return point.  True
@@ -260,16 +298,14 @@ static void frame_iret(struct kvm_vcpu *vcpu, const struct svmtrace_target *t,
 bool svmtrace_syscall_ahead(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 			    struct svmtrace_vcpu *vt, const struct svmtrace_target *t)
 {
-	static const u8 syscall[] = { 0x0f, 0x05 };
 	struct x86_exception e;
 	u64 rip;
 	gpa_t gpa;
-	u8 op[2];
 
 	if (!may_park(vcpu, vt, t) || !is_64_bit_mode(vcpu))
 		return false;
 	rip = kvm_rip_read(vcpu);
-	if (kvm_read_guest_virt(vcpu, rip, op, sizeof(op), &e) || memcmp(op, syscall, sizeof(op)))
+	if (!syscall_at(vcpu, vt, rip))
 		return false;
 	gpa = kvm_mmu_gva_to_gpa_read(vcpu, rip + 2, &e);
 	if (gpa == INVALID_GPA)

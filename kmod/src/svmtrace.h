@@ -79,6 +79,10 @@ struct svmtrace_vcpu {
 	u64 ret_rip;		/* PARK_SYSCALL: where the SYSCALL returns (RCX), */
 	u64 ret_rsp;		/* ... the user RSP there, */
 	gfn_t ret_gfn;		/* ... and its page, which lost execute permission */
+	bool ahead_valid;	/* ahead_*: the code page the last look-ahead read */
+	u64 ahead_cr3;		/* ... under this CR3 (SVMTRACE_CR3_MASK bits) */
+	u64 ahead_va;		/* ... at this page-aligned RIP */
+	struct gfn_to_hva_cache ahead_ghc; /* ... is this guest page */
 	int silent_gate;	/* gate to close after the silent step */
 	u32 start_gate;		/* id for the session_start slot */
 	bool start_pending;
