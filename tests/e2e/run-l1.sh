@@ -4,7 +4,7 @@
 # results back.
 #
 #   tests/e2e/run-l1.sh [--modules DIR] [--kabi ABI] [--out DIR] [--add FILE]...
-#                       [--mem MB] [--timeout S] [--icount] [--hostroot]
+#                       [--mem MB] [--cpus N] [--timeout S] [--icount] [--hostroot]
 #                       -- COMMAND [ARG...]
 #
 # L1 is Debian's packaged kernel (linux-image-ABI, unpacked under
@@ -23,8 +23,9 @@
 # in DIR/console.log.  A COMMAND still running 30 s before --timeout ends
 # with status 124 and the blocked tasks' stacks in DIR/dmesg.txt.  The exit
 # status of this script is COMMAND's, or 2 when L1 did not get that far
-# (timeout, panic).  --icount runs QEMU with -icount shift=0,sleep=off: L1's
-# clocks then count executed instructions (step-cost.sh).
+# (timeout, panic).  --cpus N gives L1 N vCPUs (default 2).  --icount runs
+# QEMU with -icount shift=0,sleep=off and one vCPU: L1's clocks then count
+# executed instructions (step-cost.sh).
 # --hostroot gives L1 a real userspace (l1-hostroot.sh): the host's / shared
 # read-only over virtio-9p under a tmpfs overlay, so libvirtd, virsh and
 # QEMU run in L1 as installed on the host (make deps); COMMAND then runs
@@ -45,6 +46,7 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift 2 ;;
 	--add) [ -e "$2" ] || die "--add $2: no such file"; adds="$adds $2"; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
+	--cpus) cpus=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--icount) icount="-icount shift=0,sleep=off"; cpus=1; shift ;;
 	--hostroot) hostroot=yes; shift ;;
