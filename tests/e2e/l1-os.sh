@@ -7,8 +7,11 @@
 # starts svmtrace-capture --gate-gpa GATE --adopt-cr3 --policy block, sends
 # "go" on COM1, waits until the program exited, stops the capture, sends
 # "go" again for the ptrace run and waits for it.  Results in
+# Each wait for the L2 (its boot, each run) lasts at most SECONDS (the
+# first argument, default 900).
 # $E2E_OUT/os: console.txt, PROG/capture.txt, capture.rc, trace/, and the
-# guest's ptrace records and rusage (from its 9p share).
+# guest's ptrace records and rusage (from its 9p share).  The console is
+# written to the results share as it comes (watch a run from the host).
 set -u
 out=$E2E_OUT/os
 mkdir -p "$out"
@@ -16,12 +19,12 @@ cd /e2e
 . ./l1-capture.sh	# wait_line
 fail() { echo "$*" >>"$out/failures"; }
 stage() { echo "$1 $(cut -d' ' -f1 /proc/uptime)" >>"$out/stages"; }
-seconds=${OS_SECONDS:-300}
+seconds=${1:-900}
 
 stage start
 kvm-modules load ours >"$out/load.txt" 2>&1 || { fail "kvm-modules load ours"; exit 1; }
 stage modules
-share=/tmp/l2share console=/tmp/l2.console serial=/tmp/l2
+share=/tmp/l2share console=$out/console.txt serial=/tmp/l2
 rm -rf "$share" "$console" "$serial.in" "$serial.out"
 mkdir -p "$share" && mkfifo "$serial.in" "$serial.out"
 qemu-system-x86_64 -machine pc,accel=kvm -cpu host,-svm -m 256 -smp 2 -nodefaults \
@@ -36,7 +39,6 @@ cat "$serial.out" >/dev/null &
 drain=$!
 send() { timeout 10 sh -c 'printf "go\n" >"$1"' - "$serial.in"; }
 finish() {
-	cp "$console" "$out/console.txt" 2>/dev/null
 	cp "$share"/* "$out/" 2>/dev/null
 	kill -9 "$qemu" "$drain" 2>/dev/null
 	wait "$qemu"

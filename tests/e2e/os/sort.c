@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * os-sort: insertion sort of 160 pseudo-random words, moving itself between
- * the two vCPUs every 20 outer rounds; first touches 32 fresh pages (demand-
+ * os-sort: insertion sort of 50 pseudo-random words, moving itself between
+ * the two vCPUs every 16 outer rounds; first touches 32 fresh pages (demand-
  * zero faults).  Traced from gate_main on (rt.h).
  */
 #include "rt.h"
 
 const char prog_name[] = "sort";
 
-#define N 160
+#define N 50
 static u32 data[N];
 static volatile u8 fresh[32 * 4096];
 
@@ -32,8 +32,8 @@ GATE void gate_main(void)
 	for (i = 1; i < N; i++) {
 		u32 v = data[i];
 
-		if (i % 20 == 0)
-			pin((i / 20) & 1);
+		if (i % 16 == 0)
+			pin((i / 16) & 1);
 		for (j = i; j > 0 && data[j - 1] > v; j--)
 			data[j] = data[j - 1];
 		data[j] = v;

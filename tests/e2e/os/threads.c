@@ -2,8 +2,8 @@
 /*
  * os-threads: three threads of one process (one CR3) on two vCPUs.  The
  * main thread starts two more with fixed ids (4001, 4002: clone3 set_tid),
- * then each hashes its own 1 KiB in fresh pages, moving between the vCPUs
- * every 128 bytes (the three contend for two vCPUs: preemption), prints its
+ * then each hashes its own 256 bytes in fresh pages, moving between the vCPUs
+ * every 64 bytes (the three contend for two vCPUs: preemption), prints its
  * result and ends with exit(2); the last one ends the process.  No thread
  * waits for another: what each one executes does not depend on the
  * interleaving.  Traced from gate_main on (rt.h).
@@ -12,7 +12,7 @@
 
 const char prog_name[] = "threads";
 
-#define LEN 1024
+#define LEN 256
 #define STACK 16384
 static u8 bufs[3][LEN * 4];
 u8 thread_stacks[2][STACK] __attribute__((aligned(64)));
@@ -30,8 +30,8 @@ static void work(long n)
 		b[i * 4] = (u8)(x >> 16);
 	}
 	for (i = 0; i < LEN; i++) {
-		if (i % 128 == 0)
-			pin((int)((i / 128 + n) & 1));
+		if (i % 64 == 0)
+			pin((int)((i / 64 + n) & 1));
 		h ^= b[i * 4];
 		h *= 0x100000001b3ul;
 	}
