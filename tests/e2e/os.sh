@@ -13,7 +13,7 @@
 # Prints "os: N passed, N failed".
 # Environment: BUILD, E2E_OS_TIMEOUT (L1 seconds, default 1200),
 # OS_SECONDS (L1's wait for each L2 stage, default 900: the L2's boot took
-# over 7 minutes on the loaded machine).
+# 135 s at load 15, and over 7 minutes with two L1 vCPUs).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)

@@ -9,7 +9,8 @@ main thread's stack is the process stack, the others' are thread_stacks in
 the program's .bss), ptrace's by thread id (4001, 4002: clone3 set_tid).
 Every thread's user instruction stream must be the same, record by record:
 RIP, RFLAGS less TF, the 16 GPRs.  The one difference allowed is named and
-counted field by field (r11-tf below); anything else fails the program.
+counted (syscall-return, in compare()); anything else fails the thread, named
+field by field.
 """
 import argparse
 import csv
@@ -74,7 +75,7 @@ def is_syscall_return(r, prev, code):
 
 
 def compare(cap, ref, code):
-    """Record by record; returns (mismatch texts, counts of the allowed differences).
+    """Record by record; returns (mismatch texts, counts of the allowed difference).
 
     Allowed, and counted:
       syscall-return  ptrace stops once more after every SYSCALL, at its
@@ -85,12 +86,14 @@ def compare(cap, ref, code):
                       SYSCALL is one instruction later.  ptrace's record is
                       skipped when RIP = RCX = the previous record's RIP + 2
                       and the bytes there are 0F 05.
-      r11-tf          R11 differs by TF (0x100) alone, from the record after a
-                      SYSCALL for as long as R11 keeps that value.
+    Not allowed, although TF-sized: an R11 that differs by 0x100.  Both
+    tracers leave their TF in R11 after a SYSCALL that Linux returns from
+    through IRET (the same value on both sides); a difference there came
+    from the kmod rewriting R11 (docs/lab.md, "What differs").
     """
     errors, extra = [], 0
-    counts = {"syscall-return": 0, "r11-tf": 0}
-    stale, i, j, prev = None, 0, 0, None
+    counts = {"syscall-return": 0}
+    i, j, prev = 0, 0, None
     while i < len(cap) and j < len(ref):
         c, r = cap[i], ref[j]
         if c["rip"] != r["rip"] and is_syscall_return(r, prev, code):
@@ -102,18 +105,7 @@ def compare(cap, ref, code):
             diffs.append("rip")
         if (c["rflags"] & ~TF) != (r["rflags"] & ~TF):
             diffs.append("rflags")
-        for g in GPRS:
-            if c[g] == r[g]:
-                if g == "r11":
-                    stale = None
-                continue
-            if g == "r11" and c[g] ^ r[g] == TF and \
-                    (c["rcx"] == c["rip"] or prev is not None and prev["rip"] == c["rcx"] - 2
-                     or stale == c[g]):
-                stale = c[g]
-                counts["r11-tf"] += 1
-                continue
-            diffs.append(g)
+        diffs += [g for g in GPRS if c[g] != r[g]]
         if diffs:
             if len(errors) < 6:
                 errors.append(f"record {i} (ptrace {j}): " + ", ".join(
@@ -201,7 +193,8 @@ def judge(prog, threads, res, bindir, dump):
             continue
         packed = want[0] + ".v5"
         subprocess.run([dump, "pack", want[0], packed], check=True, capture_output=True)
-        ref = rows(dump, [packed], False)
+        # pack closes the file with a session_end that repeats the last record
+        ref = [r for r in rows(dump, [packed], False) if r["kind"] != "session_end"]
         if k == 0:
             # The trace starts after gate_main's first instruction: drop
             # ptrace's records up to the JMP into it (RIP = gate_main).
