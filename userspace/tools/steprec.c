@@ -29,7 +29,8 @@
 #include <svmtrace/trace.h>
 
 static const char usage[] =
-	"usage: svmtrace-steprec [-n MAX] [--skip N] [--cr3 X] [--threads] -o OUT -- COMMAND [ARG...]\n"
+	"usage: svmtrace-steprec [-n MAX] [--skip N] [--cr3 X] [--threads] -o OUT\n"
+	"                        -- COMMAND [ARG...]\n"
 	"Single-step COMMAND with ptrace and write one 168-byte raw record per\n"
 	"instruction to OUT (- for stdout), at most MAX records (default: all).\n"
 	"  -n, --max-records MAX  stop after MAX records (the child is killed)\n"
@@ -174,13 +175,13 @@ static uint64_t step_threads(pid_t pid, const char *out, uint64_t max, uint64_t 
 	while (total < max) {
 		tid = waitpid(-1, &status, __WALL);
 		if (tid < 0 && errno == ECHILD)
-			break;	/* every thread is gone */
+			break; /* every thread is gone */
 		if (tid < 0)
 			die("waitpid: %s", strerror(errno));
 		if (WIFEXITED(status) || WIFSIGNALED(status))
 			continue;
 		if (status >> 8 == (SIGTRAP | (PTRACE_EVENT_CLONE << 8))) {
-			resume(tid, 0);	/* the parent inside clone: not a step */
+			resume(tid, 0); /* the parent inside clone: not a step */
 		} else if (WSTOPSIG(status) == SIGTRAP) {
 			t = thread_of(threads, &n, tid, out);
 			if (ptrace(PTRACE_GETREGS, tid, NULL, &regs) < 0)
@@ -191,10 +192,10 @@ static uint64_t step_threads(pid_t pid, const char *out, uint64_t max, uint64_t 
 			total++;
 			resume(tid, 0);
 		} else if (WSTOPSIG(status) == SIGSTOP && !thread_known(threads, n, tid)) {
-			thread_of(threads, &n, tid, out);	/* a new thread's first stop */
+			thread_of(threads, &n, tid, out); /* a new thread's first stop */
 			resume(tid, 0);
 		} else {
-			resume(tid, WSTOPSIG(status));	/* a real signal */
+			resume(tid, WSTOPSIG(status)); /* a real signal */
 		}
 	}
 	if (total == max)

@@ -19,7 +19,7 @@ GATE void gate_main(void)
 
 	for (i = 0; i < LEN; i++) {
 		x = x * 1103515245u + 12345u;
-		buf[i * 8] = (u8)(x >> 16);	/* one byte per 8: 1 fresh page */
+		buf[i * 8] = (u8)(x >> 16); /* one byte per 8: 1 fresh page */
 	}
 	for (i = 0; i < LEN; i++) {
 		if (i % 128 == 0)

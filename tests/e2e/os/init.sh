@@ -21,7 +21,7 @@ for p in sort hash threads; do
 	echo "svmtrace-os: $p exited $?"
 	# Builtins only until L1 stopped the capture: a new process could get
 	# the page-table root the capture adopted and be traced as the program.
-	read -r go
+	read -r _
 	grep LOC /proc/interrupts | tr -s ' ' | sed "s/^/svmtrace-os: $p timer-after /"
 	echo go | time -f "%F %R %w %c" -o "/out/$p.ptrace-rusage" \
 		env -i /bin/steprec --threads -o "/out/$p.ptrace" -- "/bin/os-$p" >"/out/$p.ptrace-out" 2>&1

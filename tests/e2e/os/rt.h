@@ -24,9 +24,18 @@ typedef unsigned char u8;
 
 #define GATE __attribute__((section(".gate"), aligned(4096), noinline, used))
 
-enum { SYS_read = 0, SYS_write = 1, SYS_open = 2, SYS_close = 3, SYS_pread = 17,
-       SYS_mlock = 149, SYS_exit = 60, SYS_exit_group = 231, SYS_sched_setaffinity = 203,
-       SYS_clone3 = 435 };
+enum {
+	SYS_read = 0,
+	SYS_write = 1,
+	SYS_open = 2,
+	SYS_close = 3,
+	SYS_pread = 17,
+	SYS_mlock = 149,
+	SYS_exit = 60,
+	SYS_exit_group = 231,
+	SYS_sched_setaffinity = 203,
+	SYS_clone3 = 435
+};
 
 static inline long sys3(long n, long a, long b, long c)
 {
@@ -97,11 +106,15 @@ struct clone_args {
  * returns from the same SYSCALL with RAX 0 and the parent's registers:
  * R12/R13 carry fn and arg over.
  */
-static __attribute__((unused)) long spawn(long tid, void *stack, u64 size, void (*fn)(long), long arg)
+static __attribute__((unused)) long spawn(long tid, void *stack, u64 size, void (*fn)(long),
+					  long arg)
 {
 	long tids[1] = { tid };
-	struct clone_args ca = { .flags = CLONE_THREAD_FLAGS, .stack = (u64)stack,
-				 .stack_size = size, .set_tid = (u64)tids, .set_tid_size = 1 };
+	struct clone_args ca = { .flags = CLONE_THREAD_FLAGS,
+				 .stack = (u64)stack,
+				 .stack_size = size,
+				 .set_tid = (u64)tids,
+				 .set_tid_size = 1 };
 	register long r12 asm("r12") = (long)fn;
 	register long r13 asm("r13") = arg;
 	long r;
@@ -151,7 +164,7 @@ static u64 gate_gpa(void)
 		die();
 	sys3(SYS_close, fd, 0, 0);
 	if (!(entry >> 63) || !(entry & ((1ul << 55) - 1)))
-		die();	/* not present, or no PFN (not root) */
+		die(); /* not present, or no PFN (not root) */
 	return (entry & ((1ul << 55) - 1)) << 12;
 }
 

@@ -12,7 +12,7 @@
 
 const char prog_name[] = "threads";
 
-#define LEN 256
+#define LEN   256
 #define STACK 16384
 static u8 bufs[3][LEN * 4];
 u8 thread_stacks[2][STACK] __attribute__((aligned(64)));
