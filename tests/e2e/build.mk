@@ -124,9 +124,10 @@ BENCH_STEPS += bench-step-cost
 # kernel with two vCPUs under QEMU in L1 runs deterministic programs
 # (tests/e2e/os, no libc), traced by svmtrace-capture --adopt-cr3 and
 # single-stepped by ptrace inside the guest (a static svmtrace-steprec).
-# Not a `make check` step yet: it fails on a kmod defect it found (hide.c's
-# R11 repair on the wrong thread, docs/lab.md "What differs") and takes ~10
-# minutes on the loaded machine; `make e2e-os` runs it by hand.
+# Not a `make check` step yet: it fails now and then on a kmod defect it
+# found (hide.c's R11 repair on the wrong thread, docs/lab.md "What
+# differs"); 197 s on the quiet machine, ~10 minutes at load 15.  `make
+# e2e-os` runs it by hand.
 E2E_OS := $(BUILD)/e2e/os
 E2E_OS_PROGS := $(patsubst tests/e2e/os/%.c,$(E2E_OS)/os-%,$(wildcard tests/e2e/os/*.c))
 $(E2E_OS)/os-%: tests/e2e/os/%.c tests/e2e/os/rt.h
