@@ -184,6 +184,16 @@ struct svmtrace_attach {
  * bytes, so ring_slots is at most SVMTRACE_MAX_XSTATE_RING_SLOTS.
  */
 #define SVMTRACE_TARGET_F_XSTATE (1u << 2)
+/*
+ * Adopt the address space from the gates: nr_cr3 must be 0, and the first
+ * fetch of a gate page in user mode (CPL 3) makes that vCPU's CR3 the
+ * target's only one, for the rest of the capture (until stop; a new arm
+ * adopts again).  For a program that knows its code's guest-physical page
+ * (Linux: /proc/self/pagemap) but cannot read its CR3; no guest
+ * introspection needed.  Fetches before that and kernel-mode fetches are
+ * stepped silently, as foreign fetches are.  Not with watched gates.
+ */
+#define SVMTRACE_TARGET_F_ADOPT_CR3 (1u << 3)
 
 /* svmtrace_slot.reason of a SESSION_START that no gate opened (FROM_NEXT) */
 #define SVMTRACE_SESSION_FROM_NEXT 0xffffffffu
@@ -222,7 +232,7 @@ struct svmtrace_rip_range {
 struct svmtrace_target {
 	__u32 flags;			/* SVMTRACE_TARGET_F_* */
 	__u32 policy;			/* enum svmtrace_policy */
-	__u32 nr_cr3;			/* 1..SVMTRACE_MAX_CR3 */
+	__u32 nr_cr3;			/* 1..SVMTRACE_MAX_CR3 (0 with ADOPT_CR3) */
 	__u32 nr_gates;			/* 1..SVMTRACE_MAX_GATES (0 with FROM_NEXT) */
 	__u32 nr_ranges;		/* 0 (record every RIP)..SVMTRACE_MAX_RANGES */
 	__u32 ring_slots;		/* power of two, 0 = default */

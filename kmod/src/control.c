@@ -109,12 +109,20 @@ static int check_target(struct kvm *kvm, const struct svmtrace_target *t)
 {
 	u32 i;
 
+	bool adopt = t->flags & SVMTRACE_TARGET_F_ADOPT_CR3;
+
 	if (t->flags & ~(SVMTRACE_TARGET_F_KERNEL | SVMTRACE_TARGET_F_FROM_NEXT |
-			 SVMTRACE_TARGET_F_XSTATE) || t->reserved)
+			 SVMTRACE_TARGET_F_XSTATE | SVMTRACE_TARGET_F_ADOPT_CR3) || t->reserved)
 		return -EINVAL;
 	if (t->policy != SVMTRACE_POLICY_DROP && t->policy != SVMTRACE_POLICY_BLOCK)
 		return -EINVAL;
-	if (!t->nr_cr3 || t->nr_cr3 > SVMTRACE_MAX_CR3 ||
+	/* Adopting: no CR3 given, and a gate (not a watched one) to adopt it from. */
+	if (adopt && (t->nr_cr3 || !t->nr_gates))
+		return -EINVAL;
+	for (i = 0; adopt && i < t->nr_gates; i++)
+		if (t->gates[i].flags & SVMTRACE_GATE_F_WATCH)
+			return -EINVAL;
+	if ((!adopt && !t->nr_cr3) || t->nr_cr3 > SVMTRACE_MAX_CR3 ||
 	    (!t->nr_gates && !(t->flags & SVMTRACE_TARGET_F_FROM_NEXT)) ||
 	    t->nr_gates > SVMTRACE_MAX_GATES || t->nr_ranges > SVMTRACE_MAX_RANGES)
 		return -EINVAL;
@@ -153,6 +161,8 @@ static int ctl_set_target(struct svmtrace_ctl *ctl, void __user *arg)
 			t->ring_slots = SVMTRACE_DEFAULT_RING_SLOTS;
 		if (!t->wake_batch)
 			t->wake_batch = t->ring_slots / 16;
+		if (t->flags & SVMTRACE_TARGET_F_ADOPT_CR3)
+			t->nr_cr3 = 1;	/* cr3[0]: set at arm (gate.c) */
 		vm->target = *t;
 		vm->state = SVMTRACE_STATE_TARGETED;
 	}
@@ -292,6 +302,7 @@ static int ctl_arm(struct svmtrace_ctl *ctl)
 	}
 	vm->was_armed = true;
 	bitmap_zero(vm->gate_open, SVMTRACE_MAX_GATES);
+	svmtrace_adopt_reset(&vm->target);
 	vm->paused = false;
 	vm->state = SVMTRACE_STATE_ARMED;
 	static_branch_inc(&svmtrace_exit_watch);
@@ -367,7 +378,7 @@ static int ctl_status(struct svmtrace_ctl *ctl, void __user *arg)
 		st->flags = vm->target.flags;
 		st->policy = vm->target.policy;
 		st->nr_gates = vm->target.nr_gates;
-		st->nr_cr3 = vm->target.nr_cr3;
+		st->nr_cr3 = svmtrace_nr_cr3(&vm->target);
 	}
 	st->nr_open_gates = bitmap_weight(vm->gate_open, SVMTRACE_MAX_GATES);
 	st->nr_watching = is_armed(vm) ? svmtrace_watches_pending(vm) : 0;

@@ -197,6 +197,8 @@ void svmtrace_ring_close(struct svmtrace_ring *ring);
 bool svmtrace_ring_has_room(struct svmtrace_ring *ring);
 
 /* gate.c */
+void svmtrace_adopt_reset(struct svmtrace_target *t);
+u32 svmtrace_nr_cr3(const struct svmtrace_target *t);
 int svmtrace_gate_find(const struct svmtrace_target *t, gfn_t gfn);
 void svmtrace_gates_close_all(struct svmtrace_vm *vm, const struct svmtrace_target *t);
 void svmtrace_gate_close(struct svmtrace_vm *vm, const struct svmtrace_target *t, int gate);

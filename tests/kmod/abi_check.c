@@ -266,6 +266,13 @@ static void check_targets(int ctl)
 	expect("watched gate without a root", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
 	watch_target(&t), t.gates[1].va = t.gates[0].va;
 	expect("duplicate watched gate", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.flags = SVMTRACE_TARGET_F_ADOPT_CR3;
+	expect("adopt with a cr3 given", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.flags = SVMTRACE_TARGET_F_ADOPT_CR3 | SVMTRACE_TARGET_F_FROM_NEXT;
+	t.nr_cr3 = 0, t.nr_gates = 0;
+	expect("adopt without a gate", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	watch_target(&t), t.flags = SVMTRACE_TARGET_F_ADOPT_CR3, t.nr_cr3 = 0;
+	expect("adopt from a watched gate", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
 }
 
 static int open_fds(void)
@@ -357,6 +364,30 @@ static void check_watch(int ctl)
 	expect("target again", ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
 }
 
+/*
+ * Armed to adopt the CR3 (the VM is held, nothing fetches the gate): no
+ * address space in force, so the status counts none until a gate fetch.
+ */
+static void check_adopt(int ctl)
+{
+	struct svmtrace_capture_status st;
+	struct svmtrace_target t;
+
+	valid_target(&t), t.flags = SVMTRACE_TARGET_F_ADOPT_CR3, t.nr_cr3 = 0;
+	expect("target adopting its cr3", ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
+	expect("status before arm", ioctl(ctl, SVMTRACE_STATUS, &st), 0);
+	errno = EPROTO;
+	expect("no cr3 before adoption", st.nr_cr3 == 0 ? 0 : -1, 0);
+	expect("arm adopting", ioctl(ctl, SVMTRACE_ARM), 0);
+	expect("status while adopting", ioctl(ctl, SVMTRACE_STATUS, &st), 0);
+	errno = EPROTO;
+	expect("no cr3 adopted yet",
+	       st.nr_cr3 == 0 && (st.flags & SVMTRACE_TARGET_F_ADOPT_CR3) ? 0 : -1, 0);
+	expect("stop adopting", ioctl(ctl, SVMTRACE_STOP), 0);
+	valid_target(&t);
+	expect("target again", ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
+}
+
 static void check_lifecycle(int ctl, int vm)
 {
 	struct svmtrace_ring_request req = { .vcpu = 99 };
@@ -405,6 +436,7 @@ static void check_lifecycle(int ctl, int vm)
 	expect("stop twice", ioctl(ctl, SVMTRACE_STOP), ESRCH);
 	check_xstate(ctl);
 	check_watch(ctl);
+	check_adopt(ctl);
 	check_ring_reply_fault(ctl);
 	expect("unknown ioctl", ioctl(ctl, _IO(SVMTRACE_IOC_MAGIC, 0x7f)), ENOTTY);
 	expect("detach", ioctl(ctl, SVMTRACE_DETACH), 0);
