@@ -139,12 +139,19 @@ static void hide_in_pushf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 r
  * in 64-bit mode, where kvm_register_read() would return the same value
  * after asking for CS.L (a segment read through kvm-amd, ~100 instructions).
  */
-static void hide_in_syscall_r11(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip)
+static void hide_in_syscall_r11(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip,
+				u64 rsp)
 {
 	static const u8 syscall[] = { 0x0f, 0x05 };
 	unsigned long r11;
 
-	if (rip != vt->prev_rip + 2 || kvm_rcx_read(vcpu) != rip)
+	/*
+	 * A SYSCALL round trip leaves RSP as it was.  Another thread whose
+	 * jump lands two bytes after this vCPU's last (SYSCALL) step, with its
+	 * RCX by chance equal, has its own RSP: its R11 is not ours to touch
+	 * (make e2e-os saw exactly that).
+	 */
+	if (rip != vt->prev_rip + 2 || rsp != vt->prev_rsp || kvm_rcx_read(vcpu) != rip)
 		return;
 	r11 = kvm_register_read_raw(vcpu, VCPU_REGS_R11);
 	if (!(r11 & X86_EFLAGS_TF))
@@ -279,7 +286,7 @@ static noinline void hide_repair(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt
 {
 	if (!vt->guest_tf) {
 		hide_in_pushf(vcpu, vt, rip, rsp);
-		hide_in_syscall_r11(vcpu, vt, rip);
+		hide_in_syscall_r11(vcpu, vt, rip, rsp);
 	}
 	follow_popf(vcpu, vt, rip, rsp);
 	follow_iret(vcpu, vt, rip, rsp);

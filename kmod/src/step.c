@@ -447,6 +447,8 @@ static bool adopt_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct 
 
 	if (!t || !vt->ring || !svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
 		return false;
+	/* Where this vCPU stepped last was maybe another thread: no repairs. */
+	vt->prev_valid = false;
 	if (vt->in_session) {
 		vt->tf_live = true;	/* back from the kernel, same session */
 	} else {
