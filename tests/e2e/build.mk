@@ -134,10 +134,7 @@ bench-step-profile:
 # kernel with two vCPUs under QEMU in L1 runs deterministic programs
 # (tests/e2e/os, no libc), traced by svmtrace-capture --adopt-cr3 and
 # single-stepped by ptrace inside the guest (a static svmtrace-steprec).
-# Not a `make check` step yet: it fails now and then on a kmod defect it
-# found (hide.c's R11 repair on the wrong thread, docs/lab.md "What
-# differs"); 197 s on the quiet machine, ~10 minutes at load 15.  `make
-# e2e-os` runs it by hand.
+# A `make check` step: 174-197 s on the quiet machine, ~10 minutes at load 15.
 E2E_OS := $(BUILD)/e2e/os
 E2E_OS_PROGS := $(patsubst tests/e2e/os/%.c,$(E2E_OS)/os-%,$(wildcard tests/e2e/os/*.c))
 $(E2E_OS)/os-%: tests/e2e/os/%.c tests/e2e/os/rt.h
@@ -147,6 +144,8 @@ $(E2E_OS)/os-%: tests/e2e/os/%.c tests/e2e/os/rt.h
 $(E2E_OS)/steprec: userspace/tools/steprec.c $(CLI_SRCS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -static -o $@ userspace/tools/steprec.c $(CLI_SRCS)
-.PHONY: e2e-os
+.PHONY: e2e-os check-e2e-os
 e2e-os: kmod $(BUILD)/bin/svmtrace-capture $(BUILD)/bin/svmtrace-dump $(E2E_OS_PROGS) $(E2E_OS)/steprec
 	BUILD=$(BUILD) tests/e2e/os.sh --modules $(KMOD_DIR)
+check-e2e-os: e2e-os
+CHECK_STEPS += check-e2e-os
