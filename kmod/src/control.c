@@ -161,8 +161,11 @@ static int ctl_set_target(struct svmtrace_ctl *ctl, void __user *arg)
 			t->ring_slots = SVMTRACE_DEFAULT_RING_SLOTS;
 		if (!t->wake_batch)
 			t->wake_batch = t->ring_slots / 16;
-		if (t->flags & SVMTRACE_TARGET_F_ADOPT_CR3)
-			t->nr_cr3 = 1;	/* cr3[0]: set at arm (gate.c) */
+		if (t->flags & SVMTRACE_TARGET_F_ADOPT_CR3) {
+			/* cr3[0] holds no address space until a gate fetch adopts one (gate.c) */
+			t->nr_cr3 = 1;
+			svmtrace_adopt_reset(t);
+		}
 		vm->target = *t;
 		vm->state = SVMTRACE_STATE_TARGETED;
 	}
