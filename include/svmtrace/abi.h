@@ -83,12 +83,15 @@ struct svmtrace_slot {
 };
 
 /*
- * A ring created with SVMTRACE_RING_F_XSTATE carries this larger slot
- * (768 bytes, twelve cache lines): the base slot plus YMM0-15.
+ * A ring created with SVMTRACE_RING_F_XSTATE (a target armed with
+ * SVMTRACE_TARGET_F_XSTATE) carries this larger slot (768 bytes, twelve
+ * cache lines): the base slot plus YMM0-15.  Every INSTRUCTION and
+ * SESSION_START slot of such a ring has SVMTRACE_SLOT_F_XSTATE; a
+ * SESSION_END repeats the last step's state, tail included.
  */
 struct svmtrace_slot_xstate {
 	struct svmtrace_slot base;
-	__u64 xstate_bv;		/* XSAVE header bitmap of the captured state */
+	__u64 xstate_bv;		/* XINUSE (XGETBV 1) & the guest's XCR0 */
 	__u64 reserved[7];
 	__u64 ymm[16][4];		/* YMMn as four little-endian quadwords */
 };
@@ -156,6 +159,7 @@ struct svmtrace_ring_header {
 #define SVMTRACE_MAX_STATUS_VCPUS 64
 #define SVMTRACE_MIN_RING_SLOTS 16
 #define SVMTRACE_MAX_RING_SLOTS (1u << 22)	/* 768 MiB of slots per vCPU */
+#define SVMTRACE_MAX_XSTATE_RING_SLOTS (1u << 20)	/* 768 MiB of xstate slots */
 #define SVMTRACE_DEFAULT_RING_SLOTS 65536
 
 /* SVMTRACE_ATTACH: vm_fd is a KVM VM fd in the caller's fd table (for a VM
@@ -174,6 +178,22 @@ struct svmtrace_attach {
  * process is traced from its next user instruction on.  nr_gates may be 0.
  */
 #define SVMTRACE_TARGET_F_FROM_NEXT (1u << 1)
+/*
+ * Capture YMM0-15 and XSTATE_BV with every step: the rings carry
+ * struct svmtrace_slot_xstate (SVMTRACE_RING_F_XSTATE), four times the
+ * bytes, so ring_slots is at most SVMTRACE_MAX_XSTATE_RING_SLOTS.
+ */
+#define SVMTRACE_TARGET_F_XSTATE (1u << 2)
+/*
+ * Adopt the address space from the gates: nr_cr3 must be 0, and the first
+ * fetch of a gate page in user mode (CPL 3) makes that vCPU's CR3 the
+ * target's only one, for the rest of the capture (until stop; a new arm
+ * adopts again).  For a program that knows its code's guest-physical page
+ * (Linux: /proc/self/pagemap) but cannot read its CR3; no guest
+ * introspection needed.  Fetches before that and kernel-mode fetches are
+ * stepped silently, as foreign fetches are.  Not with watched gates.
+ */
+#define SVMTRACE_TARGET_F_ADOPT_CR3 (1u << 3)
 
 /* svmtrace_slot.reason of a SESSION_START that no gate opened (FROM_NEXT) */
 #define SVMTRACE_SESSION_FROM_NEXT 0xffffffffu
@@ -212,7 +232,7 @@ struct svmtrace_rip_range {
 struct svmtrace_target {
 	__u32 flags;			/* SVMTRACE_TARGET_F_* */
 	__u32 policy;			/* enum svmtrace_policy */
-	__u32 nr_cr3;			/* 1..SVMTRACE_MAX_CR3 */
+	__u32 nr_cr3;			/* 1..SVMTRACE_MAX_CR3 (0 with ADOPT_CR3) */
 	__u32 nr_gates;			/* 1..SVMTRACE_MAX_GATES (0 with FROM_NEXT) */
 	__u32 nr_ranges;		/* 0 (record every RIP)..SVMTRACE_MAX_RANGES */
 	__u32 ring_slots;		/* power of two, 0 = default */

@@ -9,7 +9,7 @@
  * Consumer loop:
  *
  *	while ((n = svmtrace_ring_peek(&c, &slots)) > 0) {
- *		use slots[0..n);
+ *		use svmtrace_ring_slot(&c, slots, 0..n);
  *		svmtrace_ring_release(&c, n);
  *	}
  *	then poll() the ring fd (POLLIN: more slots; POLLHUP: capture stopped)
@@ -33,7 +33,8 @@ struct svmtrace_ring_consumer {
 	int fd; /* -1 for a ring in plain memory */
 	struct svmtrace_ring_header *hdr;
 	struct svmtrace_slot *slots;
-	size_t map_size; /* bytes mapped (0: memory not ours) */
+	uint32_t slot_size; /* bytes from one slot to the next: 192, 768 with xstate */
+	size_t map_size;    /* bytes mapped (0: memory not ours) */
 	uint32_t capacity;
 	uint64_t tail; /* our copy of hdr->tail */
 };
@@ -52,7 +53,17 @@ int svmtrace_ring_use_memory(void *mem, size_t size, struct svmtrace_ring_consum
 /* Unmap (a mapped ring) and close its fd.  Accepts NULL. */
 void svmtrace_ring_unmap(struct svmtrace_ring_consumer *c);
 
-/* Published slots not yet released, as one contiguous run at *first. */
+/* The slot size a ring with header flags @flags has (SVMTRACE_RING_F_XSTATE). */
+static inline size_t svmtrace_ring_slot_size(uint32_t flags)
+{
+	return flags & SVMTRACE_RING_F_XSTATE ? sizeof(struct svmtrace_slot_xstate)
+					      : sizeof(struct svmtrace_slot);
+}
+
+/*
+ * Published slots not yet released, as one contiguous run at *first:
+ * slot_size bytes apart (svmtrace_ring_slot()).
+ */
 static inline size_t svmtrace_ring_peek(struct svmtrace_ring_consumer *c,
 					const struct svmtrace_slot **first)
 {
@@ -64,8 +75,19 @@ static inline size_t svmtrace_ring_peek(struct svmtrace_ring_consumer *c,
 		avail = c->capacity;
 	if (avail > c->capacity - index)
 		avail = c->capacity - index;
-	*first = &c->slots[index];
+	*first = (const struct svmtrace_slot *)((const char *)c->slots + index * c->slot_size);
 	return (size_t)avail;
+}
+
+/*
+ * Slot @i of a run from svmtrace_ring_peek().  In an xstate ring a slot
+ * with SVMTRACE_SLOT_F_XSTATE is the base of a struct svmtrace_slot_xstate.
+ */
+static inline const struct svmtrace_slot *svmtrace_ring_slot(const struct svmtrace_ring_consumer *c,
+							     const struct svmtrace_slot *first,
+							     size_t i)
+{
+	return (const struct svmtrace_slot *)((const char *)first + i * c->slot_size);
 }
 
 /* Give @n slots back to the producer. */

@@ -21,40 +21,8 @@ DEFINE_STATIC_KEY_FALSE(svmtrace_exit_watch);
 EXPORT_SYMBOL_GPL(svmtrace_exit_watch);
 
 static DEFINE_MUTEX(svmtrace_lock);
-static DEFINE_HASHTABLE(svmtrace_registry, 4);
+DEFINE_HASHTABLE(svmtrace_registry, SVMTRACE_REGISTRY_BITS);
 static LIST_HEAD(svmtrace_all);
-
-/* The registered tracer of @kvm, or NULL.  Callers hold RCU or kvm->srcu. */
-struct svmtrace_vm *svmtrace_vm_lookup(struct kvm *kvm)
-{
-	struct svmtrace_vm *vm;
-
-	hash_for_each_possible_rcu(svmtrace_registry, vm, node, (unsigned long)kvm)
-		if (vm->kvm == kvm)
-			return vm;
-	return NULL;
-}
-
-/*
- * This vCPU's tracer state, or NULL when it is not traced; *vmp (if given)
- * gets its VM's.  Both live until KVM destroys the VM, so a vCPU's exit
- * handlers may use them after the lookup.
- */
-struct svmtrace_vcpu *svmtrace_vcpu_of(struct kvm_vcpu *vcpu, struct svmtrace_vm **vmp)
-{
-	struct svmtrace_vm *vm;
-	struct svmtrace_vcpu *vt = NULL;
-
-	rcu_read_lock();
-	vm = svmtrace_vm_lookup(vcpu->kvm);
-	/* Pairs with add_vcpus(): vcpus[i] is set before nr_vcpus covers it. */
-	if (vm && vcpu->vcpu_idx < smp_load_acquire(&vm->nr_vcpus))
-		vt = READ_ONCE(vm->vcpus[vcpu->vcpu_idx]);
-	rcu_read_unlock();
-	if (vmp)
-		*vmp = vm;
-	return vt;
-}
 
 static void vm_register(struct svmtrace_vm *vm)
 {
@@ -107,6 +75,7 @@ struct svmtrace_vm *svmtrace_vm_get(struct kvm *kvm)
 			goto out;
 		}
 		vm->kvm = kvm;
+		mutex_init(&vm->lock);
 		mutex_init(&vm->watch.lock);
 		list_add(&vm->all, &svmtrace_all);
 	}
@@ -132,6 +101,34 @@ void svmtrace_vm_release(struct svmtrace_vm *vm)
 	if (!vm->was_armed)
 		vm_unregister(vm);
 	mutex_unlock(&svmtrace_lock);
+}
+
+/*
+ * kvm_arch_flush_shadow_all(): KVM tears down the VM's MMU because the
+ * VMM's address space went away (the MMU notifier's release: the VMM
+ * exited or was killed) or because the VM is destroyed.  No vCPU of it runs
+ * again: KVM_RUN needs the VMM's mm.  An attached controller holds a
+ * reference on the VM, so KVM cannot destroy it (nor its vCPUs) before the
+ * controller detaches; this is where an armed capture learns that its
+ * vCPUs are gone: every open session ends with SVMTRACE_END_VCPU_GONE and
+ * every ring closes, so the consumer drains what is left and stops.
+ * Context: process (the task that dropped the mm's last user, usually the
+ * VMM's last exiting thread), kvm->srcu held, may sleep.
+ */
+void __svmtrace_vm_gone(struct kvm *kvm)
+{
+	struct svmtrace_vm *vm;
+
+	mutex_lock(&svmtrace_lock);
+	vm = vm_find_any(kvm);
+	mutex_unlock(&svmtrace_lock);
+	/* @vm lives until svmtrace_vm_destroy(), which comes after this. */
+	if (!vm)
+		return;
+	mutex_lock(&vm->lock);
+	if (rcu_access_pointer(vm->armed))
+		svmtrace_sessions_stop(vm, SVMTRACE_END_VCPU_GONE);
+	mutex_unlock(&vm->lock);
 }
 
 static void vm_free(struct svmtrace_vm *vm)

@@ -109,17 +109,29 @@ static int check_target(struct kvm *kvm, const struct svmtrace_target *t)
 {
 	u32 i;
 
-	if (t->flags & ~(SVMTRACE_TARGET_F_KERNEL | SVMTRACE_TARGET_F_FROM_NEXT) || t->reserved)
+	bool adopt = t->flags & SVMTRACE_TARGET_F_ADOPT_CR3;
+
+	if (t->flags & ~(SVMTRACE_TARGET_F_KERNEL | SVMTRACE_TARGET_F_FROM_NEXT |
+			 SVMTRACE_TARGET_F_XSTATE | SVMTRACE_TARGET_F_ADOPT_CR3) || t->reserved)
 		return -EINVAL;
 	if (t->policy != SVMTRACE_POLICY_DROP && t->policy != SVMTRACE_POLICY_BLOCK)
 		return -EINVAL;
-	if (!t->nr_cr3 || t->nr_cr3 > SVMTRACE_MAX_CR3 ||
+	/* Adopting: no CR3 given, and a gate (not a watched one) to adopt it from. */
+	if (adopt && (t->nr_cr3 || !t->nr_gates))
+		return -EINVAL;
+	for (i = 0; adopt && i < t->nr_gates; i++)
+		if (t->gates[i].flags & SVMTRACE_GATE_F_WATCH)
+			return -EINVAL;
+	if ((!adopt && !t->nr_cr3) || t->nr_cr3 > SVMTRACE_MAX_CR3 ||
 	    (!t->nr_gates && !(t->flags & SVMTRACE_TARGET_F_FROM_NEXT)) ||
 	    t->nr_gates > SVMTRACE_MAX_GATES || t->nr_ranges > SVMTRACE_MAX_RANGES)
 		return -EINVAL;
 	if (t->ring_slots && (!is_power_of_2(t->ring_slots) ||
 			      t->ring_slots < SVMTRACE_MIN_RING_SLOTS ||
 			      t->ring_slots > SVMTRACE_MAX_RING_SLOTS))
+		return -EINVAL;
+	/* Four times the bytes per slot: the same 768 MiB at most per vCPU. */
+	if ((t->flags & SVMTRACE_TARGET_F_XSTATE) && t->ring_slots > SVMTRACE_MAX_XSTATE_RING_SLOTS)
 		return -EINVAL;
 	if (t->wake_batch > (t->ring_slots ?: SVMTRACE_DEFAULT_RING_SLOTS) / 2)
 		return -EINVAL;
@@ -149,6 +161,11 @@ static int ctl_set_target(struct svmtrace_ctl *ctl, void __user *arg)
 			t->ring_slots = SVMTRACE_DEFAULT_RING_SLOTS;
 		if (!t->wake_batch)
 			t->wake_batch = t->ring_slots / 16;
+		if (t->flags & SVMTRACE_TARGET_F_ADOPT_CR3) {
+			/* cr3[0] holds no address space until a gate fetch adopts one (gate.c) */
+			t->nr_cr3 = 1;
+			svmtrace_adopt_reset(t);
+		}
 		vm->target = *t;
 		vm->state = SVMTRACE_STATE_TARGETED;
 	}
@@ -156,12 +173,16 @@ static int ctl_set_target(struct svmtrace_ctl *ctl, void __user *arg)
 	return r;
 }
 
-/* Tracer state for every vCPU KVM has now; later vCPUs are not traced. */
-static int add_vcpus(struct svmtrace_vm *vm, struct kvm *kvm, u32 nr)
+/*
+ * Tracer state for vCPUs [nr_vcpus, nr) of KVM's; with @rings (armed) each
+ * gets its ring before the hooks can find it.  vm->lock is held.
+ */
+static int add_vcpus(struct svmtrace_vm *vm, struct kvm *kvm, u32 nr, bool rings)
 {
 	struct svmtrace_vcpu *vt;
 	u32 i;
 
+	lockdep_assert_held(&vm->lock);
 	for (i = vm->nr_vcpus; i < nr; i++) {
 		vt = kzalloc(sizeof(*vt), GFP_KERNEL_ACCOUNT);
 		if (!vt)
@@ -169,11 +190,49 @@ static int add_vcpus(struct svmtrace_vm *vm, struct kvm *kvm, u32 nr)
 		mutex_init(&vt->lock);
 		vt->index = i;
 		vt->vcpu_id = kvm_get_vcpu(kvm, i)->vcpu_id;
+		if (rings) {
+			vt->ring = svmtrace_ring_create(i, vm->target.ring_slots,
+							vm->target.wake_batch,
+							vm->target.flags & SVMTRACE_TARGET_F_XSTATE);
+			if (!vt->ring) {
+				kfree(vt);
+				return -ENOMEM;
+			}
+		}
 		vm->vcpus[i] = vt;
 		/* Pairs with svmtrace_vcpu_of(): publish vcpus[i] first. */
 		smp_store_release(&vm->nr_vcpus, i + 1);
 	}
 	return 0;
+}
+
+/*
+ * KVM created a vCPU (kvm_arch_vcpu_postcreate(): the VMM's
+ * KVM_CREATE_VCPU, process context, under the new vCPU's mutex, so before
+ * its first KVM_RUN).  While a capture is armed it is traced like the
+ * others from its first instruction -- untraced, it could not even run the
+ * gate page, which stays non-executable for it -- and the consumer finds
+ * its ring through SVMTRACE_STATUS (nr_vcpus grew) and SVMTRACE_GET_RING.
+ * Otherwise the next arm adds it.
+ */
+void __svmtrace_vcpu_created(struct kvm_vcpu *vcpu)
+{
+	struct svmtrace_vm *vm;
+	int r = 0;
+
+	rcu_read_lock();
+	vm = svmtrace_vm_lookup(vcpu->kvm);
+	rcu_read_unlock();
+	/* A registered @vm lives until KVM destroys the VM, after this. */
+	if (!vm)
+		return;
+	mutex_lock(&vm->lock);
+	if (rcu_access_pointer(vm->armed))
+		r = add_vcpus(vm, vcpu->kvm, vcpu->vcpu_idx + 1, true);
+	mutex_unlock(&vm->lock);
+	if (r)
+		pr_err_ratelimited("svmtrace: vCPU %u created while armed is not traced (%d)\n",
+				   vcpu->vcpu_idx, r);
 }
 
 /* Fresh rings for every vCPU; the previous capture's rings live on in fds. */
@@ -184,7 +243,8 @@ static int replace_rings(struct svmtrace_vm *vm)
 	u32 i;
 
 	for (i = 0; i < vm->nr_vcpus; i++) {
-		ring = svmtrace_ring_create(i, vm->target.ring_slots, vm->target.wake_batch);
+		ring = svmtrace_ring_create(i, vm->target.ring_slots, vm->target.wake_batch,
+					    vm->target.flags & SVMTRACE_TARGET_F_XSTATE);
 		if (!ring)
 			return -ENOMEM;
 		vt = vm->vcpus[i];
@@ -233,19 +293,25 @@ static int ctl_arm(struct svmtrace_ctl *ctl)
 	if (vm->state != SVMTRACE_STATE_TARGETED)
 		return -ENOENT;
 	r = check_vcpus(ctl->kvm);
-	if (!r)
-		r = add_vcpus(vm, ctl->kvm, atomic_read(&ctl->kvm->online_vcpus));
-	if (!r)
-		r = replace_rings(vm);
 	if (r)
 		return r;
+	mutex_lock(&vm->lock);
+	r = add_vcpus(vm, ctl->kvm, atomic_read(&ctl->kvm->online_vcpus), false);
+	if (!r)
+		r = replace_rings(vm);
+	if (r) {
+		mutex_unlock(&vm->lock);
+		return r;
+	}
 	vm->was_armed = true;
 	bitmap_zero(vm->gate_open, SVMTRACE_MAX_GATES);
+	svmtrace_adopt_reset(&vm->target);
 	vm->paused = false;
 	vm->state = SVMTRACE_STATE_ARMED;
 	static_branch_inc(&svmtrace_exit_watch);
 	svmtrace_watches_arm(vm);
 	rcu_assign_pointer(vm->armed, &vm->target);
+	mutex_unlock(&vm->lock);
 	svmtrace_gates_zap(vm, &vm->target);
 	return 0;
 }
@@ -256,10 +322,12 @@ static int ctl_stop(struct svmtrace_ctl *ctl)
 
 	if (!is_armed(vm))
 		return -ESRCH;
+	mutex_lock(&vm->lock);
 	rcu_assign_pointer(vm->armed, NULL);
 	static_branch_dec(&svmtrace_exit_watch);
 	synchronize_rcu();
-	svmtrace_sessions_stop(vm);
+	svmtrace_sessions_stop(vm, SVMTRACE_END_STOP);
+	mutex_unlock(&vm->lock);
 	bitmap_zero(vm->gate_open, SVMTRACE_MAX_GATES);
 	svmtrace_gates_zap(vm, &vm->target);
 	svmtrace_watches_stop(vm);
@@ -313,13 +381,14 @@ static int ctl_status(struct svmtrace_ctl *ctl, void __user *arg)
 		st->flags = vm->target.flags;
 		st->policy = vm->target.policy;
 		st->nr_gates = vm->target.nr_gates;
-		st->nr_cr3 = vm->target.nr_cr3;
+		st->nr_cr3 = svmtrace_nr_cr3(&vm->target);
 	}
 	st->nr_open_gates = bitmap_weight(vm->gate_open, SVMTRACE_MAX_GATES);
 	st->nr_watching = is_armed(vm) ? svmtrace_watches_pending(vm) : 0;
 	st->sequence = atomic64_read(&vm->seq);
-	st->nr_vcpus = vm->nr_vcpus;
-	for (i = 0; i < vm->nr_vcpus; i++) {
+	/* vCPUs created while armed may be added meanwhile (vm->lock). */
+	st->nr_vcpus = smp_load_acquire(&vm->nr_vcpus);
+	for (i = 0; i < st->nr_vcpus; i++) {
 		vt = vm->vcpus[i];
 		mutex_lock(&vt->lock);
 		if (i < SVMTRACE_MAX_STATUS_VCPUS) {
@@ -346,13 +415,15 @@ static int ctl_get_ring(struct svmtrace_ctl *ctl, void __user *arg)
 	struct svmtrace_ring_request req;
 	struct svmtrace_vcpu *vt;
 	struct file *file;
+	u32 nr;
 	int fd;
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	if (!vm->nr_vcpus)
+	nr = smp_load_acquire(&vm->nr_vcpus);
+	if (!nr)
 		return -ESRCH;	/* never armed: no rings yet */
-	if (req.vcpu >= vm->nr_vcpus)
+	if (req.vcpu >= nr)
 		return -EINVAL;
 	vt = vm->vcpus[req.vcpu];
 	fd = get_unused_fd_flags(O_CLOEXEC);

@@ -40,6 +40,41 @@ int svmtrace_gate_find(const struct svmtrace_target *t, gfn_t gfn)
 	return -1;
 }
 
+/*
+ * SVMTRACE_TARGET_F_ADOPT_CR3: until a gate fetch in user mode adopts its
+ * CR3, the target's one CR3 is a page-table root no guest can have (bits
+ * 51:12 all ones, the top page of a 52-bit physical address space), so
+ * that svmtrace_cr3_targeted() matches nothing.  The adoption is one
+ * aligned 64-bit cmpxchg; the vCPUs that test the set without a lock see
+ * either value, and until they see the adopted one they treat the thread
+ * as foreign, as they would before arm.
+ */
+#define ADOPT_NONE SVMTRACE_CR3_MASK
+
+void svmtrace_adopt_reset(struct svmtrace_target *t)
+{
+	if (t->flags & SVMTRACE_TARGET_F_ADOPT_CR3)
+		WRITE_ONCE(t->cr3[0], ADOPT_NONE);
+}
+
+/* The CR3s in force: with ADOPT_CR3, none until one is adopted. */
+u32 svmtrace_nr_cr3(const struct svmtrace_target *t)
+{
+	if ((t->flags & SVMTRACE_TARGET_F_ADOPT_CR3) &&
+	    (READ_ONCE(t->cr3[0]) & SVMTRACE_CR3_MASK) == ADOPT_NONE)
+		return 0;
+	return t->nr_cr3;
+}
+
+/* A user-mode fetch of a gate adopts its address space, once per arm. */
+static void adopt_cr3(struct svmtrace_target *t, struct kvm_vcpu *vcpu)
+{
+	if (!(t->flags & SVMTRACE_TARGET_F_ADOPT_CR3) ||
+	    static_call(kvm_x86_get_cpl)(vcpu) != 3)
+		return;
+	cmpxchg64(&t->cr3[0], ADOPT_NONE, kvm_read_cr3(vcpu));
+}
+
 /* The target in force on @kvm, or NULL; callers hold RCU. */
 static struct svmtrace_target *armed_target(struct kvm *kvm)
 {
@@ -202,6 +237,7 @@ void __svmtrace_npf_exit(struct kvm_vcpu *vcpu, u64 gpa, u64 error_code)
 	vt->stats.npf_exits++;
 	if (vt->in_session || vt->silent)
 		goto out;
+	adopt_cr3(t, vcpu);
 	if (svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
 		svmtrace_session_begin(vm, vt, vcpu, t->gates[gate].id);
 	else

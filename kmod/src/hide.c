@@ -132,12 +132,27 @@ static void hide_in_pushf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 r
 	kvm_write_guest_virt_system(vcpu, rsp, &image, size, &e);
 }
 
-static void hide_in_syscall_r11(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip)
+/*
+ * Checked on every step: RIP first, and R11 read raw.  SYSCALL exists only
+ * in 64-bit mode, where kvm_register_read() would return the same value
+ * after asking for CS.L (a segment read through kvm-amd, ~100 instructions).
+ */
+static void hide_in_syscall_r11(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip,
+				u64 rsp)
 {
 	static const u8 syscall[] = { 0x0f, 0x05 };
-	unsigned long r11 = kvm_register_read(vcpu, VCPU_REGS_R11);
+	unsigned long r11;
 
-	if (rip != vt->prev_rip + 2 || kvm_rcx_read(vcpu) != rip || !(r11 & X86_EFLAGS_TF))
+	/*
+	 * A SYSCALL round trip leaves RSP as it was.  Another thread whose
+	 * jump lands two bytes after this vCPU's last (SYSCALL) step, with its
+	 * RCX by chance equal, has its own RSP: its R11 is not ours to touch
+	 * (make e2e-os saw exactly that).
+	 */
+	if (rip != vt->prev_rip + 2 || rsp != vt->prev_rsp || kvm_rcx_read(vcpu) != rip)
+		return;
+	r11 = kvm_register_read_raw(vcpu, VCPU_REGS_R11);
+	if (!(r11 & X86_EFLAGS_TF))
 		return;
 	if (opcode_at(vcpu, vt->prev_rip, syscall, sizeof(syscall)))
 		kvm_register_write(vcpu, VCPU_REGS_R11, r11 & ~X86_EFLAGS_TF);
@@ -259,19 +274,34 @@ void svmtrace_hide_restart(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 	svmtrace_hide_tf(vcpu, vt);
 }
 
+/*
+ * The repairs and the following of the guest's TF, for a step that may
+ * need one: out of line, so that the common step pays for none of their
+ * stack frame.
+ */
+static noinline void hide_repair(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip,
+				 u64 rsp)
+{
+	if (!vt->guest_tf) {
+		hide_in_pushf(vcpu, vt, rip, rsp);
+		hide_in_syscall_r11(vcpu, vt, rip, rsp);
+	}
+	follow_popf(vcpu, vt, rip, rsp);
+	follow_iret(vcpu, vt, rip, rsp);
+}
+
 /* After a traced step: repair what it leaked, remember where it ended. */
 void svmtrace_hide_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 {
 	u64 rip = kvm_rip_read(vcpu), rsp = kvm_rsp_read(vcpu);
 
-	if (vt->prev_valid) {
-		if (!vt->guest_tf) {
-			hide_in_pushf(vcpu, vt, rip, rsp);
-			hide_in_syscall_r11(vcpu, vt, rip);
-		}
-		follow_popf(vcpu, vt, rip, rsp);
-		follow_iret(vcpu, vt, rip, rsp);
-	}
+	/*
+	 * PUSHF, POPF and IRETQ move RSP; SYSCALL (with its SYSRET) ends two
+	 * bytes on.  A step that did neither -- most of them -- needs nothing
+	 * more.  A new repair must keep to this test or widen it.
+	 */
+	if (vt->prev_valid && (rsp != vt->prev_rsp || rip == vt->prev_rip + 2))
+		hide_repair(vcpu, vt, rip, rsp);
 	vt->prev_rip = rip;
 	vt->prev_rsp = rsp;
 	vt->prev_valid = true;

@@ -24,6 +24,8 @@ DECLARE_STATIC_KEY_FALSE(svmtrace_exit_watch);
 int svmtrace_init(void);
 void svmtrace_exit(void);
 void svmtrace_vm_destroy(struct kvm *kvm);
+void __svmtrace_vm_gone(struct kvm *kvm);
+void __svmtrace_vcpu_created(struct kvm_vcpu *vcpu);
 
 bool __svmtrace_gfn_noexec(struct kvm *kvm, gfn_t gfn);
 int __svmtrace_max_level(struct kvm *kvm, gfn_t gfn, int max_level);
@@ -96,7 +98,8 @@ static inline bool svmtrace_fastpath_allowed(unsigned long guest_rflags)
  * KVM handles it, while some VM is armed: a TF the tracer left set that
  * went without a trap ends the session with its reason (@exit_code: an
  * SVM_EXIT_*, for task switches and failed entries); a capture armed with
- * SVMTRACE_TARGET_F_FROM_NEXT starts sessions here.
+ * SVMTRACE_TARGET_F_FROM_NEXT starts sessions here.  A #DB exit returns at
+ * once: svmtrace_db_exit() does all of that for it.
  */
 static inline void svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code)
 {
@@ -122,6 +125,28 @@ static inline void svmtrace_nmi_injected(struct kvm_vcpu *vcpu)
 static inline int svmtrace_vcpu_request(struct kvm_vcpu *vcpu)
 {
 	return __svmtrace_vcpu_request(vcpu);
+}
+
+/*
+ * kvm_arch_flush_shadow_all(), before KVM zaps the MMU: the VMM's address
+ * space is gone (or the VM is destroyed), so no vCPU runs again; an armed
+ * capture's sessions end with SVMTRACE_END_VCPU_GONE (attach.c).
+ */
+static inline void svmtrace_vm_gone(struct kvm *kvm)
+{
+	if (static_branch_unlikely(&svmtrace_live))
+		__svmtrace_vm_gone(kvm);
+}
+
+/*
+ * kvm_arch_vcpu_postcreate(), under the new vCPU's mutex (before its first
+ * KVM_RUN): a vCPU created while a capture is armed is traced from its
+ * first instruction (control.c).
+ */
+static inline void svmtrace_vcpu_created(struct kvm_vcpu *vcpu)
+{
+	if (static_branch_unlikely(&svmtrace_live))
+		__svmtrace_vcpu_created(vcpu);
 }
 
 /* KVM_GET_REGS: the VMM sees the guest's RFLAGS, without our TF. */

@@ -29,14 +29,16 @@ void svmtrace_ring_put(struct svmtrace_ring *ring)
 		kref_put(&ring->ref, ring_free);
 }
 
-struct svmtrace_ring *svmtrace_ring_create(u32 vcpu, u32 capacity, u32 wake_batch)
+/* @xstate: slots of struct svmtrace_slot_xstate (SVMTRACE_TARGET_F_XSTATE). */
+struct svmtrace_ring *svmtrace_ring_create(u32 vcpu, u32 capacity, u32 wake_batch, bool xstate)
 {
 	struct svmtrace_ring *ring;
 
 	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT);
 	if (!ring)
 		return NULL;
-	ring->size = SVMTRACE_RING_HEADER_SIZE + (size_t)capacity * sizeof(struct svmtrace_slot);
+	ring->slot_size = xstate ? sizeof(struct svmtrace_slot_xstate) : sizeof(struct svmtrace_slot);
+	ring->size = SVMTRACE_RING_HEADER_SIZE + (size_t)capacity * ring->slot_size;
 	/* Charged to the controller's memcg: a ring is up to 768 MiB. */
 	ring->hdr = __vmalloc(ring->size, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!ring->hdr) {
@@ -46,18 +48,32 @@ struct svmtrace_ring *svmtrace_ring_create(u32 vcpu, u32 capacity, u32 wake_batc
 	kref_init(&ring->ref);
 	init_waitqueue_head(&ring->consumer_wq);
 	init_waitqueue_head(&ring->producer_wq);
-	ring->slots = (void *)ring->hdr + SVMTRACE_RING_HEADER_SIZE;
+	ring->slots = (u8 *)ring->hdr + SVMTRACE_RING_HEADER_SIZE;
 	ring->capacity = capacity;
 	ring->vcpu = vcpu;
 
 	ring->hdr->magic = SVMTRACE_RING_MAGIC;
 	ring->hdr->abi_version = SVMTRACE_ABI_VERSION;
-	ring->hdr->slot_size = sizeof(struct svmtrace_slot);
+	ring->hdr->slot_size = ring->slot_size;
+	ring->hdr->flags = xstate ? SVMTRACE_RING_F_XSTATE : 0;
 	ring->hdr->capacity = capacity;
 	ring->hdr->vcpu = vcpu;
 	ring->hdr->data_offset = SVMTRACE_RING_HEADER_SIZE;
 	ring->hdr->wake_batch = wake_batch;
 	return ring;
+}
+
+/* Slot @i (a free-running counter) of the ring, slot_size bytes apart. */
+static struct svmtrace_slot *ring_slot(struct svmtrace_ring *ring, u64 i)
+{
+	return (struct svmtrace_slot *)(ring->slots + (i & (ring->capacity - 1)) * ring->slot_size);
+}
+
+/* Copy a whole slot of this ring's size (the xstate tail too). */
+void svmtrace_ring_copy(struct svmtrace_ring *ring, struct svmtrace_slot *dst,
+			const struct svmtrace_slot *src)
+{
+	memcpy(dst, src, ring->slot_size);
 }
 
 /* Slots the consumer has not released yet, whatever it wrote into tail. */
@@ -85,7 +101,7 @@ struct svmtrace_slot *svmtrace_ring_reserve(struct svmtrace_ring *ring, bool las
 
 	if (READ_ONCE(ring->closed) || ring_used(ring) >= limit)
 		return NULL;
-	return &ring->slots[ring->head & (ring->capacity - 1)];
+	return ring_slot(ring, ring->head);
 }
 
 static u32 ring_wake_batch(struct svmtrace_ring *ring)
@@ -95,12 +111,20 @@ static u32 ring_wake_batch(struct svmtrace_ring *ring)
 	return clamp_t(u32, batch, 1, ring->capacity / 2);
 }
 
-/* Wake a sleeping consumer once per batch, and at every session boundary. */
-static void ring_wake_consumer(struct svmtrace_ring *ring, bool now)
+/*
+ * Whether a consumer may have to be woken: once per batch, at every session
+ * boundary (@now) and when the ring is half full.  Inline: every published
+ * step asks, and the answer is mostly no.
+ */
+static __always_inline bool ring_wake_due(struct svmtrace_ring *ring, bool now)
 {
-	if (!now && ring->head - ring->last_wake < ring_wake_batch(ring) &&
-	    ring_used(ring) < ring->capacity / 2)
-		return;
+	return now || ring->head - ring->last_wake >= ring_wake_batch(ring) ||
+	       ring_used(ring) >= ring->capacity / 2;
+}
+
+/* Wake the consumer if it sleeps in poll(). */
+static void ring_wake_consumer(struct svmtrace_ring *ring)
+{
 	if (!wq_has_sleeper(&ring->consumer_wq))
 		return;
 	ring->last_wake = ring->head;
@@ -112,9 +136,10 @@ static void ring_wake_consumer(struct svmtrace_ring *ring, bool now)
 /* Publish the slot returned by svmtrace_ring_reserve(). */
 void svmtrace_ring_publish(struct svmtrace_ring *ring, u16 kind)
 {
-	struct svmtrace_slot *slot = &ring->slots[ring->head & (ring->capacity - 1)];
+	struct svmtrace_slot *slot;
 
-	if (ring->pending_drops) {
+	if (unlikely(ring->pending_drops)) {
+		slot = ring_slot(ring, ring->head);
 		slot->flags |= SVMTRACE_SLOT_F_GAP;
 		slot->dropped = ring->pending_drops;
 		ring->pending_drops = 0;
@@ -123,7 +148,8 @@ void svmtrace_ring_publish(struct svmtrace_ring *ring, u16 kind)
 	WRITE_ONCE(ring->hdr->produced, ring->produced);
 	/* The slot's bytes are visible before the consumer sees head move. */
 	smp_store_release(&ring->hdr->head, ++ring->head);
-	ring_wake_consumer(ring, kind != SVMTRACE_SLOT_INSTRUCTION);
+	if (ring_wake_due(ring, kind != SVMTRACE_SLOT_INSTRUCTION))
+		ring_wake_consumer(ring);
 }
 
 /* Count a step the ring had no room for; the next slot carries the gap. */
@@ -134,7 +160,7 @@ void svmtrace_ring_drop(struct svmtrace_ring *ring)
 	ring->pending_drops++;
 	WRITE_ONCE(ring->hdr->produced, ring->produced);
 	WRITE_ONCE(ring->hdr->dropped, ring->dropped);
-	ring_wake_consumer(ring, true);
+	ring_wake_consumer(ring);
 }
 
 /* No slot will follow: tell the consumer and release a waiting vCPU. */

@@ -36,13 +36,6 @@
 #include "svmtrace.h"
 #include "x86.h"
 
-static const int slot_gpr_regs[SVMTRACE_NR_GPRS] = {
-	VCPU_REGS_RAX, VCPU_REGS_RBX, VCPU_REGS_RCX, VCPU_REGS_RDX,
-	VCPU_REGS_RSI, VCPU_REGS_RDI, VCPU_REGS_RBP, VCPU_REGS_RSP,
-	VCPU_REGS_R8,  VCPU_REGS_R9,  VCPU_REGS_R10, VCPU_REGS_R11,
-	VCPU_REGS_R12, VCPU_REGS_R13, VCPU_REGS_R14, VCPU_REGS_R15,
-};
-
 static bool cr3_in(const u64 *set, u32 n, unsigned long cr3)
 {
 	u32 i;
@@ -67,6 +60,13 @@ static struct svmtrace_target *armed(struct svmtrace_vm *vm, struct svmtrace_vcp
 static unsigned long rflags_raw(struct kvm_vcpu *vcpu)
 {
 	return static_call(kvm_x86_get_rflags)(vcpu);
+}
+
+/* TF on, given @rflags as this step read them: no second read. */
+static void keep_tf(struct kvm_vcpu *vcpu, unsigned long rflags)
+{
+	if (!(rflags & X86_EFLAGS_TF))
+		static_call(kvm_x86_set_rflags)(vcpu, rflags | X86_EFLAGS_TF);
 }
 
 static void set_tf(struct kvm_vcpu *vcpu, bool on)
@@ -116,26 +116,50 @@ void svmtrace_silent_begin(struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu, int 
 	vt->silent_gate = gate;
 }
 
+/*
+ * The GPRs in the slot's order.  SVM stores all sixteen in vcpu->arch.regs
+ * at every exit (RSP and RIP from the VMCB, svm_vcpu_run()) and caches none
+ * of them lazily: plain loads, without kvm_register_read_raw()'s bounds
+ * and availability checks on each.
+ */
+static void copy_gprs(u64 *gpr, const unsigned long *regs)
+{
+	gpr[SVMTRACE_RAX] = regs[VCPU_REGS_RAX];
+	gpr[SVMTRACE_RBX] = regs[VCPU_REGS_RBX];
+	gpr[SVMTRACE_RCX] = regs[VCPU_REGS_RCX];
+	gpr[SVMTRACE_RDX] = regs[VCPU_REGS_RDX];
+	gpr[SVMTRACE_RSI] = regs[VCPU_REGS_RSI];
+	gpr[SVMTRACE_RDI] = regs[VCPU_REGS_RDI];
+	gpr[SVMTRACE_RBP] = regs[VCPU_REGS_RBP];
+	gpr[SVMTRACE_RSP] = regs[VCPU_REGS_RSP];
+	gpr[SVMTRACE_R8] = regs[VCPU_REGS_R8];
+	gpr[SVMTRACE_R9] = regs[VCPU_REGS_R9];
+	gpr[SVMTRACE_R10] = regs[VCPU_REGS_R10];
+	gpr[SVMTRACE_R11] = regs[VCPU_REGS_R11];
+	gpr[SVMTRACE_R12] = regs[VCPU_REGS_R12];
+	gpr[SVMTRACE_R13] = regs[VCPU_REGS_R13];
+	gpr[SVMTRACE_R14] = regs[VCPU_REGS_R14];
+	gpr[SVMTRACE_R15] = regs[VCPU_REGS_R15];
+}
+
 /* The architectural state after the step, as the guest sees it. */
 static void fill_state(struct svmtrace_slot *s, struct kvm_vcpu *vcpu,
-		       struct svmtrace_vcpu *vt, bool kernel)
+		       struct svmtrace_vcpu *vt, bool kernel, unsigned long rflags)
 {
-	unsigned long rflags = rflags_raw(vcpu);
-	int i;
-
 	s->seq = 0;
 	s->tsc = rdtsc();
 	s->rip = kvm_rip_read(vcpu);
 	s->rflags = vt->guest_tf ? rflags : rflags & ~X86_EFLAGS_TF;
 	s->cr3 = kvm_read_cr3(vcpu);
-	for (i = 0; i < SVMTRACE_NR_GPRS; i++)
-		s->gpr[i] = kvm_register_read_raw(vcpu, slot_gpr_regs[i]);
+	copy_gprs(s->gpr, vcpu->arch.regs);
 	s->kind = SVMTRACE_SLOT_INSTRUCTION;
 	s->flags = kernel ? SVMTRACE_SLOT_F_KERNEL : 0;
 	s->reason = 0;
 	s->dropped = 0;
 	s->vcpu = vt->index;
 	s->reserved = 0;
+	if (vt->ring->slot_size == sizeof(struct svmtrace_slot_xstate))
+		svmtrace_xstate_fill(vcpu, s);
 }
 
 /*
@@ -177,10 +201,10 @@ static bool ring_put(struct svmtrace_vcpu *vt, struct svmtrace_ring *ring)
 
 	if (!slot)
 		return false;
-	*slot = vt->last;
+	svmtrace_ring_copy(ring, slot, &vt->last);
 	svmtrace_ring_publish(ring, vt->last.kind);
 	vt->stats.records++;
-	vt->stats.bytes += sizeof(*slot);
+	vt->stats.bytes += ring->slot_size;
 	return true;
 }
 
@@ -205,31 +229,15 @@ static struct svmtrace_slot *step_slot(struct svmtrace_vcpu *vt)
 }
 
 /*
- * Publish @s (a slot from step_slot(), or vt->last) as a @kind slot; every
- * step takes the next global sequence number here.  When @s is not in the
- * ring and the ring still has no room, the drop policy counts the step as
- * dropped; the block policy holds it (vt->held) and the vCPU publishes it
- * in KVM_REQ_SVMTRACE before it enters the guest again.  False when the
- * step was dropped.
+ * vt->last (filled, with its sequence number) to the ring, which had no
+ * room when the step began: if it still has none, the drop policy counts
+ * the step as dropped; the block policy holds it (vt->held) and the vCPU
+ * publishes it in KVM_REQ_SVMTRACE before it enters the guest again.
+ * Out of line: a full ring is the exception.
  */
-static bool publish(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu,
-		    struct svmtrace_slot *s, u16 kind, u32 reason, u16 flags)
+static noinline bool publish_last(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
+				  struct kvm_vcpu *vcpu, struct svmtrace_ring *ring)
 {
-	struct svmtrace_ring *ring = vt->ring;
-
-	lockdep_assert_held(&vt->lock);
-	if (!ring || ring->closed)
-		return false;
-	s->seq = atomic64_inc_return(&vm->seq) - 1;
-	s->kind = kind;
-	s->reason = reason;
-	s->flags |= flags;
-	if (s != &vt->last) {
-		svmtrace_ring_publish(ring, kind);
-		vt->stats.records++;
-		vt->stats.bytes += sizeof(*s);
-		return true;
-	}
 	if (ring_put(vt, ring))
 		return true;
 	if (vm->target.policy == SVMTRACE_POLICY_BLOCK && vcpu &&
@@ -240,6 +248,33 @@ static bool publish(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct kvm
 	}
 	drop_step(vt, ring);
 	return false;
+}
+
+/*
+ * Publish @s (a slot from step_slot(), or vt->last) as a @kind slot; every
+ * step takes the next global sequence number here.  False when the step
+ * was dropped (publish_last()).  Inline: a slot in the ring, the common
+ * case, costs no more than the ring's own publish.
+ */
+static __always_inline bool publish(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
+				    struct kvm_vcpu *vcpu, struct svmtrace_slot *s, u16 kind,
+				    u32 reason, u16 flags)
+{
+	struct svmtrace_ring *ring = vt->ring;
+
+	lockdep_assert_held(&vt->lock);
+	if (!ring || ring->closed)
+		return false;
+	s->seq = atomic64_inc_return(&vm->seq) - 1;
+	s->kind = kind;
+	s->reason = reason;
+	s->flags |= flags;
+	if (s == &vt->last)
+		return publish_last(vm, vt, vcpu, ring);
+	svmtrace_ring_publish(ring, kind);
+	vt->stats.records++;
+	vt->stats.bytes += ring->slot_size;
+	return true;
 }
 
 /* Stop: a held slot can no longer be published before the session end. */
@@ -302,7 +337,7 @@ static bool session_end(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 		produced = ring_takes(vt);
 		/* The end repeats the last step's state. */
 		if (vt->last_state != &vt->last)
-			vt->last = *vt->last_state;
+			svmtrace_ring_copy(vt->ring, &vt->last, vt->last_state);
 		vt->last.tsc = rdtsc();
 		vt->last.flags &= ~SVMTRACE_SLOT_F_GAP;
 		vt->last.dropped = 0;
@@ -361,7 +396,8 @@ static bool rip_wanted(const struct svmtrace_target *t, u64 rip)
  * mid-step -- while @t stays valid until we release the lock.
  */
 static bool record_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
-			struct kvm_vcpu *vcpu, const struct svmtrace_target *t, bool kernel)
+			struct kvm_vcpu *vcpu, const struct svmtrace_target *t, bool kernel,
+			unsigned long rflags)
 {
 	struct svmtrace_slot *s;
 	u16 flags = 0;
@@ -371,7 +407,7 @@ static bool record_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 	if (svmtrace_test_lose_step())
 		return true;	/* test only: the bug the exit audit must catch */
 	s = step_slot(vt);
-	fill_state(s, vcpu, vt, kernel);
+	fill_state(s, vcpu, vt, kernel, rflags);
 	vt->last_state = s;
 	if (vt->skipped) {
 		flags = SVMTRACE_SLOT_F_GAP;
@@ -411,6 +447,8 @@ static bool adopt_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct 
 
 	if (!t || !vt->ring || !svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
 		return false;
+	/* Where this vCPU stepped last was maybe another thread: no repairs. */
+	vt->prev_valid = false;
 	if (vt->in_session) {
 		vt->tf_live = true;	/* back from the kernel, same session */
 	} else {
@@ -431,6 +469,7 @@ static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 			 struct svmtrace_vcpu *vt, bool ran_ours, bool *produced)
 {
 	struct svmtrace_target *t = armed(vm, vt);
+	unsigned long rflags;
 	bool kernel;
 
 	*produced = false;
@@ -475,11 +514,13 @@ static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 	}
 	if (ran_ours) {
 		svmtrace_hide_tf(vcpu, vt);
-		*produced = record_step(vm, vt, vcpu, t, kernel);
+		rflags = rflags_raw(vcpu);
+		*produced = record_step(vm, vt, vcpu, t, kernel, rflags);
 	} else {
 		svmtrace_hide_restart(vcpu, vt);
+		rflags = rflags_raw(vcpu);
 	}
-	set_tf(vcpu, true);
+	keep_tf(vcpu, rflags);
 	return true;
 }
 
@@ -573,10 +614,39 @@ static u64 guest_db_bits(struct kvm_vcpu *vcpu, u64 dr6)
 	u64 bits = dr6 & (DR6_BD | DR6_BT);
 	int i;
 
+	if (!(dr6 & DR_TRAP_BITS))
+		return bits;	/* every step of ours: no DR0-3 match to look at */
 	for (i = 0; i < 4; i++)
 		if ((dr6 & BIT(i)) && (dr7 & (3UL << (i * 2))))
 			bits |= BIT(i);
 	return bits;
+}
+
+/*
+ * Armed with SVMTRACE_TARGET_F_FROM_NEXT, a VM exit of a vCPU that is not
+ * stepping may start a session (the unlocked tests; from_next_begin()
+ * repeats them under vt->lock).
+ */
+static bool from_next_due(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt)
+{
+	return rcu_access_pointer(vm->armed) && !READ_ONCE(vt->tf_live) &&
+	       (READ_ONCE(vm->target.flags) & SVMTRACE_TARGET_F_FROM_NEXT) &&
+	       !READ_ONCE(vt->in_session);
+}
+
+/* Armed with SVMTRACE_TARGET_F_FROM_NEXT: a session starts at this exit. */
+static noinline void from_next_begin(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
+				     struct svmtrace_vcpu *vt)
+{
+	struct svmtrace_target *t;
+
+	mutex_lock(&vt->lock);
+	t = armed(vm, vt);
+	if (t && (t->flags & SVMTRACE_TARGET_F_FROM_NEXT) && !vt->in_session && !vt->tf_live &&
+	    vt->ring && static_call(kvm_x86_get_cpl)(vcpu) == 3 &&
+	    svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
+		svmtrace_session_begin(vm, vt, vcpu, SVMTRACE_SESSION_FROM_NEXT);
+	mutex_unlock(&vt->lock);
 }
 
 bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, u64 *dr6, u64 *nmi_rflags)
@@ -588,6 +658,9 @@ bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, u64 *dr6, u64 *nmi_rflags)
 	vt = svmtrace_vcpu_of(vcpu, &vm);
 	if (!vt)
 		return false;
+	/* What the VM exit hook, which leaves #DB exits to us, would do first. */
+	if (!is_guest_mode(vcpu) && from_next_due(vm, vt))
+		from_next_begin(vcpu, vm, vt);
 	/*
 	 * A nested guest's steps are not the target's (control.c refuses it
 	 * at arm); without BS the #DB is a breakpoint or ICEBP.  Both are the
@@ -652,8 +725,8 @@ static u32 lost_reason(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
  * user-only session whose target is in its kernel waits instead: the
  * frame may still bring TF back (adopt_step).
  */
-static void lost_tf(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
-		    u32 exit_code)
+static noinline void lost_tf(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
+			     struct svmtrace_vcpu *vt, u32 exit_code)
 {
 	struct svmtrace_target *t = armed(vm, vt);
 	bool kernel;
@@ -669,9 +742,10 @@ static void lost_tf(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtra
 	}
 	/*
 	 * A #DB exit is a trap, handled by the #DB hook (after a POPF that
-	 * cleared TF the saved RFLAGS no longer has it).
+	 * cleared TF the saved RFLAGS no longer has it); the VM exit hook
+	 * does not get here for one.
 	 */
-	if (exit_code == SVM_EXIT_EXCP_BASE + DB_VECTOR || (rflags_raw(vcpu) & X86_EFLAGS_TF))
+	if (rflags_raw(vcpu) & X86_EFLAGS_TF)
 		return;
 	kernel = static_call(kvm_x86_get_cpl)(vcpu) == 0;
 	if ((kernel && !(t->flags & SVMTRACE_TARGET_F_KERNEL)) ||
@@ -698,15 +772,22 @@ static void lost_tf(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtra
  * (no gate): the instruction it runs next is the first step.  Threads that
  * were interrupted while stepped come back through their frames instead
  * (adopt_step).  The unlocked tests keep this to a lookup on every other
- * exit; they are repeated under vt->lock.
+ * exit (none on a #DB exit); they are repeated under vt->lock, in functions
+ * of their own so that this one stays small (lost_tf() is noinline for that
+ * alone).
  */
 void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code)
 {
-	struct svmtrace_target *t;
 	struct svmtrace_vcpu *vt;
 	struct svmtrace_vm *vm;
 
-	if (is_guest_mode(vcpu))
+	/*
+	 * A #DB exit is a trap, which the #DB hook handles, FROM_NEXT start
+	 * included (__svmtrace_db_exit()); nothing else here concerns one
+	 * (lost_tf() is for exits without a trap, the parked NMI TF for
+	 * IRET).  Every traced step is a #DB exit: it costs no lookup here.
+	 */
+	if (exit_code == SVM_EXIT_EXCP_BASE + DB_VECTOR || is_guest_mode(vcpu))
 		return;
 	vt = svmtrace_vcpu_of(vcpu, &vm);
 	if (!vt)
@@ -725,25 +806,19 @@ void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code)
 		mutex_unlock(&vt->lock);
 		return;
 	}
-	if (!(READ_ONCE(vm->target.flags) & SVMTRACE_TARGET_F_FROM_NEXT) ||
-	    READ_ONCE(vt->in_session))
-		return;
-	mutex_lock(&vt->lock);
-	t = armed(vm, vt);
-	if (t && (t->flags & SVMTRACE_TARGET_F_FROM_NEXT) && !vt->in_session && !vt->tf_live &&
-	    vt->ring && static_call(kvm_x86_get_cpl)(vcpu) == 3 &&
-	    svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
-		svmtrace_session_begin(vm, vt, vcpu, SVMTRACE_SESSION_FROM_NEXT);
-	mutex_unlock(&vt->lock);
+	if (from_next_due(vm, vt))
+		from_next_begin(vcpu, vm, vt);
 }
 EXPORT_SYMBOL_GPL(__svmtrace_vcpu_exit);
 
 /*
- * Stop (control thread, vm->armed already cleared): end every
- * open session and close the rings.  vCPUs still carrying our TF take it
- * back at their next step (handle_step with no target).
+ * Stop (control thread, vm->armed already cleared; @reason SVMTRACE_END_STOP)
+ * or the VM's vCPUs are gone (svmtrace_vm_gone(), none runs again;
+ * SVMTRACE_END_VCPU_GONE): end every open session with @reason and close
+ * the rings.  After a stop, vCPUs still carrying our TF take it back at
+ * their next step (handle_step with no target).  vm->lock is held.
  */
-void svmtrace_sessions_stop(struct svmtrace_vm *vm)
+void svmtrace_sessions_stop(struct svmtrace_vm *vm, u32 reason)
 {
 	struct svmtrace_vcpu *vt;
 	u32 i;
@@ -753,7 +828,7 @@ void svmtrace_sessions_stop(struct svmtrace_vm *vm)
 		mutex_lock(&vt->lock);
 		drop_held(vt);
 		vt->nmi_parked = false;		/* its IRET no longer gets our TF */
-		stepless_end(vm, vt, NULL, SVMTRACE_END_STOP);
+		stepless_end(vm, vt, NULL, reason);
 		vt->skipped = false;
 		if (vt->ring)
 			svmtrace_ring_close(vt->ring);

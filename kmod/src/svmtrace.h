@@ -7,6 +7,10 @@
  * Locking:
  *   svmtrace_lock     the registry (attach, destroy)
  *   ctl->lock         control operations (one controller per VM)
+ *   vm->lock          arm, stop, the vCPUs' end (svmtrace_vm_gone) and the
+ *                     vCPUs KVM creates while armed: vcpus[], nr_vcpus and
+ *                     the rings' creation (lockless readers: nr_vcpus with
+ *                     acquire, see svmtrace_vcpu_of())
  *   vt->lock          a vCPU's session state and its ring's producer side;
  *                     taken by the vCPU's exit handlers (interrupts on, never
  *                     from the IRQs-off fastpath) and by stop
@@ -20,6 +24,7 @@
 #ifndef ARCH_X86_KVM_SVMTRACE_SVMTRACE_H
 #define ARCH_X86_KVM_SVMTRACE_SVMTRACE_H
 
+#include <linux/hashtable.h>
 #include <linux/kref.h>
 #include <linux/kvm_host.h>
 #include <linux/mutex.h>
@@ -33,8 +38,9 @@
 struct svmtrace_ring {
 	struct kref ref;
 	struct svmtrace_ring_header *hdr;	/* start of the user mapping */
-	struct svmtrace_slot *slots;
+	u8 *slots;				/* capacity slots, slot_size bytes each */
 	size_t size;				/* bytes mapped */
+	u32 slot_size;				/* 192, or 768 with the xstate tail */
 	u32 capacity;
 	u32 vcpu;
 	/* Producer state: kernel copies, never read back from user memory. */
@@ -74,7 +80,10 @@ struct svmtrace_vcpu {
 	u64 prev_rip;
 	u64 prev_rsp;
 	struct svmtrace_ring *ring;
-	struct svmtrace_slot last;	/* a step the ring had no room for; session ends */
+	union {
+		struct svmtrace_slot last;	/* a step the ring had no room for; session ends */
+		struct svmtrace_slot_xstate last_x;	/* the same with its tail (xstate rings) */
+	};
 	struct svmtrace_slot *last_state; /* the last step's state: a ring slot or &last */
 	struct svmtrace_counters stats;
 };
@@ -90,6 +99,7 @@ struct svmtrace_watches {
 };
 
 struct svmtrace_vm {
+	struct mutex lock;
 	struct hlist_node node;		/* svmtrace_registry */
 	struct list_head all;		/* every object, for VM destruction */
 	struct kvm *kvm;
@@ -109,10 +119,49 @@ struct svmtrace_vm {
 };
 
 /* attach.c */
-struct svmtrace_vm *svmtrace_vm_lookup(struct kvm *kvm);
+#define SVMTRACE_REGISTRY_BITS 4
+/* The registered VMs by struct kvm: RCU readers, svmtrace_lock for writers. */
+extern DECLARE_HASHTABLE(svmtrace_registry, SVMTRACE_REGISTRY_BITS);
+
 struct svmtrace_vm *svmtrace_vm_get(struct kvm *kvm);
 void svmtrace_vm_release(struct svmtrace_vm *vm);
-struct svmtrace_vcpu *svmtrace_vcpu_of(struct kvm_vcpu *vcpu, struct svmtrace_vm **vmp);
+
+/* The registered tracer of @kvm, or NULL.  Callers hold RCU (any flavour). */
+static inline struct svmtrace_vm *svmtrace_vm_lookup(struct kvm *kvm)
+{
+	struct svmtrace_vm *vm;
+
+	hash_for_each_possible_rcu(svmtrace_registry, vm, node, (unsigned long)kvm)
+		if (vm->kvm == kvm)
+			return vm;
+	return NULL;
+}
+
+/*
+ * This vCPU's tracer state, or NULL when it is not traced; *vmp (if given)
+ * gets its VM's.  Both live until KVM destroys the VM, so a vCPU's exit
+ * handlers may use them after the lookup.  Inline, as every traced step
+ * looks up twice (VM exit and #DB hooks); the walk runs with preemption off
+ * (rcu_read_lock_sched()), which svmtrace_vm_destroy()'s synchronize_rcu()
+ * waits for as well, instead of the two calls of a preemptible
+ * rcu_read_lock().
+ */
+static inline struct svmtrace_vcpu *svmtrace_vcpu_of(struct kvm_vcpu *vcpu,
+						     struct svmtrace_vm **vmp)
+{
+	struct svmtrace_vm *vm;
+	struct svmtrace_vcpu *vt = NULL;
+
+	rcu_read_lock_sched();
+	vm = svmtrace_vm_lookup(vcpu->kvm);
+	/* Pairs with add_vcpus(): vcpus[i] is set before nr_vcpus covers it. */
+	if (vm && vcpu->vcpu_idx < smp_load_acquire(&vm->nr_vcpus))
+		vt = READ_ONCE(vm->vcpus[vcpu->vcpu_idx]);
+	rcu_read_unlock_sched();
+	if (vmp)
+		*vmp = vm;
+	return vt;
+}
 
 /* introspect.c */
 int svmtrace_read_gpa(struct kvm *kvm, void __user *arg);
@@ -120,7 +169,9 @@ int svmtrace_get_vcpu_state(struct kvm *kvm, void __user *arg);
 int svmtrace_read_guest_u64(struct kvm *kvm, u64 gpa, u64 *val);
 
 /* ring.c */
-struct svmtrace_ring *svmtrace_ring_create(u32 vcpu, u32 capacity, u32 wake_batch);
+struct svmtrace_ring *svmtrace_ring_create(u32 vcpu, u32 capacity, u32 wake_batch, bool xstate);
+void svmtrace_ring_copy(struct svmtrace_ring *ring, struct svmtrace_slot *dst,
+			const struct svmtrace_slot *src);
 void svmtrace_ring_put(struct svmtrace_ring *ring);
 struct file *svmtrace_ring_file(struct svmtrace_ring *ring);
 struct svmtrace_slot *svmtrace_ring_reserve(struct svmtrace_ring *ring, bool last_slot);
@@ -130,6 +181,8 @@ void svmtrace_ring_close(struct svmtrace_ring *ring);
 bool svmtrace_ring_has_room(struct svmtrace_ring *ring);
 
 /* gate.c */
+void svmtrace_adopt_reset(struct svmtrace_target *t);
+u32 svmtrace_nr_cr3(const struct svmtrace_target *t);
 int svmtrace_gate_find(const struct svmtrace_target *t, gfn_t gfn);
 void svmtrace_gates_close_all(struct svmtrace_vm *vm, const struct svmtrace_target *t);
 void svmtrace_gate_close(struct svmtrace_vm *vm, const struct svmtrace_target *t, int gate);
@@ -146,7 +199,10 @@ bool svmtrace_cr3_targeted(const struct svmtrace_target *t, unsigned long cr3);
 void svmtrace_session_begin(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			    struct kvm_vcpu *vcpu, u32 gate_id);
 void svmtrace_silent_begin(struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu, int gate);
-void svmtrace_sessions_stop(struct svmtrace_vm *vm);
+void svmtrace_sessions_stop(struct svmtrace_vm *vm, u32 reason);
+
+/* xstate.c */
+void svmtrace_xstate_fill(struct kvm_vcpu *vcpu, struct svmtrace_slot *s);
 
 /* hide.c */
 void svmtrace_nmi_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt);

@@ -15,7 +15,10 @@ expect_fail() {	# expect_fail MESSAGE ARGS...: exits non-zero, stderr has MESSAG
 }
 
 g="--vmm-pid 1 --cr3 0x3000 --out $WORK/o"
-expect_fail "--vmm-pid, --gate-gpa or --gate-va (or --from-next), --cr3 and --out are required" --vmm-pid 1 --out "$WORK/o"
+expect_fail "--vmm-pid, --gate-gpa or --gate-va (or --from-next), --cr3 (or --adopt-cr3) and --out are required" --vmm-pid 1 --out "$WORK/o"
+expect_fail "--adopt-cr3 and --cr3 exclude each other" --vmm-pid 1 --gate-gpa 0 --cr3 0x3000 --adopt-cr3 --out "$WORK/o"
+expect_fail "--adopt-cr3 needs a --gate-gpa" --vmm-pid 1 --from-next --adopt-cr3 --out "$WORK/o"
+expect_fail "--adopt-cr3 does not go with --gate-va" --vmm-pid 1 --gate-va 0x400000 --adopt-cr3 --out "$WORK/o"
 # shellcheck disable=SC2086
 expect_fail "--gate-gpa 0x100010: not 4 KiB aligned" $g --gate-gpa 0x100010
 # shellcheck disable=SC2086
@@ -29,6 +32,8 @@ expect_fail "--ring-slots 1000: not a power of two" $g --gate-gpa 0 --ring-slots
 expect_fail "--ring-slots 8: expected 16..4194304" $g --gate-gpa 0 --ring-slots 8
 # shellcheck disable=SC2086
 expect_fail "--wake-batch 40: at most half the ring" $g --gate-gpa 0 --ring-slots 64 --wake-batch 40
+# shellcheck disable=SC2086
+expect_fail "--ring-slots 2097152: at most 1048576 with --xstate" $g --gate-gpa 0 --xstate --ring-slots 2097152
 # shellcheck disable=SC2086
 expect_fail "--duration: expected seconds > 0, got '-1'" $g --gate-gpa 0 --duration -1
 # shellcheck disable=SC2086

@@ -5,7 +5,9 @@ The reference decoder for the format page: written from the page, sharing
 no code with libsvmtrace (its own LZ4 block decoder, after the LZ4 block
 format description), so that where it and `svmtrace-dump dump --regs`
 disagree, the page or the library is wrong.  Prints what `dump --regs`
-prints (CSV, or with --jsonl what `dump --format jsonl --regs` prints).
+prints (CSV, or with --jsonl what `dump --format jsonl --regs` prints),
+with xstate_bv and YMM0-15 when the first record has YMM state (man
+svmtrace-dump: --regs).
 
 Exit status: 0 for a complete file; 3 when the file ends inside a frame
 (every complete frame printed first; "truncated at offset N" on stderr);
@@ -154,6 +156,7 @@ class Decoder:
         self.base = False  # a delta may follow (a full record, no end since)
         self.known = False  # a record of this frame holds rflags/cr3/GPRs
         self.ymm = False  # the last full record (or end with S) had X
+        self.no_ymm()
         self.rflags = self.cr3 = 0
         self.gpr = [0] * 16
 
@@ -162,8 +165,13 @@ class Decoder:
             raise Bad("sequence %d does not follow %d" % (seq, self.last_seq))
         self.last_seq = seq
 
+    def no_ymm(self):
+        self.xbv = 0
+        self.yregs = [bytes(32)] * 16
+
     def xstate(self, f):
-        f.take(8 + 16 * 32)
+        self.xbv = f.u64()
+        self.yregs = [f.take(32) for _ in range(16)]
 
     def full(self, f, h):
         if h & 0xF0:
@@ -181,6 +189,8 @@ class Decoder:
         self.ymm = bool(h & 0x04)
         if self.ymm:
             self.xstate(f)
+        else:
+            self.no_ymm()
         self.base = self.known = True
         kind = "instruction" if h & 3 == 1 else "session_start"
         return kind, reason, tsc, dropped
@@ -204,6 +214,10 @@ class Decoder:
             if self.ymm:
                 self.xstate(f)
             self.known = True
+        if not self.known:
+            self.ymm = False
+        if not self.ymm:
+            self.no_ymm()
         self.base = False
         return "session_end", reason, tsc, dropped
 
@@ -261,9 +275,11 @@ class Decoder:
         if h & 0x40:
             if not self.ymm:
                 raise Bad("YMM delta in a session without YMM state")
-            f.u64()
+            self.xbv = f.u64()
             ymask = f.u16()
-            f.take(32 * bin(ymask).count("1"))
+            for i in range(16):
+                if ymask >> i & 1:
+                    self.yregs[i] = f.take(32)
         if not hit or h & 0x9C:
             if not hit:
                 e = [frm, 0, 0, 0, [], None]
@@ -285,11 +301,20 @@ class Decoder:
         return self.full(f, h)
 
 
-def row(cpu, seq, kind, rip, state, reason, tsc, dropped, jsonl):
+def hex256(b):
+    """A YMM register's 32 bytes (low byte first) as one 256-bit number, 64 digits."""
+    return "0x" + b[::-1].hex()
+
+
+def row(cpu, seq, kind, rip, state, reason, tsc, dropped, jsonl, ymm_cols, ymm):
+    """ymm: (xstate_bv, 16 registers) when the record has YMM state and its state is known."""
     hx = "0x%x".__mod__
     if not jsonl:
         st = [hx(v) if state else "" for v in state_values(state)]
-        return ",".join([str(cpu), str(seq), kind, hx(rip)] + st[:2] + [str(reason)] + st[2:])
+        y = []
+        if ymm_cols:
+            y = [hx(ymm[0])] + [hex256(r) for r in ymm[1]] if ymm else [""] * 17
+        return ",".join([str(cpu), str(seq), kind, hx(rip)] + st[:2] + [str(reason)] + st[2:] + y)
     v = state_values(state)
     q = (lambda k, i: '"%s":"%s"' % (k, hx(v[i]))) if state else (lambda k, i: '"%s":null' % k)
     s = '{"cpu":%d,"sequence":%d,"kind":"%s","rip":"%s",%s,%s,"reason":%d' % (
@@ -298,8 +323,18 @@ def row(cpu, seq, kind, rip, state, reason, tsc, dropped, jsonl):
         s += ',"tsc":"%s"' % hx(tsc)
     if dropped:
         s += ',"dropped":%d' % dropped
-    s += ',"regs":{' + ",".join(q(g, 2 + i) for i, g in enumerate(GPRS)) + "}}"
-    return s
+    s += ',"regs":{' + ",".join(q(g, 2 + i) for i, g in enumerate(GPRS)) + "}"
+    if ymm:
+        s += ',"xstate_bv":"%s","ymm":[%s]' % (hx(ymm[0]), ",".join('"%s"' % hex256(r) for r in ymm[1]))
+    return s + "}"
+
+
+def header_line(ymm, jsonl):
+    """The CSV header (none for JSON lines): YMM columns when the first record has YMM state."""
+    if jsonl:
+        return ""
+    y = ",xstate_bv," + ",".join("ymm%d" % i for i in range(16)) if ymm else ""
+    return "cpu,sequence,kind,rip,rflags,cr3,reason," + ",".join(GPRS) + y + "\n"
 
 
 def state_values(state):
@@ -310,14 +345,15 @@ def main():
     jsonl = sys.argv[1:2] == ["--jsonl"]
     data = open(sys.argv[-1], "rb").read()
     out = sys.stdout
+    header = None
+    opened = False
     try:
         if len(data) < 16:
             raise Bad("offset 0: shorter than the 16-byte header")
         magic, version, cpu, flags = struct.unpack_from("<4sIII", data)
         if magic != b"FTRC" or version != 5 or flags != 1:
             raise Bad("offset 0: bad magic, version or flags")
-        if not jsonl:
-            out.write("cpu,sequence,kind,rip,rflags,cr3,reason," + ",".join(GPRS) + "\n")
+        opened = True  # dump prints a header once the file header is good
         dec = Decoder()
         off = 16
         f = None
@@ -336,22 +372,33 @@ def main():
                 dec.reset()
                 while f.p < len(f.d):
                     kind, reason, tsc, dropped = dec.record(f)
-                    state = None
+                    state = ymm = None
                     if dec.known:
                         state = [dec.rflags, dec.cr3] + dec.gpr
+                    if dec.known and dec.ymm:
+                        ymm = (dec.xbv, dec.yregs)
+                    if header is None:
+                        header = header_line(dec.ymm, jsonl)
+                        out.write(header)
                     out.write(row(cpu, dec.last_seq, kind, dec.rip, state, reason, tsc,
-                                  dropped, jsonl) + "\n")
+                                  dropped, jsonl, header.endswith(",ymm15\n"), ymm) + "\n")
             except Bad as e:
                 raise Bad("offset %d: frame byte %d: %s" % (off, f.p if f else 0, e))
             off += 8 + stored
     except EOFError as e:
+        if header is None and opened:
+            out.write(header_line(False, jsonl))
         out.flush()
         sys.stderr.write("truncated at offset %d\n" % e.args[0])
         return 3
     except Bad as e:
+        if header is None and opened:
+            out.write(header_line(False, jsonl))
         out.flush()
         sys.stderr.write("%s\n" % e)
         return 1
+    if header is None:
+        out.write(header_line(False, jsonl))
     return 0
 
 

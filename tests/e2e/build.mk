@@ -118,3 +118,34 @@ endif
 bench-step-cost:
 	BUILD=$(BUILD) tests/e2e/step-cost.sh
 BENCH_STEPS += bench-step-cost
+
+# Where those instructions go: per kernel function, counted by a QEMU TCG
+# plugin (tests/e2e/step-profile.sh).  Not part of `make bench`: the plugin
+# makes L1 several times slower.
+.PHONY: bench-step-profile
+bench-step-profile: $(BUILD)/bin/svmtrace-e2e-vmm $(BUILD)/bin/svmtrace-capture $(E2E_BINS)
+ifneq ($(wildcard kmod/build.mk),)
+bench-step-profile: kmod
+endif
+bench-step-profile:
+	BUILD=$(BUILD) tests/e2e/step-profile.sh
+
+# A real operating system in L2 (docs/lab.md, "A real Linux in L2"): Debian's
+# kernel with two vCPUs under QEMU in L1 runs deterministic programs
+# (tests/e2e/os, no libc), traced by svmtrace-capture --adopt-cr3 and
+# single-stepped by ptrace inside the guest (a static svmtrace-steprec).
+# A `make check` step: 174-197 s on the quiet machine, ~10 minutes at load 15.
+E2E_OS := $(BUILD)/e2e/os
+E2E_OS_PROGS := $(patsubst tests/e2e/os/%.c,$(E2E_OS)/os-%,$(wildcard tests/e2e/os/*.c))
+$(E2E_OS)/os-%: tests/e2e/os/%.c tests/e2e/os/rt.h
+	@mkdir -p $(@D)
+	$(CC) -O2 -static -nostdlib -ffreestanding -fno-pie -no-pie -fno-stack-protector \
+		-fno-asynchronous-unwind-tables -Wall -Wextra -Werror -o $@ $<
+$(E2E_OS)/steprec: userspace/tools/steprec.c $(CLI_SRCS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -static -o $@ userspace/tools/steprec.c $(CLI_SRCS)
+.PHONY: e2e-os check-e2e-os
+e2e-os: kmod $(BUILD)/bin/svmtrace-capture $(BUILD)/bin/svmtrace-dump $(E2E_OS_PROGS) $(E2E_OS)/steprec
+	BUILD=$(BUILD) tests/e2e/os.sh --modules $(KMOD_DIR)
+check-e2e-os: e2e-os
+CHECK_STEPS += check-e2e-os

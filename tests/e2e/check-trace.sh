@@ -1,5 +1,5 @@
 #!/bin/sh
-# check-trace.sh EXPECTED.csv ACTUAL.csv...
+# check-trace.sh [--gaps] EXPECTED.csv ACTUAL.csv...
 #
 # Compare what a tracer recorded with what the reference model says it must
 # record.  EXPECTED.csv is one vCPU's svmtrace-e2e-model output
@@ -10,13 +10,19 @@
 # duplicated or extra step), same kind, RIP, RFLAGS (bits the model marks
 # undefined excepted), CR3 and registers; the reason of session_start (gate
 # id) and session_end (end reason); strictly increasing sequence numbers.
+# With --gaps, records may be missing (the drop policy, a pause): every row
+# present must equal the model's row at its sequence number counted from
+# the first row's (a dropped or paused step takes a number too), and the
+# last row must be the model's last.
 # Prints the first difference and exits 1, or prints one summary line.
 set -eu
-[ $# -ge 2 ] || { echo "usage: check-trace.sh EXPECTED.csv ACTUAL.csv..." >&2; exit 2; }
+gaps=
+if [ "${1:-}" = --gaps ]; then gaps=1; shift; fi
+[ $# -ge 2 ] || { echo "usage: check-trace.sh [--gaps] EXPECTED.csv ACTUAL.csv..." >&2; exit 2; }
 expected=$1; shift
 for f in "$expected" "$@"; do [ -r "$f" ] || { echo "check-trace: cannot read $f" >&2; exit 2; }; done
 
-awk -F, -v expected="$expected" '
+awk -F, -v expected="$expected" -v gaps="$gaps" '
 # Portable awk (mawk has no 64-bit integers): compare hex as normalized
 # strings, and RFLAGS (32 bits, exact in a double) bit by bit.
 function hex(s) { s = tolower(s); sub(/^0x0*/, "", s); return s == "" ? "0" : s }
@@ -37,7 +43,7 @@ BEGIN {
 		split(line, f, ","); cpu = f[1]
 	}
 	if (!n) { print "check-trace: " expected " has no rows"; exit 2 }
-	m = 0; last_seq = -1
+	m = 0; last_seq = -1; at = 0; missing = 0; holes = 0
 }
 FNR == 1 && /^cpu,/ { next }
 $1 == cpu {
@@ -47,8 +53,12 @@ $1 == cpu {
 		bad = 1; exit 1
 	}
 	last_seq = $2 + 0
-	if (m > n) { printf "check-trace: cpu %s: extra row %d (%s:%d): %s\n", cpu, m, FILENAME, FNR, $0; bad = 1; exit 1 }
-	split(exp_row[m], e, ",")
+	if (m == 1) seq0 = $2 + 0
+	idx = gaps == "" ? m : $2 - seq0 + 1
+	if (idx > n) { printf "check-trace: cpu %s: extra row %d (%s:%d): %s\n", cpu, m, FILENAME, FNR, $0; bad = 1; exit 1 }
+	if (idx > at + 1) { missing += idx - at - 1; holes++ }
+	at = idx
+	split(exp_row[idx], e, ",")
 	why = ""
 	if ($3 != e[3]) why = "kind " $3 " != " e[3]
 	else if (hex($4) != hex(e[4])) why = "rip " $4 " != " e[4]
@@ -62,12 +72,17 @@ $1 == cpu {
 			if (hex($i) != hex(e[i])) why = rn[i - 7] " " $i " != " e[i]
 	}
 	if (why != "") {
-		printf "check-trace: cpu %s row %d (%s:%d): %s\n  actual:   %s\n  expected: %s\n", cpu, m, FILENAME, FNR, why, $0, exp_row[m]
+		printf "check-trace: cpu %s row %d (%s:%d): %s\n  actual:   %s\n  expected: %s\n", cpu, m, FILENAME, FNR, why, $0, exp_row[idx]
 		bad = 1; exit 1
 	}
 }
 END {
 	if (bad) exit 1
+	if (gaps != "") {
+		if (at < n) { printf "check-trace: cpu %s: the last row is the model'"'"'s %d of %d; first missing at the end: %s\n", cpu, at, n, exp_row[at + 1]; exit 1 }
+		printf "check-trace: cpu %s: %d rows match the model'"'"'s at their sequence numbers, %d of its %d records missing in %d gaps\n", cpu, m, missing, n, holes
+		exit 0
+	}
 	if (m < n) { printf "check-trace: cpu %s: %d rows, expected %d; first missing: %s\n", cpu, m, n, exp_row[m + 1]; exit 1 }
 	printf "check-trace: cpu %s: %d rows match\n", cpu, m
 }' "$@"

@@ -11,6 +11,8 @@
 #     what they should, decoded traces equal the model's records exactly,
 #     block loses nothing, drop shows its gaps, a killed consumer never
 #     wedges the guest, non-root is refused, rmmod works afterwards;
+#   - the --xstate capture of ymm.bin (judge-xstate.sh): YMM0-15 and
+#     XSTATE_BV after every step as ymm.S's instructions define them;
 #   - the L1 kernel log has no WARNING/BUG/Oops;
 # and reports stock single-step and ring capture throughput and their
 # ratio.  Prints "N passed, N failed".
@@ -57,7 +59,8 @@ programs=$(grep -v '^#' "$here/programs.list" | awk 'NF { print $1 }')
 steplogs=$(grep -v '^#' "$here/programs.list" | awk 'NF && ($4 == "yes" || $4 == "only") { print $1 }')
 adds="--add $bin/svmtrace-e2e-vmm --add $guest/kernel.bin --add $guest/bench.bin --add $guest/ipi.bin"
 adds="$adds --add $guest/running.bin --add $guest/hostile.bin --add $guest/drheavy.bin"
-adds="$adds --add $here/l1-lab.sh --add $here/l1-capture.sh --add $here/programs.list"
+adds="$adds --add $here/l1-lab.sh --add $here/l1-capture.sh --add $here/l1-lifecycle.sh"
+adds="$adds --add $here/programs.list"
 model_expect() {	# model_expect NAME PROGRAM VCPUS ARG
 	mkdir -p "$run/expect/$1"
 	"$bin/svmtrace-e2e-model" -c "$3" -a "$4" -o "$run/expect/$1" "$guest/kernel.bin" \
@@ -215,6 +218,10 @@ if [ -n "$modules" ]; then
 	. "$here/judge-capture.sh"
 	judge_capture_set
 	judge_issue13
+	. "$here/judge-lifecycle.sh"
+	judge_lifecycle
+	. "$here/judge-xstate.sh"
+	judge_xstate
 	. "$here/judge-win.sh"
 	judge_win_set
 	judge_daemon_endings

@@ -128,6 +128,17 @@ judge_capture_set() {
 	else
 		bad capture/drop/gaps "capture says dropped=${dropped:-?}, inspect says gaps/dropped '${gaps:-none}'"
 	fi
+	# Between its gaps the trace is the model's: each record equals the
+	# model's record at its sequence number (a dropped step takes one).
+	if ! "$bin/svmtrace-dump" dump --regs "$cap/drop/trace/svmtrace_trace_cpu0.bin" \
+		>"$cap/drop/cpu0.csv" 2>"$cap/drop/cpu0.err"; then
+		bad capture/drop/trace/cpu0 "svmtrace-dump: $(cat "$cap/drop/cpu0.err")"
+	elif out=$("$here/check-trace.sh" --gaps "$run/expect/bench-drop/expected_cpu0.csv" \
+		"$cap/drop/cpu0.csv" 2>&1) && echo "$out" | grep -q " $dropped of its [0-9]* records missing"; then
+		ok capture/drop/trace/cpu0 "between the gaps, the model's records: $out"
+	else
+		bad capture/drop/trace/cpu0 "$out (dropped=${dropped:-?})"
+	fi
 
 	for policy in block drop; do
 		if [ ! -e "$cap/kill-$policy/timeout.txt" ]; then

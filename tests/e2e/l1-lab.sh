@@ -7,8 +7,9 @@
 # (NAME.steps.csv) and unload KVM.
 # SET capture: load our KVM and trace with svmtrace-capture (l1-capture.sh):
 # every program, backpressure (block with a slow consumer, drop with a tiny
-# ring), a consumer killed while armed (block and drop), a non-root attempt,
-# svmtrace-abi-check; then unload KVM (rmmod after a session).
+# ring), a consumer killed while armed (block and drop), the lifecycle
+# scenarios (l1-lifecycle.sh), a non-root attempt, svmtrace-abi-check; then
+# unload KVM (rmmod after a session).
 # SET bench, SET bench-stock: three rounds, each single-stepping bench.bin
 # with stock KVM_SET_GUEST_DEBUG on the packaged modules, then (bench only)
 # on ours unarmed and with a ring capture (capture/bench-rN), so the
@@ -25,6 +26,7 @@ hostile_rounds=20	# e2e.sh's judge expects 20 (hostile.S)
 drheavy_args="--cpl0 --dr-intercept -a 20"	# drheavy.S; --dr-intercept: docs/lab.md
 cd /e2e
 . ./l1-capture.sh
+. ./l1-lifecycle.sh
 . ./l1-win.sh
 
 run_set() {	# run_set SET
@@ -105,6 +107,9 @@ capture_set() {
 		capture_run "$set_dir/$name" -c "$vcpus" -a "$arg" kernel.bin "$name.bin" -- \
 			--policy block || echo "capture $name: $(cat "$set_dir/$name/timeout.txt")" >>"$set_dir/failures"
 	done
+	# YMM0-15 and XSTATE_BV with every step (judge-xstate.sh).
+	capture_run "$set_dir/ymm-xstate" kernel.bin ymm.bin -- --policy block --xstate ||
+		echo "capture ymm-xstate: $(cat "$set_dir/ymm-xstate/timeout.txt")" >>"$set_dir/failures"
 	# Backpressure: a 16-slot ring and a consumer that sleeps 2 ms per slot.
 	capture_run "$set_dir/block-slow" kernel.bin straight.bin -- --policy block \
 		--ring-slots 16 --wake-batch 1 --consumer-delay-us 2000 ||
@@ -175,6 +180,7 @@ capture_set() {
 		kernel.bin straight.bin -- --policy block ||
 		echo "capture paused: $(cat "$set_dir/paused/timeout.txt")" >>"$set_dir/failures"
 	audit_lost_step "$set_dir/audit-lost-step"
+	lifecycle_runs "$set_dir"
 	nonroot_attempt "$set_dir/nonroot"
 	abi_check "$set_dir/abi-check"
 	kvm-modules unload >>"$set_dir/load.txt" 2>&1 || echo "rmmod after capture failed" >>"$set_dir/failures"

@@ -25,6 +25,10 @@
 #                     the same L1 CPU)
 #   audit-rN/         the same with --audit: the exit audit's BPF programs
 #                     run on every kvm_exit and kvm_entry of the VM
+#   producer-xstate-rN/, ring-xstate-rN/
+#                     producer-rN and ring-rN with --xstate: YMM0-15 and
+#                     XSTATE_BV read and published with every step (768-byte
+#                     slots: a 32768-slot ring holds the whole run)
 # Only audit-rN runs the audit (capture_run's default is --audit).
 set -u
 iterations=$1 rounds=$2
@@ -61,6 +65,14 @@ while [ "$r" -le "$rounds" ]; do
 		--policy block --ring-slots 131072 || echo "ring capture r$r failed" >>"$out/failures"
 	capture_run "$out/audit-r$r" -a "$iterations" kernel.bin bench.bin -- \
 		--policy block --ring-slots 131072 --audit || echo "audit capture r$r failed" >>"$out/failures"
+	CAPTURE_BEFORE_START='kill -STOP $cap_pid' \
+		CAPTURE_AFTER_START='(wait_line "$dir/vmm.txt" "^holding" 300 "$vmm_pid"; kill -CONT $cap_pid) &' \
+		capture_run "$out/producer-xstate-r$r" -a "$iterations" kernel.bin bench.bin -- \
+		--policy block --ring-slots 32768 --xstate ||
+		echo "producer --xstate capture r$r failed" >>"$out/failures"
+	capture_run "$out/ring-xstate-r$r" -a "$iterations" kernel.bin bench.bin -- \
+		--policy block --ring-slots 32768 --xstate ||
+		echo "ring --xstate capture r$r failed" >>"$out/failures"
 	kvm-modules unload
 	r=$((r + 1))
 done

@@ -5,7 +5,7 @@
 #
 #   tests/e2e/run-l1.sh [--modules DIR] [--kabi ABI] [--out DIR] [--add FILE]...
 #                       [--mem MB] [--cpus N] [--timeout S] [--icount] [--hostroot]
-#                       -- COMMAND [ARG...]
+#                       [--plugin SO[,ARG...]] -- COMMAND [ARG...]
 #
 # L1 is Debian's packaged kernel (linux-image-ABI, unpacked under
 # build/e2e/kernel, never installed) with a busybox initramfs built here.  It
@@ -28,6 +28,7 @@
 # each in DIR/watchdog.log).  --cpus N gives L1 N vCPUs (default 2).  --icount runs
 # QEMU with -icount shift=0,sleep=off and one vCPU: L1's clocks then count
 # executed instructions (step-cost.sh).
+# --plugin loads a QEMU TCG plugin with its arguments (step-profile.sh).
 # --hostroot gives L1 a real userspace (l1-hostroot.sh): the host's / shared
 # read-only over virtio-9p under a tmpfs overlay, so libvirtd, virsh and
 # QEMU run in L1 as installed on the host (make deps); COMMAND then runs
@@ -52,6 +53,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift 2 ;;
 	--icount) icount="-icount shift=0,sleep=off"; cpus=1; shift ;;
 	--hostroot) hostroot=yes; shift ;;
+	--plugin) plugin="-plugin $2"; shift 2 ;;
 	-h | --help) usage 0 ;;
 	--) shift; break ;;
 	*) die "unknown argument '$1' (see --help)" ;;
@@ -169,8 +171,8 @@ watchdog=$!
 # on every run whatever the host's load.  One L1 vCPU: with two, QEMU 7.2's
 # icount never brought the second one up (the boot hung in "Booting SMP
 # configuration").
-# shellcheck disable=SC2086 # icount and share_root are lists of arguments
-timeout --foreground -k 10 "$timeout" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" ${icount:-} \
+# shellcheck disable=SC2086 # icount, plugin and share_root are lists of arguments
+timeout --foreground -k 10 "$timeout" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" ${icount:-} ${plugin:-} \
 	-m "$mem" -smp "$cpus" -kernel "$kdir/vmlinuz" -initrd "$root.cpio" \
 	-append "console=ttyS0 panic=-1 oops=panic softlockup_panic=1 mitigations=off quiet loglevel=5 no_timer_check" \
 	-display none -monitor none -qmp "unix:$out/qmp.sock,server=on,wait=off" \

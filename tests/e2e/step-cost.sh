@@ -65,7 +65,10 @@ producer=$(per_step "$d"/producer-r*/vmm.txt)
 ring=$(per_step "$d"/ring-r*/vmm.txt)
 audit=$(per_step "$d"/audit-r*/vmm.txt)
 foreign=$(per_step "$d"/foreign-r*/vmm.txt)
-for f in "$d"/producer-r*/capture.txt "$d"/ring-r*/capture.txt "$d"/audit-r*/capture.txt; do
+producer_xstate=$(per_step "$d"/producer-xstate-r*/vmm.txt)
+ring_xstate=$(per_step "$d"/ring-xstate-r*/vmm.txt)
+for f in "$d"/producer-r*/capture.txt "$d"/ring-r*/capture.txt "$d"/audit-r*/capture.txt \
+	"$d"/producer-xstate-r*/capture.txt "$d"/ring-xstate-r*/capture.txt; do
 	grep -q ' consistent$' "$f" || { echo "step-cost: $f: capture counts do not add up" >&2; exit 1; }
 done
 for f in "$d"/audit-r*/capture.txt; do
@@ -80,6 +83,8 @@ done
 	echo "ring_capture_producer_only $producer"
 	echo "ring_capture $ring"
 	echo "ring_capture_with_audit $audit"
+	echo "ring_capture_producer_xstate $producer_xstate"
+	echo "ring_capture_xstate $ring_xstate"
 } >"$out/table"
 echo "foreign_instruction_on_a_gated_page $foreign" >"$out/foreign"
 awk -v ipc="${IPC:-1}" -v ghz="${GHZ:-3}" -v rt="${ROUNDTRIP_CYCLES:-1360}" -v n=$((4 * iterations + 2)) '
@@ -98,5 +103,7 @@ awk -v ipc="${IPC:-1}" -v ghz="${GHZ:-3}" -v rt="${ROUNDTRIP_CYCLES:-1360}" -v n
 			100 * (ins[5] - ins[4]) / ins[4], 100 * (ins[6] - ins[4]) / ins[4]
 		printf "the exit audit (--audit, BPF on kvm_exit and kvm_entry) adds %+d instructions per step to a ring capture (%+.1f%%)\n",
 			ins[8] - ins[7], 100 * (ins[8] - ins[7]) / ins[7]
+		printf "--xstate (YMM0-15 and XSTATE_BV, 768-byte slots) adds %+d instructions per step on the vCPU side (%+.1f%%), %+d to a ring capture with its consumer (%+.1f%%)\n",
+			ins[9] - ins[6], 100 * (ins[9] - ins[6]) / ins[6], ins[10] - ins[7], 100 * (ins[10] - ins[7]) / ins[7]
 	}' "$out/table"
 awk '{ printf "a gate costs another process %d instructions per instruction it runs on the gated page (stepped silently, the gate closed behind it)\n", $2 }' "$out/foreign"

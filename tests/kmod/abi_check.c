@@ -239,6 +239,9 @@ static void check_targets(int ctl)
 	expect("ring of 1000 slots", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
 	valid_target(&t), t.ring_slots = SVMTRACE_MAX_RING_SLOTS * 2;
 	expect("ring too large", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.flags = SVMTRACE_TARGET_F_XSTATE,
+			  t.ring_slots = SVMTRACE_MAX_XSTATE_RING_SLOTS * 2;
+	expect("xstate ring too large", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
 	valid_target(&t), t.policy = 7;
 	expect("policy 7", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
 	valid_target(&t), t.flags = 0x80;
@@ -263,6 +266,13 @@ static void check_targets(int ctl)
 	expect("watched gate without a root", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
 	watch_target(&t), t.gates[1].va = t.gates[0].va;
 	expect("duplicate watched gate", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.flags = SVMTRACE_TARGET_F_ADOPT_CR3;
+	expect("adopt with a cr3 given", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.flags = SVMTRACE_TARGET_F_ADOPT_CR3 | SVMTRACE_TARGET_F_FROM_NEXT;
+	t.nr_cr3 = 0, t.nr_gates = 0;
+	expect("adopt without a gate", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	watch_target(&t), t.flags = SVMTRACE_TARGET_F_ADOPT_CR3, t.nr_cr3 = 0;
+	expect("adopt from a watched gate", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
 }
 
 static int open_fds(void)
@@ -300,6 +310,40 @@ static void check_ring_reply_fault(int ctl)
 	munmap(ro, 4096);
 }
 
+/* Armed with SVMTRACE_TARGET_F_XSTATE: the rings carry 768-byte slots. */
+static void check_xstate(int ctl)
+{
+	struct svmtrace_ring_request req = { .vcpu = 0 };
+	struct svmtrace_ring_header *h;
+	struct svmtrace_target t;
+
+	valid_target(&t);
+	t.flags = SVMTRACE_TARGET_F_XSTATE;
+	expect("target with xstate", ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
+	expect("arm with xstate", ioctl(ctl, SVMTRACE_ARM), 0);
+	expect("xstate ring of vCPU 0", ioctl(ctl, SVMTRACE_GET_RING, &req), 0);
+	errno = EPROTO;
+	expect("xstate ring size",
+	       req.mmap_size == SVMTRACE_RING_HEADER_SIZE + 64 * sizeof(struct svmtrace_slot_xstate)
+		       ? 0
+		       : -1,
+	       0);
+	h = mmap(NULL, req.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, req.fd, 0);
+	expect("mmap the xstate ring", h == MAP_FAILED ? -1 : 0, 0);
+	if (h != MAP_FAILED) {
+		errno = EPROTO;
+		expect("xstate ring header",
+		       h->slot_size == sizeof(struct svmtrace_slot_xstate) &&
+				       h->flags == SVMTRACE_RING_F_XSTATE
+			       ? 0
+			       : -1,
+		       0);
+		munmap(h, req.mmap_size);
+	}
+	close(req.fd);
+	expect("stop with xstate", ioctl(ctl, SVMTRACE_STOP), 0);
+}
+
 /* Armed with watched gates: one maps at once, one stays watched until stop. */
 static void check_watch(int ctl)
 {
@@ -316,6 +360,30 @@ static void check_watch(int ctl)
 	expect("status after stop", ioctl(ctl, SVMTRACE_STATUS, &st), 0);
 	errno = EPROTO;
 	expect("nothing watched after stop", st.nr_watching == 0 ? 0 : -1, 0);
+	valid_target(&t);
+	expect("target again", ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
+}
+
+/*
+ * Armed to adopt the CR3 (the VM is held, nothing fetches the gate): no
+ * address space in force, so the status counts none until a gate fetch.
+ */
+static void check_adopt(int ctl)
+{
+	struct svmtrace_capture_status st;
+	struct svmtrace_target t;
+
+	valid_target(&t), t.flags = SVMTRACE_TARGET_F_ADOPT_CR3, t.nr_cr3 = 0;
+	expect("target adopting its cr3", ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
+	expect("status before arm", ioctl(ctl, SVMTRACE_STATUS, &st), 0);
+	errno = EPROTO;
+	expect("no cr3 before adoption", st.nr_cr3 == 0 ? 0 : -1, 0);
+	expect("arm adopting", ioctl(ctl, SVMTRACE_ARM), 0);
+	expect("status while adopting", ioctl(ctl, SVMTRACE_STATUS, &st), 0);
+	errno = EPROTO;
+	expect("no cr3 adopted yet",
+	       st.nr_cr3 == 0 && (st.flags & SVMTRACE_TARGET_F_ADOPT_CR3) ? 0 : -1, 0);
+	expect("stop adopting", ioctl(ctl, SVMTRACE_STOP), 0);
 	valid_target(&t);
 	expect("target again", ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
 }
@@ -366,7 +434,9 @@ static void check_lifecycle(int ctl, int vm)
 	expect("resume twice", ioctl(ctl, SVMTRACE_RESUME), EALREADY);
 	expect("stop", ioctl(ctl, SVMTRACE_STOP), 0);
 	expect("stop twice", ioctl(ctl, SVMTRACE_STOP), ESRCH);
+	check_xstate(ctl);
 	check_watch(ctl);
+	check_adopt(ctl);
 	check_ring_reply_fault(ctl);
 	expect("unknown ioctl", ioctl(ctl, _IO(SVMTRACE_IOC_MAGIC, 0x7f)), ENOTTY);
 	expect("detach", ioctl(ctl, SVMTRACE_DETACH), 0);

@@ -899,6 +899,10 @@ START_TEST(end_with_state_keeps_ymm_and_gap)
 	x.ymm[3][1] = 0xabcdef;
 	ck_assert_int_eq(svmtrace_writer_append_xstate(w, &x, &err), 0);
 	ck_assert_int_eq(svmtrace_writer_flush(w, &err), 0);
+	/* As the kernel writes it: the end repeats the last step's state. */
+	end.rflags = x.base.rflags;
+	end.cr3 = x.base.cr3;
+	memcpy(end.gpr, x.base.gpr, sizeof(end.gpr));
 	ck_assert_int_eq(svmtrace_writer_append(w, &end, &err), 0);
 	ck_assert_int_eq(svmtrace_writer_close(w, &err), 0);
 

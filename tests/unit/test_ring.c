@@ -92,6 +92,68 @@ START_TEST(header_is_validated)
 }
 END_TEST
 
+/*
+ * An xstate ring (SVMTRACE_TARGET_F_XSTATE): 768-byte slots, the header's
+ * flag and slot size must agree, and a peeked run strides by the slot
+ * size across the wrap, tails included.
+ */
+START_TEST(xstate_ring_strides_by_its_slot_size)
+{
+	enum { CAP = 16 };
+	size_t size = SVMTRACE_RING_HEADER_SIZE + CAP * sizeof(struct svmtrace_slot_xstate);
+	struct svmtrace_ring_header *h = aligned_alloc(4096, size);
+	struct svmtrace_slot_xstate *slots = (void *)((char *)h + SVMTRACE_RING_HEADER_SIZE);
+	const struct svmtrace_slot *s;
+	struct svmtrace_ring_consumer c;
+	struct svmtrace_error err;
+	size_t n;
+
+	ck_assert_ptr_nonnull(h);
+	memset(h, 0, size);
+	h->magic = SVMTRACE_RING_MAGIC;
+	h->abi_version = SVMTRACE_ABI_VERSION;
+	h->capacity = CAP;
+	h->data_offset = SVMTRACE_RING_HEADER_SIZE;
+	h->flags = SVMTRACE_RING_F_XSTATE;
+	h->slot_size = sizeof(struct svmtrace_slot);
+	ck_assert_int_eq(svmtrace_ring_use_memory(h, size, &c, &err), SVMTRACE_E_MISMATCH);
+	ck_assert_ptr_nonnull(strstr(err.message, "slot size 192, expected 768 (xstate ring)"));
+	h->flags = 0;
+	h->slot_size = sizeof(struct svmtrace_slot_xstate);
+	ck_assert_int_eq(svmtrace_ring_use_memory(h, size, &c, &err), SVMTRACE_E_MISMATCH);
+	ck_assert_ptr_nonnull(strstr(err.message, "slot size 768, expected 192"));
+	h->flags = 2;
+	ck_assert_int_eq(svmtrace_ring_use_memory(h, size, &c, &err), SVMTRACE_E_MISMATCH);
+	ck_assert_ptr_nonnull(strstr(err.message, "unknown flags 0x2"));
+	h->flags = SVMTRACE_RING_F_XSTATE;
+	ck_assert_int_eq(svmtrace_ring_use_memory(h, size, &c, &err), 0);
+	ck_assert_uint_eq(c.slot_size, 768);
+
+	/* Slots 0..19 published, 0..11 released: 12..15 sit at the end, 16..19 at the start. */
+	for (uint64_t i = 0; i < 20; i++) {
+		slots[i % CAP].base.seq = i;
+		slots[i % CAP].base.flags = SVMTRACE_SLOT_F_XSTATE;
+		slots[i % CAP].ymm[15][3] = 0x1000 + i;
+	}
+	h->head = 20;
+	svmtrace_ring_release(&c, 12);
+	n = svmtrace_ring_peek(&c, &s);
+	ck_assert_uint_eq(n, 4);
+	for (size_t i = 0; i < n; i++) {
+		const struct svmtrace_slot_xstate *x =
+			(const struct svmtrace_slot_xstate *)svmtrace_ring_slot(&c, s, i);
+
+		ck_assert_uint_eq(x->base.seq, 12 + i);
+		ck_assert_uint_eq(x->ymm[15][3], 0x1000 + 12 + i);
+	}
+	svmtrace_ring_release(&c, n);
+	n = svmtrace_ring_peek(&c, &s);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_uint_eq(svmtrace_ring_slot(&c, s, 3)->seq, 19);
+	free(h);
+}
+END_TEST
+
 START_TEST(peek_stops_at_the_wrap)
 {
 	const struct svmtrace_slot *s;
@@ -255,6 +317,7 @@ static Suite *ring_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, header_is_validated);
+	tcase_add_test(tc, xstate_ring_strides_by_its_slot_size);
 	tcase_add_test(tc, peek_stops_at_the_wrap);
 	tcase_add_test(tc, full_ring_drops_and_marks_the_gap);
 	tcase_add_test(tc, hostile_tail_is_clamped);

@@ -258,6 +258,7 @@ START_TEST(capture_json_reads_back)
 		 "assert d[\"options\"][\"rip_ranges\"] == [[\"0x10\", \"0x20\"]]\n"
 		 "assert d[\"options\"][\"policy\"] == \"drop\" and d[\"options\"][\"max_bytes\"] "
 		 "is None\n"
+		 "assert d[\"options\"][\"xstate\"] is False\n"
 		 "assert d[\"vcpus\"][1] == {\"vcpu\": 1, \"written\": 5, \"dropped\": 0, "
 		 "\"produced\": 7, \"discarded\": 2}, d[\"vcpus\"]\n"
 		 "assert d[\"end_reason\"] == \"SIGINT\" and d[\"state\"] == \"ended\"\n"

@@ -157,11 +157,12 @@ static void check_stream(const struct stream *st, const char *path, uint32_t cpu
 		expect_eq(rec->dropped, s->flags & SVMTRACE_SLOT_F_GAP ? s->dropped : 0, "dropped",
 			  i);
 		anchors_seen += rec->anchor;
+		/* A session end too: its state is the slot's, also after losses. */
+		expect_eq(rec->state->rflags, s->rflags, "rflags", i);
+		expect_eq(rec->state->cr3, s->cr3, "cr3", i);
+		for (int g = 0; g < SVMTRACE_NR_GPRS; g++)
+			expect_eq(rec->state->gpr[g], s->gpr[g], svmtrace_gpr_names[g], i);
 		if (s->kind != SVMTRACE_SLOT_SESSION_END) {
-			expect_eq(rec->state->rflags, s->rflags, "rflags", i);
-			expect_eq(rec->state->cr3, s->cr3, "cr3", i);
-			for (int g = 0; g < SVMTRACE_NR_GPRS; g++)
-				expect_eq(rec->state->gpr[g], s->gpr[g], svmtrace_gpr_names[g], i);
 			expect_eq(rec->has_ymm, ymm, "has_ymm", i);
 			if (ymm) {
 				expect_eq(rec->state->xstate_bv, st->s[i].xstate_bv, "xstate_bv",

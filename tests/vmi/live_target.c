@@ -122,7 +122,7 @@ static void slot(struct codemap *cm, uint64_t seq, uint64_t rip, uint64_t cr3)
 	struct svmtrace_slot s = { .seq = seq, .rip = rip, .cr3 = cr3,
 				   .kind = SVMTRACE_SLOT_INSTRUCTION };
 
-	codemap_observe(cm, 0, &s, 1);
+	codemap_observe(cm, 0, &s, 1, sizeof(s));
 }
 
 /*
@@ -145,10 +145,10 @@ static void observe_cost(struct codemap *cm, uint64_t a, uint64_t b, uint64_t cr
 	}
 	t0 = now_seconds();
 	for (i = 0; i < ROUNDS; i++)
-		codemap_observe(cm, 1, same, N);
+		codemap_observe(cm, 1, same, N, sizeof(same[0]));
 	t1 = now_seconds();
 	for (i = 0; i < ROUNDS; i++)
-		codemap_observe(cm, 2, flip, N);
+		codemap_observe(cm, 2, flip, N, sizeof(flip[0]));
 	t2 = now_seconds();
 	printf("observe ns/slot: same page %.1f, page change %.1f\n",
 	       (t1 - t0) * 1e9 / (N * ROUNDS), (t2 - t1) * 1e9 / (N * ROUNDS));

@@ -45,6 +45,7 @@ enum {
 	OPT_MAX_RECORDS,
 	OPT_RING_SLOTS,
 	OPT_WAKE_BATCH,
+	OPT_XSTATE,
 };
 #define CAPTURE_LONGOPTS                                                                           \
 	{ "policy", required_argument, NULL, OPT_POLICY },                                         \
@@ -53,8 +54,9 @@ enum {
 		{ "duration", required_argument, NULL, OPT_DURATION },                             \
 		{ "max-records", required_argument, NULL, OPT_MAX_RECORDS },                       \
 		{ "ring-slots", required_argument, NULL, OPT_RING_SLOTS },                         \
+		{ "wake-batch", required_argument, NULL, OPT_WAKE_BATCH },                         \
 	{                                                                                          \
-		"wake-batch", required_argument, NULL, OPT_WAKE_BATCH                              \
+		"xstate", no_argument, NULL, OPT_XSTATE                                            \
 	}
 
 struct capture_limits;
@@ -62,15 +64,16 @@ uint32_t parse_u32(const char *arg, const char *what, uint64_t min, uint64_t max
 double parse_seconds(const char *arg, const char *what);
 /* Apply option @c (an OPT_*); false if @c is not one of them. */
 bool capture_opt(int c, const char *arg, struct svmtrace_target *t, struct capture_limits *lim);
-/* After parsing: the wake batch fits the ring. */
+/* After parsing: the wake batch fits the ring, the ring fits --xstate. */
 void target_opt_check(const struct svmtrace_target *t);
 
 /*
  * Sees every slot a stream takes from its ring, before the slots are
- * released (svmtraced: code pages and modules, off the vCPU's path).
+ * released (svmtraced: code pages and modules, off the vCPU's path): @n
+ * slots from @slots, @stride bytes apart (the ring's slot size).
  */
 typedef void (*slot_observer_fn)(void *ctx, uint32_t vcpu, const struct svmtrace_slot *slots,
-				 size_t n);
+				 size_t n, size_t stride);
 
 /* stream.c: one per vCPU. */
 struct vcpu_stream {
@@ -128,6 +131,7 @@ struct capture {
 	struct pollfd *fds; /* rings, the VMM's pidfd, then extra_fd if >= 0 */
 	struct progress progress;
 	double started;
+	double vcpus_checked; /* when SVMTRACE_STATUS was last asked for new vCPUs */
 
 	/* Optional: one more fd to watch (svmtraced's status socket). */
 	int extra_fd;

@@ -65,20 +65,25 @@ uint64_t capture_file_bytes(const struct capture *cap)
 	return sum;
 }
 
-void capture_open_streams(struct capture *cap)
+/*
+ * Rings and files for the kernel's vCPUs [cap->nr, nr): the first ones
+ * after arm, and later those KVM created while armed (the kernel traces
+ * them from their first instruction, docs/abi.md).  The fds after the
+ * rings (the VMM's pidfd, extra_fd) move up.
+ */
+static void add_streams(struct capture *cap, uint32_t nr)
 {
-	struct svmtrace_capture_status st;
+	struct vcpu_stream *streams = realloc(cap->streams, nr * sizeof(*streams));
+	struct pollfd *fds = realloc(cap->fds, (nr + 2) * sizeof(*fds));
 	uint64_t size;
 	uint32_t i;
 	int fd;
 
-	control_status(cap->ctl, &st);
-	cap->nr = st.nr_vcpus;
-	cap->streams = calloc(cap->nr, sizeof(*cap->streams));
-	cap->fds = calloc(cap->nr + 2, sizeof(*cap->fds));
-	if (!cap->streams || !cap->fds)
+	if (!streams || !fds)
 		die("out of memory");
-	for (i = 0; i < cap->nr; i++) {
+	cap->streams = streams;
+	cap->fds = fds;
+	for (i = cap->nr; i < nr; i++) {
 		fd = control_get_ring(cap->ctl, i, &size);
 		stream_open(&cap->streams[i], i, fd, size, cap->out_dir);
 		cap->streams[i].observe = cap->observe;
@@ -86,12 +91,46 @@ void capture_open_streams(struct capture *cap)
 		cap->fds[i].fd = fd;
 		cap->fds[i].events = POLLIN;
 	}
-	cap->fds[cap->nr].fd = cap->pidfd;
-	cap->fds[cap->nr].events = POLLIN;
-	cap->fds[cap->nr + 1].fd = cap->extra_fd >= 0 ? cap->extra_fd : -1;
-	cap->fds[cap->nr + 1].events = POLLIN;
+	cap->nr = nr;
+	cap->fds[nr].fd = cap->pidfd;
+	cap->fds[nr].events = POLLIN;
+	cap->fds[nr + 1].fd = cap->extra_fd >= 0 ? cap->extra_fd : -1;
+	cap->fds[nr + 1].events = POLLIN;
+}
+
+void capture_open_streams(struct capture *cap)
+{
+	struct svmtrace_capture_status st;
+
+	control_status(cap->ctl, &st);
+	cap->nr = 0;
+	cap->streams = NULL;
+	cap->fds = NULL;
+	add_streams(cap, st.nr_vcpus);
 	progress_init(&cap->progress, cap->quiet);
 	cap->started = now_seconds();
+	cap->vcpus_checked = cap->started;
+}
+
+/*
+ * Take the rings of vCPUs KVM created since the last look: at most every
+ * 100 ms while capturing, and once more (@now) after stop.
+ */
+static void add_new_vcpus(struct capture *cap, bool now_too)
+{
+	struct svmtrace_capture_status st;
+	double now = now_seconds();
+
+	if (!now_too && now - cap->vcpus_checked < 0.1)
+		return;
+	cap->vcpus_checked = now;
+	control_status(cap->ctl, &st);
+	if (st.nr_vcpus > cap->nr) {
+		printf("vcpus %u -> %u: created while armed, traced from their start\n", cap->nr,
+		       st.nr_vcpus);
+		fflush(stdout);
+		add_streams(cap, st.nr_vcpus);
+	}
 }
 
 /* The size a stream's file may reach now without the budget being passed. */
@@ -139,6 +178,7 @@ const char *capture_loop(struct capture *cap)
 	const char *why;
 
 	for (;;) {
+		add_new_vcpus(cap, false);
 		drain_all(cap);
 		progress_update(&cap->progress, cap->streams, cap->nr, false);
 		if (stop_requested)
@@ -171,6 +211,7 @@ void capture_drain_rest(struct capture *cap)
 	bool all_done;
 	uint32_t i;
 
+	add_new_vcpus(cap, true);
 	do {
 		all_done = true;
 		for (i = 0; i < cap->nr; i++) {

@@ -37,6 +37,20 @@ uint64_t stream_file_bytes(const struct vcpu_stream *s)
 	return s->writer ? svmtrace_writer_stats(s->writer)->file_bytes : 0;
 }
 
+/*
+ * A slot with its YMM tail (--xstate) goes to the file with it; a slot of
+ * an xstate ring without SVMTRACE_SLOT_F_XSTATE has no valid tail.
+ */
+static int write_slot(struct vcpu_stream *s, const struct svmtrace_slot *slot,
+		      struct svmtrace_error *err)
+{
+	if (s->ring.slot_size == sizeof(struct svmtrace_slot_xstate) &&
+	    (slot->flags & SVMTRACE_SLOT_F_XSTATE))
+		return svmtrace_writer_append_xstate(
+			s->writer, (const struct svmtrace_slot_xstate *)slot, err);
+	return svmtrace_writer_append(s->writer, slot, err);
+}
+
 static void append(struct vcpu_stream *s, const struct svmtrace_slot *slot, uint64_t byte_cap)
 {
 	struct svmtrace_error err;
@@ -45,7 +59,7 @@ static void append(struct vcpu_stream *s, const struct svmtrace_slot *slot, uint
 		s->discarded++;
 		return;
 	}
-	if (svmtrace_writer_append(s->writer, slot, &err)) {
+	if (write_slot(s, slot, &err)) {
 		uint64_t kept = svmtrace_writer_stats(s->writer)->records;
 
 		s->failed = true;
@@ -67,9 +81,9 @@ uint64_t stream_drain(struct vcpu_stream *s, unsigned int delay_us, uint64_t byt
 
 	while ((n = svmtrace_ring_peek(&s->ring, &slots)) > 0) {
 		if (s->observe)
-			s->observe(s->observe_ctx, s->vcpu, slots, n);
+			s->observe(s->observe_ctx, s->vcpu, slots, n, s->ring.slot_size);
 		for (i = 0; i < n; i++) {
-			append(s, &slots[i], byte_cap);
+			append(s, svmtrace_ring_slot(&s->ring, slots, i), byte_cap);
 			if (delay_us)
 				usleep(delay_us);
 		}

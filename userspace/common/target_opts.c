@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The options both capture programs take (--policy, --kernel, --rip-range,
- * --duration, --max-records, --ring-slots, --wake-batch), parsed into the
+ * --duration, --max-records, --ring-slots, --wake-batch, --xstate), parsed into the
  * kernel target and the limits the same way, dying with the argument named.
  */
 #include <stdlib.h>
@@ -79,6 +79,9 @@ bool capture_opt(int c, const char *arg, struct svmtrace_target *t, struct captu
 	case OPT_WAKE_BATCH:
 		t->wake_batch = parse_u32(arg, "--wake-batch", 1, UINT32_MAX);
 		return true;
+	case OPT_XSTATE:
+		t->flags |= SVMTRACE_TARGET_F_XSTATE;
+		return true;
 	}
 	return false;
 }
@@ -88,4 +91,8 @@ void target_opt_check(const struct svmtrace_target *t)
 	if (t->wake_batch &&
 	    t->wake_batch > (t->ring_slots ? t->ring_slots : SVMTRACE_DEFAULT_RING_SLOTS) / 2)
 		die("--wake-batch %u: at most half the ring", t->wake_batch);
+	/* 768-byte slots: the kernel caps the ring at the same 768 MiB. */
+	if ((t->flags & SVMTRACE_TARGET_F_XSTATE) && t->ring_slots > SVMTRACE_MAX_XSTATE_RING_SLOTS)
+		die("--ring-slots %u: at most %u with --xstate", t->ring_slots,
+		    SVMTRACE_MAX_XSTATE_RING_SLOTS);
 }

@@ -31,11 +31,11 @@ struct capture_options {
 
 static const char usage_text[] =
 	"usage: svmtrace-capture --vmm-pid PID (--gate-gpa GPA... | --gate-va VA... | --from-next)\n"
-	"                        --cr3 CR3...\n"
+	"                        (--cr3 CR3... | --adopt-cr3)\n"
 	"                        --out DIR [--vm-fd N] [--policy drop|block] [--kernel]\n"
 	"                        [--rip-range A-B]... [--duration S] [--max-records N]\n"
 	"                        [--ring-slots N] [--wake-batch N] [--consumer-delay-us U]\n"
-	"                        [--audit] [--quiet]\n"
+	"                        [--xstate] [--audit] [--quiet]\n"
 	"Trace the target of a running KVM VM into per-vCPU v5 files (needs root and\n"
 	"svmtrace's kvm.ko).\n"
 	"\n"
@@ -51,6 +51,9 @@ static const char usage_text[] =
 	"                        traced address space (a VM exit): a running process is\n"
 	"                        traced from its next user instruction, gates optional\n"
 	"  --cr3 CR3             address space to trace; repeat (at most 16)\n"
+	"  --adopt-cr3           trace the address space that first runs a --gate-gpa page\n"
+	"                        in user mode (for a program that knows its code's\n"
+	"                        guest-physical page but not its CR3)\n"
 	"  --out DIR             where svmtrace_trace_cpu{N}.bin are written\n"
 	"  --policy drop|block   full ring: count the step as dropped (default) or make\n"
 	"                        the vCPU wait for room (lossless)\n"
@@ -60,6 +63,8 @@ static const char usage_text[] =
 	"  --max-records N       stop once N records are written\n"
 	"  --ring-slots N        slots per vCPU ring, a power of two (default 65536)\n"
 	"  --wake-batch N        wake this consumer every N slots (default ring-slots/16)\n"
+	"  --xstate              record YMM0-15 and XSTATE_BV with every step (768-byte ring\n"
+	"                        slots: --ring-slots at most 1048576)\n"
 	"  --consumer-delay-us U sleep U microseconds per slot (testing backpressure)\n"
 	"  --audit               count the VM's #DB and NPF exits with eBPF (kvm tracepoints)\n"
 	"                        and check per vCPU that they balance the records\n"
@@ -100,6 +105,25 @@ static void add_gate(struct svmtrace_target *t, const char *opt, const char *arg
 	g->id = t->nr_gates++;
 }
 
+/*
+ * --adopt-cr3 takes the CR3 from the first user-mode fetch of a gate page:
+ * it needs a --gate-gpa and replaces --cr3; a watched gate needs a root.
+ */
+static void adopt_check(const struct svmtrace_target *t)
+{
+	uint32_t i;
+
+	if (!(t->flags & SVMTRACE_TARGET_F_ADOPT_CR3))
+		return;
+	if (t->nr_cr3)
+		die("--adopt-cr3 and --cr3 exclude each other");
+	if (!t->nr_gates)
+		die("--adopt-cr3 needs a --gate-gpa to adopt the address space from");
+	for (i = 0; i < t->nr_gates; i++)
+		if (t->gates[i].flags & SVMTRACE_GATE_F_WATCH)
+			die("--adopt-cr3 does not go with --gate-va (its tables need a --cr3)");
+}
+
 /* Watched gates walk the first --cr3's tables. */
 static void set_watch_roots(struct svmtrace_target *t)
 {
@@ -129,6 +153,7 @@ static void parse_options(int argc, char **argv, struct capture_options *o)
 						  { "cr3", required_argument, NULL, 'c' },
 						  { "out", required_argument, NULL, 'o' },
 						  { "from-next", no_argument, NULL, 'n' },
+						  { "adopt-cr3", no_argument, NULL, 'a' },
 						  { "consumer-delay-us", required_argument, NULL,
 						    'D' },
 						  { "audit", no_argument, NULL, 'A' },
@@ -164,6 +189,9 @@ static void parse_options(int argc, char **argv, struct capture_options *o)
 		case 'n':
 			t->flags |= SVMTRACE_TARGET_F_FROM_NEXT;
 			break;
+		case 'a':
+			t->flags |= SVMTRACE_TARGET_F_ADOPT_CR3;
+			break;
 		case 'A':
 			o->audit = true;
 			break;
@@ -186,9 +214,10 @@ static void parse_options(int argc, char **argv, struct capture_options *o)
 	if (optind < argc)
 		die("unexpected argument '%s' (see --help)", argv[optind]);
 	if (!o->vmm_pid || !(t->nr_gates || (t->flags & SVMTRACE_TARGET_F_FROM_NEXT)) ||
-	    !t->nr_cr3 || !o->out_dir)
-		die("--vmm-pid, --gate-gpa or --gate-va (or --from-next), --cr3 and --out are "
-		    "required (see --help)");
+	    !(t->nr_cr3 || (t->flags & SVMTRACE_TARGET_F_ADOPT_CR3)) || !o->out_dir)
+		die("--vmm-pid, --gate-gpa or --gate-va (or --from-next), --cr3 (or --adopt-cr3) "
+		    "and --out are required (see --help)");
+	adopt_check(t);
 	set_watch_roots(t);
 	target_opt_check(t);
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * dump: decoded records as CSV (cpu,sequence,kind,rip,rflags,cr3,reason and
- * with --regs the 16 GPRs) or JSON lines, filtered, from one file or merged
- * from several per-vCPU files in global sequence order.
+ * with --regs the 16 GPRs, and XSTATE_BV and YMM0-15 when the trace has
+ * them) or JSON lines, filtered, from one file or merged from several
+ * per-vCPU files in global sequence order.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -19,7 +20,9 @@ static const char dump_usage[] =
 	"usage: svmtrace-dump dump [options] FILE [LIMIT]\n"
 	"       svmtrace-dump dump --merge [options] FILE...\n"
 	"Print decoded records, one row each: cpu,sequence,kind,rip,rflags,cr3,reason.\n"
-	"  --regs              add the 16 GPRs: rax rbx rcx rdx rsi rdi rbp rsp r8..r15\n"
+	"  --regs              add the 16 GPRs: rax rbx rcx rdx rsi rdi rbp rsp r8..r15;\n"
+	"                      with YMM state in the trace (captured with xstate) also\n"
+	"                      xstate_bv and ymm0..ymm15 (256-bit hex, 64 digits)\n"
 	"  --format csv|jsonl  output format (default csv)\n"
 	"  --cr3 X             only rows whose CR3 is X\n"
 	"  --rip-range A-B     only rows with A <= rip < B (the end is exclusive, as in\n"
@@ -50,6 +53,7 @@ struct filter {
 struct dump {
 	struct filter f;
 	bool regs;
+	bool ymm; /* --regs and the first record has YMM state: its columns */
 	bool jsonl;
 	bool merge;
 	bool allow_truncated;
@@ -100,6 +104,22 @@ static char *csv_hex(struct dump *d, char *p, const struct svmtrace_record *r, i
 	return r->state_known ? put_hex_cached(p, &d->col[i], v) : p;
 }
 
+/* xstate_bv and ymm0..15; empty cells for a record without YMM state. */
+static char *csv_ymm(char *p, const struct svmtrace_record *r)
+{
+	bool known = r->state_known && r->has_ymm;
+
+	*p++ = ',';
+	if (known)
+		p = put_hex(p, r->state->xstate_bv);
+	for (int i = 0; i < 16; i++) {
+		*p++ = ',';
+		if (known)
+			p = put_hex256(p, r->state->ymm[i]);
+	}
+	return p;
+}
+
 static char *csv_row(struct dump *d, char *p, const struct svmtrace_record *r, bool regs)
 {
 	const struct svmtrace_state *s = r->state;
@@ -117,6 +137,8 @@ static char *csv_row(struct dump *d, char *p, const struct svmtrace_record *r, b
 	p = put_dec(p, r->reason);
 	for (int i = 0; regs && i < SVMTRACE_NR_GPRS; i++)
 		p = csv_hex(d, p, r, 2 + i, s->gpr[i]);
+	if (d->ymm)
+		p = csv_ymm(p, r);
 	if (d->an.syms) {
 		*p++ = ',';
 		p = analysis_put_symbol(&d->an, p, s->rip);
@@ -149,6 +171,23 @@ static char *json_state(char *p, const struct svmtrace_record *r, const char *ke
 	*p++ = '"';
 	p = put_str(p, key);
 	return put_str(p, "\":null");
+}
+
+/* ,"xstate_bv":"0x7","ymm":["0x<64 digits>", ... 16] */
+static char *json_ymm(char *p, const struct svmtrace_state *s)
+{
+	*p++ = ',';
+	p = json_hex(p, "xstate_bv", s->xstate_bv);
+	p = put_str(p, ",\"ymm\":[");
+	for (int i = 0; i < 16; i++) {
+		if (i)
+			*p++ = ',';
+		*p++ = '"';
+		p = put_hex256(p, s->ymm[i]);
+		*p++ = '"';
+	}
+	*p++ = ']';
+	return p;
 }
 
 static char *json_row(struct dump *d, char *p, const struct svmtrace_record *r, bool regs)
@@ -185,6 +224,8 @@ static char *json_row(struct dump *d, char *p, const struct svmtrace_record *r, 
 			p = json_state(p, r, svmtrace_gpr_names[i], s->gpr[i]);
 		}
 		*p++ = '}';
+		if (r->has_ymm && r->state_known)
+			p = json_ymm(p, s);
 	}
 	if (d->an.syms) {
 		p = put_str(p, ",\"symbol\":\"");
@@ -223,6 +264,13 @@ static void header(const struct dump *d)
 		*p++ = ',';
 		p = put_str(p, svmtrace_gpr_names[i]);
 	}
+	if (d->ymm) {
+		p = put_str(p, ",xstate_bv");
+		for (int i = 0; i < 16; i++) {
+			p = put_str(p, ",ymm");
+			p = put_dec(p, (uint64_t)i);
+		}
+	}
 	if (d->an.syms)
 		p = put_str(p, ",symbol");
 	if (d->disasm)
@@ -237,7 +285,10 @@ static int dump_one(struct dump *d, const char *path)
 	const struct svmtrace_record *rec;
 	int ret, status;
 
-	while ((ret = svmtrace_reader_next(r, &rec)) > 0)
+	ret = svmtrace_reader_next(r, &rec);
+	d->ymm = d->regs && ret > 0 && rec->has_ymm;
+	header(d);
+	for (; ret > 0 && d->limit; ret = svmtrace_reader_next(r, &rec))
 		if (rec->sequence > d->f.seq_hi || !emit(d, rec))
 			break;
 	out_flush();
@@ -261,8 +312,10 @@ static int dump_merged(struct dump *d, int n, char **paths)
 			head[i] = NULL;
 			status |= finish_trace(r[i], ret, d->allow_truncated);
 		}
+		d->ymm |= d->regs && head[i] && head[i]->has_ymm;
 	}
-	for (;;) {
+	header(d);
+	while (d->limit) {
 		int best = -1;
 
 		for (int i = 0; i < n; i++)
@@ -361,12 +414,7 @@ int cmd_dump(int argc, char **argv)
 	}
 	analysis_open(&d.an, &d.ao, argv[optind]);
 	row_caches_init(&d);
-	header(&d);
-	if (d.limit == 0) {
-		out_flush();
-		analysis_close(&d.an);
-		return 0;
-	}
+	/* The header follows the first records: they say whether YMM columns come. */
 	c = d.merge ? dump_merged(&d, nfiles, argv + optind) : dump_one(&d, argv[optind]);
 	analysis_close(&d.an);
 	return c;

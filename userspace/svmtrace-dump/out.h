@@ -12,7 +12,7 @@
 #include <string.h>
 
 #define OUT_BUFFER  (1u << 18)
-#define OUT_ROW_MAX 2048 /* the longest row any command writes */
+#define OUT_ROW_MAX 4096 /* the longest row any command writes (dump --regs with YMM) */
 
 struct out {
 	int fd;
@@ -113,6 +113,24 @@ static inline char *put_hex_cached(char *p, struct hex_cache *c, uint64_t v)
 	}
 	memcpy(p, c->text, 18);
 	return p + c->len;
+}
+
+/*
+ * A 256-bit register (four little-endian quadwords) as "0x" and all 64
+ * lowercase hex digits, most significant first: lanes stay in place.
+ */
+static inline char *put_hex256(char *p, const uint64_t *q)
+{
+	*p++ = '0';
+	*p++ = 'x';
+	for (int i = 3; i >= 0; i--) {
+		uint64_t hi = hex_digits8((uint32_t)(q[i] >> 32)), lo = hex_digits8((uint32_t)q[i]);
+
+		memcpy(p, &hi, 8);
+		memcpy(p + 8, &lo, 8);
+		p += 16;
+	}
+	return p;
 }
 
 #endif

@@ -247,7 +247,8 @@ static void entered(struct codemap *cm, const struct svmtrace_slot *s, uint64_t 
 	cm->t->code.seconds += now_seconds() - now;
 }
 
-void codemap_observe(void *ctx, uint32_t vcpu, const struct svmtrace_slot *slots, size_t n)
+void codemap_observe(void *ctx, uint32_t vcpu, const struct svmtrace_slot *slots, size_t n,
+		     size_t stride)
 {
 	struct codemap *cm = ctx;
 	uint64_t *last = &cm->last_page[vcpu % MAX_TRACKED_VCPUS];
@@ -255,9 +256,11 @@ void codemap_observe(void *ctx, uint32_t vcpu, const struct svmtrace_slot *slots
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		uint64_t va = slots[i].rip & PAGE_MASK;
+		const struct svmtrace_slot *s =
+			(const struct svmtrace_slot *)((const char *)slots + i * stride);
+		uint64_t va = s->rip & PAGE_MASK;
 
-		if (slots[i].kind == SVMTRACE_SLOT_SESSION_END) {
+		if (s->kind == SVMTRACE_SLOT_SESSION_END) {
 			*last = 0; /* the next session re-enters its first page */
 			continue;
 		}
@@ -265,7 +268,7 @@ void codemap_observe(void *ctx, uint32_t vcpu, const struct svmtrace_slot *slots
 			continue;
 		*last = va;
 		if (va)
-			entered(cm, &slots[i], va, batch);
+			entered(cm, s, va, batch);
 	}
 }
 

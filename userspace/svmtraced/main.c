@@ -171,6 +171,9 @@ int main(int argc, char **argv)
 		uint32_t i;
 
 		codemap = codemap_open(cap.out_dir, vmi, mem, &t);
+		/* For the streams of vCPUs created while armed, too. */
+		cap.observe = codemap_observe;
+		cap.observe_ctx = codemap;
 		for (i = 0; i < cap.nr; i++) {
 			cap.streams[i].observe = codemap_observe;
 			cap.streams[i].observe_ctx = codemap;
@@ -208,6 +211,12 @@ int main(int argc, char **argv)
 		m.audit = audit_lines;
 		ok &= m.audit_ok;
 	}
+	/* vCPUs created while armed have streams of their own by now. */
+	counts = realloc(counts, (cap.nr + 1) * sizeof(*counts));
+	if (!counts)
+		die("out of memory");
+	m.counts = counts;
+	m.nr_counts = cap.nr;
 	fill_counts(&cap, counts);
 	ok &= capture_close_streams(&cap);
 	codemap_close(codemap);

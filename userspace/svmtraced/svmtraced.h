@@ -151,7 +151,8 @@ void target_fill(const struct target_info *t, struct svmtrace_target *kt);
 struct codemap;
 struct codemap *codemap_open(const char *out_dir, struct svmtrace_vmi *vmi,
 			     struct svmtrace_vmi_mem *mem, struct target_info *t);
-void codemap_observe(void *ctx, uint32_t vcpu, const struct svmtrace_slot *slots, size_t n);
+void codemap_observe(void *ctx, uint32_t vcpu, const struct svmtrace_slot *slots, size_t n,
+		     size_t stride);
 /* Close code.bin (the stats stay in t->code). */
 void codemap_close(struct codemap *cm);
 /* Exports of module @i of @t (fills t->module_extra[i]). */

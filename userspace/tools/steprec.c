@@ -8,6 +8,10 @@
  * Each step gives what the kmod would capture: the RIP of the next
  * instruction and the registers after the one that just ran.  CR3 is fixed
  * (a Linux process cannot see its own), TSC is the host's at each stop.
+ *
+ * --threads follows every thread the process creates (PTRACE_O_TRACECLONE)
+ * and writes each thread's records to OUT.TID: the lab's oracle for a
+ * multi-threaded program traced in a Linux guest (docs/lab.md).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,11 +29,14 @@
 #include <svmtrace/trace.h>
 
 static const char usage[] =
-	"usage: svmtrace-steprec [-n MAX] [--skip N] [--cr3 X] -o OUT -- COMMAND [ARG...]\n"
+	"usage: svmtrace-steprec [-n MAX] [--skip N] [--cr3 X] [--threads] -o OUT\n"
+	"                        -- COMMAND [ARG...]\n"
 	"Single-step COMMAND with ptrace and write one 168-byte raw record per\n"
 	"instruction to OUT (- for stdout), at most MAX records (default: all).\n"
 	"  -n, --max-records MAX  stop after MAX records (the child is killed)\n"
 	"      --skip N           step N instructions before recording\n"
+	"      --threads          step every thread of the process too; each thread's\n"
+	"                         records go to OUT.TID (not with --skip or OUT -)\n"
 	"      --cr3 X            CR3 value to store (default 0x1aa000)\n"
 	"  -o, --output OUT       output file\n";
 
@@ -102,6 +109,103 @@ static bool step(pid_t pid, int *exit_status)
 	}
 }
 
+/* One traced thread of --threads and its file. */
+struct thread_out {
+	pid_t tid;
+	FILE *f;
+	uint64_t seq;
+};
+
+#define MAX_THREADS 64
+
+static struct thread_out *thread_of(struct thread_out *t, int *n, pid_t tid, const char *out)
+{
+	char path[4096];
+	int i;
+
+	for (i = 0; i < *n; i++)
+		if (t[i].tid == tid)
+			return &t[i];
+	if (*n == MAX_THREADS)
+		die("more than %d threads", MAX_THREADS);
+	snprintf(path, sizeof(path), "%s.%d", out, (int)tid);
+	t[*n] = (struct thread_out){ .tid = tid, .f = fopen(path, "wb") };
+	if (!t[*n].f)
+		die("%s: %s", path, strerror(errno));
+	setvbuf(t[*n].f, NULL, _IOFBF, 1 << 20);
+	return &t[(*n)++];
+}
+
+static bool thread_known(const struct thread_out *t, int n, pid_t tid)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (t[i].tid == tid)
+			return true;
+	return false;
+}
+
+/* Step @tid once more (it may have died meanwhile: ESRCH). */
+static void resume(pid_t tid, int sig)
+{
+	if (ptrace(PTRACE_SINGLESTEP, tid, NULL, (void *)(long)sig) < 0 && errno != ESRCH)
+		die("ptrace(SINGLESTEP %d): %s", (int)tid, strerror(errno));
+}
+
+/*
+ * --threads: step every thread until the process is gone.  A thread's
+ * first stop (SIGSTOP, auto-attached) and the parent's clone event stop
+ * are not steps; a trap is one, recorded in that thread's file.
+ */
+static uint64_t step_threads(pid_t pid, const char *out, uint64_t max, uint64_t cr3)
+{
+	struct thread_out threads[MAX_THREADS];
+	struct user_regs_struct regs;
+	struct svmtrace_raw_record rec;
+	struct thread_out *t;
+	uint64_t total = 0;
+	int n = 0, status, i;
+	pid_t tid;
+
+	ptrace(PTRACE_SETOPTIONS, pid, NULL,
+	       (void *)(long)(PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE));
+	thread_of(threads, &n, pid, out);
+	resume(pid, 0);
+	while (total < max) {
+		tid = waitpid(-1, &status, __WALL);
+		if (tid < 0 && errno == ECHILD)
+			break; /* every thread is gone */
+		if (tid < 0)
+			die("waitpid: %s", strerror(errno));
+		if (WIFEXITED(status) || WIFSIGNALED(status))
+			continue;
+		if (status >> 8 == (SIGTRAP | (PTRACE_EVENT_CLONE << 8))) {
+			resume(tid, 0); /* the parent inside clone: not a step */
+		} else if (WSTOPSIG(status) == SIGTRAP) {
+			t = thread_of(threads, &n, tid, out);
+			if (ptrace(PTRACE_GETREGS, tid, NULL, &regs) < 0)
+				die("ptrace(GETREGS): %s", strerror(errno));
+			fill_record(&rec, &regs, ++t->seq, cr3);
+			if (fwrite(&rec, sizeof(rec), 1, t->f) != 1)
+				die("%s.%d: write failed: %s", out, (int)tid, strerror(errno));
+			total++;
+			resume(tid, 0);
+		} else if (WSTOPSIG(status) == SIGSTOP && !thread_known(threads, n, tid)) {
+			thread_of(threads, &n, tid, out); /* a new thread's first stop */
+			resume(tid, 0);
+		} else {
+			resume(tid, WSTOPSIG(status)); /* a real signal */
+		}
+	}
+	if (total == max)
+		kill(pid, SIGKILL);
+	for (i = 0; i < n; i++)
+		if (fclose(threads[i].f) != 0)
+			die("%s.%d: %s", out, (int)threads[i].tid, strerror(errno));
+	return total;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -109,11 +213,13 @@ int main(int argc, char **argv)
 		{ "skip", required_argument, NULL, 's' },
 		{ "cr3", required_argument, NULL, 'c' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "threads", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t max = UINT64_MAX, skip = 0, cr3 = 0x1aa000, seq = 0;
 	const char *out = NULL;
+	bool threads = false;
 	int exit_status = 0, c;
 	struct user_regs_struct regs;
 	struct svmtrace_raw_record rec;
@@ -135,6 +241,9 @@ int main(int argc, char **argv)
 		case 'o':
 			out = optarg;
 			break;
+		case 't':
+			threads = true;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -146,6 +255,14 @@ int main(int argc, char **argv)
 	if (!out || optind >= argc) {
 		fputs(usage, stderr);
 		return 2;
+	}
+	if (threads) {
+		if (skip || !strcmp(out, "-"))
+			die("--threads writes OUT.TID files: no --skip, no OUT -");
+		pid = start_child(argv + optind);
+		seq = step_threads(pid, out, max, cr3);
+		fprintf(stderr, "svmtrace-steprec: %llu records\n", (unsigned long long)seq);
+		return 0;
 	}
 	f = strcmp(out, "-") ? fopen(out, "wb") : stdout;
 	if (!f)

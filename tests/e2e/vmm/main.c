@@ -57,6 +57,8 @@ static const char usage[] =
 	"  -i, --input-delay-us U  answer each read of PORT_INPUT after U microseconds\n"
 	"  -k, --kick-ms N      every N ms, signal each running vCPU thread (as QEMU kicks\n"
 	"                       vCPUs to pause them); report how long KVM_RUN kept them\n"
+	"  -L, --late-vcpu MS   create the last vCPU only MS ms after the others started\n"
+	"                       (after SIGUSR1 with --wait: a vCPU hot-added while traced)\n"
 	"  -h, --help           this text\n";
 
 double now_seconds(void)
@@ -93,7 +95,8 @@ static uint8_t *alloc_guest_ram(uint64_t size)
 	return mem;
 }
 
-static void create_vm(struct vmm *vm, const char *kernel_path, const char *program_path)
+static void create_vm(struct vmm *vm, const char *kernel_path, const char *program_path,
+		      int nr_vcpus)
 {
 	char err[512];
 	struct kvm_userspace_memory_region region;
@@ -121,9 +124,25 @@ static void create_vm(struct vmm *vm, const char *kernel_path, const char *progr
 		die("KVM_SET_USER_MEMORY_REGION: %s", strerror(errno));
 	if (vm->x2apic && ioctl(vm->vm_fd, KVM_CREATE_IRQCHIP, 0) < 0)
 		die("KVM_CREATE_IRQCHIP: %s", strerror(errno));
-	for (int i = 0; i < vm->nr_vcpus; i++)
+	for (int i = 0; i < nr_vcpus; i++)
 		if (vcpu_create(vm, i, err, sizeof(err)))
 			die("%s", err);
+}
+
+/* --late-vcpu: the last vCPU, created and started while the others run. */
+static void start_late_vcpu(struct vmm *vm, pthread_t *thread, uint64_t late_ms)
+{
+	struct timespec gap = { .tv_sec = late_ms / 1000, .tv_nsec = (long)(late_ms % 1000) * 1000000 };
+	int i = vm->nr_vcpus - 1;
+	char err[512];
+
+	nanosleep(&gap, NULL);
+	if (vcpu_create(vm, i, err, sizeof(err)))
+		die("%s", err);
+	printf("vcpu%d created\n", i);
+	fflush(stdout);
+	if (pthread_create(thread, NULL, vcpu_thread, &vm->vcpus[i]))
+		die("cannot start vCPU thread %d", i);
 }
 
 int vmm_dump(const struct vmm *vm, const char *path)
@@ -226,6 +245,7 @@ int main(int argc, char **argv)
 		{ "svme", no_argument, NULL, 'S' },
 		{ "dr-intercept", no_argument, NULL, 'd' },
 		{ "kick-ms", required_argument, NULL, 'k' },
+		{ "late-vcpu", required_argument, NULL, 'L' },
 		{ "input-delay-us", required_argument, NULL, 'i' },
 		{ "win", required_argument, NULL, 'W' },
 		{ "go-wait", no_argument, NULL, 'g' },
@@ -238,13 +258,13 @@ int main(int argc, char **argv)
 	const char *win_image = NULL, *dump_ready = NULL, *dump_done = NULL;
 	static struct vmm vm = { .nr_vcpus = 1 };
 	pthread_t threads[MAX_VCPUS];
-	int wait = 0, hold = 0, c, ok;
-	uint64_t n;
+	int wait = 0, hold = 0, c, ok, early;
+	uint64_t n, late_ms = 0;
 	sigset_t usr1;
 	double t0;
 
 	cli_progname = "svmtrace-e2e-vmm";
-	while ((c = getopt_long(argc, argv, "c:a:wHsl:x0dSk:i:hW:gR:G:D:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:a:wHsl:x0dSk:L:i:hW:gR:G:D:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'W':
 			win_image = optarg;
@@ -305,6 +325,11 @@ int main(int argc, char **argv)
 			if (!vm.kick_ms || vm.kick_ms > 10000)
 				die("--kick-ms %s: expected 1 to 10000", optarg);
 			break;
+		case 'L':
+			late_ms = parse_u64(optarg, "--late-vcpu");
+			if (!late_ms || late_ms > 60000)
+				die("--late-vcpu %s: expected 1 to 60000", optarg);
+			break;
 		case 'i':
 			vm.input_delay_us = parse_u64(optarg, "--input-delay-us");
 			if (vm.input_delay_us > 1000000)
@@ -326,6 +351,9 @@ int main(int argc, char **argv)
 		die("--win runs one vCPU");
 	if (vm.step_log && !vm.singlestep)
 		die("--step-log needs --singlestep");
+	if (late_ms && (vm.nr_vcpus < 2 || vm.kick_ms))
+		die("--late-vcpu needs --vcpus 2 and no --kick-ms");
+	early = late_ms ? vm.nr_vcpus - 1 : vm.nr_vcpus;
 
 	/* SIGUSR1 is only ever taken with sigwait(), in this thread. */
 	sigemptyset(&usr1);
@@ -334,12 +362,12 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
 
 	if (vm.win) {
-		create_vm(&vm, win_image, NULL);
+		create_vm(&vm, win_image, NULL, 1);
 		dump_or_die(&vm, dump_ready);
 		printf("ready pid=%d vmfd=%d guest=win vcpus=1 mem=0x%llx\n", getpid(), vm.vm_fd,
 		       (unsigned long long)vm.mem_size);
 	} else {
-		create_vm(&vm, argv[optind], argv[optind + 1]);
+		create_vm(&vm, argv[optind], argv[optind + 1], early);
 		dump_or_die(&vm, dump_ready);
 		printf("ready pid=%d vmfd=%d cr3=0x%x vcpus=%d", getpid(), vm.vm_fd, PML4_GPA,
 		       vm.nr_vcpus);
@@ -353,9 +381,11 @@ int main(int argc, char **argv)
 		wait_usr1();
 
 	t0 = now_seconds();
-	for (int i = 0; i < vm.nr_vcpus; i++)
+	for (int i = 0; i < early; i++)
 		if (pthread_create(&threads[i], NULL, vcpu_thread, &vm.vcpus[i]))
 			die("cannot start vCPU thread %d", i);
+	if (late_ms)
+		start_late_vcpu(&vm, &threads[vm.nr_vcpus - 1], late_ms);
 	if (vm.kick_ms)
 		kick_until_done(&vm, threads);
 	for (int i = 0; i < vm.nr_vcpus; i++)

@@ -29,6 +29,10 @@
 #define APIC_BASE_EXTD	  (1ull << 10) /* x2APIC mode */
 #define APIC_BASE_ENABLE  (1ull << 11)
 #define CPUID1_ECX_X2APIC (1u << 21)
+#define CPUID1_ECX_XSAVE  (1u << 26)
+#define CPUID1_ECX_AVX	  (1u << 28)
+#define CR4_OSXSAVE	  (1ull << 18)
+#define XCR0_X87_SSE_AVX  0x7ull
 #define EFER_SVME	  (1ull << 12) /* the guest may run guests of its own */
 
 #define CR0_PE_MP_ET_NE_WP_PG	  0x80050033ull
@@ -73,6 +77,9 @@ static int set_cpuid(struct vcpu *v)
 	for (unsigned int i = 0; i < c->nent; i++) {
 		if (c->entries[i].function == 1 && v->vm->x2apic)
 			c->entries[i].ecx |= CPUID1_ECX_X2APIC;
+		if (c->entries[i].function == 1)
+			v->avx = (c->entries[i].ecx & (CPUID1_ECX_XSAVE | CPUID1_ECX_AVX)) ==
+				 (CPUID1_ECX_XSAVE | CPUID1_ECX_AVX);
 		if (c->entries[i].function != 0)
 			continue;
 		c->entries[i].eax = CPUID0_EAX;
@@ -132,7 +139,8 @@ static int set_sregs(struct vcpu *v)
 		return set_sregs_win(v, &s);
 	s.cr0 = CR0_PE_MP_ET_NE_WP_PG;
 	s.cr3 = PML4_GPA;
-	s.cr4 = CR4_PAE_OSFXSR_OSXMMEXCPT;
+	/* The ymm program's VEX instructions need CR4.OSXSAVE and XCR0 (set_xcr0). */
+	s.cr4 = CR4_PAE_OSFXSR_OSXMMEXCPT | (v->avx ? CR4_OSXSAVE : 0);
 	s.efer = GUEST_EFER | (v->vm->svme ? EFER_SVME : 0);
 	if (v->vm->cpl0) {
 		s.cs = flat_seg(SEL_KERNEL_CS, 1, 0);
@@ -153,6 +161,24 @@ static int set_sregs(struct vcpu *v)
 	s.ldt = (struct kvm_segment){ .type = 2, .present = 1, .unusable = 1 };
 	if (ioctl(v->fd, KVM_SET_SREGS, &s) < 0) {
 		set_err(v, "KVM_SET_SREGS");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * x87, SSE and AVX state enabled, as an OS that uses AVX does: the ymm
+ * program writes YMM registers (--xstate captures them).  A CPU without
+ * AVX leaves XCR0 alone, and that program ends on #UD (PORT_PANIC).
+ */
+static int set_xcr0(struct vcpu *v)
+{
+	struct kvm_xcrs x = { .nr_xcrs = 1, .xcrs = { { .xcr = 0, .value = XCR0_X87_SSE_AVX } } };
+
+	if (!v->avx || v->vm->win)
+		return 0;
+	if (ioctl(v->fd, KVM_SET_XCRS, &x) < 0) {
+		set_err(v, "KVM_SET_XCRS");
 		return -1;
 	}
 	return 0;
@@ -248,7 +274,7 @@ int vcpu_create(struct vmm *vm, int index, char *err, size_t errlen)
 		snprintf(err, errlen, "mmap of vCPU %d: %s", index, strerror(errno));
 		return -1;
 	}
-	if (set_cpuid(v) || set_sregs(v) || set_msrs(v) || set_regs(v) ||
+	if (set_cpuid(v) || set_sregs(v) || set_xcr0(v) || set_msrs(v) || set_regs(v) ||
 	    ((vm->singlestep || vm->dr_intercept) && set_singlestep(v))) {
 		snprintf(err, errlen, "vCPU %d: %s", index, v->error);
 		return -1;

@@ -25,6 +25,7 @@ struct vcpu {
 	uint64_t logged;       /* rows written to the step log */
 	uint64_t interrupted;  /* KVM_RUN returns with EINTR (a signal kicked it) */
 	double run_max;	       /* longest single KVM_RUN call, seconds */
+	int avx;	       /* its CPUID has XSAVE and AVX: CR4.OSXSAVE, XCR0 = 7 */
 	int exited;	       /* the thread is done (set last, atomically) */
 	int done;	       /* reached PORT_DONE */
 	uint32_t status;       /* EAX at PORT_DONE */

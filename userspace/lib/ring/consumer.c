@@ -37,9 +37,12 @@ static int check_header(const struct svmtrace_ring_header *h, size_t size,
 		return fail(err, SVMTRACE_E_MISMATCH,
 			    "ring header: ABI version %u, this build reads %u", h->abi_version,
 			    SVMTRACE_ABI_VERSION);
-	if (h->slot_size != sizeof(struct svmtrace_slot))
-		return fail(err, SVMTRACE_E_MISMATCH, "ring header: slot size %u, expected %zu",
-			    h->slot_size, sizeof(struct svmtrace_slot));
+	if (h->flags & ~SVMTRACE_RING_F_XSTATE)
+		return fail(err, SVMTRACE_E_MISMATCH, "ring header: unknown flags 0x%x", h->flags);
+	if (h->slot_size != svmtrace_ring_slot_size(h->flags))
+		return fail(err, SVMTRACE_E_MISMATCH, "ring header: slot size %u, expected %zu%s",
+			    h->slot_size, svmtrace_ring_slot_size(h->flags),
+			    h->flags & SVMTRACE_RING_F_XSTATE ? " (xstate ring)" : "");
 	if (!h->capacity || (h->capacity & (h->capacity - 1)))
 		return fail(err, SVMTRACE_E_FORMAT,
 			    "ring header: capacity %u is not a power of two", h->capacity);
@@ -67,6 +70,7 @@ int svmtrace_ring_use_memory(void *mem, size_t size, struct svmtrace_ring_consum
 		return ret;
 	c->hdr = h;
 	c->slots = (struct svmtrace_slot *)((char *)mem + h->data_offset);
+	c->slot_size = h->slot_size;
 	c->capacity = h->capacity;
 	c->tail = __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE);
 	return 0;

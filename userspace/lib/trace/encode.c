@@ -72,17 +72,29 @@ static size_t put_full(struct encoder *e, const struct svmtrace_slot *s,
 	return (size_t)(p - out);
 }
 
+/* Whether @s's RFLAGS, CR3 and GPRs are the last record's. */
+static bool same_state(const struct encoder *e, const struct svmtrace_slot *s)
+{
+	return s->rflags == e->prev.rflags && s->cr3 == e->prev.cr3 &&
+	       !memcmp(s->gpr, e->prev.gpr, sizeof(s->gpr));
+}
+
 /*
- * A session end reports the last state's RFLAGS, CR3, GPRs (and YMM).  When
- * no record of this frame holds that state (the frame opens with the end),
- * the end carries it itself, so the frame still decodes on its own.
+ * A session end repeats the state of the session's last step.  Usually
+ * that is the last record written, and the end stores none.  It carries
+ * the state itself (the slot's, and its YMM when @x has them) when no
+ * record of this frame holds it (the frame opens with the end), so the
+ * frame still decodes on its own, and when the last step was lost (the
+ * drop policy: the end says G) and its state is not the last record's.
  */
-static size_t put_end(struct encoder *e, const struct svmtrace_slot *s, uint8_t *out)
+static size_t put_end(struct encoder *e, const struct svmtrace_slot *s,
+		      const struct svmtrace_slot_xstate *x, uint8_t *out)
 {
 	uint8_t *p = out;
 	bool gap = s->flags & SVMTRACE_SLOT_F_GAP;
-	bool state = !e->frame_state && e->any_state;
-	bool xstate = state && e->xstate;
+	bool own = e->any_state && !same_state(e, s);
+	bool state = (!e->frame_state && e->any_state) || own;
+	bool xstate = state && (x || e->xstate);
 
 	*p++ = WIRE_SESSION_END | (gap ? WIRE_END_GAP : 0) | (state ? WIRE_END_STATE : 0) |
 	       (xstate ? WIRE_END_XSTATE : 0);
@@ -91,17 +103,23 @@ static size_t put_end(struct encoder *e, const struct svmtrace_slot *s, uint8_t 
 	p = put_le32(p, s->reason);
 	p = put_le64(p, s->rip);
 	if (state) {
-		p = wire_put_varint(p, e->prev.rflags);
-		p = wire_put_varint(p, e->prev.cr3);
+		p = wire_put_varint(p, s->rflags);
+		p = wire_put_varint(p, s->cr3);
 		for (int i = 0; i < 16; i++)
-			p = wire_put_varint(p, e->prev.gpr[i]);
+			p = wire_put_varint(p, s->gpr[i]);
 	}
 	if (gap)
 		p = wire_put_varint(p, s->dropped);
 	if (xstate) {
-		p = put_le64(p, e->prev.xstate_bv);
-		memcpy(p, e->prev.ymm, sizeof(e->prev.ymm));
+		p = put_le64(p, x ? x->xstate_bv : e->prev.xstate_bv);
+		memcpy(p, x ? (const void *)x->ymm : (const void *)e->prev.ymm,
+		       sizeof(e->prev.ymm));
 		p += sizeof(e->prev.ymm);
+	}
+	if (own) {	/* readers take it as the last state: so do we */
+		e->prev.rflags = s->rflags;
+		e->prev.cr3 = s->cr3;
+		memcpy(e->prev.gpr, s->gpr, sizeof(e->prev.gpr));
 	}
 	e->prev_seq = s->seq;
 	e->have_state = false;
@@ -334,7 +352,7 @@ size_t encoder_put(struct encoder *e, const struct svmtrace_slot *s,
 		return put_full(e, s, x, WIRE_SESSION_START, out);
 	case SVMTRACE_SLOT_SESSION_END:
 		*full = false;
-		return put_end(e, s, out);
+		return put_end(e, s, x, out);
 	default:
 		break;
 	}

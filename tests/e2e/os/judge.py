@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""judge.py: the judge of `make e2e-os` (docs/lab.md, "A real Linux in L2").
+
+For each program, the capture of its traced run (svmtrace-capture
+--adopt-cr3, every vCPU's file merged by sequence) against the records of
+its ptrace run inside the same guest (svmtrace-steprec --threads, one file
+per thread).  Both are split by thread: the capture's records by RSP (the
+main thread's stack is the process stack, the others' are thread_stacks in
+the program's .bss), ptrace's by thread id (4001, 4002: clone3 set_tid).
+Every thread's user instruction stream must be the same, record by record:
+RIP, RFLAGS less TF, the 16 GPRs.  The one difference allowed is named and
+counted (syscall-return, in compare()); anything else fails the thread, named
+field by field.
+"""
+import argparse
+import csv
+import glob
+import io
+import os
+import re
+import subprocess
+import sys
+
+TF = 0x100
+GPRS = ["rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",
+        "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"]
+PROGRAMS = {"sort": 1, "hash": 1, "threads": 3}   # threads per program
+STACK = 16384                                      # threads.c STACK
+passed = failed = 0
+
+
+def ok(check, text):
+    global passed
+    passed += 1
+    print(f"PASS: os/{check}: {text}")
+
+
+def bad(check, text):
+    global failed
+    failed += 1
+    print(f"FAIL: os/{check}: {text}")
+
+
+def rows(dump, files, merge):
+    cmd = [dump, "dump", "--regs"] + (["--merge"] if merge else []) + files
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return [{k: (int(v, 0) if k not in ("kind",) else v) for k, v in r.items()}
+            for r in csv.DictReader(io.StringIO(out))]
+
+
+def symbol(prog, name):
+    out = subprocess.run(["nm", prog], check=True, capture_output=True, text=True).stdout
+    m = re.search(r"^([0-9a-f]+) \w " + name + "$", out, re.M)
+    return int(m.group(1), 16) if m else None
+
+
+def thread_of_rsp(rsp, stacks):
+    """0 for the main thread (the process stack), k for thread_stacks[k-1]."""
+    if rsp >= 0x7f0000000000:
+        return 0
+    if stacks is not None:
+        for k in (1, 2):
+            base = stacks + (k - 1) * STACK
+            if base <= rsp <= base + STACK:
+                return k
+    return None
+
+
+def is_syscall_return(r, prev, code):
+    """ptrace's record right after a SYSCALL: RIP = RCX = the SYSCALL + 2."""
+    lo, data = code
+    at = r["rip"] - 2 - lo
+    return prev is not None and r["rip"] == r["rcx"] and prev["rip"] + 2 == r["rip"] and \
+        0 <= at < len(data) - 1 and data[at:at + 2] == b"\x0f\x05"
+
+
+def compare(cap, ref, code):
+    """Record by record; returns (mismatch texts, counts of the allowed difference).
+
+    Allowed, and counted:
+      syscall-return  ptrace stops once more after every SYSCALL, at its
+                      return address (the kernel's syscall-exit report of a
+                      single-step).  Linux returns through IRET when the
+                      saved RFLAGS has TF, and IRET's trap comes after the
+                      next instruction: the capture's first record after a
+                      SYSCALL is one instruction later.  ptrace's record is
+                      skipped when RIP = RCX = the previous record's RIP + 2
+                      and the bytes there are 0F 05.
+    Not allowed, although TF-sized: an R11 that differs by 0x100.  Both
+    tracers leave their TF in R11 after a SYSCALL that Linux returns from
+    through IRET (the same value on both sides); a difference there came
+    from the kmod rewriting R11 (docs/lab.md, "What differs").
+    """
+    errors, extra = [], 0
+    counts = {"syscall-return": 0}
+    i, j, prev = 0, 0, None
+    while i < len(cap) and j < len(ref):
+        c, r = cap[i], ref[j]
+        if c["rip"] != r["rip"] and is_syscall_return(r, prev, code):
+            counts["syscall-return"] += 1
+            prev, j = r, j + 1
+            continue
+        diffs = []
+        if c["rip"] != r["rip"]:
+            diffs.append("rip")
+        if (c["rflags"] & ~TF) != (r["rflags"] & ~TF):
+            diffs.append("rflags")
+        diffs += [g for g in GPRS if c[g] != r[g]]
+        if diffs:
+            if len(errors) < 6:
+                errors.append(f"record {i} (ptrace {j}): " + ", ".join(
+                    f"{d} captured {c[d]:#x} ptrace {r[d]:#x}" for d in diffs))
+            else:
+                extra += 1
+            if "rip" in diffs:
+                break   # out of step: the rest would only repeat it
+        prev, i, j = r, i + 1, j + 1
+    if extra:
+        errors.append(f"and {extra} more records")
+    if i < len(cap) or j < len(ref):
+        errors.append(f"compared {i} of {len(cap)} captured records, {j} of {len(ref)} "
+                      "from ptrace")
+    return errors, counts
+
+
+def code_bytes(prog):
+    """The executable segment's address and bytes (FileSiz: the code)."""
+    out = subprocess.run(["readelf", "-lW", prog], check=True, capture_output=True,
+                         text=True).stdout
+    for line in out.splitlines():
+        f = line.split()
+        if f and f[0] == "LOAD" and f[-2] == "E":
+            off, va, size = int(f[1], 16), int(f[2], 16), int(f[4], 16)
+            with open(prog, "rb") as fh:
+                fh.seek(off)
+                return va, fh.read(size)
+    return 0, b""
+
+
+def judge(prog, threads, res, bindir, dump):
+    d = os.path.join(res, prog)
+    exe = os.path.join(bindir, "os-" + prog)
+    gate = symbol(exe, "gate_main")
+    stacks = symbol(exe, "thread_stacks")
+    rc = open(os.path.join(d, "capture.rc")).read().strip() if os.path.exists(
+        os.path.join(d, "capture.rc")) else "missing"
+    captxt = open(os.path.join(d, "capture.txt")).read() if os.path.exists(
+        os.path.join(d, "capture.txt")) else ""
+    total = next((l for l in captxt.splitlines() if l.startswith("total ")), "no total line")
+    if rc == "0":
+        ok(f"{prog}/capture", f"svmtrace-capture --adopt-cr3 exit 0: {total}")
+    else:
+        bad(f"{prog}/capture", f"svmtrace-capture exit {rc}: {captxt.strip()[-400:]}")
+        return
+    files = sorted(glob.glob(os.path.join(d, "trace", "svmtrace_trace_cpu*.bin")))
+    cap = rows(dump, files, True)
+    ends = [r for r in cap if r["kind"] == "session_end"]
+    starts = [r for r in cap if r["kind"] == "session_start"]
+    cap = [r for r in cap if r["kind"] != "session_end"]
+    cr3s = {r["cr3"] for r in cap}
+    if cap and cap[0]["kind"] == "session_start" and cap[0]["reason"] == 0 and len(cr3s) == 1:
+        ok(f"{prog}/adopted", f"{len(cap)} records, all under the one CR3 the gate adopted "
+           f"({cr3s.pop():#x}); first a session_start of gate 0 at {cap[0]['rip']:#x}; "
+           f"{len(starts)} session starts, {len(ends)} ends")
+    else:
+        bad(f"{prog}/adopted", f"first record {cap[0] if cap else None}, CR3s {sorted(cr3s)}")
+    # Every record is the program's own: a process started after it could
+    # get the page-table root the capture adopted (init.sh runs nothing but
+    # builtins until L1 stopped the capture).
+    code = code_bytes(exe)
+    lo, hi = code[0], code[0] + len(code[1])
+    foreign = [r for r in cap if not lo <= r["rip"] < hi]
+    if foreign:
+        bad(f"{prog}/own-code", f"{len(foreign)} records outside the program's code "
+            f"[{lo:#x}, {hi:#x}), first seq {foreign[0]['sequence']} at {foreign[0]['rip']:#x}")
+    else:
+        ok(f"{prog}/own-code", f"every record's RIP is in the program's code [{lo:#x}, {hi:#x})")
+    split = {k: [] for k in range(threads)}
+    stray = [r for r in cap if thread_of_rsp(r["rsp"], stacks) not in split]
+    for r in cap:
+        k = thread_of_rsp(r["rsp"], stacks)
+        if k in split:
+            split[k].append(r)
+    if stray:
+        bad(f"{prog}/threads", f"{len(stray)} records belong to no thread, first {stray[0]}")
+    for k in range(threads):
+        name = "main" if k == 0 else f"thread{k}"
+        tids = sorted(glob.glob(os.path.join(res, f"{prog}.ptrace.*")))
+        want = [t for t in tids if t.endswith(f".{4000 + k}")] if k else \
+            [t for t in tids if not re.search(r"\.400[12]$", t)]
+        if len(want) != 1:
+            bad(f"{prog}/{name}", f"no single ptrace file for it among {tids}")
+            continue
+        packed = want[0] + ".v5"
+        subprocess.run([dump, "pack", want[0], packed], check=True, capture_output=True)
+        # pack closes the file with a session_end that repeats the last record
+        ref = [r for r in rows(dump, [packed], False) if r["kind"] != "session_end"]
+        if k == 0:
+            # The trace starts after gate_main's first instruction: drop
+            # ptrace's records up to the JMP into it (RIP = gate_main).
+            first = next((i for i, r in enumerate(ref) if r["rip"] == gate), None)
+            if first is None:
+                bad(f"{prog}/{name}", f"ptrace never reached gate_main {gate:#x}")
+                continue
+            ref = ref[first + 1:]
+        mine = split[k]
+        vcpus = {r["cpu"] for r in mine}
+        moves = sum(1 for a, b in zip(mine, mine[1:]) if a["cpu"] != b["cpu"])
+        errors, counts = compare(mine, ref, code)
+        allowed = ", ".join(f"{k} {v}" for k, v in counts.items())
+        if errors:
+            bad(f"{prog}/{name}", "; ".join(errors) + f" (allowed so far: {allowed})")
+        else:
+            ok(f"{prog}/{name}", f"{len(mine)} records equal to ptrace's {len(ref)}: RIP, RFLAGS "
+               f"less TF, 16 GPRs; allowed differences: {allowed}; on vCPUs "
+               f"{sorted(vcpus)}, {moves} vCPU changes")
+        if len(vcpus) == 2 and moves:
+            ok(f"{prog}/{name}/migrated", f"the thread ran on both vCPUs ({moves} changes)")
+        else:
+            bad(f"{prog}/{name}/migrated", f"vCPUs {sorted(vcpus)} only")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--l1-rc", required=True)
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--dump", required=True)
+    ap.add_argument("--dmesg", required=True)
+    a = ap.parse_args()
+    if a.l1_rc == "0":
+        ok("l1", "L1 ran l1-os.sh to its end")
+    else:
+        bad("l1", f"L1 exited {a.l1_rc}")
+    fails = os.path.join(a.results, "failures")
+    if os.path.exists(fails):
+        bad("l2", open(fails).read().replace("\n", "; "))
+    console = os.path.join(a.results, "console.txt")
+    text = open(console, errors="replace").read() if os.path.exists(console) else ""
+    m = re.search(r"svmtrace-os: aslr (\d+) cpus (\d+)", text)
+    if m and m.group(1) == "0" and m.group(2) == "2":
+        ok("l2/booted", "Debian's kernel reached its init with 2 vCPUs, ASLR off")
+    else:
+        bad("l2/booted", f"no init line with ASLR off and 2 vCPUs ({m.group(0) if m else 'none'})")
+        print(f"os: {passed} passed, {failed} failed")
+        return 1
+    for prog, threads in PROGRAMS.items():
+        outs = [re.sub(r"\r", "", l) for l in text.splitlines()
+                if re.match(rf"svmtrace-os: {prog} (result|thread\d)=", l)]
+        pout = os.path.join(a.results, f"{prog}.ptrace-out")
+        pl = [l for l in (open(pout).read().splitlines() if os.path.exists(pout) else [])
+              if re.match(rf"svmtrace-os: {prog} (result|thread\d)=", l)]
+        if outs and sorted(outs) == sorted(pl) and len(outs) == threads:
+            ok(f"{prog}/results", "both runs printed " + ", ".join(sorted(outs)))
+        else:
+            bad(f"{prog}/results", f"traced run {outs}, ptrace run {pl}")
+        for run in ("rusage", "ptrace-rusage"):
+            f = os.path.join(a.results, f"{prog}.{run}")
+            if os.path.exists(f):
+                v = open(f).read().split()
+                print(f"info: os/{prog}: {run}: major faults {v[0]}, minor faults {v[1]}, "
+                      f"voluntary switches {v[2]}, involuntary {v[3]}")
+        t = [l for l in text.splitlines() if l.startswith(f"svmtrace-os: {prog} timer-")]
+        for l in t:
+            print("info: " + l.strip())
+        try:
+            judge(prog, threads, a.results, a.bin, a.dump)
+        except (OSError, subprocess.CalledProcessError) as e:
+            bad(f"{prog}/judge", str(e))
+    dm = open(a.dmesg, errors="replace").read() if os.path.exists(a.dmesg) else None
+    if dm is not None and not re.search(r"WARNING|BUG|Oops|Call Trace", dm):
+        ok("dmesg", "L1 kernel log has no WARNING/BUG/Oops")
+    else:
+        bad("dmesg", f"L1 kernel log missing or has warnings ({a.dmesg})")
+    print(f"os: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
