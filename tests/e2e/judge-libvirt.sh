@@ -2,15 +2,17 @@
 # l1-libvirt.sh recorded in $cap.  Uses lib/judge.sh's ok/bad, $bin.
 
 # judge_libvirt_ending NAME WHY: svmtraced ended by itself with exit 0, its
-# total line names WHY as the stop reason, every file decodes to its last
-# complete frame (svmtrace-dump inspect) and capture.json parses.
+# total line names WHY as the stop reason and says the counts are
+# consistent (on every vCPU written + discarded + dropped = what the module
+# produced, and the module's own totals agree), every file decodes to its
+# last complete frame (svmtrace-dump inspect) and capture.json parses.
 judge_libvirt_ending() {
 	d=$cap/$1
-	if [ "$(cat "$d/capture.rc" 2>/dev/null)" = 0 ] && grep -q "stop=$2" "$d/capture.txt" &&
+	if [ "$(cat "$d/capture.rc" 2>/dev/null)" = 0 ] && grep -q "^total .* stop=$2.* consistent$" "$d/capture.txt" &&
 		"$bin/svmtrace-dump" inspect "$d"/trace/svmtrace_trace_cpu*.bin >"$d/inspect.txt" 2>&1 &&
 		python3 -c 'import json, sys; sys.exit(0 if json.load(open(sys.argv[1])) else 1)' \
 			"$d/trace/capture.json" 2>"$d/json.err"; then
-		ok "capture/$1/ending" "svmtraced ended by itself ($(grep '^total' "$d/capture.txt" | sed 's/.* stop=//')), exit 0; files decode ($(grep -m 1 'records:' "$d/inspect.txt" | sed 's/^ *//')), capture.json parses"
+		ok "capture/$1/ending" "svmtraced ended by itself ($(grep '^total' "$d/capture.txt" | sed 's/.* stop=//')), exit 0; $(grep '^total' "$d/capture.txt" | sed 's/^total \(written=[0-9]* dropped=[0-9]* discarded=[0-9]* kmod_produced=[0-9]*\).*/\1/'); files decode ($(grep -m 1 'records:' "$d/inspect.txt" | sed 's/^ *//')), capture.json parses"
 	else
 		bad "capture/$1/ending" "exit $(cat "$d/capture.rc" 2>/dev/null), expected stop=$2: $(tail -n 3 "$d/capture.txt" 2>/dev/null | tr '\n' ' ') $(tail -n 2 "$d/inspect.txt" "$d/json.err" 2>/dev/null | tr '\n' ' ')"
 	fi

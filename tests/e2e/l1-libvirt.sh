@@ -23,7 +23,7 @@
 # virsh and HAND-BOOTS (default 0) of the same kernel in QEMU started by
 # hand (l1-handqemu.sh), each up to its init's "ready" line; the Linux
 # boots through virsh record the interrupts L1's KVM injected and any L0
-# delivered twice.
+# delivered twice.  Last, libvirtd stops and our modules are unloaded.
 # Records into $E2E_OUT/libvirt/NAME (judged on the host by libvirt.sh);
 # stage times (L1 uptime) in $E2E_OUT/libvirt/stages.
 set -u
@@ -225,4 +225,14 @@ while [ $i -lt "${3:-0}" ]; do
 done
 stage linux-hand
 virsh list --all >"$out/list.txt" 2>&1
+# Our modules must unload after all that: sessions ended by a reset, a
+# power-off, a destroy and a killed QEMU.  libvirtd goes first (it keeps
+# /dev/kvm open).
+pkill -x libvirtd
+n=0
+while pgrep -x libvirtd >/dev/null && [ $n -lt 100 ]; do
+	n=$((n + 1)); sleep 0.1
+done
+kvm-modules unload >"$out/unload.txt" 2>&1 && echo "unloaded" >>"$out/unload.txt"
+stage unload
 true

@@ -16,7 +16,7 @@ polling its serial port; docs/lab.md, "Limits of QEMU 7.2's TCG").  Any
 new interrupt makes QEMU look at the APIC again, and L1 then takes the
 stuck vector at once.
 
-So every second this reads each vCPU's APIC through QMP.  A deliverable
+So twice a second this reads each vCPU's APIC through QMP.  A deliverable
 vector that stays pending, unchanged, for STUCK_SECONDS is the defect (a
 healthy L1 takes its interrupts within microseconds of its time); the
 watchdog then presses and releases Shift on the emulated PS/2 keyboard
@@ -30,7 +30,8 @@ import socket
 import sys
 import time
 
-STUCK_SECONDS = 3
+STUCK_SECONDS = 1.5
+POLL_SECONDS = 0.5
 
 
 class Qmp:
@@ -92,7 +93,7 @@ def main():
     with open(log, "a", buffering=1) as out:
         try:
             while True:
-                time.sleep(1)
+                time.sleep(POLL_SECONDS)
                 now = time.monotonic()
                 for cpu in range(cpus):
                     vectors, ppr = pending(qmp.hmp(f"info lapic {cpu}"))
@@ -107,7 +108,7 @@ def main():
                     if held < STUCK_SECONDS:
                         continue
                     what = (f"{now - start:.0f} s: vCPU {cpu}: vector {max(vectors)} pending in "
-                            f"the IRR for {held:.0f} s (PPR {ppr:#x})")
+                            f"the IRR for {held:.1f} s (PPR {ppr:#x})")
                     if cpu == 0:
                         qmp.hmp("sendkey shift")
                         what += ": kicked with a keyboard interrupt"

@@ -23,7 +23,8 @@
 #     twice (docs/lab.md, "Limits of QEMU 7.2's TCG"); --hand-boots
 #     (default 0) rounds of the same kernel in QEMU started by hand
 #     (l1-handqemu.sh) are reported;
-#   - the L1 kernel log has no WARNING/BUG/Oops.
+#   - our modules unload at the end (rmmod), and the L1 kernel log has no
+#     WARNING/BUG/Oops.
 # Prints each stage's L1 time and "N passed, N failed".
 # Environment: BUILD, E2E_LIBVIRT_TIMEOUT (L1 seconds, default 1200 and
 # 300 more per Linux L2 boot).
@@ -123,6 +124,11 @@ judge_trace libvirt-lab-session "$run/expect/libvirt-lab-session"
 judge_libvirt_boots "$boots"
 judge_libvirt_linux
 
+if grep -q '^unloaded$' "$cap/unload.txt" 2>/dev/null; then
+	ok libvirt/rmmod "our modules unloaded after every scenario (libvirtd stopped first)"
+else
+	bad libvirt/rmmod "kvm-modules unload at the end: $(tr '\n' ' ' <"$cap/unload.txt" 2>/dev/null)"
+fi
 if [ -s "$run/l1/dmesg.txt" ] && ! grep -E 'WARNING|BUG|Oops|Call Trace' "$run/l1/dmesg.txt"; then
 	ok libvirt/dmesg "L1 kernel log has no WARNING/BUG/Oops"
 else
