@@ -8,7 +8,8 @@
 #                     per step, Debian's modules
 #   guest-tf-rN.txt   bench_tf.bin on Debian's modules: the guest steps
 #                     itself, each #DB exit is handled in the kernel and
-#                     re-injected (the guest's handler adds 7 instructions)
+#                     re-injected (the VMM's --quiet-db: the guest's handler
+#                     makes no exit of its own, and adds 8 instructions)
 #   ours-rN.txt       the same on our modules, unarmed
 #   paused-rN/        our modules armed but paused: each step is a #DB exit
 #                     handled in the kernel (KVM's #DB intercept + the
@@ -48,7 +49,7 @@ r=1
 while [ "$r" -le "$rounds" ]; do
 	stock packaged "$out/packaged-r$r.txt"
 	{ kvm-modules load packaged &&
-		svmtrace-e2e-vmm -a "$iterations" kernel.bin bench_tf.bin >"$out/guest-tf-r$r.txt" 2>&1 &&
+		svmtrace-e2e-vmm -q -a "$iterations" kernel.bin bench_tf.bin >"$out/guest-tf-r$r.txt" 2>&1 &&
 		kvm-modules unload; } || echo "bench_tf on packaged failed" >>"$out/failures"
 	stock ours "$out/ours-r$r.txt"
 	kvm-modules load ours

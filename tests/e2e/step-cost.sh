@@ -54,10 +54,11 @@ per_step() {
 	done | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 packaged=$(per_step "$d"/packaged-r*.txt)
-# The guest's own #DBs: per trap, minus its handler's 7 instructions.
+# The guest's own #DBs: per trap, minus the trapping instruction and the
+# quiet handler's eight (kernel.S, --quiet-db).
 guest_tf=$(for f in "$d"/guest-tf-r*.txt; do
 	n=$(sed -n 's/^result db_count=\([0-9]*\).*/\1/p' "$f")
-	awk -v t="$(vmm_ns "$f")" -v n="${n:-0}" 'BEGIN { if (n > 0) printf "%.0f\n", t * 1e9 / n - 7 }'
+	awk -v t="$(vmm_ns "$f")" -v n="${n:-0}" 'BEGIN { if (n > 0) printf "%.0f\n", t * 1e9 / n - 9 }'
 done | sort -n | head -n 1)
 ours=$(per_step "$d"/ours-r*.txt)
 paused=$(per_step "$d"/paused-r*/vmm.txt)

@@ -54,6 +54,7 @@
 #define KDATA_SYSCALLS	   (KDATA_GPA + 0x10) /* SYSCALLs served */
 #define KDATA_NMIS	   (KDATA_GPA + 0x18) /* NMIs handled */
 #define KDATA_NMI_FRAME_TF (KDATA_GPA + 0x20) /* TF bits seen in NMI frames */
+#define KDATA_DB_QUIET	   (KDATA_GPA + 0x28) /* set by the VMM: #DBs make no VM exit */
 
 #define KSTACK_TOP(cpu) (0xe000 + (cpu)*0x1000) /* TSS.RSP0 */
 

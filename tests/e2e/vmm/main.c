@@ -52,6 +52,8 @@ static const char usage[] =
 	"  -d, --dr-intercept   KVM_SET_GUEST_DEBUG(ENABLE) alone: KVM keeps intercepting\n"
 	"                       the guest's MOV DR, which then never runs natively (the\n"
 	"                       lab's workaround for QEMU 7.2's DR7 bug, docs/lab.md)\n"
+	"  -q, --quiet-db       the lab kernel's #DB handler makes no VM exit (bench_tf:\n"
+	"                       the bare in-kernel #DB that bench-step-cost compares with)\n"
 	"  -S, --svme           start with EFER.SVME set, like a guest that runs a\n"
 	"                       hypervisor of its own (Windows with VBS)\n"
 	"  -i, --input-delay-us U  answer each read of PORT_INPUT after U microseconds\n"
@@ -244,6 +246,7 @@ int main(int argc, char **argv)
 		{ "cpl0", no_argument, NULL, '0' },
 		{ "svme", no_argument, NULL, 'S' },
 		{ "dr-intercept", no_argument, NULL, 'd' },
+		{ "quiet-db", no_argument, NULL, 'q' },
 		{ "kick-ms", required_argument, NULL, 'k' },
 		{ "late-vcpu", required_argument, NULL, 'L' },
 		{ "input-delay-us", required_argument, NULL, 'i' },
@@ -258,13 +261,13 @@ int main(int argc, char **argv)
 	const char *win_image = NULL, *dump_ready = NULL, *dump_done = NULL;
 	static struct vmm vm = { .nr_vcpus = 1 };
 	pthread_t threads[MAX_VCPUS];
-	int wait = 0, hold = 0, c, ok, early;
+	int wait = 0, hold = 0, quiet_db = 0, c, ok, early;
 	uint64_t n, late_ms = 0;
 	sigset_t usr1;
 	double t0;
 
 	cli_progname = "svmtrace-e2e-vmm";
-	while ((c = getopt_long(argc, argv, "c:a:wHsl:x0dSk:L:i:hW:gR:G:D:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:a:wHsl:x0dqSk:L:i:hW:gR:G:D:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'W':
 			win_image = optarg;
@@ -320,6 +323,9 @@ int main(int argc, char **argv)
 		case 'd':
 			vm.dr_intercept = 1;
 			break;
+		case 'q':
+			quiet_db = 1;
+			break;
 		case 'k':
 			vm.kick_ms = parse_u64(optarg, "--kick-ms");
 			if (!vm.kick_ms || vm.kick_ms > 10000)
@@ -349,6 +355,8 @@ int main(int argc, char **argv)
 	}
 	if (vm.win && vm.nr_vcpus != 1)
 		die("--win runs one vCPU");
+	if (vm.win && quiet_db)
+		die("--quiet-db is for the lab kernel, not --win");
 	if (vm.step_log && !vm.singlestep)
 		die("--step-log needs --singlestep");
 	if (late_ms && (vm.nr_vcpus < 2 || vm.kick_ms))
@@ -368,6 +376,8 @@ int main(int argc, char **argv)
 		       (unsigned long long)vm.mem_size);
 	} else {
 		create_vm(&vm, argv[optind], argv[optind + 1], early);
+		if (quiet_db)
+			*(uint64_t *)(vm.mem + KDATA_DB_QUIET) = 1;
 		dump_or_die(&vm, dump_ready);
 		printf("ready pid=%d vmfd=%d cr3=0x%x vcpus=%d", getpid(), vm.vm_fd, PML4_GPA,
 		       vm.nr_vcpus);
