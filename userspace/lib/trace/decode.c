@@ -83,8 +83,9 @@ static inline uint64_t pack7(uint64_t x)
  * continuation bit found by a count of trailing zeros, and the bytes up to
  * it packed.  Record parts vary in length from one record to the next, so a
  * byte-by-byte loop mispredicts its exit on a large share of them.  Nine
- * and ten bytes (64-bit values with high bits set), which alone can
- * overflow 64 bits, and varints near the frame's end take the checked path.
+ * and ten bytes (64-bit values with high bits set, common in anchors) take
+ * one more test each; an overflowing varint and varints near the frame's
+ * end take the checked path.
  */
 static inline __attribute__((always_inline)) const uint8_t *
 varint(struct decoder *d, const uint8_t *p, const uint8_t *end, uint64_t *v, const char *what)
@@ -97,6 +98,14 @@ varint(struct decoder *d, const uint8_t *p, const uint8_t *end, uint64_t *v, con
 
 			*v = pack7(x & (~0ull >> (64 - bits)));
 			return p + bits / 8;
+		}
+		if (p[8] < 0x80) {
+			*v = pack7(x) | (uint64_t)p[8] << 56;
+			return p + 9;
+		}
+		if (p[9] <= 1) { /* bit 63; more overflows */
+			*v = pack7(x) | (uint64_t)(p[8] & 0x7f) << 56 | (uint64_t)p[9] << 63;
+			return p + 10;
 		}
 	}
 	return varint_slow(d, p, end, v, what);
@@ -113,6 +122,19 @@ static bool check_sequence(struct decoder *d, uint64_t seq)
 	d->have_seq = true;
 	d->rec.sequence = seq;
 	return true;
+}
+
+/*
+ * A state without YMM registers reads them as 0: zeroed once, not again at
+ * each anchor (every 64th record by default) while nothing wrote them.
+ */
+static void clear_ymm(struct decoder *d)
+{
+	if (d->ymm_clear)
+		return;
+	d->state.xstate_bv = 0;
+	memset(d->state.ymm, 0, sizeof(d->state.ymm));
+	d->ymm_clear = true;
 }
 
 static __attribute__((noinline)) const uint8_t *full_record(struct decoder *d, const uint8_t *p, const uint8_t *end)
@@ -153,9 +175,9 @@ static __attribute__((noinline)) const uint8_t *full_record(struct decoder *d, c
 		d->state.xstate_bv = le64(p);
 		memcpy(d->state.ymm, p + 8, sizeof(d->state.ymm));
 		p += WIRE_XSTATE_SIZE;
+		d->ymm_clear = false;
 	} else {
-		d->state.xstate_bv = 0;
-		memset(d->state.ymm, 0, sizeof(d->state.ymm));
+		clear_ymm(d);
 	}
 	r->kind = (h & WIRE_TYPE_MASK) == WIRE_ANCHOR ? SVMTRACE_SLOT_INSTRUCTION
 						      : SVMTRACE_SLOT_SESSION_START;
@@ -216,6 +238,7 @@ static __attribute__((noinline)) const uint8_t *session_end(struct decoder *d, c
 				return NULL;
 			d->state.xstate_bv = le64(p);
 			memcpy(d->state.ymm, p + 8, sizeof(d->state.ymm));
+			d->ymm_clear = false;
 			p += WIRE_XSTATE_SIZE;
 		}
 		d->frame_state = true;
@@ -226,10 +249,8 @@ static __attribute__((noinline)) const uint8_t *session_end(struct decoder *d, c
 		d->state.rflags = d->state.cr3 = 0;
 		memset(d->state.gpr, 0, sizeof(d->state.gpr));
 	}
-	if (!d->xstate) {
-		d->state.xstate_bv = 0;
-		memset(d->state.ymm, 0, sizeof(d->state.ymm));
-	}
+	if (!d->xstate)
+		clear_ymm(d);
 	r->has_tsc = true;
 	r->has_ymm = d->xstate;
 	r->anchor = false;
@@ -246,6 +267,7 @@ static const uint8_t *ymm_delta(struct decoder *d, const uint8_t *p, const uint8
 	if (!need(d, p, end, 10, "YMM delta header"))
 		return NULL;
 	d->state.xstate_bv = le64(p);
+	d->ymm_clear = false;
 	mask = le16(p + 8);
 	p += 10;
 	for (; mask; mask &= mask - 1) {
@@ -393,11 +415,12 @@ static inline __attribute__((always_inline)) bool predicted_delta(struct decoder
 	return true;
 }
 
-static __attribute__((noinline)) const uint8_t *delta_record(struct decoder *d, const uint8_t *p, const uint8_t *end)
+/* Any delta; @pe is the entry for the previous RIP, @hit whether it predicts. */
+static __attribute__((noinline)) const uint8_t *delta_record(struct decoder *d, const uint8_t *p,
+							     const uint8_t *end,
+							     struct predict_entry *pe, bool hit)
 {
 	uint64_t from = d->state.rip;
-	struct predict_entry *pe = predict_slot(&d->predict, from);
-	bool hit = predict_hit(&d->predict, pe, from);
 	uint64_t delta[SVMTRACE_NR_GPRS], v, step = 1, rip, rflags;
 	unsigned int mask = 0, nops = 0, written = 0;
 	uint8_t ops[2 * WIRE_OPS_MAX], h;
@@ -480,10 +503,11 @@ const uint8_t *decoder_next(struct decoder *d, const uint8_t *p, const uint8_t *
 		uint64_t from = d->state.rip;
 		struct predict_entry *pe = predict_slot(&d->predict, from);
 
-		if (predict_hit(&d->predict, pe, from) && d->have_state &&
-		    predicted_delta(d, pe, &p, end))
+		bool hit = predict_hit(&d->predict, pe, from);
+
+		if (hit && d->have_state && predicted_delta(d, pe, &p, end))
 			return p;
-		return delta_record(d, p, end);
+		return delta_record(d, p, end, pe, hit);
 	}
 	if ((*p & WIRE_TYPE_MASK) == WIRE_SESSION_END)
 		return session_end(d, p, end);

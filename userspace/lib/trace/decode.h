@@ -20,6 +20,7 @@ struct decoder {
 	bool frame_state;	    /* this frame set a state a session end reports */
 	bool have_seq;		    /* any record seen: sequence must increase */
 	bool xstate;		    /* the last full record carried YMM state */
+	bool ymm_clear;		    /* state.ymm and xstate_bv are all 0 */
 	struct predict_table predict;
 	char why[160]; /* what was wrong, when decoder_next fails */
 };

@@ -78,20 +78,18 @@ static inline bool predict_hit(const struct predict_table *t, const struct predi
  * Remember that it changed the GPRs in @mask by @delta (indexed by GPR
  * number; only the entries of @mask are read).  Outcomes touching more than
  * PREDICT_GPRS registers are not kept: the entry then predicts no change.
- * Four steps without a branch, each taking the lowest bit left (or, past
- * the last, a 0 delta for rax), instead of a loop over the mask.
  */
 static inline void predict_learn_gprs(struct predict_entry *e, unsigned int mask,
 				      const uint64_t *delta)
 {
-	unsigned int at = 0, m = mask;
+	unsigned int at = 0, n = 0, m = mask;
 
-	for (unsigned int k = 0; k < PREDICT_GPRS; k++) {
-		unsigned int i = (unsigned int)__builtin_ctz(m | 0x10000) & 15;
+	memset(e->delta, 0, sizeof(e->delta));
+	for (; m && n < PREDICT_GPRS; m &= m - 1, n++) {
+		unsigned int i = (unsigned int)__builtin_ctz(m);
 
-		e->delta[k] = m ? delta[i] : 0;
-		at |= i << (4 * k);
-		m &= m - 1;
+		e->delta[n] = delta[i];
+		at |= i << (4 * n);
 	}
 	e->mask = (uint16_t)mask;
 	e->gpr_at = (uint16_t)at;
