@@ -184,6 +184,7 @@ static __attribute__((noinline)) const uint8_t *full_record(struct decoder *d, c
 	r->has_tsc = true;
 	r->has_ymm = d->xstate;
 	r->anchor = true;
+	d->delta_fields = false;
 	r->state_known = true;
 	d->have_state = true;
 	d->frame_state = true;
@@ -254,6 +255,7 @@ static __attribute__((noinline)) const uint8_t *session_end(struct decoder *d, c
 	r->has_tsc = true;
 	r->has_ymm = d->xstate;
 	r->anchor = false;
+	d->delta_fields = false;
 	d->have_state = false; /* the next session starts from a full record */
 	return p;
 }
@@ -376,42 +378,56 @@ static inline __attribute__((always_inline)) void predicted_gprs(uint64_t *gpr, 
 	add_deltas(gpr, pe);
 }
 
-static void instruction_record(struct svmtrace_record *r)
+/*
+ * A delta's record fields besides its state and sequence: the same for every
+ * delta, so stored only after a full record or a session end changed them.
+ */
+static inline void instruction_record(struct decoder *d)
 {
+	struct svmtrace_record *r = &d->rec;
+
+	if (__builtin_expect(d->delta_fields, 1))
+		return;
 	r->kind = SVMTRACE_SLOT_INSTRUCTION;
 	r->state_known = true;
 	r->has_tsc = false;
 	r->anchor = false;
 	r->reason = 0;
 	r->dropped = 0;
+	d->delta_fields = true;
 }
 
 /*
  * The delta most records are: a hit whose prediction holds except, at most,
  * for RFLAGS (header 0x00 or 0x10; no RIP, GPR, OPS, SEQ or XSTATE part).  It
- * takes no branch on the header beyond this test and leaves the entry as the
- * learning rule does: the same next RIP and deltas, the new RFLAGS.  False
- * when the record is not one (or its RFLAGS varint is longer than a byte, or
- * the frame ends there): delta_record() then decodes it.
+ * takes no branch on the header beyond this test; the RFLAGS varint (one
+ * byte, or two when SF or a flag above bit 6 flipped) is read with masks.
+ * False when the record is not one (or its RFLAGS varint is longer than two
+ * bytes, or the frame ends within three): delta_record() then decodes it.
  */
-static inline __attribute__((always_inline)) bool predicted_delta(struct decoder *d, struct predict_entry *pe, const uint8_t **pp,
-				   const uint8_t *end)
+static inline __attribute__((always_inline)) bool
+predicted_delta(struct decoder *d, struct predict_entry *pe, const uint8_t **pp, const uint8_t *end)
 {
 	const uint8_t *p = *pp;
-	unsigned int flags = (p[0] & WIRE_DELTA_RFLAGS) >> 4; /* 1: one RFLAGS byte follows */
-	uint64_t x;
+	uint64_t flags = (p[0] & WIRE_DELTA_RFLAGS) >> 4; /* 1: an RFLAGS varint follows */
+	uint64_t two, x, from = d->state.rip;
 
-	if ((p[0] & ~WIRE_DELTA_RFLAGS) != WIRE_DELTA || end - p < 2 || (flags & p[1] >> 7) ||
+	if ((p[0] & ~WIRE_DELTA_RFLAGS) != WIRE_DELTA || end - p < 3 ||
 	    d->rec.sequence == UINT64_MAX)
 		return false;
-	x = p[1] & (0 - (uint64_t)flags);
+	two = flags & p[1] >> 7; /* 1: the varint has two bytes */
+	if (two & p[2] >> 7)
+		return false;
+	x = ((p[1] & 0x7fu) | ((uint64_t)p[2] << 7 & (0 - two))) & (0 - flags);
 	d->state.rip = pe->next_rip;
 	predicted_gprs(d->state.gpr, pe);
 	d->state.rflags = pe->rflags ^ x;
-	pe->rflags = d->state.rflags;
+	/* a hit with at most RFLAGS: the rule learns the new RFLAGS */
+	predict_update(&d->predict, pe, true, (uint8_t)(flags << 4), from, pe->next_rip,
+		       d->state.rflags, 0, NULL, 0, NULL);
 	d->rec.sequence++;
-	instruction_record(&d->rec);
-	*pp = p + 1 + flags;
+	instruction_record(d);
+	*pp = p + 1 + flags + two;
 	return true;
 }
 
@@ -489,7 +505,7 @@ static __attribute__((noinline)) const uint8_t *delta_record(struct decoder *d, 
 	 * from the two 8-byte stores just made stalls store forwarding.
 	 */
 	predict_update(&d->predict, pe, hit, h, from, rip, rflags, mask, delta, nops, ops);
-	instruction_record(r);
+	instruction_record(d);
 	return p;
 }
 

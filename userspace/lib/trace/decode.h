@@ -21,6 +21,7 @@ struct decoder {
 	bool have_seq;		    /* any record seen: sequence must increase */
 	bool xstate;		    /* the last full record carried YMM state */
 	bool ymm_clear;		    /* state.ymm and xstate_bv are all 0 */
+	bool delta_fields;	    /* rec's kind, reason, TSC... are a delta's */
 	struct predict_table predict;
 	char why[160]; /* what was wrong, when decoder_next fails */
 };
