@@ -375,7 +375,8 @@ static inline __attribute__((always_inline)) void predicted_gprs(uint64_t *gpr, 
 		gpr[dst] = res;
 		return;
 	}
-	add_deltas(gpr, pe);
+	if (pe->mask)
+		add_deltas(gpr, pe);
 }
 
 /*

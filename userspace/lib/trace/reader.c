@@ -206,12 +206,13 @@ static __attribute__((noinline)) void count_other(struct svmtrace_summary *s,
 /*
  * Most records are deltas numbered one past the last record: an instruction
  * without TSC (so neither an anchor nor after a gap) that only advances the
- * counts.  Every other record takes the full accounting.
+ * counts.  Every other record takes the full accounting.  A delta is never
+ * the first record (it needs a full record before it in its frame).
  */
 static inline void count(struct svmtrace_summary *s, const struct svmtrace_record *rec)
 {
 	if (__builtin_expect(rec->kind == SVMTRACE_SLOT_INSTRUCTION && !rec->has_tsc &&
-				     rec->sequence == s->last_sequence + 1 && s->records,
+				     rec->sequence == s->last_sequence + 1,
 			     1)) {
 		s->records++;
 		s->instructions++;
