@@ -4,6 +4,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "lib/trace/wire.h"
 
@@ -137,6 +140,83 @@ static void clear_ymm(struct decoder *d)
 	d->ymm_clear = true;
 }
 
+#ifdef __SSE2__
+/* Bit i set when byte @p[i] ends a varint (its continuation bit is clear), for 64 bytes. */
+static inline uint64_t varint_ends(const uint8_t *p)
+{
+	uint64_t more = 0;
+
+	for (unsigned int k = 0; k < 4; k++)
+		more |= (uint64_t)(uint16_t)_mm_movemask_epi8(
+				_mm_loadu_si128((const __m128i *)(p + 16 * k)))
+			<< (16 * k);
+	return ~more;
+}
+#endif
+
+/* Varints a full state holds in a row: RFLAGS, CR3, then the GPRs. */
+#define STATE_VARINTS (2 + SVMTRACE_NR_GPRS)
+
+/*
+ * Anchors, session starts and session ends with S hold RFLAGS, CR3 and the
+ * 16 GPRs as 18 varints in a row.  Read one after the other, each varint's
+ * start waits on the length of the one before (a load, a count of trailing
+ * zeros, an add: a dozen cycles each).  With room in the frame, the ends of
+ * all varints in a 64-byte window are found at once instead, from the
+ * continuation bits (SSE2), and each next end is the next set bit; the
+ * values then decode independently.  Varints over 10 bytes or overflowing,
+ * and states near the frame's end, take the checked path, which reports them.
+ */
+static const uint8_t *state_varints(struct decoder *d, const uint8_t *p, const uint8_t *end)
+{
+#ifdef __SSE2__
+	/* the longest state is 180 bytes; a window read at its last varint's start */
+	if (end - p >= STATE_VARINTS * 10 + 64) {
+		const uint8_t *w = p, *q = p;
+		uint64_t ends = varint_ends(w), v[STATE_VARINTS];
+		unsigned int i;
+
+		for (i = 0; i < STATE_VARINTS; i++) {
+			const uint8_t *next;
+			size_t len;
+
+			if (!ends) {
+				w = q;
+				ends = varint_ends(w);
+				if (!ends)
+					break;
+			}
+			next = w + __builtin_ctzll(ends) + 1;
+			len = (size_t)(next - q);
+			if (len <= 8)
+				v[i] = pack7(le64(q) & (~0ull >> (64 - 8 * len)));
+			else if (len == 9)
+				v[i] = pack7(le64(q)) | (uint64_t)q[8] << 56;
+			else if (len == 10 && q[9] <= 1)
+				v[i] = pack7(le64(q)) | (uint64_t)(q[8] & 0x7f) << 56 |
+				       (uint64_t)q[9] << 63;
+			else
+				break;
+			q = next;
+			ends &= ends - 1;
+		}
+		if (i == STATE_VARINTS) {
+			d->state.rflags = v[0];
+			d->state.cr3 = v[1];
+			memcpy(d->state.gpr, v + 2, sizeof(d->state.gpr));
+			return q;
+		}
+	}
+#endif
+	if (!(p = varint(d, p, end, &d->state.rflags, "RFLAGS")) ||
+	    !(p = varint(d, p, end, &d->state.cr3, "CR3")))
+		return NULL;
+	for (int i = 0; i < SVMTRACE_NR_GPRS; i++)
+		if (!(p = varint(d, p, end, &d->state.gpr[i], svmtrace_gpr_names[i])))
+			return NULL;
+	return p;
+}
+
 static __attribute__((noinline)) const uint8_t *full_record(struct decoder *d, const uint8_t *p, const uint8_t *end)
 {
 	uint8_t h = *p++;
@@ -159,12 +239,8 @@ static __attribute__((noinline)) const uint8_t *full_record(struct decoder *d, c
 	if (!need(d, p, end, 8, "RIP"))
 		return NULL;
 	d->state.rip = le64(p);
-	if (!(p = varint(d, p + 8, end, &d->state.rflags, "RFLAGS")) ||
-	    !(p = varint(d, p, end, &d->state.cr3, "CR3")))
+	if (!(p = state_varints(d, p + 8, end)))
 		return NULL;
-	for (int i = 0; i < SVMTRACE_NR_GPRS; i++)
-		if (!(p = varint(d, p, end, &d->state.gpr[i], svmtrace_gpr_names[i])))
-			return NULL;
 	r->dropped = 0;
 	if ((h & WIRE_FULL_GAP) && !(p = varint(d, p, end, &r->dropped, "dropped count")))
 		return NULL;
@@ -188,18 +264,6 @@ static __attribute__((noinline)) const uint8_t *full_record(struct decoder *d, c
 	r->state_known = true;
 	d->have_state = true;
 	d->frame_state = true;
-	return p;
-}
-
-/* The RFLAGS, CR3 and GPRs a session end with S carries. */
-static const uint8_t *end_state(struct decoder *d, const uint8_t *p, const uint8_t *end)
-{
-	if (!(p = varint(d, p, end, &d->state.rflags, "RFLAGS")) ||
-	    !(p = varint(d, p, end, &d->state.cr3, "CR3")))
-		return NULL;
-	for (int i = 0; i < SVMTRACE_NR_GPRS; i++)
-		if (!(p = varint(d, p, end, &d->state.gpr[i], svmtrace_gpr_names[i])))
-			return NULL;
 	return p;
 }
 
@@ -227,7 +291,7 @@ static __attribute__((noinline)) const uint8_t *session_end(struct decoder *d, c
 	r->reason = le32(p + 17);
 	d->state.rip = le64(p + 21);
 	p += WIRE_END_SIZE;
-	if (state && !(p = end_state(d, p, end)))
+	if (state && !(p = state_varints(d, p, end)))
 		return NULL;
 	r->dropped = 0;
 	if ((h & WIRE_END_GAP) && !(p = varint(d, p, end, &r->dropped, "dropped count")))
@@ -286,7 +350,7 @@ static const uint8_t *ymm_delta(struct decoder *d, const uint8_t *p, const uint8
  * previous state (every operand is read before any destination is written).
  */
 static const uint8_t *ops_part(struct decoder *d, const uint8_t *p, const uint8_t *end,
-			       uint8_t *ops, unsigned int *nops, unsigned int *written)
+			       const uint8_t **ops, unsigned int *nops, unsigned int *written)
 {
 	uint64_t v[WIRE_OPS_MAX];
 	unsigned int n;
@@ -312,7 +376,7 @@ static const uint8_t *ops_part(struct decoder *d, const uint8_t *p, const uint8_
 	}
 	for (unsigned int i = 0; i < n; i++)
 		d->state.gpr[p[2 * i] >> 4] = v[i];
-	memcpy(ops, p, 2 * n);
+	*ops = p; /* the pairs, as stored, for the learning rule */
 	*nops = n;
 	return p + 2 * n;
 }
@@ -342,105 +406,14 @@ static const uint8_t *explicit_gprs(struct decoder *d, const uint8_t *p, const u
 	return p;
 }
 
-/* Add entry @pe's deltas: all four, the unused ones being 0 for rax. */
-static inline void add_deltas(uint64_t *gpr, const struct predict_entry *pe)
-{
-	unsigned int at = pe->gpr_at;
-	uint64_t v0 = gpr[at & 15] + pe->delta[0], v1 = gpr[at >> 4 & 15] + pe->delta[1];
-	uint64_t v2 = gpr[at >> 8 & 15] + pe->delta[2], v3 = gpr[at >> 12] + pe->delta[3];
-
-	/*
-	 * Loads first, stores last to first: no store waits on another to the
-	 * same register (the unused slots all name rax), and a used rax, always
-	 * slot 0, is written after the unused slots' unchanged copies of it.
-	 */
-	gpr[at >> 12] = v3;
-	gpr[at >> 8 & 15] = v2;
-	gpr[at >> 4 & 15] = v1;
-	gpr[at & 15] = v0;
-}
-
-/*
- * The GPRs as hit entry @pe predicts them: its operation on the previous
- * state, its deltas added, then the operation's destination set.
- */
-static inline __attribute__((always_inline)) void predicted_gprs(uint64_t *gpr, const struct predict_entry *pe)
-{
-	unsigned int dst = pe->opreg >> 4;
-
-	if (predict_has_op(pe)) {
-		uint64_t res = wire_op_apply(pe->op, gpr[dst], gpr[pe->opreg & 15]);
-
-		add_deltas(gpr, pe);
-		gpr[dst] = res;
-		return;
-	}
-	if (pe->mask)
-		add_deltas(gpr, pe);
-}
-
-/*
- * A delta's record fields besides its state and sequence: the same for every
- * delta, so stored only after a full record or a session end changed them.
- */
-static inline void instruction_record(struct decoder *d)
-{
-	struct svmtrace_record *r = &d->rec;
-
-	if (__builtin_expect(d->delta_fields, 1))
-		return;
-	r->kind = SVMTRACE_SLOT_INSTRUCTION;
-	r->state_known = true;
-	r->has_tsc = false;
-	r->anchor = false;
-	r->reason = 0;
-	r->dropped = 0;
-	d->delta_fields = true;
-}
-
-/*
- * The delta most records are: a hit whose prediction holds except, at most,
- * for RFLAGS (header 0x00 or 0x10; no RIP, GPR, OPS, SEQ or XSTATE part).  It
- * takes no branch on the header beyond this test; the RFLAGS varint (one
- * byte, or two when SF or a flag above bit 6 flipped) is read with masks.
- * False when the record is not one (or its RFLAGS varint is longer than two
- * bytes, or the frame ends within three): delta_record() then decodes it.
- */
-static inline __attribute__((always_inline)) bool
-predicted_delta(struct decoder *d, struct predict_entry *pe, const uint8_t **pp, const uint8_t *end)
-{
-	const uint8_t *p = *pp;
-	uint64_t flags = (p[0] & WIRE_DELTA_RFLAGS) >> 4; /* 1: an RFLAGS varint follows */
-	uint64_t two, x, from = d->state.rip;
-
-	if ((p[0] & ~WIRE_DELTA_RFLAGS) != WIRE_DELTA || end - p < 3 ||
-	    d->rec.sequence == UINT64_MAX)
-		return false;
-	two = flags & p[1] >> 7; /* 1: the varint has two bytes */
-	if (two & p[2] >> 7)
-		return false;
-	x = ((p[1] & 0x7fu) | ((uint64_t)p[2] << 7 & (0 - two))) & (0 - flags);
-	d->state.rip = pe->next_rip;
-	predicted_gprs(d->state.gpr, pe);
-	d->state.rflags = pe->rflags ^ x;
-	/* a hit with at most RFLAGS: the rule learns the new RFLAGS */
-	predict_update(&d->predict, pe, true, (uint8_t)(flags << 4), from, pe->next_rip,
-		       d->state.rflags, 0, NULL, 0, NULL);
-	d->rec.sequence++;
-	instruction_record(d);
-	*pp = p + 1 + flags + two;
-	return true;
-}
-
-/* Any delta; @pe is the entry for the previous RIP, @hit whether it predicts. */
-static __attribute__((noinline)) const uint8_t *delta_record(struct decoder *d, const uint8_t *p,
-							     const uint8_t *end,
-							     struct predict_entry *pe, bool hit)
+const uint8_t *decoder_delta(struct decoder *d, const uint8_t *p, const uint8_t *end,
+			     struct predict_entry *pe, bool hit)
 {
 	uint64_t from = d->state.rip;
 	uint64_t delta[SVMTRACE_NR_GPRS], v, step = 1, rip, rflags;
 	unsigned int mask = 0, nops = 0, written = 0;
-	uint8_t ops[2 * WIRE_OPS_MAX], h;
+	const uint8_t *ops = NULL;
+	uint8_t h;
 	struct svmtrace_record *r = &d->rec;
 
 	if (!d->have_state)
@@ -461,7 +434,7 @@ static __attribute__((noinline)) const uint8_t *delta_record(struct decoder *d, 
 	d->state.rip = rip;
 
 	if (h & WIRE_DELTA_OPS) {
-		p = ops_part(d, p, end, ops, &nops, &written);
+		p = ops_part(d, p, end, &ops, &nops, &written);
 		if (!p)
 			return NULL;
 	}
@@ -510,22 +483,8 @@ static __attribute__((noinline)) const uint8_t *delta_record(struct decoder *d, 
 	return p;
 }
 
-/*
- * Most records are predicted deltas: they are decoded here, in a function
- * small enough to need no saved registers; every other record takes a call.
- */
-const uint8_t *decoder_next(struct decoder *d, const uint8_t *p, const uint8_t *end)
+const uint8_t *decoder_other(struct decoder *d, const uint8_t *p, const uint8_t *end)
 {
-	if (__builtin_expect((*p & WIRE_TYPE_MASK) == WIRE_DELTA, 1)) {
-		uint64_t from = d->state.rip;
-		struct predict_entry *pe = predict_slot(&d->predict, from);
-
-		bool hit = predict_hit(&d->predict, pe, from);
-
-		if (hit && d->have_state && predicted_delta(d, pe, &p, end))
-			return p;
-		return delta_record(d, p, end, pe, hit);
-	}
 	if ((*p & WIRE_TYPE_MASK) == WIRE_SESSION_END)
 		return session_end(d, p, end);
 	return full_record(d, p, end);
