@@ -30,8 +30,8 @@ void decoder_frame_start(struct decoder *d)
 	predict_reset(&d->predict);
 }
 
-__attribute__((format(printf, 2, 3), cold)) static const uint8_t *fail(struct decoder *d, const char *fmt,
-								 ...)
+__attribute__((format(printf, 2, 3), cold)) static const uint8_t *fail(struct decoder *d,
+								       const char *fmt, ...)
 {
 	va_list ap;
 
@@ -49,8 +49,8 @@ static const uint8_t *need(struct decoder *d, const uint8_t *p, const uint8_t *e
 	return fail(d, "%s needs %zu bytes, the frame has %zu left", what, n, (size_t)(end - p));
 }
 
-static __attribute__((noinline)) const uint8_t *varint_slow(struct decoder *d, const uint8_t *p, const uint8_t *end,
-				  uint64_t *v, const char *what)
+static __attribute__((noinline)) const uint8_t *
+varint_slow(struct decoder *d, const uint8_t *p, const uint8_t *end, uint64_t *v, const char *what)
 {
 	const uint8_t *q = wire_get_varint(p, end, v);
 
@@ -217,7 +217,8 @@ static const uint8_t *state_varints(struct decoder *d, const uint8_t *p, const u
 	return p;
 }
 
-static __attribute__((noinline)) const uint8_t *full_record(struct decoder *d, const uint8_t *p, const uint8_t *end)
+static __attribute__((noinline)) const uint8_t *full_record(struct decoder *d, const uint8_t *p,
+							    const uint8_t *end)
 {
 	uint8_t h = *p++;
 	const char *what = (h & WIRE_TYPE_MASK) == WIRE_ANCHOR ? "anchor" : "session start";
@@ -273,7 +274,8 @@ static __attribute__((noinline)) const uint8_t *full_record(struct decoder *d, c
  * right before the end) that state is unknown: it is flagged, never taken
  * from the previous frame, which a reader may not have, nor made up.
  */
-static __attribute__((noinline)) const uint8_t *session_end(struct decoder *d, const uint8_t *p, const uint8_t *end)
+static __attribute__((noinline)) const uint8_t *session_end(struct decoder *d, const uint8_t *p,
+							    const uint8_t *end)
 {
 	struct svmtrace_record *r = &d->rec;
 	uint8_t h = *p;

@@ -66,7 +66,8 @@ static inline void add_deltas(uint64_t *gpr, const struct predict_entry *pe)
  * The GPRs as hit entry @pe predicts them: its operation on the previous
  * state, its deltas added, then the operation's destination set.
  */
-static inline __attribute__((always_inline)) void predicted_gprs(uint64_t *gpr, const struct predict_entry *pe)
+static inline __attribute__((always_inline)) void predicted_gprs(uint64_t *gpr,
+								 const struct predict_entry *pe)
 {
 	unsigned int dst = pe->opreg >> 4;
 

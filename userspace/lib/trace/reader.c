@@ -241,10 +241,9 @@ static __attribute__((noinline)) int advance(struct svmtrace_reader *r)
 
 static __attribute__((noinline)) int decode_failed(struct svmtrace_reader *r)
 {
-	r->status = trace_error(&r->err, SVMTRACE_E_FORMAT, r->name, r->frame_offset,
-				"frame byte %zu of %u: %s",
-				(size_t)(r->cur - (r->end - r->frame_size)), r->frame_size,
-				r->dec.why);
+	r->status = trace_error(
+		&r->err, SVMTRACE_E_FORMAT, r->name, r->frame_offset, "frame byte %zu of %u: %s",
+		(size_t)(r->cur - (r->end - r->frame_size)), r->frame_size, r->dec.why);
 	r->cur = r->end;
 	return r->status;
 }
