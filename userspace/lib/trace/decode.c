@@ -4,6 +4,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "lib/trace/wire.h"
 
@@ -27,8 +30,8 @@ void decoder_frame_start(struct decoder *d)
 	predict_reset(&d->predict);
 }
 
-__attribute__((format(printf, 2, 3))) static const uint8_t *fail(struct decoder *d, const char *fmt,
-								 ...)
+__attribute__((format(printf, 2, 3), cold)) static const uint8_t *fail(struct decoder *d,
+								       const char *fmt, ...)
 {
 	va_list ap;
 
@@ -46,8 +49,8 @@ static const uint8_t *need(struct decoder *d, const uint8_t *p, const uint8_t *e
 	return fail(d, "%s needs %zu bytes, the frame has %zu left", what, n, (size_t)(end - p));
 }
 
-static const uint8_t *varint_slow(struct decoder *d, const uint8_t *p, const uint8_t *end,
-				  uint64_t *v, const char *what)
+static __attribute__((noinline)) const uint8_t *
+varint_slow(struct decoder *d, const uint8_t *p, const uint8_t *end, uint64_t *v, const char *what)
 {
 	const uint8_t *q = wire_get_varint(p, end, v);
 
@@ -63,27 +66,49 @@ static const uint8_t *varint_slow(struct decoder *d, const uint8_t *p, const uin
 }
 
 /*
- * A varint; the one-byte case, by far the most common, inline, and so are up
- * to nine bytes when the frame has ten left (anchors' registers): then no
- * byte needs a bounds check, and only a ten-byte varint, which alone can
- * overflow 64 bits, or one near the frame's end takes the checked path.
+ * The low seven bits of each of @x's eight bytes, packed: byte k's bits go
+ * to bits 7k..7k+6.  Three shift-and-mask steps instead of a loop.
  */
-static inline const uint8_t *varint(struct decoder *d, const uint8_t *p, const uint8_t *end,
-				    uint64_t *v, const char *what)
+static inline uint64_t pack7(uint64_t x)
 {
-	if (__builtin_expect(p < end && *p < 0x80, 1)) {
-		*v = *p;
-		return p + 1;
-	}
-	if (end - p >= 10) {
-		uint64_t r = *p & 0x7f;
+	x &= 0x7f7f7f7f7f7f7f7full;
+	x = (x & 0x007f007f007f007full) | (x & 0x7f007f007f007f00ull) >> 1;
+	x = (x & 0x00003fff00003fffull) | (x & 0x3fff00003fff0000ull) >> 2;
+	return (x & 0x000000000fffffffull) | (x & 0x0fffffff00000000ull) >> 4;
+}
 
-		for (unsigned int i = 1; i < 9; i++) {
-			r |= (uint64_t)(p[i] & 0x7f) << (7 * i);
-			if (p[i] < 0x80) {
-				*v = r;
-				return p + i + 1;
-			}
+/* Frame bytes a varint may read without a bounds check on each. */
+#define VARINT_ROOM 16
+
+/*
+ * A varint.  With VARINT_ROOM bytes left in the frame it takes no branch on
+ * its length up to eight bytes: one 8-byte load, its first byte without the
+ * continuation bit found by a count of trailing zeros, and the bytes up to
+ * it packed.  Record parts vary in length from one record to the next, so a
+ * byte-by-byte loop mispredicts its exit on a large share of them.  Nine
+ * and ten bytes (64-bit values with high bits set, common in anchors) take
+ * one more test each; an overflowing varint and varints near the frame's
+ * end take the checked path.
+ */
+static inline __attribute__((always_inline)) const uint8_t *
+varint(struct decoder *d, const uint8_t *p, const uint8_t *end, uint64_t *v, const char *what)
+{
+	if (__builtin_expect(end - p >= VARINT_ROOM, 1)) {
+		uint64_t x = le64(p), stop = ~x & 0x8080808080808080ull;
+
+		if (__builtin_expect(stop != 0, 1)) {
+			unsigned int bits = (unsigned int)__builtin_ctzll(stop) + 1;
+
+			*v = pack7(x & (~0ull >> (64 - bits)));
+			return p + bits / 8;
+		}
+		if (p[8] < 0x80) {
+			*v = pack7(x) | (uint64_t)p[8] << 56;
+			return p + 9;
+		}
+		if (p[9] <= 1) { /* bit 63; more overflows */
+			*v = pack7(x) | (uint64_t)(p[8] & 0x7f) << 56 | (uint64_t)p[9] << 63;
+			return p + 10;
 		}
 	}
 	return varint_slow(d, p, end, v, what);
@@ -102,7 +127,98 @@ static bool check_sequence(struct decoder *d, uint64_t seq)
 	return true;
 }
 
-static const uint8_t *full_record(struct decoder *d, const uint8_t *p, const uint8_t *end)
+/*
+ * A state without YMM registers reads them as 0: zeroed once, not again at
+ * each anchor (every 64th record by default) while nothing wrote them.
+ */
+static void clear_ymm(struct decoder *d)
+{
+	if (d->ymm_clear)
+		return;
+	d->state.xstate_bv = 0;
+	memset(d->state.ymm, 0, sizeof(d->state.ymm));
+	d->ymm_clear = true;
+}
+
+#ifdef __SSE2__
+/* Bit i set when byte @p[i] ends a varint (its continuation bit is clear), for 64 bytes. */
+static inline uint64_t varint_ends(const uint8_t *p)
+{
+	uint64_t more = 0;
+
+	for (unsigned int k = 0; k < 4; k++)
+		more |= (uint64_t)(uint16_t)_mm_movemask_epi8(
+				_mm_loadu_si128((const __m128i *)(p + 16 * k)))
+			<< (16 * k);
+	return ~more;
+}
+#endif
+
+/* Varints a full state holds in a row: RFLAGS, CR3, then the GPRs. */
+#define STATE_VARINTS (2 + SVMTRACE_NR_GPRS)
+
+/*
+ * Anchors, session starts and session ends with S hold RFLAGS, CR3 and the
+ * 16 GPRs as 18 varints in a row.  Read one after the other, each varint's
+ * start waits on the length of the one before (a load, a count of trailing
+ * zeros, an add: a dozen cycles each).  With room in the frame, the ends of
+ * all varints in a 64-byte window are found at once instead, from the
+ * continuation bits (SSE2), and each next end is the next set bit; the
+ * values then decode independently.  Varints over 10 bytes or overflowing,
+ * and states near the frame's end, take the checked path, which reports them.
+ */
+static const uint8_t *state_varints(struct decoder *d, const uint8_t *p, const uint8_t *end)
+{
+#ifdef __SSE2__
+	/* the longest state is 180 bytes; a window read at its last varint's start */
+	if (end - p >= STATE_VARINTS * 10 + 64) {
+		const uint8_t *w = p, *q = p;
+		uint64_t ends = varint_ends(w), v[STATE_VARINTS];
+		unsigned int i;
+
+		for (i = 0; i < STATE_VARINTS; i++) {
+			const uint8_t *next;
+			size_t len;
+
+			if (!ends) {
+				w = q;
+				ends = varint_ends(w);
+				if (!ends)
+					break;
+			}
+			next = w + __builtin_ctzll(ends) + 1;
+			len = (size_t)(next - q);
+			if (len <= 8)
+				v[i] = pack7(le64(q) & (~0ull >> (64 - 8 * len)));
+			else if (len == 9)
+				v[i] = pack7(le64(q)) | (uint64_t)q[8] << 56;
+			else if (len == 10 && q[9] <= 1)
+				v[i] = pack7(le64(q)) | (uint64_t)(q[8] & 0x7f) << 56 |
+				       (uint64_t)q[9] << 63;
+			else
+				break;
+			q = next;
+			ends &= ends - 1;
+		}
+		if (i == STATE_VARINTS) {
+			d->state.rflags = v[0];
+			d->state.cr3 = v[1];
+			memcpy(d->state.gpr, v + 2, sizeof(d->state.gpr));
+			return q;
+		}
+	}
+#endif
+	if (!(p = varint(d, p, end, &d->state.rflags, "RFLAGS")) ||
+	    !(p = varint(d, p, end, &d->state.cr3, "CR3")))
+		return NULL;
+	for (int i = 0; i < SVMTRACE_NR_GPRS; i++)
+		if (!(p = varint(d, p, end, &d->state.gpr[i], svmtrace_gpr_names[i])))
+			return NULL;
+	return p;
+}
+
+static __attribute__((noinline)) const uint8_t *full_record(struct decoder *d, const uint8_t *p,
+							    const uint8_t *end)
 {
 	uint8_t h = *p++;
 	const char *what = (h & WIRE_TYPE_MASK) == WIRE_ANCHOR ? "anchor" : "session start";
@@ -124,12 +240,8 @@ static const uint8_t *full_record(struct decoder *d, const uint8_t *p, const uin
 	if (!need(d, p, end, 8, "RIP"))
 		return NULL;
 	d->state.rip = le64(p);
-	if (!(p = varint(d, p + 8, end, &d->state.rflags, "RFLAGS")) ||
-	    !(p = varint(d, p, end, &d->state.cr3, "CR3")))
+	if (!(p = state_varints(d, p + 8, end)))
 		return NULL;
-	for (int i = 0; i < SVMTRACE_NR_GPRS; i++)
-		if (!(p = varint(d, p, end, &d->state.gpr[i], svmtrace_gpr_names[i])))
-			return NULL;
 	r->dropped = 0;
 	if ((h & WIRE_FULL_GAP) && !(p = varint(d, p, end, &r->dropped, "dropped count")))
 		return NULL;
@@ -140,30 +252,19 @@ static const uint8_t *full_record(struct decoder *d, const uint8_t *p, const uin
 		d->state.xstate_bv = le64(p);
 		memcpy(d->state.ymm, p + 8, sizeof(d->state.ymm));
 		p += WIRE_XSTATE_SIZE;
+		d->ymm_clear = false;
 	} else {
-		d->state.xstate_bv = 0;
-		memset(d->state.ymm, 0, sizeof(d->state.ymm));
+		clear_ymm(d);
 	}
 	r->kind = (h & WIRE_TYPE_MASK) == WIRE_ANCHOR ? SVMTRACE_SLOT_INSTRUCTION
 						      : SVMTRACE_SLOT_SESSION_START;
 	r->has_tsc = true;
 	r->has_ymm = d->xstate;
 	r->anchor = true;
+	d->delta_fields = false;
 	r->state_known = true;
 	d->have_state = true;
 	d->frame_state = true;
-	return p;
-}
-
-/* The RFLAGS, CR3 and GPRs a session end with S carries. */
-static const uint8_t *end_state(struct decoder *d, const uint8_t *p, const uint8_t *end)
-{
-	if (!(p = varint(d, p, end, &d->state.rflags, "RFLAGS")) ||
-	    !(p = varint(d, p, end, &d->state.cr3, "CR3")))
-		return NULL;
-	for (int i = 0; i < SVMTRACE_NR_GPRS; i++)
-		if (!(p = varint(d, p, end, &d->state.gpr[i], svmtrace_gpr_names[i])))
-			return NULL;
 	return p;
 }
 
@@ -173,7 +274,8 @@ static const uint8_t *end_state(struct decoder *d, const uint8_t *p, const uint8
  * right before the end) that state is unknown: it is flagged, never taken
  * from the previous frame, which a reader may not have, nor made up.
  */
-static const uint8_t *session_end(struct decoder *d, const uint8_t *p, const uint8_t *end)
+static __attribute__((noinline)) const uint8_t *session_end(struct decoder *d, const uint8_t *p,
+							    const uint8_t *end)
 {
 	struct svmtrace_record *r = &d->rec;
 	uint8_t h = *p;
@@ -191,7 +293,7 @@ static const uint8_t *session_end(struct decoder *d, const uint8_t *p, const uin
 	r->reason = le32(p + 17);
 	d->state.rip = le64(p + 21);
 	p += WIRE_END_SIZE;
-	if (state && !(p = end_state(d, p, end)))
+	if (state && !(p = state_varints(d, p, end)))
 		return NULL;
 	r->dropped = 0;
 	if ((h & WIRE_END_GAP) && !(p = varint(d, p, end, &r->dropped, "dropped count")))
@@ -203,6 +305,7 @@ static const uint8_t *session_end(struct decoder *d, const uint8_t *p, const uin
 				return NULL;
 			d->state.xstate_bv = le64(p);
 			memcpy(d->state.ymm, p + 8, sizeof(d->state.ymm));
+			d->ymm_clear = false;
 			p += WIRE_XSTATE_SIZE;
 		}
 		d->frame_state = true;
@@ -213,13 +316,12 @@ static const uint8_t *session_end(struct decoder *d, const uint8_t *p, const uin
 		d->state.rflags = d->state.cr3 = 0;
 		memset(d->state.gpr, 0, sizeof(d->state.gpr));
 	}
-	if (!d->xstate) {
-		d->state.xstate_bv = 0;
-		memset(d->state.ymm, 0, sizeof(d->state.ymm));
-	}
+	if (!d->xstate)
+		clear_ymm(d);
 	r->has_tsc = true;
 	r->has_ymm = d->xstate;
 	r->anchor = false;
+	d->delta_fields = false;
 	d->have_state = false; /* the next session starts from a full record */
 	return p;
 }
@@ -233,6 +335,7 @@ static const uint8_t *ymm_delta(struct decoder *d, const uint8_t *p, const uint8
 	if (!need(d, p, end, 10, "YMM delta header"))
 		return NULL;
 	d->state.xstate_bv = le64(p);
+	d->ymm_clear = false;
 	mask = le16(p + 8);
 	p += 10;
 	for (; mask; mask &= mask - 1) {
@@ -249,7 +352,7 @@ static const uint8_t *ymm_delta(struct decoder *d, const uint8_t *p, const uint8
  * previous state (every operand is read before any destination is written).
  */
 static const uint8_t *ops_part(struct decoder *d, const uint8_t *p, const uint8_t *end,
-			       uint8_t *ops, unsigned int *nops, unsigned int *written)
+			       const uint8_t **ops, unsigned int *nops, unsigned int *written)
 {
 	uint64_t v[WIRE_OPS_MAX];
 	unsigned int n;
@@ -275,7 +378,7 @@ static const uint8_t *ops_part(struct decoder *d, const uint8_t *p, const uint8_
 	}
 	for (unsigned int i = 0; i < n; i++)
 		d->state.gpr[p[2 * i] >> 4] = v[i];
-	memcpy(ops, p, 2 * n);
+	*ops = p; /* the pairs, as stored, for the learning rule */
 	*nops = n;
 	return p + 2 * n;
 }
@@ -305,95 +408,18 @@ static const uint8_t *explicit_gprs(struct decoder *d, const uint8_t *p, const u
 	return p;
 }
 
-/* Add entry @pe's deltas: all four, the unused ones being 0 for rax. */
-static inline void add_deltas(uint64_t *gpr, const struct predict_entry *pe)
-{
-	unsigned int at = pe->gpr_at;
-	uint64_t v0 = gpr[at & 15] + pe->delta[0], v1 = gpr[at >> 4 & 15] + pe->delta[1];
-	uint64_t v2 = gpr[at >> 8 & 15] + pe->delta[2], v3 = gpr[at >> 12] + pe->delta[3];
-
-	/*
-	 * Loads first, stores last to first: no store waits on another to the
-	 * same register (the unused slots all name rax), and a used rax, always
-	 * slot 0, is written after the unused slots' unchanged copies of it.
-	 */
-	gpr[at >> 12] = v3;
-	gpr[at >> 8 & 15] = v2;
-	gpr[at >> 4 & 15] = v1;
-	gpr[at & 15] = v0;
-}
-
-/*
- * The GPRs as hit entry @pe predicts them: its operation on the previous
- * state, its deltas added, then the operation's destination set.
- */
-static inline void predicted_gprs(uint64_t *gpr, const struct predict_entry *pe)
-{
-	unsigned int dst = pe->opreg >> 4;
-
-	if (predict_has_op(pe)) {
-		uint64_t res = wire_op_apply(pe->op, gpr[dst], gpr[pe->opreg & 15]);
-
-		add_deltas(gpr, pe);
-		gpr[dst] = res;
-		return;
-	}
-	add_deltas(gpr, pe);
-}
-
-static void instruction_record(struct svmtrace_record *r)
-{
-	r->kind = SVMTRACE_SLOT_INSTRUCTION;
-	r->state_known = true;
-	r->has_tsc = false;
-	r->anchor = false;
-	r->reason = 0;
-	r->dropped = 0;
-}
-
-/*
- * The delta most records are: a hit whose prediction holds except, at most,
- * for RFLAGS (header 0x00 or 0x10; no RIP, GPR, OPS, SEQ or XSTATE part).  It
- * takes no branch on the header beyond this test and leaves the entry as the
- * learning rule does: the same next RIP and deltas, the new RFLAGS.  False
- * when the record is not one (or its RFLAGS varint is longer than a byte, or
- * the frame ends there): delta_record() then decodes it.
- */
-static inline bool predicted_delta(struct decoder *d, struct predict_entry *pe, const uint8_t **pp,
-				   const uint8_t *end)
-{
-	const uint8_t *p = *pp;
-	unsigned int flags = (p[0] & WIRE_DELTA_RFLAGS) >> 4; /* 1: one RFLAGS byte follows */
-	uint64_t x;
-
-	if ((p[0] & ~WIRE_DELTA_RFLAGS) != WIRE_DELTA || end - p < 2 || (flags & p[1] >> 7) ||
-	    d->rec.sequence == UINT64_MAX)
-		return false;
-	x = p[1] & (0 - (uint64_t)flags);
-	d->state.rip = pe->next_rip;
-	predicted_gprs(d->state.gpr, pe);
-	d->state.rflags = pe->rflags ^ x;
-	pe->rflags = d->state.rflags;
-	d->rec.sequence++;
-	instruction_record(&d->rec);
-	*pp = p + 1 + flags;
-	return true;
-}
-
-static const uint8_t *delta_record(struct decoder *d, const uint8_t *p, const uint8_t *end)
+const uint8_t *decoder_delta(struct decoder *d, const uint8_t *p, const uint8_t *end,
+			     struct predict_entry *pe, bool hit)
 {
 	uint64_t from = d->state.rip;
-	struct predict_entry *pe = predict_slot(&d->predict, from);
-	bool hit = predict_hit(&d->predict, pe, from);
 	uint64_t delta[SVMTRACE_NR_GPRS], v, step = 1, rip, rflags;
 	unsigned int mask = 0, nops = 0, written = 0;
-	uint8_t ops[2 * WIRE_OPS_MAX], h;
+	const uint8_t *ops = NULL;
+	uint8_t h;
 	struct svmtrace_record *r = &d->rec;
 
 	if (!d->have_state)
 		return fail(d, "delta record before any anchor in this frame");
-	if (hit && predicted_delta(d, pe, &p, end))
-		return p;
 	h = *p++;
 
 	if (h & WIRE_DELTA_RIP) {
@@ -410,7 +436,7 @@ static const uint8_t *delta_record(struct decoder *d, const uint8_t *p, const ui
 	d->state.rip = rip;
 
 	if (h & WIRE_DELTA_OPS) {
-		p = ops_part(d, p, end, ops, &nops, &written);
+		p = ops_part(d, p, end, &ops, &nops, &written);
 		if (!p)
 			return NULL;
 	}
@@ -455,18 +481,13 @@ static const uint8_t *delta_record(struct decoder *d, const uint8_t *p, const ui
 	 * from the two 8-byte stores just made stalls store forwarding.
 	 */
 	predict_update(&d->predict, pe, hit, h, from, rip, rflags, mask, delta, nops, ops);
-	instruction_record(r);
+	instruction_record(d);
 	return p;
 }
 
-const uint8_t *decoder_next(struct decoder *d, const uint8_t *p, const uint8_t *end)
+const uint8_t *decoder_other(struct decoder *d, const uint8_t *p, const uint8_t *end)
 {
-	switch (*p & WIRE_TYPE_MASK) {
-	case WIRE_DELTA:
-		return delta_record(d, p, end);
-	case WIRE_SESSION_END:
+	if ((*p & WIRE_TYPE_MASK) == WIRE_SESSION_END)
 		return session_end(d, p, end);
-	default:
-		return full_record(d, p, end);
-	}
+	return full_record(d, p, end);
 }

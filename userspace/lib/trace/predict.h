@@ -58,15 +58,6 @@ void predict_free(struct predict_table *t);
 /* Forget every entry (frame start). */
 void predict_reset(struct predict_table *t);
 
-/* popcount(mask) > n, without needing the POPCNT instruction (masks are sparse). */
-static inline bool more_bits_than(unsigned int mask, unsigned int n)
-{
-	for (; mask; mask &= mask - 1)
-		if (n-- == 0)
-			return true;
-	return false;
-}
-
 static inline bool predict_has_op(const struct predict_entry *e)
 {
 	return e->opreg | e->op;
@@ -84,45 +75,29 @@ static inline bool predict_hit(const struct predict_table *t, const struct predi
 }
 
 /*
- * Remember that the instruction at @rip went to @next_rip and left @rflags.
- * A new entry starts out predicting no GPR change.
- */
-static inline void predict_learn_flow(const struct predict_table *t, struct predict_entry *e,
-				      uint64_t rip, uint64_t next_rip, uint64_t rflags)
-{
-	if (!predict_hit(t, e, rip)) {
-		e->rip = rip;
-		e->epoch = t->epoch;
-		e->mask = 0;
-		e->gpr_at = 0;
-		memset(e->delta, 0, sizeof(e->delta));
-		e->opreg = e->op = 0;
-	}
-	e->next_rip = next_rip;
-	e->rflags = rflags;
-}
-
-/*
  * Remember that it changed the GPRs in @mask by @delta (indexed by GPR
- * number).  Outcomes touching more than PREDICT_GPRS registers are not
- * kept: the entry then predicts no change.
+ * number; only the entries of @mask are read).  Outcomes touching more than
+ * PREDICT_GPRS registers are not kept: the entry then predicts no change.
  */
 static inline void predict_learn_gprs(struct predict_entry *e, unsigned int mask,
 				      const uint64_t *delta)
 {
-	unsigned int n = 0, at = 0;
+	unsigned int at = 0, n = 0, m = mask;
 
-	if (more_bits_than(mask, PREDICT_GPRS))
-		mask = 0;
-	e->mask = (uint16_t)mask;
-	while (mask) {
-		at |= (unsigned int)__builtin_ctz(mask) << (4 * n);
-		e->delta[n++] = delta[__builtin_ctz(mask)];
-		mask &= mask - 1;
+	memset(e->delta, 0, sizeof(e->delta));
+	for (; m && n < PREDICT_GPRS; m &= m - 1, n++) {
+		unsigned int i = (unsigned int)__builtin_ctz(m);
+
+		e->delta[n] = delta[i];
+		at |= i << (4 * n);
 	}
+	e->mask = (uint16_t)mask;
 	e->gpr_at = (uint16_t)at;
-	while (n < PREDICT_GPRS)
-		e->delta[n++] = 0;
+	if (__builtin_expect(m != 0, 0)) {
+		e->mask = 0;
+		e->gpr_at = 0;
+		memset(e->delta, 0, sizeof(e->delta));
+	}
 }
 
 /*
@@ -139,9 +114,16 @@ static inline void predict_update(const struct predict_table *t, struct predict_
 				  unsigned int mask, const uint64_t *delta, unsigned int nops,
 				  const uint8_t *ops)
 {
-	if (hit && !(h & (WIRE_DELTA_RIP | WIRE_DELTA_GPR | WIRE_DELTA_RFLAGS | WIRE_DELTA_OPS)))
-		return;
-	predict_learn_flow(t, e, from, rip, rflags);
+	/*
+	 * Stored unconditionally: on a hit without RIP and RFLAGS they are the
+	 * values the entry holds already, and a store costs less than a branch.
+	 * A miss always learns the GPRs below, which clears what a previous
+	 * tag left in the entry.
+	 */
+	e->rip = from;
+	e->epoch = t->epoch;
+	e->next_rip = rip;
+	e->rflags = rflags;
 	if (!hit || (h & (WIRE_DELTA_GPR | WIRE_DELTA_OPS))) {
 		predict_learn_gprs(e, mask, delta);
 		e->opreg = nops == 1 ? ops[0] : 0;

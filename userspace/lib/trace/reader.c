@@ -159,6 +159,7 @@ static int next_frame(struct svmtrace_reader *r)
 	}
 	r->end = r->cur + decoded;
 	r->frame_offset = r->offset;
+	r->dec.rec.frame_offset = r->offset; /* the same for all of the frame's records */
 	r->frame_size = decoded;
 	r->sum.decoded_bytes += decoded;
 	consume(r, WIRE_FRAME_HEADER_SIZE + stored);
@@ -166,7 +167,9 @@ static int next_frame(struct svmtrace_reader *r)
 	return 1;
 }
 
-static void count(struct svmtrace_summary *s, const struct svmtrace_record *rec)
+/* The summary's counts for a record other than a delta that follows its predecessor. */
+static __attribute__((noinline)) void count_other(struct svmtrace_summary *s,
+						  const struct svmtrace_record *rec)
 {
 	if (s->records++ == 0) {
 		s->first_sequence = rec->sequence;
@@ -200,9 +203,28 @@ static void count(struct svmtrace_summary *s, const struct svmtrace_record *rec)
 	}
 }
 
-int svmtrace_reader_next(struct svmtrace_reader *r, const struct svmtrace_record **record)
+/*
+ * Most records are deltas numbered one past the last record: an instruction
+ * without TSC (so neither an anchor nor after a gap) that only advances the
+ * counts.  Every other record takes the full accounting.  A delta is never
+ * the first record (it needs a full record before it in its frame).
+ */
+static inline void count(struct svmtrace_summary *s, const struct svmtrace_record *rec)
 {
-	const uint8_t *next;
+	if (__builtin_expect(rec->kind == SVMTRACE_SLOT_INSTRUCTION && !rec->has_tsc &&
+				     rec->sequence == s->last_sequence + 1,
+			     1)) {
+		s->records++;
+		s->instructions++;
+		s->last_sequence = rec->sequence;
+		return;
+	}
+	count_other(s, rec);
+}
+
+/* Load frames until one has bytes: 1, or 0 at the end, or an error. */
+static __attribute__((noinline)) int advance(struct svmtrace_reader *r)
+{
 	int ret;
 
 	while (r->cur == r->end) {
@@ -214,20 +236,39 @@ int svmtrace_reader_next(struct svmtrace_reader *r, const struct svmtrace_record
 			return ret;
 		}
 	}
+	return 1;
+}
+
+static __attribute__((noinline)) int decode_failed(struct svmtrace_reader *r)
+{
+	r->status = trace_error(
+		&r->err, SVMTRACE_E_FORMAT, r->name, r->frame_offset, "frame byte %zu of %u: %s",
+		(size_t)(r->cur - (r->end - r->frame_size)), r->frame_size, r->dec.why);
+	r->cur = r->end;
+	return r->status;
+}
+
+/* svmtrace_reader_next(), inlined into svmtrace_read()'s loop. */
+static inline __attribute__((always_inline)) int next_record(struct svmtrace_reader *r,
+							     const struct svmtrace_record **record)
+{
+	const uint8_t *next;
+	int ret;
+
+	if (__builtin_expect(r->cur == r->end, 0) && (ret = advance(r)) <= 0)
+		return ret;
 	next = decoder_next(&r->dec, r->cur, r->end);
-	if (!next) {
-		r->status = trace_error(&r->err, SVMTRACE_E_FORMAT, r->name, r->frame_offset,
-					"frame byte %zu of %u: %s",
-					(size_t)(r->cur - (r->end - r->frame_size)), r->frame_size,
-					r->dec.why);
-		r->cur = r->end;
-		return r->status;
-	}
+	if (__builtin_expect(!next, 0))
+		return decode_failed(r);
 	r->cur = next;
-	r->dec.rec.frame_offset = r->frame_offset;
 	count(&r->sum, &r->dec.rec);
 	*record = &r->dec.rec;
 	return 1;
+}
+
+int svmtrace_reader_next(struct svmtrace_reader *r, const struct svmtrace_record **record)
+{
+	return next_record(r, record);
 }
 
 static int reader_new(const char *name, struct svmtrace_reader **reader, struct svmtrace_error *err)
@@ -332,12 +373,12 @@ int svmtrace_read(const char *path, svmtrace_visit_fn visit, void *ctx,
 		  struct svmtrace_summary *summary, struct svmtrace_error *err)
 {
 	struct svmtrace_reader *r;
-	const struct svmtrace_record *rec;
+	const struct svmtrace_record *rec = NULL;
 	int ret = svmtrace_reader_open(path, &r, err);
 
 	if (ret)
 		return ret;
-	while ((ret = svmtrace_reader_next(r, &rec)) > 0)
+	while ((ret = next_record(r, &rec)) > 0)
 		if (visit && !visit(rec, ctx))
 			break;
 	if (ret < 0 && err)
