@@ -28,6 +28,8 @@ $(E2E_DIR)/guest/%.bin: $(E2E_GUEST)/programs/%.S $(E2E_GUEST)/layout.h
 all: $(E2E_BINS)
 
 DEB_PACKAGES += qemu-system-x86 busybox-static cpio binutils kmod apt binutils-mingw-w64-x86-64
+# procps: pkill and pgrep in the libvirt lab's L1 (l1-libvirt.sh), which runs the host's userspace
+DEB_PACKAGES += procps
 $(eval $(call program,svmtrace-e2e-model,tests/e2e/model/main.c tests/e2e/model/exec.c \
 	tests/e2e/model/flags.c tests/e2e/model/mem.c tests/e2e/model/tracer.c \
 	tests/e2e/guest/image.c tests/e2e/guest/results.c tests/e2e/win/winimage.c $(CLI_SRCS),,TOOLS))
