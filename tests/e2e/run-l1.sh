@@ -179,7 +179,9 @@ timeout --foreground -k 10 "$timeout" qemu-system-x86_64 -accel "$accel" -cpu "$
 	-serial "file:$out/console.log" -no-reboot \
 	-virtfs "local,path=$out,mount_tag=out,security_model=none,id=out" ${share_root:-} </dev/null || rc=$?
 end=$(date +%s.%N)
-kill "$watchdog" 2>/dev/null; wait "$watchdog" || true
+# The watchdog may be gone already (it ends when QEMU closes its socket).
+kill "$watchdog" 2>/dev/null || true
+wait "$watchdog" || true
 [ ! -s "$out/watchdog.log" ] || cat "$out/watchdog.log" >&2
 awk -v s="$start" -v e="$end" 'BEGIN { printf "wall_seconds %.1f\n", e - s }' >>"$out/timing"
 if [ $rc -eq 124 ]; then
