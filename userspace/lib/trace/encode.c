@@ -116,7 +116,7 @@ static size_t put_end(struct encoder *e, const struct svmtrace_slot *s,
 		       sizeof(e->prev.ymm));
 		p += sizeof(e->prev.ymm);
 	}
-	if (own) {	/* readers take it as the last state: so do we */
+	if (own) { /* readers take it as the last state: so do we */
 		e->prev.rflags = s->rflags;
 		e->prev.cr3 = s->cr3;
 		memcpy(e->prev.gpr, s->gpr, sizeof(e->prev.gpr));
@@ -186,58 +186,139 @@ static unsigned int popcount64(uint64_t v)
 }
 
 /*
+ * Which GPRs of @old have the low and the high 32 bits of want[n], for the
+ * four values of @want: bit 2j of m[n] for GPR j's low half, bit 2j + 1 for
+ * its high half.  One pass over the registers, a compare per two of them
+ * and value, no branch.
+ */
+static void dword_matches(const uint64_t *old, const uint64_t *want, uint32_t *m)
+{
+#ifdef __SSE2__
+	const __m128i w0 = _mm_set1_epi64x((long long)want[0]);
+	const __m128i w1 = _mm_set1_epi64x((long long)want[1]);
+	const __m128i w2 = _mm_set1_epi64x((long long)want[2]);
+	const __m128i w3 = _mm_set1_epi64x((long long)want[3]);
+	uint32_t m0 = 0, m1 = 0, m2 = 0, m3 = 0;
+
+#pragma GCC unroll 8
+	for (unsigned int i = 0; i < SVMTRACE_NR_GPRS; i += 2) {
+		__m128i x = _mm_loadu_si128((const __m128i *)&old[i]);
+
+		m0 |= (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(x, w0)))
+		      << (2 * i);
+		m1 |= (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(x, w1)))
+		      << (2 * i);
+		m2 |= (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(x, w2)))
+		      << (2 * i);
+		m3 |= (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(x, w3)))
+		      << (2 * i);
+	}
+	m[0] = m0;
+	m[1] = m1;
+	m[2] = m2;
+	m[3] = m3;
+#else
+	for (unsigned int n = 0; n < 4; n++) {
+		m[n] = 0;
+		for (unsigned int i = 0; i < SVMTRACE_NR_GPRS; i++)
+			m[n] |= ((uint32_t)((uint32_t)old[i] == (uint32_t)want[n]) |
+				 (uint32_t)(old[i] >> 32 == want[n] >> 32) << 1)
+				<< (2 * i);
+	}
+#endif
+}
+
+/* dword_matches' bits of the GPRs that match in all 64 bits (at 2j) */
+#define MATCH_LOW  0x55555555u
+#define MATCH64(m) ((m) & (m) >> 1 & MATCH_LOW)
+
+/*
+ * The smallest r in 1..63 (1..31) that rotates @o left into @v, 0 when none
+ * does.  A rotation carries the starts of @o's runs of ones (a one above a
+ * zero) along, so @v's lowest run start comes from one of them: only those
+ * amounts are tried, about a quarter of the bits, instead of every one.
+ * With no run start @o is all zeros or all ones and every rotation is @o.
+ */
+static unsigned int rol_amount64(uint64_t o, uint64_t v)
+{
+	uint64_t so = o & ~(o << 1 | o >> 63), sv = v & ~(v << 1 | v >> 63);
+	unsigned int a, r, best = 0;
+
+	if (!so || !sv)
+		return !so && o == v;
+	a = (unsigned int)__builtin_ctzll(sv);
+	for (; so; so &= so - 1) {
+		r = (a - (unsigned int)__builtin_ctzll(so)) & 63;
+		if (r && (!best || r < best) && (o << r | o >> (64 - r)) == v)
+			best = r;
+	}
+	return best;
+}
+
+static unsigned int rol_amount32(uint32_t o, uint32_t v)
+{
+	uint32_t so = o & ~(o << 1 | o >> 31), sv = v & ~(v << 1 | v >> 31);
+	unsigned int a, r, best = 0;
+
+	if (!so || !sv)
+		return !so && o == v;
+	a = (unsigned int)__builtin_ctz(sv);
+	for (; so; so &= so - 1) {
+		r = (a - (unsigned int)__builtin_ctz(so)) & 31;
+		if (r && (!best || r < best) && (uint32_t)(o << r | o >> (32 - r)) == v)
+			best = r;
+	}
+	return best;
+}
+
+/*
  * A register operation that gives register @k its new value @v from the
  * previous state @old, as the two bytes of an OPS pair: a copy of another
  * register, then add / sub / xor / 32-bit add with any register, then a
- * rotation of its own old value.  False when none does.
+ * rotation of its own old value.  False when none does.  The lowest
+ * register wins, and for one register the operations in that order: each
+ * operation with source x is a compare of x with a constant (x == v - o for
+ * add, o - v for sub, o ^ v for xor, and for the 32-bit add the low half
+ * of v - o), so all sixteen sources are tried at once.
  */
 static bool find_op(const uint64_t *old, unsigned int k, uint64_t v, uint8_t *pair)
 {
 	uint64_t o = old[k];
-	unsigned int j, r;
+	const uint64_t want[4] = { v, v - o, o - v, o ^ v };
+	uint32_t m[4], copy, add, add32, sub, eor, any;
+	unsigned int r;
 
-	for (j = 0; j < SVMTRACE_NR_GPRS; j++) {
-		if (old[j] == v && j != k) {
-			pair[0] = (uint8_t)(k << 4 | j);
-			pair[1] = WIRE_OP_COPY;
-			return true;
-		}
+	dword_matches(old, want, m);
+	copy = MATCH64(m[0]) & ~(1u << (2 * k));
+	if (copy) {
+		pair[0] = (uint8_t)(k << 4 | (unsigned int)__builtin_ctz(copy) / 2);
+		pair[1] = WIRE_OP_COPY;
+		return true;
 	}
-	for (j = 0; j < SVMTRACE_NR_GPRS; j++) {
-		uint8_t op;
+	add = MATCH64(m[1]);
+	add32 = v >> 32 == 0 ? m[1] & MATCH_LOW : 0;
+	sub = MATCH64(m[2]);
+	eor = MATCH64(m[3]);
+	any = add | sub | eor | add32;
+	if (any) {
+		uint32_t bit = any & (0u - any);
 
-		if (o + old[j] == v)
-			op = WIRE_OP_ADD;
-		else if (o - old[j] == v)
-			op = WIRE_OP_SUB;
-		else if ((o ^ old[j]) == v)
-			op = WIRE_OP_XOR;
-		else if (v >> 32 == 0 && (uint32_t)(o + old[j]) == v)
-			op = WIRE_OP_ADD32;
-		else
-			continue;
-		pair[0] = (uint8_t)(k << 4 | j);
-		pair[1] = op;
+		pair[0] = (uint8_t)(k << 4 | (unsigned int)__builtin_ctz(any) / 2);
+		pair[1] = (add & bit)	? WIRE_OP_ADD
+			  : (sub & bit) ? WIRE_OP_SUB
+			  : (eor & bit) ? WIRE_OP_XOR
+					: WIRE_OP_ADD32;
 		return true;
 	}
 	pair[0] = (uint8_t)(k << 4 | k);
-	if (popcount64(o) == popcount64(v)) {
-		for (r = 1; r < 64; r++) {
-			if ((o << r | o >> (64 - r)) == v) {
-				pair[1] = (uint8_t)(WIRE_OP_ROL | r);
-				return true;
-			}
-		}
+	if (popcount64(o) == popcount64(v) && (r = rol_amount64(o, v)) != 0) {
+		pair[1] = (uint8_t)(WIRE_OP_ROL | r);
+		return true;
 	}
-	if (v >> 32 == 0 && popcount64((uint32_t)o) == popcount64(v)) {
-		uint32_t w = (uint32_t)o;
-
-		for (r = 1; r < 32; r++) {
-			if ((uint32_t)(w << r | w >> (32 - r)) == v) {
-				pair[1] = (uint8_t)(WIRE_OP_ROL32 | r);
-				return true;
-			}
-		}
+	if (v >> 32 == 0 && popcount64((uint32_t)o) == popcount64(v) &&
+	    (r = rol_amount32((uint32_t)o, (uint32_t)v)) != 0) {
+		pair[1] = (uint8_t)(WIRE_OP_ROL32 | r);
+		return true;
 	}
 	return false;
 }
