@@ -233,39 +233,30 @@ static void dword_matches(const uint64_t *old, const uint64_t *want, uint32_t *m
 #define MATCH64(m) ((m) & (m) >> 1 & MATCH_LOW)
 
 /*
- * The smallest r in 1..63 (1..31) that rotates @o left into @v, 0 when none
- * does.  A rotation carries the starts of @o's runs of ones (a one above a
- * zero) along, so @v's lowest run start comes from one of them: only those
+ * The smallest r in 1..@bits-1 that rotates the low @bits of @o left into
+ * those of @v (64 or 32; both given within that width), 0 when none does.
+ * A rotation carries the starts of @o's runs of ones (a one above a zero)
+ * along, so @v's lowest run start comes from one of them: only those
  * amounts are tried, about a quarter of the bits, instead of every one.
  * With no run start @o is all zeros or all ones and every rotation is @o.
  */
-static unsigned int rol_amount64(uint64_t o, uint64_t v)
+static inline uint64_t rotl_in(uint64_t x, unsigned int r, unsigned int bits, uint64_t mask)
 {
-	uint64_t so = o & ~(o << 1 | o >> 63), sv = v & ~(v << 1 | v >> 63);
+	return (x << r | x >> (bits - r)) & mask;
+}
+
+static inline unsigned int rol_amount(uint64_t o, uint64_t v, unsigned int bits)
+{
+	uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
+	uint64_t so = o & ~rotl_in(o, 1, bits, mask), sv = v & ~rotl_in(v, 1, bits, mask);
 	unsigned int a, r, best = 0;
 
 	if (!so || !sv)
 		return !so && o == v;
 	a = (unsigned int)__builtin_ctzll(sv);
 	for (; so; so &= so - 1) {
-		r = (a - (unsigned int)__builtin_ctzll(so)) & 63;
-		if (r && (!best || r < best) && (o << r | o >> (64 - r)) == v)
-			best = r;
-	}
-	return best;
-}
-
-static unsigned int rol_amount32(uint32_t o, uint32_t v)
-{
-	uint32_t so = o & ~(o << 1 | o >> 31), sv = v & ~(v << 1 | v >> 31);
-	unsigned int a, r, best = 0;
-
-	if (!so || !sv)
-		return !so && o == v;
-	a = (unsigned int)__builtin_ctz(sv);
-	for (; so; so &= so - 1) {
-		r = (a - (unsigned int)__builtin_ctz(so)) & 31;
-		if (r && (!best || r < best) && (uint32_t)(o << r | o >> (32 - r)) == v)
+		r = (a - (unsigned int)__builtin_ctzll(so)) & (bits - 1);
+		if (r && (!best || r < best) && rotl_in(o, r, bits, mask) == v)
 			best = r;
 	}
 	return best;
@@ -311,12 +302,12 @@ static bool find_op(const uint64_t *old, unsigned int k, uint64_t v, uint8_t *pa
 		return true;
 	}
 	pair[0] = (uint8_t)(k << 4 | k);
-	if (popcount64(o) == popcount64(v) && (r = rol_amount64(o, v)) != 0) {
+	if (popcount64(o) == popcount64(v) && (r = rol_amount(o, v, 64)) != 0) {
 		pair[1] = (uint8_t)(WIRE_OP_ROL | r);
 		return true;
 	}
 	if (v >> 32 == 0 && popcount64((uint32_t)o) == popcount64(v) &&
-	    (r = rol_amount32((uint32_t)o, (uint32_t)v)) != 0) {
+	    (r = rol_amount((uint32_t)o, (uint32_t)v, 32)) != 0) {
 		pair[1] = (uint8_t)(WIRE_OP_ROL32 | r);
 		return true;
 	}
