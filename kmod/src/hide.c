@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * svmtrace: keep our TF out of what the traced code can see (hazard 2).
+ * (What the guest kernel reads on the way in from user mode -- frames,
+ * SYSCALL's R11 -- is frames.c's.)
  *
  * Two places leak it into guest-visible user state, and both are repaired
  * right after the step that leaked it, before the next instruction runs:
@@ -11,9 +13,11 @@
  *             legacy prefixes and REX: decoded from the bytes between the
  *             previous and the new RIP, RSP down by that size), clear TF in
  *             the stored image.
- *   SYSCALL   saves RFLAGS with our TF in R11, which SYSRET leaves there:
- *             when the step returned from a SYSCALL at the previous RIP
- *             (RIP = RCX = previous RIP + 2, opcode 0F 05), clear TF in R11.
+ *   SYSCALL   saves RFLAGS with our TF in R11, which SYSRET leaves there,
+ *             when frames.c could not park TF before it (its return page
+ *             unmapped): when the step returned from a SYSCALL at the
+ *             previous RIP (RIP = RCX = previous RIP + 2, opcode 0F 05),
+ *             clear TF in R11.
  *
  * The guest's own TF is followed the same way: a POPF or IRETQ step loads
  * TF from the stack image it popped, so vt->guest_tf becomes that bit.
@@ -26,9 +30,7 @@
  * The VMM does not see our TF either: KVM_GET_REGS masks it, and
  * KVM_SET_REGS keeps it set while taking the VMM's TF as the guest's own.
  *
- * Not hidden: RFLAGS images in other interrupt/exception frames and in the
- * saved R11 that the guest kernel sees before it returns (docs/kmod.md).  Not
- * followed: TF the guest sets with an IRET (or SYSRET) we do not step --
+ * Not followed: TF the guest sets with an IRET (or SYSRET) we do not step --
  * a user-only session's return from its kernel -- or with IRETD/IRETW.
  */
 #include <linux/kvm_host.h>

@@ -35,6 +35,11 @@ bool __svmtrace_emulated_step(struct kvm_vcpu *vcpu);
 int __svmtrace_vcpu_request(struct kvm_vcpu *vcpu);
 void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code);
 void __svmtrace_nmi_injected(struct kvm_vcpu *vcpu);
+bool __svmtrace_event_injected(struct kvm_vcpu *vcpu);
+bool __svmtrace_iret_wanted(struct kvm_vcpu *vcpu);
+u64 __svmtrace_exception_intercepts(struct kvm_vcpu *vcpu);
+void __svmtrace_exception_exit(struct kvm_vcpu *vcpu, u32 vector, u64 info1, u64 info2);
+void __svmtrace_swint_exit(struct kvm_vcpu *vcpu);
 unsigned long __svmtrace_regs_get_rflags(struct kvm_vcpu *vcpu, unsigned long rflags);
 unsigned long __svmtrace_regs_set_rflags(struct kvm_vcpu *vcpu, unsigned long rflags);
 
@@ -116,6 +121,56 @@ static inline void svmtrace_nmi_injected(struct kvm_vcpu *vcpu)
 {
 	if (static_branch_unlikely(&svmtrace_exit_watch))
 		__svmtrace_nmi_injected(vcpu);
+}
+
+/*
+ * svm_inject_irq(), svm_inject_exception(): KVM injects an interrupt or
+ * exception at the next entry (interrupts on, kvm->srcu held).  A
+ * user-mode session's TF is kept out of its frame (frames.c); true while
+ * the tracer waits for the IRET back to user mode: intercept IRET.
+ */
+static inline bool svmtrace_event_injected(struct kvm_vcpu *vcpu)
+{
+	return static_branch_unlikely(&svmtrace_exit_watch) && __svmtrace_event_injected(vcpu);
+}
+
+/* iret_interception(): true to keep IRET intercepted (see above). */
+static inline bool svmtrace_iret_wanted(struct kvm_vcpu *vcpu)
+{
+	return static_branch_unlikely(&svmtrace_exit_watch) && __svmtrace_iret_wanted(vcpu);
+}
+
+/* In svmtrace_exception_intercepts(): intercept INT n (SVM_EXIT_SWINT). */
+#define SVMTRACE_INTERCEPT_INTN BIT_ULL(32)
+
+/*
+ * svm_vcpu_run(), before every entry (interrupts off): the exception
+ * vectors (bits 0-31) to intercept besides KVM's own, and INT n, while a
+ * user-mode session steps (events the CPU would deliver with our TF in
+ * the frame, frames.c).
+ */
+static inline u64 svmtrace_exception_intercepts(struct kvm_vcpu *vcpu)
+{
+	if (static_branch_unlikely(&svmtrace_exit_watch))
+		return __svmtrace_exception_intercepts(vcpu);
+	return 0;
+}
+
+/*
+ * svm_handle_exit(): an exception exit for a vector only the tracer
+ * intercepts (@info1, @info2: the VMCB's EXITINFO1/2, error code and CR2):
+ * the exception is queued back to the guest, the tracer's TF kept out of
+ * its frame.
+ */
+static inline void svmtrace_exception_exit(struct kvm_vcpu *vcpu, u32 vector, u64 info1, u64 info2)
+{
+	__svmtrace_exception_exit(vcpu, vector, info1, info2);
+}
+
+/* svm_handle_exit(): an INT n the tracer intercepted, queued back likewise. */
+static inline void svmtrace_swint_exit(struct kvm_vcpu *vcpu)
+{
+	__svmtrace_swint_exit(vcpu);
 }
 
 /*

@@ -520,6 +520,8 @@ static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 		svmtrace_hide_restart(vcpu, vt);
 		rflags = rflags_raw(vcpu);
 	}
+	if (svmtrace_syscall_ahead(vcpu, vm, vt, t))
+		return false;	/* a SYSCALL is next: TF parked until it returns */
 	keep_tf(vcpu, rflags);
 	return true;
 }
@@ -594,6 +596,9 @@ static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 			*nmi_rflags |= X86_EFLAGS_TF;
 		else if (guest_db_delivered(vcpu, vm, vt, guests))
 			handler_entered(vm, vt, vcpu);
+	} else if (nmi_rflags && !vt->guest_tf) {
+		/* We let go of TF: disable_nmi_singlestep() must not restore it. */
+		*nmi_rflags &= ~X86_EFLAGS_TF;
 	}
 	if (ran_ours && !produced)
 		vt->stats.steps_unrecorded++;
@@ -702,6 +707,21 @@ bool __svmtrace_emulated_step(struct kvm_vcpu *vcpu)
 	return vt && handle_step(vcpu, vm, vt, false, false, NULL, &bs_ours);
 }
 
+/*
+ * Our TF went without a trap while the vCPU still runs the target (a lost
+ * TF, or a parked one that did not come back the way frames.c waits for):
+ * the session ends with @reason and TF is taken back here, so the next
+ * step starts a new session and the hole is bounded in the trace.
+ */
+void svmtrace_session_resume(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
+			     struct kvm_vcpu *vcpu, u32 reason)
+{
+	stepless_end(vm, vt, vcpu, reason);
+	take_tf(vcpu, vt);
+	svmtrace_hide_restart(vcpu, vt);
+	session_restart(vm, vt);
+}
+
 /* Which instruction took our TF away: the one the last step ended at. */
 static u32 lost_reason(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 {
@@ -752,15 +772,12 @@ static noinline void lost_tf(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 	    !svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
 		return;
 	reason = lost_reason(vcpu, vt);
-	stepless_end(vm, vt, vcpu, reason);
 	if (kernel && !vt->iret_pending) {
 		/* In the handler: its frame may hold our TF (follow_iret()). */
 		vt->iret_pending = true;
 		vt->iret_guest_tf = vt->guest_tf;
 	}
-	take_tf(vcpu, vt);
-	svmtrace_hide_restart(vcpu, vt);
-	session_restart(vm, vt);
+	svmtrace_session_resume(vm, vt, vcpu, reason);
 }
 
 /*
@@ -798,6 +815,12 @@ void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code)
 		mutex_unlock(&vt->lock);
 		return;
 	}
+	if (READ_ONCE(vt->park)) {
+		/* Back at a parked SYSCALL's return point: that is its step. */
+		if (svmtrace_park_exit(vcpu, vm, vt, exit_code))
+			__svmtrace_emulated_step(vcpu);
+		return;
+	}
 	if (!rcu_access_pointer(vm->armed))
 		return;
 	if (READ_ONCE(vt->tf_live)) {
@@ -828,6 +851,7 @@ void svmtrace_sessions_stop(struct svmtrace_vm *vm, u32 reason)
 		mutex_lock(&vt->lock);
 		drop_held(vt);
 		vt->nmi_parked = false;		/* its IRET no longer gets our TF */
+		svmtrace_park_stop(vt);
 		stepless_end(vm, vt, NULL, reason);
 		vt->skipped = false;
 		if (vt->ring)

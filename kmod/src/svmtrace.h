@@ -58,6 +58,14 @@ struct svmtrace_ring {
 	wait_queue_head_t producer_wq;		/* block policy */
 };
 
+/* Where a user-mode session's TF waits while the guest kernel runs (frames.c). */
+enum {
+	SVMTRACE_PARK_NONE,
+	SVMTRACE_PARK_FRAME,	/* an injected event's frame: back at an IRET to user mode */
+	SVMTRACE_PARK_SYSCALL,	/* a SYSCALL: back at its return point (ret_*) */
+	SVMTRACE_PARK_LOST,	/* the way back was given up: a session end when it returns */
+};
+
 struct svmtrace_vcpu {
 	struct mutex lock;
 	u32 index;
@@ -73,6 +81,14 @@ struct svmtrace_vcpu {
 	bool iret_pending;	/* the next IRETQ we step returns from a handler */
 	bool iret_guest_tf;	/* ... and restores this TF of the guest's, whatever */
 				/* the frame says (it also holds ours) */
+	u8 park;		/* SVMTRACE_PARK_*: our TF kept out of the guest (frames.c) */
+	u64 ret_rip;		/* PARK_SYSCALL: where the SYSCALL returns (RCX), */
+	u64 ret_rsp;		/* ... the user RSP there, */
+	gfn_t ret_gfn;		/* ... and its page, which lost execute permission */
+	bool ahead_valid;	/* ahead_*: the code page the last look-ahead read */
+	u64 ahead_cr3;		/* ... under this CR3 (SVMTRACE_CR3_MASK bits) */
+	u64 ahead_va;		/* ... at this page-aligned RIP */
+	struct gfn_to_hva_cache ahead_ghc; /* ... is this guest page */
 	int silent_gate;	/* gate to close after the silent step */
 	u32 start_gate;		/* id for the session_start slot */
 	bool start_pending;
@@ -188,6 +204,7 @@ void svmtrace_gates_close_all(struct svmtrace_vm *vm, const struct svmtrace_targ
 void svmtrace_gate_close(struct svmtrace_vm *vm, const struct svmtrace_target *t, int gate);
 void svmtrace_gates_zap(struct svmtrace_vm *vm, const struct svmtrace_target *t);
 void svmtrace_gate_mapped(struct svmtrace_vm *vm, const struct svmtrace_gate *gate);
+void svmtrace_gfn_deny_exec(struct kvm *kvm, gfn_t gfn);
 
 /* watch.c */
 void svmtrace_watches_arm(struct svmtrace_vm *vm);
@@ -200,6 +217,17 @@ void svmtrace_session_begin(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			    struct kvm_vcpu *vcpu, u32 gate_id);
 void svmtrace_silent_begin(struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu, int gate);
 void svmtrace_sessions_stop(struct svmtrace_vm *vm, u32 reason);
+void svmtrace_session_resume(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
+			     struct kvm_vcpu *vcpu, u32 reason);
+
+/* frames.c */
+bool svmtrace_syscall_ahead(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
+			    struct svmtrace_vcpu *vt, const struct svmtrace_target *t);
+bool svmtrace_park_exit(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
+			u32 exit_code);
+bool svmtrace_park_fault(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, gfn_t gfn);
+bool svmtrace_park_denies(struct svmtrace_vm *vm, gfn_t base, gfn_t pages);
+void svmtrace_park_stop(struct svmtrace_vcpu *vt);
 
 /* xstate.c */
 void svmtrace_xstate_fill(struct kvm_vcpu *vcpu, struct svmtrace_slot *s);

@@ -110,10 +110,6 @@ judge_capture_set() {
 		judge_capture_rc "$name"
 		judge_audit "$name"
 		judge_armed_results "$name" "$expect"
-		if [ "$name" = tflost ]; then
-			judge_trace_holes "$name" "$expect"
-			continue
-		fi
 		judge_trace "$name" "$expect"
 	done
 
@@ -295,28 +291,28 @@ program_rows() {
 		}' "$1"
 }
 
-# judge_trace_holes NAME EXPECT-DIR: a trace with holes where TF was lost
-# without a trap (tflost): the same session ends as the model's ('int',
-# 'event', 'stop'), and every record the model wants there in order.  The
-# model ends each hole at the program's next I/O or CPUID exit, the latest
-# point the tracer must notice it; any earlier VM exit (a host interrupt,
-# an NPF; under --kernel one inside the handler, whose return is then
-# followed) lets the tracer take TF back sooner, so the trace may hold more.
+# judge_trace_holes NAME EXPECT-DIR ENDS MISSING: a --kernel trace with holes
+# where TF was lost without a trap (tflost under --kernel): session ends
+# ENDS, and its user-mode records are the model's (a user-only tracer's,
+# which loses nothing) in order, at most MISSING of them absent.  A hole
+# ends at the program's next I/O or CPUID exit at the latest; any earlier VM
+# exit (a host interrupt, an NPF; one inside the handler, whose return is
+# then followed) lets the tracer take TF back sooner.
 judge_trace_holes() {
 	csv=$cap/$1/cpu0.csv
 	if ! "$bin/svmtrace-dump" dump --regs "$cap/$1/trace/svmtrace_trace_cpu0.bin" >"$csv" 2>"$csv.err"; then
 		bad "capture/$1/trace" "svmtrace-dump: $(cat "$csv.err")"
 		return
 	fi
-	want_ends=$(awk -F, '$3 == "session_end" { printf "%s ", $7 }' "$2/expected_cpu0.csv")
 	got_ends=$(awk -F, '$3 == "session_end" { printf "%s ", $7 }' "$csv")
 	program_rows "$2/expected_cpu0.csv" " " >"$csv.want"
 	program_rows "$csv" " " >"$csv.got"
-	if [ "$want_ends" = "$got_ends" ] && awk 'NR == FNR { w[++n] = $0; next }
-		i < n && $0 == w[i + 1] { i++ } END { exit i != n }' "$csv.want" "$csv.got"; then
-		ok "capture/$1/trace" "session ends '$got_ends' (stop=0 int=5 event=6), the model's $(wc -l <"$csv.want") records in order among $(wc -l <"$csv.got")"
+	if [ "$3" = "$got_ends" ] && awk -v most="$4" 'NR == FNR { w[++n] = $0; next }
+		{ while (i < n && $0 != w[i + 1]) i++; if (i == n) bad = 1; else { i++; got++ } }
+		END { exit bad || n - got > most }' "$csv.want" "$csv.got"; then
+		ok "capture/$1/trace" "session ends '$got_ends' (stop=0 int=5 event=6), $(wc -l <"$csv.got") of the model's $(wc -l <"$csv.want") records in order"
 	else
-		bad "capture/$1/trace" "session ends '$got_ends' (want '$want_ends') or a record of the model's missing"
+		bad "capture/$1/trace" "session ends '$got_ends' (want '$3'), or a record not the model's, out of order, or more than $4 missing"
 	fi
 }
 
@@ -357,7 +353,10 @@ judge_issue13() {
 	# 2. tflost under --kernel (user-only: judge_capture_set).
 	judge_capture_rc tflost-kernel
 	judge_armed_results tflost-kernel "$run/expect/tflost"
-	judge_trace_holes tflost-kernel "$run/expect/tflost"
+	# Under --kernel TF is not parked (frames.c): INT n and #UD end a
+	# session each ('int', 'event'), the three instructions after each
+	# may be lost until the next exit.
+	judge_trace_holes tflost-kernel "$run/expect/tflost" "5 6 0 " 6
 
 	# 3. Five captured, then five untraced debug-register guests in one L1.
 	results "$run/l1/packaged/drheavy.txt" >"$run/packaged-drheavy.untraced"

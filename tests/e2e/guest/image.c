@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Lay out the lab guest in memory (see layout.h): GDT with kernel, user and
- * TSS descriptors, one TSS per vCPU, an IDT whose vectors 1, 2, 6 and
- * INT_VECTOR are the kernel's #DB, NMI, #UD and INT n handlers and whose other
+ * TSS descriptors, one TSS per vCPU, an IDT whose vectors 1, 2, 6, 13 and
+ * INT_VECTOR are the kernel's #DB, NMI, #UD, #GP and INT n handlers, IRQ_VECTOR
+ * its external interrupt handler, and whose other
  * vectors report a panic, 4-level page tables
  * with 4 KiB pages (and a second PML4 sharing them: another CR3 that maps
  * the same memory), then the kernel and program images.
@@ -64,6 +65,8 @@ static void build_idt(uint8_t *mem)
 		uint64_t h = v == 1	     ? KERNEL_DB_HANDLER
 			     : v == 2	     ? KERNEL_NMI_HANDLER
 			     : v == 6	     ? KERNEL_UD_HANDLER
+			     : v == 13	     ? KERNEL_GP_HANDLER
+			     : v == IRQ_VECTOR ? KERNEL_IRQ_HANDLER
 			     : v == INT_VECTOR ? KERNEL_INT_HANDLER
 					     : KERNEL_EXC_STUBS + v * KERNEL_EXC_STUB_SIZE;
 		uint64_t dpl = v == INT_VECTOR ? 3 : 0;

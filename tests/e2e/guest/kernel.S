@@ -4,6 +4,8 @@
  *   - SYSCALL entry (LSTAR): RAX += RDI, RDX = calls so far, and when RSI
  *     is not 0 it becomes CR3 (the program moves to another address
  *     space); SYSRETQ straight back (FMASK cleared TF and IF on the way in).
+ *     It collects the TF bit of R11 (the saved RFLAGS) in KDATA_FRAME_TF:
+ *     a tracer's TF must not show there (issue 10).
  *   - #DB handler (IDT vector 1): counts the guest's own #DBs (TF, ICEBP)
  *     and sums their frame RIPs, so a tracer that swallows, duplicates or
  *     misplaces one changes the result the VMM prints.  Every other #DB
@@ -18,7 +20,16 @@
  *     CPL 3): both return with TF cleared in the frame they return
  *     through, as a kernel that resumes a thread from another context
  *     does (issue 13: the ways a tracer's TF can disappear); #UD also
- *     skips the two-byte UD2 that raised it.
+ *     skips the two-byte UD2 that raised it (it dispatches the exception
+ *     back to user mode at another RIP), and collects the TF bit of its
+ *     frame's RFLAGS image in KDATA_FRAME_TF first (issue 10: #UD is an
+ *     event KVM injects, whose frame must not carry a tracer's TF).
+ *   - #GP handler (vector 13): a HLT at CPL 3 raises it, a fault the CPU
+ *     delivers without a VM exit unless a tracer intercepts it; it collects
+ *     the TF bit of its frame in KDATA_FRAME_TF too, and returns past the
+ *     one-byte HLT.
+ *   - IRQ_VECTOR handler: an external interrupt the VMM injects
+ *     (KVM_INTERRUPT, PORT_IRQ); counts it and collects its frame's TF.
  *   - every other vector reports itself on PORT_PANIC and stops there.
  * Entry points sit at fixed addresses (layout.h) so the VMM and the model
  * need no symbol table.  It never touches the user stack.
@@ -34,7 +45,10 @@ syscall_entry:
 	test	rsi, rsi
 	jz	1f
 	mov	cr3, rsi
-1:	inc	qword ptr [KDATA_SYSCALLS]
+1:	mov	rdx, r11
+	and	edx, 0x100
+	or	qword ptr [KDATA_FRAME_TF], rdx
+	inc	qword ptr [KDATA_SYSCALLS]
 	add	rax, rdi
 	mov	rdx, qword ptr [KDATA_SYSCALLS]
 	sysretq
@@ -74,6 +88,11 @@ nmi_handler:				/* frame: RIP CS RFLAGS RSP SS */
 
 	.org KERNEL_UD_HANDLER - KERNEL_GPA
 ud_handler:				/* fault frame: RIP CS RFLAGS RSP SS */
+	push	rax
+	mov	rax, qword ptr [rsp + 24]
+	and	eax, 0x100
+	or	qword ptr [KDATA_FRAME_TF], rax
+	pop	rax
 	add	qword ptr [rsp], 2
 	and	qword ptr [rsp + 16], ~0x100
 	iretq
@@ -81,4 +100,25 @@ ud_handler:				/* fault frame: RIP CS RFLAGS RSP SS */
 	.org KERNEL_INT_HANDLER - KERNEL_GPA
 int_handler:				/* frame: RIP (after INT n) CS RFLAGS RSP SS */
 	and	qword ptr [rsp + 16], ~0x100
+	iretq
+
+	.org KERNEL_GP_HANDLER - KERNEL_GPA
+gp_handler:				/* frame: error code, RIP CS RFLAGS RSP SS */
+	push	rax
+	mov	rax, qword ptr [rsp + 32]
+	and	eax, 0x100
+	or	qword ptr [KDATA_FRAME_TF], rax
+	pop	rax
+	add	qword ptr [rsp + 8], 1	/* past the HLT that raised it */
+	add	rsp, 8
+	iretq
+
+	.org KERNEL_IRQ_HANDLER - KERNEL_GPA
+irq_handler:				/* frame: RIP CS RFLAGS RSP SS */
+	push	rax
+	inc	qword ptr [KDATA_IRQS]
+	mov	rax, qword ptr [rsp + 24]
+	and	eax, 0x100
+	or	qword ptr [KDATA_FRAME_TF], rax
+	pop	rax
 	iretq

@@ -19,8 +19,9 @@
 #define GDT_GPA	      0x1000
 #define TSS_GPA(cpu)  (0x1800 + (cpu)*0x100)
 #define IDT_GPA	      0x2000
-#define IDT_VECTORS   0x21 /* exceptions 0-31, INT_VECTOR */
+#define IDT_VECTORS   0x22 /* exceptions 0-31, INT_VECTOR, IRQ_VECTOR */
 #define INT_VECTOR    0x20 /* INT n from CPL 3 (DPL 3 gate) */
+#define IRQ_VECTOR    0x21 /* the external interrupt PORT_IRQ asks the VMM for */
 #define PML4_GPA      0x3000 /* guest CR3 */
 #define PDPT_GPA      0x4000
 #define PD_GPA	      0x5000
@@ -46,6 +47,8 @@
 #define KERNEL_EXC_STUB_SIZE 16
 #define KERNEL_UD_HANDLER    0x8400 /* IDT vector 6: skips a UD2, drops TF */
 #define KERNEL_INT_HANDLER   0x8440 /* IDT vector INT_VECTOR: drops TF */
+#define KERNEL_GP_HANDLER    0x8480 /* IDT vector 13: skips a HLT */
+#define KERNEL_IRQ_HANDLER   0x84c0 /* IDT vector IRQ_VECTOR: counts interrupts */
 
 /* Kernel counters the VMM reads after the run (one page, supervisor only). */
 #define KDATA_GPA	   0xc000
@@ -55,6 +58,8 @@
 #define KDATA_NMIS	   (KDATA_GPA + 0x18) /* NMIs handled */
 #define KDATA_NMI_FRAME_TF (KDATA_GPA + 0x20) /* TF bits seen in NMI frames */
 #define KDATA_DB_QUIET	   (KDATA_GPA + 0x28) /* set by the VMM: #DBs make no VM exit */
+#define KDATA_FRAME_TF	   (KDATA_GPA + 0x30) /* TF bits seen in #UD/#GP/IRQ frames, SYSCALL's R11 */
+#define KDATA_IRQS	   (KDATA_GPA + 0x38) /* external interrupts handled */
 
 #define KSTACK_TOP(cpu) (0xe000 + (cpu)*0x1000) /* TSS.RSP0 */
 
@@ -83,6 +88,7 @@
 #define PORT_LOG    0xe2 /* out: VMM adds EAX to a checksum */
 #define PORT_INPUT  0xe3 /* in: VMM answers INPUT_VALUE */
 #define PORT_NMI    0xe4 /* out: VMM queues EAX NMIs (KVM_NMI) */
+#define PORT_IRQ    0xe5 /* out: VMM injects vector EAX (KVM_INTERRUPT) once IF allows */
 #define PORT_NOP    0xe6 /* out: nothing (a VM exit, e.g. inside a handler) */
 #define INPUT_VALUE 0x5eed1234
 

@@ -31,8 +31,9 @@ void results_print_totals(const uint8_t *mem, uint64_t log_sum, uint64_t log_cou
 			  uint64_t input_count)
 {
 	printf("result db_count=%llu db_rip_sum=0x%llx syscalls=%llu nmis=%llu nmi_frame_tf=0x%llx "
-	       "log_sum=0x%llx log_count=%llu input_count=%llu\n",
+	       "frame_tf=0x%llx irqs=%llu log_sum=0x%llx log_count=%llu input_count=%llu\n",
 	       kdata(mem, KDATA_DB_COUNT), kdata(mem, KDATA_DB_RIP_SUM), kdata(mem, KDATA_SYSCALLS),
-	       kdata(mem, KDATA_NMIS), kdata(mem, KDATA_NMI_FRAME_TF), (unsigned long long)log_sum,
+	       kdata(mem, KDATA_NMIS), kdata(mem, KDATA_NMI_FRAME_TF), kdata(mem, KDATA_FRAME_TF), kdata(mem, KDATA_IRQS),
+	       (unsigned long long)log_sum,
 	       (unsigned long long)log_count, (unsigned long long)input_count);
 }

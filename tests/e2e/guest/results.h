@@ -13,7 +13,7 @@
 void results_print_cpu(int cpu, uint32_t status, uint64_t rip, uint64_t rflags,
 		       const uint64_t gpr[16]);
 
-/* "result db_count=... nmis=... nmi_frame_tf=... log_sum=...": the guest
+/* "result db_count=... nmis=... nmi_frame_tf=... frame_tf=... irqs=... log_sum=...": the guest
  * kernel's counters,
  * read from guest memory, and the VMM's port totals. */
 void results_print_totals(const uint8_t *mem, uint64_t log_sum, uint64_t log_count,

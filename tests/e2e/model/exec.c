@@ -324,6 +324,11 @@ static int do_port(struct model_cpu *c, struct model_io *io, const struct insn *
 	}
 	if (out && port == PORT_NOP)
 		return 0;
+	if (out && port == PORT_IRQ) {
+		c->irq_pending = 1;
+		c->irq_vector = (uint8_t)c->gpr[RAX];
+		return 0;
+	}
 	if (out && port == PORT_NMI) {
 		c->nmi_pending += (uint32_t)c->gpr[RAX];
 		return 0;
@@ -347,8 +352,15 @@ static int do_cpuid(struct model_cpu *c, const struct insn *in)
 static void do_syscall(struct model_cpu *c, const struct insn *in)
 {
 	c->gpr[RCX] = in->next;
-	/* R11 keeps the tracer's TF as the CPU stores it; FMASK clears it. */
-	c->gpr[11] = c->rflags | (c->our_tf ? RFLAGS_TF : 0);
+	/* The tracer parks its TF before a SYSCALL (R11 never holds it) and
+	 * takes it back when the thread is at this return point again. */
+	c->gpr[11] = c->rflags;
+	if (c->our_tf) {
+		c->ret_parked = !model_translate(c, in->next, 0, &c->ret_gpa);
+		c->ret_gpa &= ~0xfffull;
+		c->ret_rip = in->next;
+		c->ret_rsp = c->gpr[RSP];
+	}
 	c->our_tf = 0;
 	c->rflags &= ~(uint64_t)GUEST_FMASK;
 	c->cpl = 0;
@@ -372,6 +384,11 @@ static int do_iret(struct model_cpu *c)
 
 int model_raise_exception(struct model_cpu *c, int vector)
 {
+	return model_raise_exception_e(c, vector, -1);
+}
+
+int model_raise_exception_e(struct model_cpu *c, int vector, int64_t code)
+{
 	uint64_t rsp0, gate_lo, gate_hi, old_rsp = c->gpr[RSP], old_rflags = c->rflags;
 	int old_cpl = c->cpl;
 
@@ -382,7 +399,7 @@ int model_raise_exception(struct model_cpu *c, int vector)
 	c->gpr[RSP] = (old_cpl == 3 ? rsp0 : old_rsp) & ~0xfull;
 	if (push64(c, old_cpl == 3 ? SEL_USER_SS : SEL_KERNEL_SS) || push64(c, old_rsp) ||
 	    push64(c, old_rflags) || push64(c, old_cpl == 3 ? SEL_USER_CS : SEL_KERNEL_CS) ||
-	    push64(c, c->rip))
+	    push64(c, c->rip) || (code >= 0 && push64(c, (uint64_t)code)))
 		return -1;
 	c->rflags &= ~(RFLAGS_TF | RFLAGS_IF | RFLAGS_NT | RFLAGS_RF);
 	c->rip = (gate_lo & 0xffff) | ((gate_lo >> 32) & 0xffff0000ull) | (gate_hi << 32);
@@ -399,27 +416,23 @@ static uint64_t read_frame_cs(struct model_cpu *c)
 }
 
 /*
- * INT n or a fault from the program, delivered through the IDT.  The lab
- * kernel's handlers for INT_VECTOR and #UD return through a frame without
- * TF (kernel.S), so a tracer's TF does not come back: it is lost, with
- * @reason, until the tracer notices (main.c).
+ * INT n or a #UD from the program, delivered through the IDT.  The tracer
+ * intercepts both while it steps user code, keeps its TF out of the frame
+ * and puts it back at the IRETQ to user mode, wherever that returns (the
+ * lab kernel's handlers clear TF in their frames, and #UD's dispatches to
+ * the next instruction): our_tf stays, as for an NMI.
  */
-static int raise_dropping_tf(struct model_cpu *c, const struct insn *in, uint64_t vector,
-			     int reason)
+static int raise_user(struct model_cpu *c, const struct insn *in, uint64_t vector)
 {
 	if (vector != INT_VECTOR && vector != 6)
 		return fail(c, in, "a vector whose lab handler is not in the model");
-	if (c->our_tf) {
-		c->our_tf = 0;
-		c->tf_lost = reason;
-	}
 	return model_raise_exception(c, (int)vector);
 }
 
 /* Opcodes after 0x0f. */
 static int step_0f(struct model_cpu *c, struct model_io *io, struct insn *in, enum model_event *ev)
 {
-	uint64_t op, d;
+	uint64_t op, d, gpa;
 
 	if (fetch(c, in, 1, &op))
 		return -1;
@@ -445,7 +458,7 @@ static int step_0f(struct model_cpu *c, struct model_io *io, struct insn *in, en
 	case 0x0b: /* ud2: #UD, RIP stays on it */
 		*ev = EV_RAISED;
 		c->next_rip_override = 1;
-		return raise_dropping_tf(c, in, 6, MODEL_END_EVENT);
+		return raise_user(c, in, 6);
 	case 0xa2:
 		return do_cpuid(c, in);
 	case 0x05:
@@ -459,12 +472,15 @@ static int step_0f(struct model_cpu *c, struct model_io *io, struct insn *in, en
 			return fail(c, in, "only SYSRETQ from CPL 0 is in the model's subset");
 		c->rip = c->gpr[RCX];
 		c->rflags = (c->gpr[11] & RFLAGS_SYSRET) | RFLAGS_FIXED;
-		/* A TF that SYSRET loads is the tracer's, saved by a traced SYSCALL
-		 * (the lab's programs never return to TF of their own this way):
-		 * the guest kernel may have kept it in memory across other
-		 * processes' runs, as Windows keeps a thread's RFLAGS. */
-		c->our_tf = !!(c->rflags & RFLAGS_TF);
-		c->rflags &= ~RFLAGS_TF;
+		/* Our TF is back where a traced SYSCALL parked it (RIP, RSP,
+		 * the page), also after the guest kernel ran other processes
+		 * meanwhile (the Windows layout's scheduler), also in another
+		 * address space (the trap there ends the session); another
+		 * process's return is not ours. */
+		c->our_tf = c->ret_parked && c->rip == c->ret_rip && c->gpr[RSP] == c->ret_rsp &&
+			    !model_translate(c, c->rip, 0, &gpa) && (gpa & ~0xfffull) == c->ret_gpa;
+		if (c->our_tf)
+			c->ret_parked = 0;
 		c->cpl = 3;
 		c->next_rip_override = 1;
 		*ev = EV_SYSRET;
@@ -756,6 +772,15 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 			return fail(c, &in, "XCHG is not in the model's subset");
 		finish(c, &in);
 		break;
+	case 0xf4: /* hlt at CPL 3: #GP(0), RIP stays on it */
+		finish(c, &in);
+		if (c->cpl != 3)
+			return fail(c, &in, "HLT at CPL 0 is not in the model's subset");
+		/* A fault the CPU delivers itself: the tracer intercepts it
+		 * and keeps its TF out of the frame, like #UD's. */
+		*ev = EV_RAISED;
+		c->next_rip_override = 1;
+		return model_raise_exception_e(c, 13, 0);
 	case 0xfa:
 	case 0xfb: /* cli/sti */
 		finish(c, &in);
@@ -775,7 +800,7 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 		finish(c, &in);
 		c->rip = in.next;
 		*ev = EV_RAISED;
-		return raise_dropping_tf(c, &in, imm, MODEL_END_INT);
+		return raise_user(c, &in, imm);
 	case 0x0f:
 		if (step_0f(c, io, &in, ev))
 			return -1;

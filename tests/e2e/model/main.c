@@ -4,12 +4,13 @@
  * exact user-mode instruction tracer must record for it, plus the results
  * the test VMM must print.  See usage[] and docs/lab.md.
  *
- * The recording rules are in tracer.c.  SYSCALL masks TF, so our trap
- * comes after SYSRET, at the user RIP: a system call is one record.  Our
- * TF is kept as the CPU keeps it (c->our_tf; SYSCALL saves it in R11 and
- * SYSRET loads it from R11), so a guest kernel that returns to another
- * process first (the Windows-layout guest's scheduler, --win) runs that
- * process untraced, and the target's TF comes back with its context.  MOV
+ * The recording rules are in tracer.c.  Our TF is kept apart from the
+ * guest's (c->our_tf), never in a frame or R11.  The tracer parks it
+ * before a SYSCALL and takes it back at the return point, so the trap
+ * comes at the user RIP after SYSRET: a system call is one record.  A
+ * guest kernel that returns to another process first (the Windows-layout
+ * guest's scheduler, --win) runs that process untraced, and the target's
+ * TF comes back when the kernel returns to its SYSCALL's return point.  MOV
  * SS holds off the trap for one instruction, so no record (and no guest
  * #DB) follows it: the next trap covers both.  The program's final OUT to
  * PORT_DONE is never completed; the capture is stopped after it.
@@ -76,16 +77,6 @@ static void init_cpu(struct model_cpu *c, int index, uint8_t *mem, uint64_t arg)
 	c->gpr[RDI] = arg;
 }
 
-/* Is the instruction at RIP one the lab's KVM takes a VM exit for? */
-static int exits_to_kvm(struct model_cpu *c)
-{
-	uint8_t b[2] = {0, 0};
-
-	if (model_read(c, c->rip, b, 2))
-		return 0;
-	return b[0] == 0xe5 || b[0] == 0xe7 || (b[0] == 0x0f && b[1] == 0xa2);
-}
-
 /* Run one vCPU to PORT_DONE; 0 on success. */
 static int run_cpu(struct model_cpu *c, struct model_io *io, struct model_trace *t,
 		   uint64_t max_steps)
@@ -98,14 +89,6 @@ static int run_cpu(struct model_cpu *c, struct model_io *io, struct model_trace 
 
 		if (from_user && trace_fetch(t, c))
 			return -1;
-		/* Our TF went without a trap (INT n, a fault's handler): the
-		 * tracer notices at the next VM exit the program takes (an
-		 * I/O port or CPUID), ends the session there and starts a new
-		 * one with this instruction. */
-		if (from_user && c->tf_lost && exits_to_kvm(c)) {
-			trace_resume(t, c, c->tf_lost);
-			c->tf_lost = 0;
-		}
 		ours = from_user && c->our_tf;
 		if (model_step(c, io, &ev))
 			return -1;
@@ -133,6 +116,15 @@ static int run_cpu(struct model_cpu *c, struct model_io *io, struct model_trace 
 			c->nmi_pending--;
 			c->nmi_masked = 1;
 			if (model_raise_exception(c, 2))
+				return -1;
+		}
+		/* The interrupt PORT_IRQ asked for arrives at the first
+		 * boundary with IF set (the VMM injects it when KVM says the
+		 * window is open; the lab's programs set IF with POPFQ, which
+		 * has no interrupt shadow). */
+		if (c->irq_pending && (c->rflags & RFLAGS_IF)) {
+			c->irq_pending = 0;
+			if (model_raise_exception(c, c->irq_vector))
 				return -1;
 		}
 	}

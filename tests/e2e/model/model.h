@@ -41,8 +41,6 @@ enum model_event {
 /* Session end reasons (include/svmtrace/abi.h SVMTRACE_END_*). */
 #define MODEL_END_STOP	0
 #define MODEL_END_CR3	1
-#define MODEL_END_INT	5
-#define MODEL_END_EVENT 6
 
 struct model_cpu {
 	int index;
@@ -55,9 +53,12 @@ struct model_cpu {
 	int next_rip_override;	  /* the instruction set RIP itself */
 	int trap_shadow;	  /* MOV SS: no single-step trap after it */
 	int our_tf;		  /* the tracer's TF is set (kept out of rflags) */
-	int tf_lost;		  /* MODEL_END_*: our TF went without a trap */
+	int ret_parked;		  /* our TF waits for a SYSCALL's return point: */
+	uint64_t ret_rip, ret_rsp, ret_gpa; /* RCX, RSP and RCX's physical page */
 	int nmi_pending;	  /* NMIs queued through PORT_NMI */
 	int nmi_masked;		  /* in the NMI handler, until IRETQ */
+	int irq_pending;	  /* PORT_IRQ asked for irq_vector */
+	int irq_vector;
 	uint32_t status;	  /* EAX at PORT_DONE */
 	uint8_t *mem;		  /* mem_size bytes, shared by all vCPUs */
 	uint64_t mem_size;
@@ -86,5 +87,7 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev);
 /* exec.c: deliver a trap or interrupt without error code (#DB, NMI)
  * through the IDT. */
 int model_raise_exception(struct model_cpu *c, int vector);
+/* ... with an error code pushed when @code >= 0 (#GP). */
+int model_raise_exception_e(struct model_cpu *c, int vector, int64_t code);
 
 #endif /* E2E_MODEL_H */

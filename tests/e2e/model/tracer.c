@@ -14,10 +14,10 @@
  *     (session_end, reason 1 = CR3, repeating the last record's state) and
  *     closes every gate again.
  *   - Stopping ends an open session the same way with reason 0 (stop).
- *   - A TF lost without a trap (INT n, an exception whose handler does not
- *     return it) ends the session at the next VM exit with reason 5 (int)
- *     or 6 (event); a new session starts with the exiting instruction,
- *     its start carrying the last gate id.
+ *   - INT n, exceptions and SYSCALL from user mode do not lose our TF:
+ *     the tracer keeps it out of the frame / R11 and takes it back on the
+ *     way to user mode (exec.c), so a session goes on across them.  (The
+ *     tracer's --kernel mode, where they end a session, is not modelled.)
  */
 #include <string.h>
 
@@ -104,32 +104,11 @@ void trace_step(struct model_trace *t, struct model_cpu *c)
 		memset(t->gates->open, 0, sizeof(t->gates->open));
 		c->our_tf = 0;
 	} else {
-		/* The step returned from a SYSCALL at the last record's RIP: the
-		 * tracer clears its TF in R11 before the guest can see it. */
-		if (!t->start_pending && (c->gpr[11] & RFLAGS_TF) && c->rip == t->prev_rip + 2 &&
-		    c->gpr[RCX] == c->rip)
-			c->gpr[11] &= ~RFLAGS_TF;
-		t->prev_rip = c->rip;
 		emit(t, c, t->start_pending ? "session_start" : "instruction",
 		     t->start_pending ? (unsigned int)t->start_gate : 0, c->undefined_flags);
 		t->start_pending = 0;
 		t->last = *c;
 	}
-}
-
-/*
- * Our TF was lost without a trap (INT n, an exception handler that drops
- * it) and the tracer notices at a VM exit: the session ends with @reason
- * (repeating the last record) and a new one starts with the instruction
- * that exited.  Nothing happens outside a session.
- */
-void trace_resume(struct model_trace *t, struct model_cpu *c, int reason)
-{
-	if (!t->in_session || !targeted(t, c))
-		return;
-	end_session(t, (unsigned int)reason);
-	t->in_session = t->start_pending = 1;
-	c->our_tf = 1;
 }
 
 void trace_stop(struct model_trace *t)

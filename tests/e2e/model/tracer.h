@@ -29,7 +29,6 @@ struct model_trace {
 	int silent, silent_gate; /* stepping one instruction off a foreign gate fetch */
 	unsigned long long rows;
 	struct model_cpu last; /* state of the last record (session_end repeats it) */
-	uint64_t prev_rip;     /* RIP of the last record, for the R11 repair */
 	uint64_t last_undefined;
 };
 
@@ -41,7 +40,6 @@ int trace_stepping(const struct model_trace *t);
 /* A single-step trap of ours arrived with the CPU in state c. */
 void trace_step(struct model_trace *t, struct model_cpu *c);
 /* The program ended and the capture is stopped. */
-void trace_resume(struct model_trace *t, struct model_cpu *c, int reason);
 void trace_stop(struct model_trace *t);
 
 #endif /* E2E_MODEL_TRACER_H */

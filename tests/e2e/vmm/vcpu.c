@@ -362,6 +362,12 @@ static int handle_io(struct vcpu *v)
 		__atomic_add_fetch(&v->vm->log_sum, val, __ATOMIC_RELAXED);
 		__atomic_add_fetch(&v->vm->log_count, 1, __ATOMIC_RELAXED);
 		return 0;
+	case KVM_EXIT_IO_OUT << 16 | PORT_IRQ:
+		/* KVM_INTERRUPT when KVM says the guest can take it (run_loop). */
+		v->irq_vector = val;
+		v->irq_pending = 1;
+		v->run->request_interrupt_window = 1;
+		return 0;
 	case KVM_EXIT_IO_OUT << 16 | PORT_NMI:
 		for (uint32_t i = 0; i < val; i++)
 			if (ioctl(v->fd, KVM_NMI) < 0) {
@@ -387,12 +393,30 @@ static int handle_io(struct vcpu *v)
 	return -1;
 }
 
+/* A PORT_IRQ interrupt is injected once KVM reports the window open. */
+static int inject_irq(struct vcpu *v)
+{
+	struct kvm_interrupt irq = { .irq = v->irq_vector };
+
+	if (!v->irq_pending || !v->run->ready_for_interrupt_injection || !v->run->if_flag)
+		return 0;
+	if (ioctl(v->fd, KVM_INTERRUPT, &irq) < 0) {
+		set_err(v, "KVM_INTERRUPT");
+		return -1;
+	}
+	v->irq_pending = 0;
+	v->run->request_interrupt_window = 0;
+	return 0;
+}
+
 static void run_loop(struct vcpu *v)
 {
 	for (;;) {
 		double t0 = now_seconds(), ran;
 		int r;
 
+		if (inject_irq(v))
+			return;
 		r = ioctl(v->fd, KVM_RUN, 0);
 		ran = now_seconds() - t0;
 		if (ran > v->run_max)
@@ -418,6 +442,8 @@ static void run_loop(struct vcpu *v)
 					log_row(v, "session_end", &v->final, PML4_GPA);
 			}
 			return;
+		case KVM_EXIT_IRQ_WINDOW_OPEN:
+			continue;	/* inject_irq() */
 		case KVM_EXIT_DEBUG:
 			if (v->vm->singlestep) {
 				v->steps++;

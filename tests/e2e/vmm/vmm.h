@@ -29,6 +29,8 @@ struct vcpu {
 	int exited;	       /* the thread is done (set last, atomically) */
 	int done;	       /* reached PORT_DONE */
 	uint32_t status;       /* EAX at PORT_DONE */
+	int irq_pending;       /* PORT_IRQ: inject irq_vector when the window opens */
+	uint32_t irq_vector;
 	struct kvm_regs final; /* registers at PORT_DONE */
 	char error[256];       /* why the vCPU stopped early, if it did */
 };

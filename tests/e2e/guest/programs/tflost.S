@@ -7,9 +7,12 @@
  *     thread from another context does);
  *   - an exception delivered to a handler (UD2 -> #UD, intercepted by KVM
  *     and injected back): the handler skips the UD2 and drops TF too.
- * After each, some instructions run untraced until the next VM exit (an
- * OUT, a CPUID), where the tracer notices: a session end with reason
- * "int" or "event", then a new session from that exit on.
+ * Under --kernel, after each some instructions run untraced until the
+ * next VM exit (an OUT, a CPUID), where the tracer notices: a session end
+ * with reason "int" or "event", then a new session from that exit on.  A
+ * user-only tracer (issue 10) intercepts both, keeps its TF out of their
+ * frames and puts it back at the IRETQ to user mode, whatever the handler
+ * did to the frame: one session, every instruction traced.
  */
 #include "layout.h"
 
