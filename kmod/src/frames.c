@@ -46,6 +46,7 @@
  * itself), so they are injected events like the others.
  */
 #include <linux/kvm_host.h>
+#include <asm/debugreg.h>
 #include <asm/svm.h>
 
 #include "hooks.h"
@@ -116,7 +117,15 @@ bool __svmtrace_event_injected(struct kvm_vcpu *vcpu)
 	vt = svmtrace_vcpu_of(vcpu, &vm);
 	if (!vt)
 		return false;
-	if (READ_ONCE(vt->tf_live)) {
+	if (READ_ONCE(vt->park) == SVMTRACE_PARK_IRET) {
+		/* Not over that IRET after all: the event's frame gets no TF. */
+		mutex_lock(&vt->lock);
+		if (vt->park == SVMTRACE_PARK_IRET) {
+			clear_tf(vcpu);
+			WRITE_ONCE(vt->park, SVMTRACE_PARK_FRAME);
+		}
+		mutex_unlock(&vt->lock);
+	} else if (READ_ONCE(vt->tf_live)) {
 		mutex_lock(&vt->lock);
 		t = armed(vm, vt);
 		if (!(static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF)) {
@@ -137,7 +146,10 @@ bool __svmtrace_event_injected(struct kvm_vcpu *vcpu)
 }
 EXPORT_SYMBOL_GPL(__svmtrace_event_injected);
 
-/* iret_interception(): KVM clears the intercept; keep it while we wait. */
+/*
+ * iret_interception() and every entry: IRET is intercepted while we wait
+ * for one back to user mode (not while one not ours runs stepped).
+ */
 bool __svmtrace_iret_wanted(struct kvm_vcpu *vcpu)
 {
 	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, NULL);
@@ -227,11 +239,44 @@ static void resume_at(struct svmtrace_vcpu *vt, u64 rip, u64 rsp)
 	WRITE_ONCE(vt->park, SVMTRACE_PARK_NONE);
 }
 
+/* An event is being delivered, or will be at the next entry. */
+static bool event_in_flight(struct kvm_vcpu *vcpu)
+{
+	return vcpu->arch.exception.pending || vcpu->arch.exception.injected ||
+	       vcpu->arch.interrupt.injected || vcpu->arch.nmi_injected;
+}
+
+/*
+ * An IRET that is not ours (frame_iret()) must still run, and SVM
+ * intercepts IRET before it executes: kept intercepted, it would exit
+ * again forever (a Linux guest hung so in its first nested interrupt).  It
+ * runs once without the intercept, with our TF over that one instruction,
+ * as KVM steps over an NMI handler's IRET; the trap after it
+ * (svmtrace_iret_stepped()) parks the frame again, and IRET is intercepted
+ * again before the next entry (svm_vcpu_run()).  The frame it pops keeps
+ * the guest's TF: the trap comes from TF before the IRET, not after.
+ */
+static void step_over_iret(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
+{
+	unsigned long rflags = static_call(kvm_x86_get_rflags)(vcpu);
+
+	if (event_in_flight(vcpu))
+		return;	/* delivered first; its handler's IRET comes back here */
+	if (rflags & X86_EFLAGS_TF) {
+		/* The guest steps its own kernel: that trap is the guest's. */
+		WRITE_ONCE(vt->park, SVMTRACE_PARK_LOST);
+		return;
+	}
+	static_call(kvm_x86_set_rflags)(vcpu, rflags | X86_EFLAGS_TF);
+	WRITE_ONCE(vt->park, SVMTRACE_PARK_IRET);
+}
+
 /*
  * An IRET exit while a frame is parked (before the IRET runs; RSP points
  * at RIP, CS, RFLAGS, RSP, SS).  One that returns to user mode of a
  * targeted address space gets our TF in the image it pops; one that
- * returns to the kernel, or to another process, is not ours to change.
+ * returns to the kernel, or to another process, is not ours to change and
+ * is stepped over.
  */
 static void frame_iret(struct kvm_vcpu *vcpu, const struct svmtrace_target *t,
 		       struct svmtrace_vcpu *vt)
@@ -240,15 +285,44 @@ static void frame_iret(struct kvm_vcpu *vcpu, const struct svmtrace_target *t,
 	u64 frame[4];
 	gpa_t gpa;
 
-	if (!is_64_bit_mode(vcpu) || !svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
-		return;
-	gpa = kvm_mmu_gva_to_gpa_system(vcpu, kvm_rsp_read(vcpu), &e);
-	if (gpa == INVALID_GPA || offset_in_page(gpa) > PAGE_SIZE - sizeof(frame) ||
-	    kvm_vcpu_read_guest(vcpu, gpa, frame, sizeof(frame)) || (frame[1] & 3) != 3)
-		return;
-	frame[2] |= X86_EFLAGS_TF;
-	if (!kvm_vcpu_write_guest(vcpu, gpa + 16, &frame[2], sizeof(frame[2])))
-		resume_at(vt, frame[0], frame[3]);
+	if (is_64_bit_mode(vcpu) && svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu))) {
+		gpa = kvm_mmu_gva_to_gpa_system(vcpu, kvm_rsp_read(vcpu), &e);
+		if (gpa != INVALID_GPA && offset_in_page(gpa) <= PAGE_SIZE - sizeof(frame) &&
+		    !kvm_vcpu_read_guest(vcpu, gpa, frame, sizeof(frame)) && (frame[1] & 3) == 3) {
+			frame[2] |= X86_EFLAGS_TF;
+			if (!kvm_vcpu_write_guest(vcpu, gpa + 16, &frame[2], sizeof(frame[2]))) {
+				resume_at(vt, frame[0], frame[3]);
+				return;
+			}
+		}
+	}
+	step_over_iret(vcpu, vt);
+}
+
+/*
+ * The #DB after an IRET stepped over (step_over_iret(); DR6 of the exit in
+ * @dr6): its BS is ours, the frame is parked again.  A #DB exit that is no
+ * step of ours, counted as db_foreign for the exit audit.  True when
+ * nothing of the guest's is in it (a DR0-3 hit at the IRET's target stays
+ * the guest's).
+ */
+bool svmtrace_iret_stepped(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 *dr6)
+{
+	bool ours;
+
+	mutex_lock(&vt->lock);
+	ours = vt->park == SVMTRACE_PARK_IRET && (*dr6 & DR6_BS);
+	if (ours) {
+		WRITE_ONCE(vt->park, SVMTRACE_PARK_FRAME);
+		vt->stats.db_foreign++;
+	}
+	mutex_unlock(&vt->lock);
+	if (!ours)
+		return false;
+	if (vcpu->arch.dr6 == *dr6)
+		vcpu->arch.dr6 &= ~DR6_BS;
+	*dr6 &= ~DR6_BS;
+	return !(*dr6 & DR_TRAP_BITS);
 }
 
 /*
@@ -337,13 +411,6 @@ static bool at_syscall(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 back
 		return false;
 	gpa = kvm_mmu_gva_to_gpa_read(vcpu, vt->ret_rip, &e);
 	return gpa != INVALID_GPA && gpa_to_gfn(gpa) == vt->ret_gfn;
-}
-
-/* An event is being delivered, or will be at the next entry. */
-static bool event_in_flight(struct kvm_vcpu *vcpu)
-{
-	return vcpu->arch.exception.pending || vcpu->arch.exception.injected ||
-	       vcpu->arch.interrupt.injected || vcpu->arch.nmi_injected;
 }
 
 /*

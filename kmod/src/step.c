@@ -677,6 +677,8 @@ bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, u64 *dr6, u64 *nmi_rflags)
 		mutex_unlock(&vt->lock);
 		return false;
 	}
+	if (READ_ONCE(vt->park) == SVMTRACE_PARK_IRET && !nmi_rflags)
+		return svmtrace_iret_stepped(vcpu, vt, dr6);
 	done = handle_step(vcpu, vm, vt, true, guest_db_bits(vcpu, *dr6), nmi_rflags,
 			   &bs_ours);
 	if (bs_ours) {

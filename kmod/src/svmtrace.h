@@ -63,6 +63,7 @@ enum {
 	SVMTRACE_PARK_NONE,
 	SVMTRACE_PARK_FRAME,	/* an injected event's frame: back at an IRET to user mode */
 	SVMTRACE_PARK_SYSCALL,	/* a SYSCALL: back at its return point (ret_*) */
+	SVMTRACE_PARK_IRET,	/* FRAME, while an IRET not ours runs stepped (frames.c) */
 	SVMTRACE_PARK_LOST,	/* the way back was given up: a session end when it returns */
 };
 
@@ -228,6 +229,7 @@ bool svmtrace_park_exit(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 bool svmtrace_park_fault(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, gfn_t gfn);
 bool svmtrace_park_denies(struct svmtrace_vm *vm, gfn_t base, gfn_t pages);
 void svmtrace_park_stop(struct svmtrace_vcpu *vt);
+bool svmtrace_iret_stepped(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 *dr6);
 
 /* xstate.c */
 void svmtrace_xstate_fill(struct kvm_vcpu *vcpu, struct svmtrace_slot *s);
