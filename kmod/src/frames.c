@@ -464,17 +464,49 @@ out:
 }
 
 /*
+ * The thread of a SYSCALL parked on another vCPU is back at its return
+ * point on this one (the kernel migrated it while in the system call, as
+ * sched_setaffinity() does): this vCPU takes it over, as svmtrace_park_exit()
+ * does on the parking vCPU -- the SYSCALL's step is recorded here, in this
+ * vCPU's session (a new one when it has none), and TF is ours again.
+ */
+static void syscall_migrated(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, u64 rip, u64 rsp)
+{
+	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, NULL);
+	struct svmtrace_target *t;
+	bool taken;
+
+	mutex_lock(&vt->lock);
+	t = armed(vm, vt);
+	taken = t && vt->ring && !vt->park && !vt->tf_live && !vt->silent &&
+		!(static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF);
+	if (taken) {
+		if (!vt->in_session)
+			svmtrace_session_begin(vm, vt, vcpu, READ_ONCE(vm->last_gate));
+		resume_at(vt, rip, rsp);
+		static_call(kvm_x86_set_rflags)(vcpu, static_call(kvm_x86_get_rflags)(vcpu) |
+							   X86_EFLAGS_TF);
+	}
+	mutex_unlock(&vt->lock);
+	if (taken)
+		__svmtrace_emulated_step(vcpu);
+}
+
+/*
  * A fetch fault on @gfn (NPF exit, before the gate code and KVM's own
  * handling).  On a parked SYSCALL's page: the SYSCALL itself is performed
  * by KVM's emulator, so that the page stays without execute permission
- * until the thread returns; any other fetch gets the page (the return
- * point is given up, svmtrace_park_exit() ends the session when that
- * thread is back in user mode).  True when the fault was the SYSCALL.
+ * until the thread returns; the thread back at its return point on
+ * another vCPU is taken over there (syscall_migrated()); any other fetch
+ * gets the page (the return point is given up, svmtrace_park_exit() ends
+ * the session when that thread is back in user mode).  True when the fault
+ * was the SYSCALL.
  */
 bool svmtrace_park_fault(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, gfn_t gfn)
 {
 	struct svmtrace_vcpu *vt;
-	bool emulate = false;
+	bool emulate = false, migrated = false;
+	u64 rip = 0, rsp = 0;
 	u32 i;
 
 	for (i = 0; i < smp_load_acquire(&vm->nr_vcpus); i++) {
@@ -484,13 +516,23 @@ bool svmtrace_park_fault(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, gfn_t gf
 		mutex_lock(&vt->lock);
 		if (vt->park == SVMTRACE_PARK_SYSCALL && vt->ret_gfn == gfn) {
 			if (i == vcpu->vcpu_idx && at_syscall(vcpu, vt, 2) &&
-			    !event_in_flight(vcpu))
+			    !event_in_flight(vcpu)) {
 				emulate = true;
-			else
+			} else if (i != vcpu->vcpu_idx && !migrated && at_syscall(vcpu, vt, 0) &&
+				   !event_in_flight(vcpu)) {
+				/* That vCPU's session keeps no TF; it ends at stop. */
+				WRITE_ONCE(vt->park, SVMTRACE_PARK_NONE);
+				rip = vt->ret_rip - 2;
+				rsp = vt->ret_rsp;
+				migrated = true;
+			} else {
 				WRITE_ONCE(vt->park, SVMTRACE_PARK_LOST);
+			}
 		}
 		mutex_unlock(&vt->lock);
 	}
+	if (migrated)
+		syscall_migrated(vcpu, vm, rip, rsp);
 	/* Our TF is off (parked): no single-step, so no call back into step.c. */
 	return emulate && kvm_emulate_instruction(vcpu, 0);
 }
