@@ -1,49 +1,79 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * svmtrace: keep a user-mode session's TF out of what the guest kernel
- * reads on its way in and out (issue 10), and put it back at the first
- * user instruction.  The TF is "parked" (vt->park) meanwhile: tf_live is
- * off, so a trap in the kernel is not ours.
+ * reads on its way in from user mode (issue 10), and put it back on the
+ * way out, wherever the thread comes back.
  *
- *   Events KVM injects -- external interrupts (KVM_INTERRUPT, the in-kernel
- *   APIC) and exceptions KVM intercepted and queues back (#UD, #AC, ...):
- *   svm_inject_irq() and svm_inject_exception() call in before the entry
- *   that delivers them.  TF is cleared in RFLAGS, so the frame gets the
- *   guest's own, and KVM intercepts IRET.  The first IRET that returns to
- *   user mode of a targeted address space gets TF in the RFLAGS image it
- *   pops (as the NMI path in hide.c does), wherever it returns to: the
- *   interrupted instruction, or the point a handler dispatches an
- *   exception to.  Stepping goes on from there; the session stays open.
+ * On the way in.  Events KVM injects -- external interrupts (KVM_INTERRUPT,
+ * the in-kernel APIC) and exceptions KVM intercepted and queues back (#UD,
+ * #AC, ...): svm_inject_irq() and svm_inject_exception() call in before the
+ * entry that delivers them, and our TF is cleared, so the frame gets the
+ * guest's own RFLAGS.  Events the CPU would deliver without a VM exit --
+ * faults (#DE, #GP, #PF with NPT, ...: SVMTRACE_EXCEPTIONS), INT3, INTO,
+ * INT n -- are intercepted while a session steps user code and queued back
+ * through KVM, so they are injected events like the others.  SYSCALL saves
+ * RFLAGS in R11: while a capture is armed every vCPU runs with EFER.SCE
+ * clear in its VMCB (the guest's own EFER, vcpu->arch.efer, keeps SCE:
+ * RDMSR, KVM_GET_SREGS and the emulator read that one), so SYSCALL raises
+ * #UD, which KVM always intercepts; its handler emulates the SYSCALL
+ * (em_syscall reads EFER through kvm_get_msr(), the guest's view) after
+ * our TF was cleared, so R11 gets the guest's RFLAGS.  The thread's TF is
+ * "parked" meanwhile: an entry in the VM's park table (vm->parks) keyed by
+ * the user CR3, RIP and RSP it returns to.
  *
- *   SYSCALL saves RFLAGS in R11, and no trap follows it (FMASK clears TF;
- *   the trap comes after SYSRET).  So the tracer looks ahead: a step that
- *   ends on 0F 05 clears TF, remembers the return point (RIP + 2, RSP,
- *   page) and takes execute permission from that page (like a closed gate,
- *   gate.c).  Usually the SYSCALL is on that page too: its
- *   fetch faults, and KVM's emulator performs the SYSCALL (R11 without our
- *   TF).  When SYSRET, or any return, brings the thread back to exactly
- *   that point, the tracer records the SYSCALL's step there (one record
- *   for the system call, as before) and sets TF again.  Other processes
- *   may run meanwhile (a scheduler switches away and back).
+ * On the way out.  SYSRET raises #UD too (SCE clear); KVM's emulator has
+ * no SYSRET, so this file emulates it (sysret(), per the AMD APM, with
+ * Intel's #GP for a non-canonical RCX).  IRET is intercepted on every vCPU
+ * while the capture is armed; an IRET not executed by a stepped thread is
+ * run once with our TF, without the intercept (vt->iret_pass), and the
+ * trap after it lands where it returned to, with everything known: CPL,
+ * CR3, RIP, RSP.  Both ends call user_return(): a return to user mode of a
+ * targeted address space takes the matching park, on whichever vCPU the
+ * thread was parked, and the thread is stepped again from there:
+ *   SYSCALL park   the SYSCALL's step is recorded at the return point (one
+ *                  record, the state after the system call), as when TF
+ *                  went through R11;
+ *   FRAME park,    the step is the interrupted or faulting instruction (or
+ *   or none        wherever the kernel dispatched the thread), recorded
+ *                  after it ran.  No park at all is another thread of the
+ *                  traced process (a clone child returning at the parent's
+ *                  RIP with its own RSP, a thread the tracer had not
+ *                  stepped yet): it is traced while some session of the VM
+ *                  is open.
+ * A thread that leaves for another address space in its system call (the
+ * first return to user mode on the parking vCPU, at the parked RIP and RSP,
+ * on the same physical page, under a CR3 not targeted) takes its park too,
+ * and its step ends the session there (reason cr3, step.c).  Another
+ * process returning first there, at the same RIP and RSP of the same page,
+ * would be taken for it.
  *
- * A parked TF that does not come back that way -- the thread returns
- * elsewhere (a SYSRET to another RIP, a frame we could not write), another
- * vCPU or thread fetches from the parked page (it is opened for it, and the
- * return point given up), the IRET intercept was lost -- is noticed at the
- * first VM exit in user mode of a targeted address space: the session ends
- * there with reason event and a new one starts (step.c,
- * svmtrace_session_resume), as for a lost TF.
+ * iret_pass, per vCPU (under vt->lock):
+ *   NONE  IRET is intercepted (while armed);
+ *   STEP  the IRET at RIP runs once with our TF and without the intercept;
+ *         its trap is ours (svmtrace_iret_trap()).  An event injected
+ *         before it runs clears that TF first and goes back to NONE;
+ *   BARE  the IRET runs once without the intercept and without a TF of
+ *         ours: the vCPU steps it anyway (a --kernel session, a user IRETQ
+ *         of the target), the guest steps its own kernel (that trap is the
+ *         guest's), or hide.c put our TF into an NMI frame.  Back to NONE
+ *         at the next VM exit.
+ *
+ * Locks: vt->lock guards a vCPU's session state and iret_pass; vm->park_lock
+ * (a spinlock) guards vm->parks and is the inner lock: taken alone or under
+ * one vt->lock, never the other way round, and no vt->lock is taken while
+ * another one is held.
+ *
+ * Contexts: every entry point runs in the vCPU thread with interrupts on
+ * and kvm->srcu held (exit handlers, KVM's injection), except
+ * __svmtrace_iret_wanted(), __svmtrace_exception_intercepts() and
+ * __svmtrace_sce_off(), which svm_vcpu_run() calls with interrupts off:
+ * they only read.  Guest memory is read with kvm_read_guest_virt() (SRCU
+ * held) and never written.
  *
  * Only user-only sessions park: under --kernel the handler is part of the
  * trace.  An event from user mode still gets a frame without our TF, and
  * step.c's lost-TF check ends the session at the next exit and follows the
- * handler from there (issue 13); events that interrupt kernel code of a
- * --kernel session are not intercepted and keep our TF in their frames.
- * Events the CPU would deliver without a VM exit -- faults (#DE, #GP, #PF
- * with NPT, ...: SVMTRACE_EXCEPTIONS), INT3 and INTO (#BP, #OF), INT n --
- * are intercepted while a session steps user code, and queued
- * back through KVM (which finds the next RIP of a software interrupt
- * itself), so they are injected events like the others.
+ * handler from there (issue 13).
  */
 #include <linux/kvm_host.h>
 #include <asm/debugreg.h>
@@ -63,16 +93,21 @@
 			     BIT_ULL(SS_VECTOR) | BIT_ULL(GP_VECTOR) | BIT_ULL(PF_VECTOR) | \
 			     BIT_ULL(MF_VECTOR) | BIT_ULL(XM_VECTOR) | SVMTRACE_INTERCEPT_INTN)
 
+/* The RFLAGS bits SYSRET loads from R11 in 64-bit mode (AMD APM vol. 3). */
+#define SYSRET_RFLAGS 0x3c7fd7
+
 static struct svmtrace_target *armed(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt)
 {
 	return rcu_dereference_protected(vm->armed, lockdep_is_held(&vt->lock));
 }
 
-static void clear_tf(struct kvm_vcpu *vcpu)
+static void set_tf(struct kvm_vcpu *vcpu, bool on)
 {
 	unsigned long rflags = static_call(kvm_x86_get_rflags)(vcpu);
+	unsigned long want = on ? rflags | X86_EFLAGS_TF : rflags & ~X86_EFLAGS_TF;
 
-	static_call(kvm_x86_set_rflags)(vcpu, rflags & ~X86_EFLAGS_TF);
+	if (want != rflags)
+		static_call(kvm_x86_set_rflags)(vcpu, want);
 }
 
 /*
@@ -94,17 +129,89 @@ static bool may_park(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt,
 	return user_tf_ours(vcpu, vt, t) && !(t->flags & SVMTRACE_TARGET_F_KERNEL);
 }
 
-static void park(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u8 where)
+static u64 user_cr3(struct kvm_vcpu *vcpu)
 {
-	clear_tf(vcpu);
-	vt->tf_live = false;
-	WRITE_ONCE(vt->park, where);
+	return kvm_read_cr3(vcpu) & SVMTRACE_CR3_MASK;
+}
+
+/*
+ * Park a thread (vm->park_lock): a free entry, or the oldest one when the
+ * table is full (that thread then comes back as one without a park).
+ */
+static void park_add(struct svmtrace_vm *vm, u8 kind, u64 cr3, u64 rip, u64 rsp)
+{
+	struct svmtrace_park *p, *slot = NULL;
+	u32 i;
+
+	spin_lock(&vm->park_lock);
+	for (i = 0; i < SVMTRACE_MAX_PARKS; i++) {
+		p = &vm->parks[i];
+		if (p->kind && p->cr3 == cr3 && p->rip == rip && p->rsp == rsp) {
+			slot = p;	/* the same thread again: its old park is stale */
+			break;
+		}
+		if (!slot || (slot->kind && (!p->kind || p->age < slot->age)))
+			slot = p;
+	}
+	slot->kind = kind;
+	slot->cr3 = cr3;
+	slot->rip = rip;
+	slot->rsp = rsp;
+	slot->age = ++vm->park_clock;
+	spin_unlock(&vm->park_lock);
+}
+
+/* Take the park of the thread at @cr3/@rip/@rsp: its kind, 0 for none. */
+static u8 park_take(struct svmtrace_vm *vm, u64 cr3, u64 rip, u64 rsp)
+{
+	struct svmtrace_park *p;
+	u8 kind = 0;
+	u32 i;
+
+	spin_lock(&vm->park_lock);
+	for (i = 0; i < SVMTRACE_MAX_PARKS; i++) {
+		p = &vm->parks[i];
+		if (p->kind && p->cr3 == cr3 && p->rip == rip && p->rsp == rsp) {
+			kind = p->kind;
+			p->kind = SVMTRACE_PARK_NONE;
+			break;
+		}
+	}
+	spin_unlock(&vm->park_lock);
+	return kind;
+}
+
+/* Stop, or a new arm: no thread is parked any more. */
+void svmtrace_parks_clear(struct svmtrace_vm *vm)
+{
+	spin_lock(&vm->park_lock);
+	memset(vm->parks, 0, sizeof(vm->parks));
+	spin_unlock(&vm->park_lock);
+}
+
+/* An event is being delivered, or will be at the next entry. */
+static bool event_in_flight(struct kvm_vcpu *vcpu)
+{
+	return vcpu->arch.exception.pending || vcpu->arch.exception.injected ||
+	       vcpu->arch.interrupt.injected || vcpu->arch.nmi_injected;
+}
+
+/*
+ * An event is about to be delivered (vt->lock held): an IRET we were about
+ * to step over has not run, and the event's frame must not get that TF.
+ */
+void svmtrace_iret_event(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
+{
+	lockdep_assert_held(&vt->lock);
+	if (vt->iret_pass == SVMTRACE_IRET_STEP) {
+		set_tf(vcpu, false);
+		vt->iret_pass = SVMTRACE_IRET_NONE;
+	}
 }
 
 /*
  * KVM is about to inject an event (svm_inject_irq(), svm_inject_exception();
- * interrupts on, kvm->srcu held).  True while the vCPU waits for an IRET
- * back to user mode: KVM keeps IRET intercepted.
+ * interrupts on, kvm->srcu held).  True to intercept IRET.
  */
 bool __svmtrace_event_injected(struct kvm_vcpu *vcpu)
 {
@@ -117,58 +224,77 @@ bool __svmtrace_event_injected(struct kvm_vcpu *vcpu)
 	vt = svmtrace_vcpu_of(vcpu, &vm);
 	if (!vt)
 		return false;
-	if (READ_ONCE(vt->park) == SVMTRACE_PARK_IRET) {
-		/* Not over that IRET after all: the event's frame gets no TF. */
+	if (READ_ONCE(vt->iret_pass) == SVMTRACE_IRET_STEP || READ_ONCE(vt->tf_live)) {
 		mutex_lock(&vt->lock);
-		if (vt->park == SVMTRACE_PARK_IRET) {
-			clear_tf(vcpu);
-			WRITE_ONCE(vt->park, SVMTRACE_PARK_FRAME);
-		}
-		mutex_unlock(&vt->lock);
-	} else if (READ_ONCE(vt->tf_live)) {
-		mutex_lock(&vt->lock);
+		svmtrace_iret_event(vcpu, vt);
 		t = armed(vm, vt);
 		if (!(static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF)) {
 			/* nothing of ours to keep out */
 		} else if (may_park(vcpu, vt, t)) {
-			park(vcpu, vt, SVMTRACE_PARK_FRAME);
+			set_tf(vcpu, false);
+			vt->tf_live = false;
+			park_add(vm, SVMTRACE_PARK_FRAME, user_cr3(vcpu), kvm_rip_read(vcpu),
+				 kvm_rsp_read(vcpu));
 		} else if (user_tf_ours(vcpu, vt, t)) {
 			/*
 			 * --kernel: the frame gets no TF either, and tf_live
 			 * stays: lost_tf() (step.c) ends the session at the
 			 * next exit and follows the handler from there.
 			 */
-			clear_tf(vcpu);
+			set_tf(vcpu, false);
 		}
 		mutex_unlock(&vt->lock);
 	}
-	return READ_ONCE(vt->park) == SVMTRACE_PARK_FRAME;
+	return __svmtrace_iret_wanted(vcpu);
 }
 EXPORT_SYMBOL_GPL(__svmtrace_event_injected);
 
 /*
- * iret_interception() and every entry: IRET is intercepted while we wait
- * for one back to user mode (not while one not ours runs stepped).
+ * iret_interception() and every entry (interrupts off): IRET is
+ * intercepted while the capture is armed, except over the one IRET that
+ * runs without it (iret_pass STEP or BARE).
  */
 bool __svmtrace_iret_wanted(struct kvm_vcpu *vcpu)
 {
-	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, NULL);
+	struct svmtrace_vm *vm;
+	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, &vm);
 
-	return vt && READ_ONCE(vt->park) == SVMTRACE_PARK_FRAME;
+	return vt && !is_guest_mode(vcpu) && rcu_access_pointer(vm->armed) &&
+	       READ_ONCE(vt->iret_pass) == SVMTRACE_IRET_NONE;
 }
 EXPORT_SYMBOL_GPL(__svmtrace_iret_wanted);
 
 /*
+ * Before every entry, interrupts off: run without EFER.SCE (SYSCALL and
+ * SYSRET raise #UD) while a capture is armed, on every vCPU (threads
+ * migrate), in long mode (the only mode sysret() emulates).
+ */
+bool __svmtrace_sce_off(struct kvm_vcpu *vcpu)
+{
+	struct svmtrace_vm *vm;
+	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, &vm);
+
+	return vt && rcu_access_pointer(vm->armed) && is_long_mode(vcpu) &&
+	       (vcpu->arch.efer & EFER_SCE);
+}
+EXPORT_SYMBOL_GPL(__svmtrace_sce_off);
+
+/*
  * Before every entry, interrupts off: the events to intercept while our TF
  * steps user code (under --kernel too: their frames get no TF either, see
- * __svmtrace_event_injected()).  Read without vt->lock; a stale answer
+ * __svmtrace_event_injected()), or steps an IRET over (a fault of the IRET
+ * itself must not push that TF).  Read without vt->lock; a stale answer
  * costs one entry with or without the intercepts.
  */
 u64 __svmtrace_exception_intercepts(struct kvm_vcpu *vcpu)
 {
 	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, NULL);
 
-	if (!vt || !READ_ONCE(vt->tf_live) || READ_ONCE(vt->guest_tf) || READ_ONCE(vt->silent) ||
+	if (!vt)
+		return 0;
+	if (READ_ONCE(vt->iret_pass) == SVMTRACE_IRET_STEP)
+		return SVMTRACE_EXCEPTIONS & ~SVMTRACE_INTERCEPT_INTN;
+	if (!READ_ONCE(vt->tf_live) || READ_ONCE(vt->guest_tf) || READ_ONCE(vt->silent) ||
 	    (vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP) ||
 	    static_call(kvm_x86_get_cpl)(vcpu) != 3)
 		return 0;
@@ -222,270 +348,93 @@ void __svmtrace_swint_exit(struct kvm_vcpu *vcpu)
 		return;
 	}
 	/* Not INT n (rewritten meanwhile): the CPU executes it again. */
-	if (WARN_ON_ONCE(insn[0] != 0xcd))
+	if (insn[0] != 0xcd)
 		return;
 	kvm_queue_interrupt(vcpu, insn[1], true);
 	kvm_make_request(KVM_REQ_EVENT, vcpu);	/* inject it at the next entry */
 }
 EXPORT_SYMBOL_GPL(__svmtrace_swint_exit);
 
-/* Stepping resumes from @rip/@rsp: the repairs of the next step start there. */
-static void resume_at(struct svmtrace_vcpu *vt, u64 rip, u64 rsp)
+/* Is some session of the VM open: is the target being traced? */
+static bool vm_tracing(struct svmtrace_vm *vm)
 {
+	u32 i, n = smp_load_acquire(&vm->nr_vcpus);
+
+	for (i = 0; i < n; i++)
+		if (READ_ONCE(READ_ONCE(vm->vcpus[i])->in_session))
+			return true;
+	return false;
+}
+
+/*
+ * The thread on this vCPU is stepped from here on (vt->lock held), its
+ * last step having ended at @rip/@rsp.  False when this vCPU cannot step
+ * it (no ring, the capture stopped, stepping something else).
+ */
+static bool take_thread(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
+			struct svmtrace_vcpu *vt, u64 rip, u64 rsp)
+{
+	struct svmtrace_target *t = armed(vm, vt);
+
+	lockdep_assert_held(&vt->lock);
+	if (!t || !vt->ring || vt->tf_live || vt->silent || (t->flags & SVMTRACE_TARGET_F_KERNEL))
+		return false;
+	if (!vt->in_session) {
+		svmtrace_session_begin(vm, vt, vcpu, READ_ONCE(vm->last_gate));
+	} else {
+		vt->guest_tf = static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF;
+		vt->tf_live = true;
+		set_tf(vcpu, true);
+	}
 	vt->prev_rip = rip;
 	vt->prev_rsp = rsp;
 	vt->prev_valid = true;
-	vt->tf_live = true;
-	WRITE_ONCE(vt->park, SVMTRACE_PARK_NONE);
-}
-
-/* An event is being delivered, or will be at the next entry. */
-static bool event_in_flight(struct kvm_vcpu *vcpu)
-{
-	return vcpu->arch.exception.pending || vcpu->arch.exception.injected ||
-	       vcpu->arch.interrupt.injected || vcpu->arch.nmi_injected;
-}
-
-/*
- * An IRET that is not ours (frame_iret()) must still run, and SVM
- * intercepts IRET before it executes: kept intercepted, it would exit
- * again forever (a Linux guest hung so in its first nested interrupt).  It
- * runs once without the intercept, with our TF over that one instruction,
- * as KVM steps over an NMI handler's IRET; the trap after it
- * (svmtrace_iret_stepped()) parks the frame again, and IRET is intercepted
- * again before the next entry (svm_vcpu_run()).  The frame it pops keeps
- * the guest's TF: the trap comes from TF before the IRET, not after.
- */
-static void step_over_iret(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
-{
-	unsigned long rflags = static_call(kvm_x86_get_rflags)(vcpu);
-
-	if (event_in_flight(vcpu))
-		return;	/* delivered first; its handler's IRET comes back here */
-	if (rflags & X86_EFLAGS_TF) {
-		/* The guest steps its own kernel: that trap is the guest's. */
-		WRITE_ONCE(vt->park, SVMTRACE_PARK_LOST);
-		return;
-	}
-	static_call(kvm_x86_set_rflags)(vcpu, rflags | X86_EFLAGS_TF);
-	WRITE_ONCE(vt->park, SVMTRACE_PARK_IRET);
-}
-
-/*
- * An IRET exit while a frame is parked (before the IRET runs; RSP points
- * at RIP, CS, RFLAGS, RSP, SS).  One that returns to user mode of a
- * targeted address space gets our TF in the image it pops; one that
- * returns to the kernel, or to another process, is not ours to change and
- * is stepped over.
- */
-static void frame_iret(struct kvm_vcpu *vcpu, const struct svmtrace_target *t,
-		       struct svmtrace_vcpu *vt)
-{
-	struct x86_exception e;
-	u64 frame[4];
-	gpa_t gpa;
-
-	if (is_64_bit_mode(vcpu) && svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu))) {
-		gpa = kvm_mmu_gva_to_gpa_system(vcpu, kvm_rsp_read(vcpu), &e);
-		if (gpa != INVALID_GPA && offset_in_page(gpa) <= PAGE_SIZE - sizeof(frame) &&
-		    !kvm_vcpu_read_guest(vcpu, gpa, frame, sizeof(frame)) && (frame[1] & 3) == 3) {
-			frame[2] |= X86_EFLAGS_TF;
-			if (!kvm_vcpu_write_guest(vcpu, gpa + 16, &frame[2], sizeof(frame[2]))) {
-				resume_at(vt, frame[0], frame[3]);
-				return;
-			}
-		}
-	}
-	step_over_iret(vcpu, vt);
-}
-
-/*
- * The #DB after an IRET stepped over (step_over_iret(); DR6 of the exit in
- * @dr6): its BS is ours, the frame is parked again.  A #DB exit that is no
- * step of ours, counted as db_foreign for the exit audit.  True when
- * nothing of the guest's is in it (a DR0-3 hit at the IRET's target stays
- * the guest's).
- */
-bool svmtrace_iret_stepped(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 *dr6)
-{
-	bool ours;
-
-	mutex_lock(&vt->lock);
-	ours = vt->park == SVMTRACE_PARK_IRET && (*dr6 & DR6_BS);
-	if (ours) {
-		WRITE_ONCE(vt->park, SVMTRACE_PARK_FRAME);
-		vt->stats.db_foreign++;
-	}
-	mutex_unlock(&vt->lock);
-	if (!ours)
-		return false;
-	if (vcpu->arch.dr6 == *dr6)
-		vcpu->arch.dr6 &= ~DR6_BS;
-	*dr6 &= ~DR6_BS;
-	return !(*dr6 & DR_TRAP_BITS);
-}
-
-/*
- * Is the instruction at @rip 0F 05?  Asked on every user-only step, so the
- * page RIP is on is remembered (CR3, page, gfn and its host mapping,
- * revalidated against memslot changes by KVM's gfn_to_hva_cache): the page
- * walk of kvm_read_guest_virt() cost 1 135 L1 instructions per step in
- * make bench-step-cost.  A guest that remaps that page without a CR3 write
- * can make the cached read wrong: a "yes" is confirmed through the page
- * tables before anything is parked; a wrong "no" leaves our TF in R11,
- * which hide.c clears after SYSRET, as before issue 10.
- */
-static bool syscall_at(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip)
-{
-	static const u8 syscall[] = { 0x0f, 0x05 };
-	u64 cr3 = kvm_read_cr3(vcpu) & SVMTRACE_CR3_MASK, va = rip & PAGE_MASK;
-	struct x86_exception e;
-	gpa_t gpa;
-	u8 op[2];
-
-	if (offset_in_page(rip) <= PAGE_SIZE - sizeof(op)) {
-		if (!vt->ahead_valid || vt->ahead_cr3 != cr3 || vt->ahead_va != va) {
-			vt->ahead_valid = false;
-			gpa = kvm_mmu_gva_to_gpa_read(vcpu, va, &e);
-			if (gpa == INVALID_GPA ||
-			    kvm_gfn_to_hva_cache_init(vcpu->kvm, &vt->ahead_ghc, gpa, PAGE_SIZE))
-				return false;
-			vt->ahead_cr3 = cr3;
-			vt->ahead_va = va;
-			vt->ahead_valid = true;
-		}
-		if (kvm_read_guest_offset_cached(vcpu->kvm, &vt->ahead_ghc, op,
-						 offset_in_page(rip), sizeof(op)) ||
-		    memcmp(op, syscall, sizeof(op)))
-			return false;
-	}
-	return !kvm_read_guest_virt(vcpu, rip, op, sizeof(op), &e) &&
-	       !memcmp(op, syscall, sizeof(op));
-}
-
-/*
- * The step before the instruction at RIP ended with our TF (step.c,
- * vt->lock held): when that instruction is a SYSCALL of a user-only
- * session, park TF until the thread is back at the return point.  True
- * when parked (the vCPU no longer has our TF).
- */
-bool svmtrace_syscall_ahead(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
-			    struct svmtrace_vcpu *vt, const struct svmtrace_target *t)
-{
-	struct x86_exception e;
-	u64 rip;
-	gpa_t gpa;
-
-	if (!may_park(vcpu, vt, t) || !is_64_bit_mode(vcpu))
-		return false;
-	rip = kvm_rip_read(vcpu);
-	if (!syscall_at(vcpu, vt, rip))
-		return false;
-	gpa = kvm_mmu_gva_to_gpa_read(vcpu, rip + 2, &e);
-	if (gpa == INVALID_GPA)
-		return false;	/* R11 keeps our TF; hide.c clears it after SYSRET */
-	vt->ret_rip = rip + 2;
-	vt->ret_rsp = kvm_rsp_read(vcpu);
-	WRITE_ONCE(vt->ret_gfn, gpa_to_gfn(gpa));
-	/* svmtrace_park_denies() sees the gfn before the SPTE changes. */
-	smp_wmb();
-	park(vcpu, vt, SVMTRACE_PARK_SYSCALL);
-	svmtrace_gfn_deny_exec(vm->kvm, vt->ret_gfn);
 	return true;
 }
 
 /*
- * Is the vCPU at the parked SYSCALL (@back = 2) or at its return point
- * (0): that RIP and RSP in user mode, the return point on the same page?
- * Not the CR3: a SYSCALL may move the thread to another address space
- * (step.c then ends the session, reason cr3), while another process at
- * the same RIP and RSP has its own page there.
+ * The vCPU just returned to user mode (an emulated SYSRET, or the trap
+ * after an IRET stepped over; interrupts on, kvm->srcu held, no vt->lock).
+ * See the header comment for what a return takes.
  */
-static bool at_syscall(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 back)
+static void user_return(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt)
 {
+	u64 cr3 = user_cr3(vcpu), rip = kvm_rip_read(vcpu), rsp = kvm_rsp_read(vcpu);
+	struct svmtrace_target *t;
+	bool targeted, had, stepping, taken = false;
 	struct x86_exception e;
+	u64 had_cr3;
+	gfn_t had_gfn;
 	gpa_t gpa;
-
-	if (static_call(kvm_x86_get_cpl)(vcpu) != 3 || kvm_rip_read(vcpu) != vt->ret_rip - back ||
-	    kvm_rsp_read(vcpu) != vt->ret_rsp)
-		return false;
-	gpa = kvm_mmu_gva_to_gpa_read(vcpu, vt->ret_rip, &e);
-	return gpa != INVALID_GPA && gpa_to_gfn(gpa) == vt->ret_gfn;
-}
-
-/*
- * Any VM exit of a vCPU whose TF is parked (before KVM handles the exit).
- * True when the thread is back at a parked SYSCALL's return point: TF is
- * ours again and the caller records the SYSCALL's step here.
- */
-bool svmtrace_park_exit(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
-			u32 exit_code)
-{
-	struct svmtrace_target *t;
-	bool back = false;
+	u8 kind = 0;
 
 	mutex_lock(&vt->lock);
 	t = armed(vm, vt);
-	if (!t || !vt->park) {
-		svmtrace_park_stop(vt);
-		goto out;
-	}
-	if (exit_code == SVM_EXIT_IRET && vt->park == SVMTRACE_PARK_FRAME) {
-		frame_iret(vcpu, t, vt);
-		goto out;
-	}
-	/* Still in the kernel, or not delivered yet. */
-	if (static_call(kvm_x86_get_cpl)(vcpu) != 3 || event_in_flight(vcpu))
-		goto out;
-	if (vt->park == SVMTRACE_PARK_SYSCALL) {
-		if (at_syscall(vcpu, vt, 2))
-			goto out;	/* the SYSCALL has not run yet */
-		if (at_syscall(vcpu, vt, 0)) {
-			/*
-			 * The SYSCALL's step ends here (in another address
-			 * space it ends the session); the page maps executable
-			 * again.
-			 */
-			resume_at(vt, vt->ret_rip - 2, vt->ret_rsp);
-			static_call(kvm_x86_set_rflags)(vcpu, static_call(kvm_x86_get_rflags)(vcpu) |
-								   X86_EFLAGS_TF);
-			back = true;
-			goto out;
-		}
-	}
-	if (!svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
-		goto out;	/* another process */
-	/* Back in user mode without our TF: the hole gets a session end. */
-	WRITE_ONCE(vt->park, SVMTRACE_PARK_NONE);
-	svmtrace_session_resume(vm, vt, vcpu, SVMTRACE_END_EVENT);
-out:
+	targeted = t && svmtrace_cr3_targeted(t, cr3);
+	had = t && vt->sys_last && vt->sys_rip == rip && vt->sys_rsp == rsp;
+	had_cr3 = vt->sys_cr3;
+	had_gfn = vt->sys_gfn;
+	vt->sys_last = false;
+	stepping = vt->tf_live;
 	mutex_unlock(&vt->lock);
-	return back;
-}
-
-/*
- * The thread of a SYSCALL parked on another vCPU is back at its return
- * point on this one (the kernel migrated it while in the system call, as
- * sched_setaffinity() does): this vCPU takes it over, as svmtrace_park_exit()
- * does on the parking vCPU -- the SYSCALL's step is recorded here, in this
- * vCPU's session (a new one when it has none), and TF is ours again.
- */
-static void syscall_migrated(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, u64 rip, u64 rsp)
-{
-	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, NULL);
-	struct svmtrace_target *t;
-	bool taken;
-
+	if (!t || stepping)
+		return;
+	if (targeted)
+		kind = park_take(vm, cr3, rip, rsp);
+	else if (had && (gpa = kvm_mmu_gva_to_gpa_read(vcpu, rip, &e)) != INVALID_GPA &&
+		 gpa_to_gfn(gpa) == had_gfn &&
+		 park_take(vm, had_cr3, rip, rsp) == SVMTRACE_PARK_SYSCALL)
+		kind = SVMTRACE_PARK_SYSCALL;	/* it moved to another address space */
+	else
+		return;
+	if (!kind && !vm_tracing(vm))
+		return;	/* a thread of the target, but nothing is traced */
 	mutex_lock(&vt->lock);
-	t = armed(vm, vt);
-	taken = t && vt->ring && !vt->park && !vt->tf_live && !vt->silent &&
-		!(static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF);
-	if (taken) {
-		if (!vt->in_session)
-			svmtrace_session_begin(vm, vt, vcpu, READ_ONCE(vm->last_gate));
-		resume_at(vt, rip, rsp);
-		static_call(kvm_x86_set_rflags)(vcpu, static_call(kvm_x86_get_rflags)(vcpu) |
-							   X86_EFLAGS_TF);
+	if (kind == SVMTRACE_PARK_SYSCALL) {
+		/* The SYSCALL's step ends here: recorded below. */
+		taken = (targeted || vt->in_session) && take_thread(vcpu, vm, vt, rip - 2, rsp);
+	} else {
+		take_thread(vcpu, vm, vt, rip, rsp);
 	}
 	mutex_unlock(&vt->lock);
 	if (taken)
@@ -493,72 +442,242 @@ static void syscall_migrated(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, u64 
 }
 
 /*
- * A fetch fault on @gfn (NPF exit, before the gate code and KVM's own
- * handling).  On a parked SYSCALL's page: the SYSCALL itself is performed
- * by KVM's emulator, so that the page stays without execute permission
- * until the thread returns; the thread back at its return point on
- * another vCPU is taken over there (syscall_migrated()); any other fetch
- * gets the page (the return point is given up, svmtrace_park_exit() ends
- * the session when that thread is back in user mode).  True when the fault
- * was the SYSCALL.
+ * An IRET exit, before the IRET runs (exit hook; the NMI frame hide.c
+ * waits for is served first).  It runs once without the intercept: with
+ * our TF, so that the trap after it says where it went, unless a TF steps
+ * it anyway.
  */
-bool svmtrace_park_fault(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, gfn_t gfn)
+void svmtrace_iret_exit(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt)
 {
-	struct svmtrace_vcpu *vt;
-	bool emulate = false, migrated = false;
-	u64 rip = 0, rsp = 0;
-	u32 i;
+	unsigned long rflags;
 
-	for (i = 0; i < smp_load_acquire(&vm->nr_vcpus); i++) {
-		vt = READ_ONCE(vm->vcpus[i]);
-		if (READ_ONCE(vt->park) != SVMTRACE_PARK_SYSCALL || READ_ONCE(vt->ret_gfn) != gfn)
-			continue;
-		mutex_lock(&vt->lock);
-		if (vt->park == SVMTRACE_PARK_SYSCALL && vt->ret_gfn == gfn) {
-			if (i == vcpu->vcpu_idx && at_syscall(vcpu, vt, 2) &&
-			    !event_in_flight(vcpu)) {
-				emulate = true;
-			} else if (i != vcpu->vcpu_idx && !migrated && at_syscall(vcpu, vt, 0) &&
-				   !event_in_flight(vcpu)) {
-				/* That vCPU's session keeps no TF; it ends at stop. */
-				WRITE_ONCE(vt->park, SVMTRACE_PARK_NONE);
-				rip = vt->ret_rip - 2;
-				rsp = vt->ret_rsp;
-				migrated = true;
-			} else {
-				WRITE_ONCE(vt->park, SVMTRACE_PARK_LOST);
-			}
+	mutex_lock(&vt->lock);
+	if (vt->nmi_parked) {
+		svmtrace_nmi_iret(vcpu, vm, vt);
+		vt->iret_pass = SVMTRACE_IRET_BARE;
+	} else if (armed(vm, vt) && vt->iret_pass == SVMTRACE_IRET_NONE &&
+		   !event_in_flight(vcpu)) {
+		/* (with an event in flight, its handler's IRET comes back here) */
+		rflags = static_call(kvm_x86_get_rflags)(vcpu);
+		if (vt->tf_live || (rflags & X86_EFLAGS_TF)) {
+			vt->iret_pass = SVMTRACE_IRET_BARE;
+		} else {
+			static_call(kvm_x86_set_rflags)(vcpu, rflags | X86_EFLAGS_TF);
+			vt->iret_pass = SVMTRACE_IRET_STEP;
 		}
-		mutex_unlock(&vt->lock);
 	}
-	if (migrated)
-		syscall_migrated(vcpu, vm, rip, rsp);
-	/* Our TF is off (parked): no single-step, so no call back into step.c. */
-	return emulate && kvm_emulate_instruction(vcpu, 0);
+	mutex_unlock(&vt->lock);
 }
 
-/* Does a parked SYSCALL deny execution of a page in [@base, @base + @pages)? */
-bool svmtrace_park_denies(struct svmtrace_vm *vm, gfn_t base, gfn_t pages)
+/* Any other VM exit: an IRET that ran bare is done. */
+void svmtrace_iret_bare_done(struct svmtrace_vcpu *vt)
 {
-	struct svmtrace_vcpu *vt;
-	u32 i;
-
-	for (i = 0; i < smp_load_acquire(&vm->nr_vcpus); i++) {
-		vt = READ_ONCE(vm->vcpus[i]);
-		if (READ_ONCE(vt->park) == SVMTRACE_PARK_SYSCALL) {
-			smp_rmb();	/* pairs with svmtrace_syscall_ahead() */
-			if (READ_ONCE(vt->ret_gfn) - base < pages)
-				return true;
-		}
-	}
-	return false;
+	if (READ_ONCE(vt->iret_pass) != SVMTRACE_IRET_BARE)
+		return;
+	mutex_lock(&vt->lock);
+	if (vt->iret_pass == SVMTRACE_IRET_BARE)
+		vt->iret_pass = SVMTRACE_IRET_NONE;
+	mutex_unlock(&vt->lock);
 }
 
 /*
- * Stop, or no capture armed any more (vt->lock held): a parked TF stays
- * off; the page maps executable again at its next fetch.
+ * A single-step #DB exit while an IRET is passed over (DR6 of the exit in
+ * @dr6).  *@done is false when the #DB is not about that IRET (BARE: the
+ * caller handles it as any step).  Else true when nothing in it is the
+ * guest's: its BS is ours, counted as db_foreign for the exit audit (a
+ * DR0-3 hit at the IRET's target stays the guest's).
+ */
+bool svmtrace_iret_trap(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
+			u64 *dr6, bool *done)
+{
+	bool ours;
+
+	mutex_lock(&vt->lock);
+	ours = vt->iret_pass == SVMTRACE_IRET_STEP;
+	if (vt->iret_pass == SVMTRACE_IRET_BARE)
+		vt->iret_pass = SVMTRACE_IRET_NONE;
+	if (ours) {
+		vt->iret_pass = SVMTRACE_IRET_NONE;
+		vt->stats.db_foreign++;
+	}
+	mutex_unlock(&vt->lock);
+	*done = ours;
+	if (!ours)
+		return false;
+	if (vcpu->arch.dr6 == *dr6)
+		vcpu->arch.dr6 &= ~DR6_BS;
+	*dr6 &= ~DR6_BS;
+	if (static_call(kvm_x86_get_cpl)(vcpu) == 3)
+		user_return(vcpu, vm, vt);
+	return !(*dr6 & DR_TRAP_BITS);
+}
+
+/*
+ * A SYSCALL raised #UD (SCE clear in the VMCB only).  When our TF steps it,
+ * TF is cleared before KVM's emulator performs it -- R11 gets the guest's
+ * RFLAGS -- and the thread is parked until it returns to user mode.
+ */
+static int syscall_ud(struct kvm_vcpu *vcpu)
+{
+	struct svmtrace_target *t;
+	struct svmtrace_vcpu *vt;
+	struct svmtrace_vm *vm;
+	u64 cr3 = user_cr3(vcpu), rsp = kvm_rsp_read(vcpu);
+	struct x86_exception e;
+	bool parked = false;
+	gpa_t gpa = INVALID_GPA;
+	int r;
+
+	vt = svmtrace_vcpu_of(vcpu, &vm);
+	if (vt && READ_ONCE(vt->tf_live)) {
+		mutex_lock(&vt->lock);
+		t = armed(vm, vt);
+		if (may_park(vcpu, vt, t) &&
+		    (static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF)) {
+			set_tf(vcpu, false);
+			vt->tf_live = false;
+			parked = true;
+		}
+		mutex_unlock(&vt->lock);
+	}
+	if (parked)	/* the return point's page, as the thread sees it */
+		gpa = kvm_mmu_gva_to_gpa_read(vcpu, kvm_rip_read(vcpu) + 2, &e);
+	r = handle_ud(vcpu);
+	if (!parked)
+		return r;
+	mutex_lock(&vt->lock);
+	if (static_call(kvm_x86_get_cpl)(vcpu) == 0 && !event_in_flight(vcpu)) {
+		/* RCX: where it returns; SYSCALL leaves RSP as it was. */
+		park_add(vm, SVMTRACE_PARK_SYSCALL, cr3, kvm_rcx_read(vcpu), rsp);
+		vt->sys_last = gpa != INVALID_GPA;
+		vt->sys_gfn = gpa_to_gfn(gpa);
+		vt->sys_cr3 = cr3;
+		vt->sys_rip = kvm_rcx_read(vcpu);
+		vt->sys_rsp = rsp;
+	} else if (armed(vm, vt) && vt->ring) {
+		/* Not performed (its #UD or #PF is queued): stepping goes on. */
+		vt->tf_live = true;
+		set_tf(vcpu, true);
+	}
+	mutex_unlock(&vt->lock);
+	return r;
+}
+
+/*
+ * The single-step trap after an emulated instruction that began with TF
+ * set, as kvm_vcpu_do_singlestep() delivers it: the tracer's step, the
+ * VMM's (KVM_EXIT_DEBUG), else the guest's #DB.
+ */
+static int singlestep_after(struct kvm_vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+
+	if (__svmtrace_emulated_step(vcpu))
+		return 1;
+	if (vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP) {
+		run->debug.arch.dr6 = DR6_BS | DR6_ACTIVE_LOW;
+		run->debug.arch.pc = kvm_get_linear_rip(vcpu);
+		run->debug.arch.exception = DB_VECTOR;
+		run->exit_reason = KVM_EXIT_DEBUG;
+		return 0;
+	}
+	kvm_queue_exception_p(vcpu, DB_VECTOR, DR6_BS);
+	return 1;
+}
+
+/*
+ * SYSRET (0F 07; @rex_w: 48 0F 07, SYSRETQ) raised #UD because the VMCB has
+ * no SCE: do what the CPU would have done (AMD APM vol. 3, SYSRET, long
+ * mode).  CS and SS get flat user descriptors (AMD leaves SS's hidden
+ * attributes as they were; KVM takes the CPL from SS.DPL, so SS gets DPL 3
+ * as on Intel).  A non-canonical RCX raises #GP(0) at CPL 0 as on Intel
+ * (AMD would fault on the fetch at CPL 3; a VMRUN with such a RIP is
+ * avoided).  Long mode only: SCE is cleared only there.
+ */
+static int sysret(struct kvm_vcpu *vcpu, bool rex_w)
+{
+	struct kvm_segment cs = {
+		.limit = 0xffffffff, .type = 0xb, .s = 1, .dpl = 3, .present = 1, .g = 1,
+	};
+	struct kvm_segment ss = {
+		.limit = 0xffffffff, .type = 0x3, .s = 1, .dpl = 3, .present = 1, .db = 1, .g = 1,
+	};
+	unsigned long old = static_call(kvm_x86_get_rflags)(vcpu);
+	struct svmtrace_vcpu *vt;
+	struct svmtrace_vm *vm;
+	u64 star, rip;
+
+	if (!is_long_mode(vcpu) || kvm_get_msr(vcpu, MSR_STAR, &star))
+		return -1;	/* KVM's #UD */
+	if (static_call(kvm_x86_get_cpl)(vcpu) != 0) {
+		kvm_inject_gp(vcpu, 0);
+		return 1;
+	}
+	if (rex_w) {
+		rip = kvm_rcx_read(vcpu);
+		if (is_noncanonical_address(rip, vcpu)) {
+			kvm_inject_gp(vcpu, 0);
+			return 1;
+		}
+		cs.selector = (u16)((star >> 48) + 16) | 3;
+		cs.l = 1;
+	} else {
+		rip = (u32)kvm_rcx_read(vcpu);
+		cs.selector = (u16)(star >> 48) | 3;
+		cs.db = 1;
+	}
+	ss.selector = (u16)((star >> 48) + 8) | 3;
+	static_call(kvm_x86_set_segment)(vcpu, &cs, VCPU_SREG_CS);
+	static_call(kvm_x86_set_segment)(vcpu, &ss, VCPU_SREG_SS);	/* CPL 3 */
+	kvm_rip_write(vcpu, rip);
+	kvm_set_rflags(vcpu, (kvm_r11_read(vcpu) & SYSRET_RFLAGS) | X86_EFLAGS_FIXED);
+	if (old & X86_EFLAGS_TF)
+		return singlestep_after(vcpu);
+	vt = svmtrace_vcpu_of(vcpu, &vm);
+	if (vt)
+		user_return(vcpu, vm, vt);
+	return 1;
+}
+
+/*
+ * ud_interception(), while the vCPU ran without EFER.SCE in its VMCB: a
+ * SYSCALL or SYSRET that faulted only because of that is ours to complete.
+ * Returns the exit handler's result, or -1 for KVM's own #UD handling
+ * (handle_ud()).  Runs after a capture stopped too (the VMCB may still
+ * have lacked SCE at that entry).
+ */
+int __svmtrace_ud_exit(struct kvm_vcpu *vcpu)
+{
+	struct x86_exception e;
+	unsigned int i = 0;
+	bool rex_w = false;
+	u8 insn[4];
+
+	if (is_guest_mode(vcpu) || !(vcpu->arch.efer & EFER_SCE) || !is_long_mode(vcpu))
+		return -1;	/* a #UD the guest gets as well */
+	if (kvm_read_guest_virt(vcpu, kvm_get_linear_rip(vcpu), insn, 2, &e))
+		return -1;	/* KVM's emulator raises the fault */
+	if (insn[0] == 0x0f && insn[1] == 0x05)
+		return syscall_ud(vcpu);
+	if ((insn[0] & 0xf8) == 0x48) {	/* REX with W: SYSRETQ */
+		if (kvm_read_guest_virt(vcpu, kvm_get_linear_rip(vcpu), insn, 3, &e))
+			return -1;
+		rex_w = true;
+		i = 1;
+	}
+	if (insn[i] != 0x0f || insn[i + 1] != 0x07)
+		return -1;
+	return sysret(vcpu, rex_w);
+}
+EXPORT_SYMBOL_GPL(__svmtrace_ud_exit);
+
+/*
+ * Stop, or no capture armed any more (vt->lock held): this vCPU's way back
+ * to a parked SYSCALL is forgotten.  An IRET being stepped over keeps
+ * iret_pass: its trap is still taken back (the VM stays registered).
  */
 void svmtrace_park_stop(struct svmtrace_vcpu *vt)
 {
-	WRITE_ONCE(vt->park, SVMTRACE_PARK_NONE);
+	lockdep_assert_held(&vt->lock);
+	vt->sys_last = false;
 }

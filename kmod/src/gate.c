@@ -75,6 +75,14 @@ static void adopt_cr3(struct svmtrace_target *t, struct kvm_vcpu *vcpu)
 	cmpxchg64(&t->cr3[0], ADOPT_NONE, kvm_read_cr3(vcpu));
 }
 
+/* The target in force on @kvm, or NULL; callers hold RCU. */
+static struct svmtrace_target *armed_target(struct kvm *kvm)
+{
+	struct svmtrace_vm *vm = svmtrace_vm_lookup(kvm);
+
+	return vm ? rcu_dereference(vm->armed) : NULL;
+}
+
 bool __svmtrace_gfn_noexec(struct kvm *kvm, gfn_t gfn)
 {
 	struct svmtrace_vm *vm;
@@ -87,8 +95,7 @@ bool __svmtrace_gfn_noexec(struct kvm *kvm, gfn_t gfn)
 	t = vm ? rcu_dereference(vm->armed) : NULL;
 	if (t) {
 		gate = svmtrace_gate_find(t, gfn);
-		noexec = (gate >= 0 && !test_bit(gate, vm->gate_open)) ||
-			 svmtrace_park_denies(vm, gfn, 1);
+		noexec = gate >= 0 && !test_bit(gate, vm->gate_open);
 	}
 	rcu_read_unlock();
 	return noexec;
@@ -99,20 +106,18 @@ EXPORT_SYMBOL_GPL(__svmtrace_gfn_noexec);
 int __svmtrace_max_level(struct kvm *kvm, gfn_t gfn, int max_level)
 {
 	struct svmtrace_target *t;
-	struct svmtrace_vm *vm;
 	gfn_t base, pages;
 	u32 i;
 
 	rcu_read_lock();
-	vm = svmtrace_vm_lookup(kvm);
-	t = vm ? rcu_dereference(vm->armed) : NULL;
+	t = armed_target(kvm);
 	for (; t && max_level > PG_LEVEL_4K; max_level--) {
 		pages = KVM_PAGES_PER_HPAGE(max_level);
 		base = gfn & ~(pages - 1);
 		for (i = 0; i < t->nr_gates; i++)
 			if (gate_gfn(&t->gates[i]) - base < pages)
 				break;
-		if (i == t->nr_gates && !svmtrace_park_denies(vm, base, pages))
+		if (i == t->nr_gates)
 			break;
 	}
 	rcu_read_unlock();
@@ -120,9 +125,10 @@ int __svmtrace_max_level(struct kvm *kvm, gfn_t gfn, int max_level)
 }
 EXPORT_SYMBOL_GPL(__svmtrace_max_level);
 
-/* Drop the SPTE (and any huge SPTE) covering @gfn. */
-static void gfn_zap(struct kvm *kvm, gfn_t gfn)
+/* Drop the SPTE (and any huge SPTE) covering the gate's page. */
+static void gate_zap(struct kvm *kvm, const struct svmtrace_gate *gate)
 {
+	gfn_t gfn = gate_gfn(gate);
 	int idx;
 
 	if (gfn == gpa_to_gfn(INVALID_GPA))
@@ -132,22 +138,16 @@ static void gfn_zap(struct kvm *kvm, gfn_t gfn)
 	srcu_read_unlock(&kvm->srcu, idx);
 }
 
-static void gate_zap(struct kvm *kvm, const struct svmtrace_gate *gate)
-{
-	gfn_zap(kvm, gate_gfn(gate));
-}
-
 /*
- * A gate closes (or a parked SYSCALL's return page, frames.c): the page
- * keeps its mapping but loses execute permission.  Unlike
- * kvm_zap_gfn_range(), this invalidates only that page (a fault in flight
- * for it retries and sees it closed; faults elsewhere go on), and data
- * accesses to the page need no new fault.  The TLB flush is still
- * VM-wide: SVM has no flush by guest-physical address.  The caller makes
- * svmtrace_gfn_noexec() true for @gfn first.
+ * A gate closes: its page keeps its mapping but loses execute permission.
+ * Unlike kvm_zap_gfn_range(), this invalidates only the gate's page (a
+ * fault in flight for it retries and sees the gate closed; faults elsewhere
+ * go on), and data accesses to the page need no new fault.  The TLB flush
+ * is still VM-wide: SVM has no flush by guest-physical address.
  */
-void svmtrace_gfn_deny_exec(struct kvm *kvm, gfn_t gfn)
+static void gate_deny_exec(struct kvm *kvm, const struct svmtrace_gate *gate)
 {
+	gfn_t gfn = gate_gfn(gate);
 	unsigned long hva;
 	int idx, r = -1;
 
@@ -164,13 +164,7 @@ void svmtrace_gfn_deny_exec(struct kvm *kvm, gfn_t gfn)
 	}
 	srcu_read_unlock(&kvm->srcu, idx);
 	if (r < 0)	/* a huge page, or the shadow MMU: the old way */
-		gfn_zap(kvm, gfn);
-}
-
-static void gate_deny_exec(struct kvm *kvm, const struct svmtrace_gate *gate)
-{
-	if (gate_gfn(gate) != gpa_to_gfn(INVALID_GPA))
-		svmtrace_gfn_deny_exec(kvm, gate_gfn(gate));
+		gate_zap(kvm, gate);
 }
 
 void svmtrace_gate_close(struct svmtrace_vm *vm, const struct svmtrace_target *t, int gate)
@@ -232,7 +226,7 @@ void __svmtrace_npf_exit(struct kvm_vcpu *vcpu, u64 gpa, u64 error_code)
 	if (!is_gate_fetch(error_code) || is_guest_mode(vcpu))
 		return;	/* a nested guest's NPF carries one of its own GPAs */
 	vt = svmtrace_vcpu_of(vcpu, &vm);
-	if (!vt || svmtrace_park_fault(vcpu, vm, gpa_to_gfn(gpa)))
+	if (!vt)
 		return;
 	mutex_lock(&vt->lock);
 	rcu_read_lock();

@@ -14,8 +14,8 @@
  *             previous and the new RIP, RSP down by that size), clear TF in
  *             the stored image.
  *   SYSCALL   saves RFLAGS with our TF in R11, which SYSRET leaves there,
- *             when frames.c could not park TF before it (its return page
- *             unmapped): when the step returned from a SYSCALL at the
+ *             when frames.c does not park TF before it (a --kernel
+ *             session): when the step returned from a SYSCALL at the
  *             previous RIP (RIP = RCX = previous RIP + 2, opcode 0F 05),
  *             clear TF in R11.
  *
@@ -230,9 +230,10 @@ void __svmtrace_nmi_injected(struct kvm_vcpu *vcpu)
 	if (is_guest_mode(vcpu))
 		return;
 	vt = svmtrace_vcpu_of(vcpu, &vm);
-	if (!vt || !READ_ONCE(vt->tf_live))
+	if (!vt || (!READ_ONCE(vt->tf_live) && READ_ONCE(vt->iret_pass) != SVMTRACE_IRET_STEP))
 		return;
 	mutex_lock(&vt->lock);
+	svmtrace_iret_event(vcpu, vt);	/* the NMI comes before an IRET we step over */
 	if (vt->tf_live && !vt->guest_tf && !vt->silent &&
 	    (static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF)) {
 		static_call(kvm_x86_set_rflags)(vcpu, static_call(kvm_x86_get_rflags)(vcpu) &

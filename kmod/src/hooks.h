@@ -38,6 +38,8 @@ void __svmtrace_nmi_injected(struct kvm_vcpu *vcpu);
 bool __svmtrace_event_injected(struct kvm_vcpu *vcpu);
 bool __svmtrace_iret_wanted(struct kvm_vcpu *vcpu);
 u64 __svmtrace_exception_intercepts(struct kvm_vcpu *vcpu);
+bool __svmtrace_sce_off(struct kvm_vcpu *vcpu);
+int __svmtrace_ud_exit(struct kvm_vcpu *vcpu);
 void __svmtrace_exception_exit(struct kvm_vcpu *vcpu, u32 vector, u64 info1, u64 info2);
 void __svmtrace_swint_exit(struct kvm_vcpu *vcpu);
 unsigned long __svmtrace_regs_get_rflags(struct kvm_vcpu *vcpu, unsigned long rflags);
@@ -126,15 +128,19 @@ static inline void svmtrace_nmi_injected(struct kvm_vcpu *vcpu)
 /*
  * svm_inject_irq(), svm_inject_exception(): KVM injects an interrupt or
  * exception at the next entry (interrupts on, kvm->srcu held).  A
- * user-mode session's TF is kept out of its frame (frames.c); true while
- * the tracer waits for the IRET back to user mode: intercept IRET.
+ * user-mode session's TF is kept out of its frame (frames.c); true to
+ * intercept IRET (the tracer watches every return to user mode).
  */
 static inline bool svmtrace_event_injected(struct kvm_vcpu *vcpu)
 {
 	return static_branch_unlikely(&svmtrace_exit_watch) && __svmtrace_event_injected(vcpu);
 }
 
-/* iret_interception(): true to keep IRET intercepted (see above). */
+/*
+ * iret_interception() and svm_vcpu_run(): true to keep IRET intercepted,
+ * as it is while a capture is armed, except over the one IRET the tracer
+ * lets run (frames.c).
+ */
 static inline bool svmtrace_iret_wanted(struct kvm_vcpu *vcpu)
 {
 	return static_branch_unlikely(&svmtrace_exit_watch) && __svmtrace_iret_wanted(vcpu);
@@ -154,6 +160,27 @@ static inline u64 svmtrace_exception_intercepts(struct kvm_vcpu *vcpu)
 	if (static_branch_unlikely(&svmtrace_exit_watch))
 		return __svmtrace_exception_intercepts(vcpu);
 	return 0;
+}
+
+/*
+ * svm_vcpu_run(), before every entry (interrupts off): true to run the
+ * vCPU without EFER.SCE in its VMCB (the guest's EFER keeps it), so that
+ * SYSCALL and SYSRET raise #UD (frames.c).
+ */
+static inline bool svmtrace_sce_off(struct kvm_vcpu *vcpu)
+{
+	return static_branch_unlikely(&svmtrace_exit_watch) && __svmtrace_sce_off(vcpu);
+}
+
+/*
+ * ud_interception(), after an entry without EFER.SCE (also when no capture
+ * is armed any more): a SYSCALL or SYSRET that raised #UD only for that is
+ * completed by the tracer.  Returns the exit handler's result, or -1 for
+ * KVM's handle_ud().
+ */
+static inline int svmtrace_ud_exit(struct kvm_vcpu *vcpu)
+{
+	return __svmtrace_ud_exit(vcpu);
 }
 
 /*

@@ -520,8 +520,6 @@ static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 		svmtrace_hide_restart(vcpu, vt);
 		rflags = rflags_raw(vcpu);
 	}
-	if (svmtrace_syscall_ahead(vcpu, vm, vt, t))
-		return false;	/* a SYSCALL is next: TF parked until it returns */
 	keep_tf(vcpu, rflags);
 	return true;
 }
@@ -677,8 +675,22 @@ bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, u64 *dr6, u64 *nmi_rflags)
 		mutex_unlock(&vt->lock);
 		return false;
 	}
-	if (READ_ONCE(vt->park) == SVMTRACE_PARK_IRET && !nmi_rflags)
-		return svmtrace_iret_stepped(vcpu, vt, dr6);
+	if (READ_ONCE(vt->iret_pass) != SVMTRACE_IRET_NONE) {
+		/* The trap after an IRET passed over (frames.c)? */
+		done = svmtrace_iret_trap(vcpu, vm, vt, dr6, &bs_ours);
+		if (bs_ours) {
+			/*
+			 * KVM's NMI-window step ends here too: the TF to keep
+			 * is the popped image's and ours if taken, not the
+			 * one we stepped the IRET with.
+			 */
+			if (nmi_rflags && (rflags_raw(vcpu) & X86_EFLAGS_TF))
+				*nmi_rflags |= X86_EFLAGS_TF;
+			else if (nmi_rflags)
+				*nmi_rflags &= ~X86_EFLAGS_TF;
+			return done;
+		}
+	}
 	done = handle_step(vcpu, vm, vt, true, guest_db_bits(vcpu, *dr6), nmi_rflags,
 			   &bs_ours);
 	if (bs_ours) {
@@ -710,13 +722,12 @@ bool __svmtrace_emulated_step(struct kvm_vcpu *vcpu)
 }
 
 /*
- * Our TF went without a trap while the vCPU still runs the target (a lost
- * TF, or a parked one that did not come back the way frames.c waits for):
- * the session ends with @reason and TF is taken back here, so the next
- * step starts a new session and the hole is bounded in the trace.
+ * Our TF went without a trap while the vCPU still runs the target: the
+ * session ends with @reason and TF is taken back here, so the next step
+ * starts a new session and the hole is bounded in the trace.
  */
-void svmtrace_session_resume(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
-			     struct kvm_vcpu *vcpu, u32 reason)
+static void session_resume(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
+			   struct kvm_vcpu *vcpu, u32 reason)
 {
 	stepless_end(vm, vt, vcpu, reason);
 	take_tf(vcpu, vt);
@@ -779,7 +790,7 @@ static noinline void lost_tf(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 		vt->iret_pending = true;
 		vt->iret_guest_tf = vt->guest_tf;
 	}
-	svmtrace_session_resume(vm, vt, vcpu, reason);
+	session_resume(vm, vt, vcpu, reason);
 }
 
 /*
@@ -811,18 +822,11 @@ void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code)
 	vt = svmtrace_vcpu_of(vcpu, &vm);
 	if (!vt)
 		return;
-	if (exit_code == SVM_EXIT_IRET && READ_ONCE(vt->nmi_parked)) {
-		mutex_lock(&vt->lock);
-		svmtrace_nmi_iret(vcpu, vm, vt);
-		mutex_unlock(&vt->lock);
+	if (exit_code == SVM_EXIT_IRET) {
+		svmtrace_iret_exit(vcpu, vm, vt);
 		return;
 	}
-	if (READ_ONCE(vt->park)) {
-		/* Back at a parked SYSCALL's return point: that is its step. */
-		if (svmtrace_park_exit(vcpu, vm, vt, exit_code))
-			__svmtrace_emulated_step(vcpu);
-		return;
-	}
+	svmtrace_iret_bare_done(vt);
 	if (!rcu_access_pointer(vm->armed))
 		return;
 	if (READ_ONCE(vt->tf_live)) {
@@ -860,4 +864,5 @@ void svmtrace_sessions_stop(struct svmtrace_vm *vm, u32 reason)
 			svmtrace_ring_close(vt->ring);
 		mutex_unlock(&vt->lock);
 	}
+	svmtrace_parks_clear(vm);
 }

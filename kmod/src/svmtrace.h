@@ -17,6 +17,7 @@
  *   vm->armed         the target in force, NULL when not armed: RCU for the
  *                     MMU hooks, vt->lock for the step handlers (stop clears
  *                     it, then takes every vt->lock)
+ *   vm->park_lock     the parked threads (frames.c), a spinlock inside vt->lock
  *   watch.lock        watched tables and the GPA of each watched gate, which
  *                     goes from INVALID_GPA to its page once while armed
  *                     (lockless readers use READ_ONCE)
@@ -58,13 +59,29 @@ struct svmtrace_ring {
 	wait_queue_head_t producer_wq;		/* block policy */
 };
 
-/* Where a user-mode session's TF waits while the guest kernel runs (frames.c). */
+/* Why a thread of a user-mode session is not stepped now (frames.c). */
 enum {
 	SVMTRACE_PARK_NONE,
-	SVMTRACE_PARK_FRAME,	/* an injected event's frame: back at an IRET to user mode */
-	SVMTRACE_PARK_SYSCALL,	/* a SYSCALL: back at its return point (ret_*) */
-	SVMTRACE_PARK_IRET,	/* FRAME, while an IRET not ours runs stepped (frames.c) */
-	SVMTRACE_PARK_LOST,	/* the way back was given up: a session end when it returns */
+	SVMTRACE_PARK_FRAME,	/* an injected event's frame: back at a return to user mode */
+	SVMTRACE_PARK_SYSCALL,	/* a SYSCALL: its step is recorded where it returns */
+};
+
+/* A parked thread: where it returns to user mode. */
+struct svmtrace_park {
+	u8 kind;		/* SVMTRACE_PARK_*, NONE for a free entry */
+	u64 cr3;		/* SVMTRACE_CR3_MASK bits */
+	u64 rip;
+	u64 rsp;
+	u64 age;		/* vm->park_clock when parked: the oldest goes first */
+};
+
+#define SVMTRACE_MAX_PARKS 64
+
+/* How the next IRET of a vCPU runs while a capture is armed (frames.c). */
+enum {
+	SVMTRACE_IRET_NONE,	/* intercepted */
+	SVMTRACE_IRET_STEP,	/* once, with our TF, not intercepted: its trap is ours */
+	SVMTRACE_IRET_BARE,	/* once, not intercepted, no TF of ours added */
 };
 
 struct svmtrace_vcpu {
@@ -82,14 +99,12 @@ struct svmtrace_vcpu {
 	bool iret_pending;	/* the next IRETQ we step returns from a handler */
 	bool iret_guest_tf;	/* ... and restores this TF of the guest's, whatever */
 				/* the frame says (it also holds ours) */
-	u8 park;		/* SVMTRACE_PARK_*: our TF kept out of the guest (frames.c) */
-	u64 ret_rip;		/* PARK_SYSCALL: where the SYSCALL returns (RCX), */
-	u64 ret_rsp;		/* ... the user RSP there, */
-	gfn_t ret_gfn;		/* ... and its page, which lost execute permission */
-	bool ahead_valid;	/* ahead_*: the code page the last look-ahead read */
-	u64 ahead_cr3;		/* ... under this CR3 (SVMTRACE_CR3_MASK bits) */
-	u64 ahead_va;		/* ... at this page-aligned RIP */
-	struct gfn_to_hva_cache ahead_ghc; /* ... is this guest page */
+	u8 iret_pass;		/* SVMTRACE_IRET_*: the next IRET (frames.c) */
+	bool sys_last;		/* sys_*: this vCPU's SYSCALL parked last, until */
+	u64 sys_cr3;		/* ... its next return to user mode: the CR3, */
+	u64 sys_rip;		/* ... return point */
+	u64 sys_rsp;		/* ... user RSP of its park */
+	gfn_t sys_gfn;		/* ... and the return point's page */
 	int silent_gate;	/* gate to close after the silent step */
 	u32 start_gate;		/* id for the session_start slot */
 	bool start_pending;
@@ -131,6 +146,9 @@ struct svmtrace_vm {
 	atomic64_t seq;
 	u32 last_gate;			/* gate id of the newest session */
 	bool was_armed;			/* a vCPU may still carry our TF: stay registered */
+	spinlock_t park_lock;		/* parks[], park_clock (frames.c) */
+	u64 park_clock;
+	struct svmtrace_park parks[SVMTRACE_MAX_PARKS];
 	u32 nr_vcpus;			/* vcpus[0..nr_vcpus) exist */
 	struct svmtrace_vcpu *vcpus[KVM_MAX_VCPUS];
 };
@@ -205,7 +223,6 @@ void svmtrace_gates_close_all(struct svmtrace_vm *vm, const struct svmtrace_targ
 void svmtrace_gate_close(struct svmtrace_vm *vm, const struct svmtrace_target *t, int gate);
 void svmtrace_gates_zap(struct svmtrace_vm *vm, const struct svmtrace_target *t);
 void svmtrace_gate_mapped(struct svmtrace_vm *vm, const struct svmtrace_gate *gate);
-void svmtrace_gfn_deny_exec(struct kvm *kvm, gfn_t gfn);
 
 /* watch.c */
 void svmtrace_watches_arm(struct svmtrace_vm *vm);
@@ -218,18 +235,15 @@ void svmtrace_session_begin(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			    struct kvm_vcpu *vcpu, u32 gate_id);
 void svmtrace_silent_begin(struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu, int gate);
 void svmtrace_sessions_stop(struct svmtrace_vm *vm, u32 reason);
-void svmtrace_session_resume(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
-			     struct kvm_vcpu *vcpu, u32 reason);
 
 /* frames.c */
-bool svmtrace_syscall_ahead(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
-			    struct svmtrace_vcpu *vt, const struct svmtrace_target *t);
-bool svmtrace_park_exit(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
-			u32 exit_code);
-bool svmtrace_park_fault(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, gfn_t gfn);
-bool svmtrace_park_denies(struct svmtrace_vm *vm, gfn_t base, gfn_t pages);
+void svmtrace_parks_clear(struct svmtrace_vm *vm);
 void svmtrace_park_stop(struct svmtrace_vcpu *vt);
-bool svmtrace_iret_stepped(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 *dr6);
+void svmtrace_iret_event(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
+void svmtrace_iret_exit(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt);
+void svmtrace_iret_bare_done(struct svmtrace_vcpu *vt);
+bool svmtrace_iret_trap(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
+			u64 *dr6, bool *done);
 
 /* xstate.c */
 void svmtrace_xstate_fill(struct kvm_vcpu *vcpu, struct svmtrace_slot *s);

@@ -90,7 +90,8 @@ def compare(cap, ref, code):
                       capture's has none.  SYSCALL saves RFLAGS in R11, and
                       under ptrace TF is the guest's own: the program sees it
                       there until R11 is written again.  The kmod keeps its
-                      TF out of R11 (the SYSCALL look-ahead, docs/kmod.md), so
+                      TF out of R11 (EFER.SCE off: SYSCALL faults and is
+                      emulated without it, docs/kmod.md), so
                       the traced run sees the untraced value.
     Not allowed: any other R11 difference, TF in the capture's R11 above
     all (the kmod's TF visible to the guest).
