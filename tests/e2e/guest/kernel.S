@@ -2,8 +2,11 @@
 /*
  * The lab guest's kernel: just enough CPL-0 code for the programs' hazards.
  *   - SYSCALL entry (LSTAR): RAX += RDI, RDX = calls so far, and when RSI
- *     is not 0 it becomes CR3 (the program moves to another address
+ *     is above 2 it becomes CR3 (the program moves to another address
  *     space); SYSRETQ straight back (FMASK cleared TF and IF on the way in).
+ *     RSI 1 or 2 makes a quiet call, not counted, RDX = 0 (what two vCPUs
+ *     calling at once see then does not depend on their interleaving);
+ *     2 also moves to PML4_ALT_GPA.
  *     It collects the TF bit of R11 (the saved RFLAGS) in KDATA_FRAME_TF:
  *     a tracer's TF must not show there (issue 10).
  *   - #DB handler (IDT vector 1): counts the guest's own #DBs (TF, ICEBP)
@@ -42,16 +45,24 @@
 
 	.org KERNEL_SYSCALL_ENTRY - KERNEL_GPA
 syscall_entry:
-	test	rsi, rsi
-	jz	1f
-	mov	cr3, rsi
-1:	mov	rdx, r11
+	mov	rdx, r11
 	and	edx, 0x100
 	or	qword ptr [KDATA_FRAME_TF], rdx
-	inc	qword ptr [KDATA_SYSCALLS]
+	test	rsi, rsi
+	jz	1f
+	cmp	rsi, 2
+	jbe	2f
+	mov	cr3, rsi
+1:	inc	qword ptr [KDATA_SYSCALLS]
 	add	rax, rdi
 	mov	rdx, qword ptr [KDATA_SYSCALLS]
 	sysretq
+2:	add	rax, rdi		/* quiet: not counted, RDX = 0 */
+	cmp	esi, 2
+	jne	3f
+	mov	esi, PML4_ALT_GPA
+	mov	cr3, rsi
+3:	sysretq
 
 	.org KERNEL_DB_HANDLER - KERNEL_GPA
 db_handler:				/* trap frame: RIP CS RFLAGS RSP SS */

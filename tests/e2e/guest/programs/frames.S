@@ -2,7 +2,8 @@
 /*
  * frames (issue 10): the frames and saved RFLAGS a guest kernel reads on
  * the way in from user mode carry the guest's own TF, never a tracer's.
- *   - SYSCALL: the lab kernel collects the TF bit of R11 (KDATA_FRAME_TF);
+ *   - SYSCALL: the lab kernel collects the TF bit of R11 (KDATA_FRAME_TF),
+ *     and so does the program after SYSRET (R11 comes back as it was);
  *   - UD2: #UD, intercepted by KVM and injected back; the kernel's handler
  *     collects the TF bit of its frame's RFLAGS image and dispatches the
  *     exception back to user mode two bytes further on;
@@ -27,6 +28,9 @@ start:
 1:	mov	eax, 1000
 	mov	edi, r12d
 	syscall
+	mov	rax, r11		/* RFLAGS as SYSCALL saved them */
+	and	eax, 0x100
+	or	r13, rax
 	pushfq
 	pop	rax
 	and	eax, 0x100
