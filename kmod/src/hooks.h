@@ -117,11 +117,12 @@ static inline void svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code)
 /*
  * svm_inject_nmi(), an NMI KVM injects at the next entry and whose IRET it
  * intercepts (interrupts on, kvm->srcu held): the tracer keeps its TF out
- * of the NMI frame and puts it back at the IRET exit (hide.c).
+ * of the NMI frame and puts it back at the IRET exit (hide.c); also after a
+ * stop, for an IRET the tracer was stepping over (frames.c).
  */
 static inline void svmtrace_nmi_injected(struct kvm_vcpu *vcpu)
 {
-	if (static_branch_unlikely(&svmtrace_exit_watch))
+	if (static_branch_unlikely(&svmtrace_live))
 		__svmtrace_nmi_injected(vcpu);
 }
 
@@ -129,11 +130,12 @@ static inline void svmtrace_nmi_injected(struct kvm_vcpu *vcpu)
  * svm_inject_irq(), svm_inject_exception(): KVM injects an interrupt or
  * exception at the next entry (interrupts on, kvm->srcu held).  A
  * user-mode session's TF is kept out of its frame (frames.c); true to
- * intercept IRET (the tracer watches every return to user mode).
+ * intercept IRET (the tracer watches every return to user mode).  Also
+ * after a stop: an IRET the tracer was stepping over may not have run yet.
  */
 static inline bool svmtrace_event_injected(struct kvm_vcpu *vcpu)
 {
-	return static_branch_unlikely(&svmtrace_exit_watch) && __svmtrace_event_injected(vcpu);
+	return static_branch_unlikely(&svmtrace_live) && __svmtrace_event_injected(vcpu);
 }
 
 /*
