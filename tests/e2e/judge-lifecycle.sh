@@ -64,6 +64,15 @@ judge_lifecycle() {
 	judge_armed_results stop-running "$run/expect/bench-kill"
 	judge_cut stop-running "$run/expect/bench-kill" 0
 
+	# Stopped while frames runs (issue 10 point 4): the guest's results
+	# are the model's -- no TF in R11, a frame or a PUSHFQ image
+	# (frame_tf, log_sum), no #DB (db_count) -- whatever was parked or
+	# being stepped over at the stop.
+	judge_capture_rc stop-frames
+	judge_audit stop-frames
+	judge_armed_results stop-frames "$run/expect/frames-stop"
+	judge_cut stop-frames "$run/expect/frames-stop" 0
+
 	# Paused and resumed twice while the vCPU runs: a paused step takes a
 	# sequence number, so the records line up with the model's as for drop.
 	judge_capture_rc pause-resume

@@ -12,6 +12,10 @@
 #   stop-running  the capture stopped (SIGINT) while the vCPU runs: the guest
 #                 finishes untraced
 #   pause-resume  paused and resumed twice while the vCPU runs (SIGUSR1/2)
+#   stop-frames   the capture stopped while frames loops through system
+#                 calls, faults and interrupts (issue 10 point 4: whatever was
+#                 parked or being stepped over then, the guest finishes
+#                 untraced with no TF in a frame or R11 and no #DB)
 lifecycle_runs() {
 	capture_run "$1/late-vcpu" -c 2 --late-vcpu 300 kernel.bin smp.bin -- --policy block ||
 		echo "capture late-vcpu: $(cat "$1/late-vcpu/timeout.txt")" >>"$set_dir/failures"
@@ -19,6 +23,9 @@ lifecycle_runs() {
 	CAPTURE_AFTER_START='sleep 1; kill -INT $cap_pid' capture_run "$1/stop-running" \
 		-a 25000 kernel.bin bench.bin -- --policy block ||
 		echo "capture stop-running: $(cat "$1/stop-running/timeout.txt")" >>"$set_dir/failures"
+	CAPTURE_AFTER_START='sleep 1; kill -INT $cap_pid' capture_run "$1/stop-frames" \
+		-a 400 kernel.bin frames.bin -- --policy block ||
+		echo "capture stop-frames: $(cat "$1/stop-frames/timeout.txt")" >>"$set_dir/failures"
 	CAPTURE_AFTER_START='sleep 0.5; kill -USR1 $cap_pid; sleep 0.3; kill -USR2 $cap_pid;
 		sleep 0.3; kill -USR1 $cap_pid; sleep 0.3; kill -USR2 $cap_pid' \
 		capture_run "$1/pause-resume" -a 25000 kernel.bin bench.bin -- --policy block ||

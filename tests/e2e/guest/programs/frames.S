@@ -11,6 +11,7 @@
  *     it); the handler does the same and returns past the HLT;
  *   - an external interrupt the VMM injects (PORT_IRQ, KVM_INTERRUPT) once
  *     POPFQ set IF; its handler collects its frame's TF too.
+ * RDI (--arg) rounds of that.
  * Right after each return a PUSHFQ must not show a TF either: R13 collects
  * those bits, logged at the end.  Traced, the result line must still say
  * frame_tf=0x0 and log_sum=0x0, and the trace must equal the model's
@@ -23,7 +24,7 @@
 	.code64
 	.text
 start:
-	mov	r12d, 3
+	mov	r12d, edi		/* rounds: --arg */
 	xor	r13d, r13d
 1:	mov	eax, 1000
 	mov	edi, r12d
