@@ -704,15 +704,26 @@ other:
 	return false;
 }
 
-bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, u64 *dr6, u64 *nmi_rflags)
+/*
+ * @vtp: where the vCPU keeps its tracer state once found (hooks.h).  The
+ * state of a VM whose controller left without arming stays too: it has no
+ * TF of ours and no target, so its #DBs all go on to KVM (and count as
+ * db_foreign), as when the lookup found nothing.
+ */
+bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *dr6,
+			u64 *nmi_rflags)
 {
-	struct svmtrace_vcpu *vt;
+	struct svmtrace_vcpu *vt = *vtp;
 	struct svmtrace_vm *vm;
 	bool done, bs_ours;
 
-	vt = svmtrace_vcpu_of(vcpu, &vm);
-	if (!vt)
-		return false;
+	if (unlikely(!vt)) {
+		vt = svmtrace_vcpu_of(vcpu, NULL);
+		if (!vt)
+			return false;
+		*vtp = vt;
+	}
+	vm = vt->vm;
 	/*
 	 * vt->mode and vm->paused, read without vt->lock, only choose the
 	 * path: plain_step() tests them again under it.  A paused step costs

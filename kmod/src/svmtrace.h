@@ -75,6 +75,7 @@ struct svmtrace_ring {
 
 struct svmtrace_vcpu {
 	struct mutex lock;
+	struct svmtrace_vm *vm;	/* the VM's state, for the hook that finds vt first */
 	u32 index;
 	u32 vcpu_id;		/* KVM's vcpu_id (the APIC ID), as kvm:kvm_exit names the vCPU */
 	union {
