@@ -670,7 +670,8 @@ static bool plain_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svm
 	unsigned long rflags;
 	bool kernel;
 
-	BUILD_BUG_ON(offsetof(struct svmtrace_vcpu, tf_live) != offsetof(struct svmtrace_vcpu, mode));
+	BUILD_BUG_ON(offsetof(struct svmtrace_vcpu, tf_live) !=
+		     offsetof(struct svmtrace_vcpu, mode));
 	BUILD_BUG_ON(offsetof(struct svmtrace_vcpu, in_session) !=
 		     offsetof(struct svmtrace_vcpu, mode) + 1);
 	mutex_lock(&vt->lock);

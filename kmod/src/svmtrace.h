@@ -85,7 +85,8 @@ struct svmtrace_vcpu {
 			bool guest_tf;	/* the guest itself had TF set when we took over */
 			bool silent;	/* stepping one foreign instruction off a gate */
 			bool skipped;	/* steps went unrecorded (pause): next slot has GAP */
-			bool held;	/* vt->last waits for room (block policy, KVM_REQ_SVMTRACE) */
+			bool held;	/* vt->last waits for room (block policy, */
+					/* KVM_REQ_SVMTRACE) */
 			bool start_pending;
 			bool nmi_parked; /* our TF kept out of an NMI frame until its IRET */
 		};
