@@ -188,6 +188,7 @@ static int add_vcpus(struct svmtrace_vm *vm, struct kvm *kvm, u32 nr, bool rings
 		if (!vt)
 			return -ENOMEM;
 		mutex_init(&vt->lock);
+		vt->vm = vm;
 		vt->index = i;
 		vt->vcpu_id = kvm_get_vcpu(kvm, i)->vcpu_id;
 		if (rings) {

@@ -279,11 +279,11 @@ void svmtrace_hide_restart(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 
 /*
  * The repairs and the following of the guest's TF, for a step that may
- * need one: out of line, so that the common step pays for none of their
- * stack frame.
+ * need one (svmtrace_hide_step() decides): out of line, so that the common
+ * step pays for none of their stack frame.
  */
-static noinline void hide_repair(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip,
-				 u64 rsp)
+noinline void svmtrace_hide_repair(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip,
+				   u64 rsp)
 {
 	if (!vt->guest_tf) {
 		hide_in_pushf(vcpu, vt, rip, rsp);
@@ -296,18 +296,7 @@ static noinline void hide_repair(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt
 /* After a traced step: repair what it leaked, remember where it ended. */
 void svmtrace_hide_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 {
-	u64 rip = kvm_rip_read(vcpu), rsp = kvm_rsp_read(vcpu);
-
-	/*
-	 * PUSHF, POPF and IRETQ move RSP; SYSCALL (with its SYSRET) ends two
-	 * bytes on.  A step that did neither -- most of them -- needs nothing
-	 * more.  A new repair must keep to this test or widen it.
-	 */
-	if (vt->prev_valid && (rsp != vt->prev_rsp || rip == vt->prev_rip + 2))
-		hide_repair(vcpu, vt, rip, rsp);
-	vt->prev_rip = rip;
-	vt->prev_rsp = rsp;
-	vt->prev_valid = true;
+	svmtrace_hide_step(vcpu, vt, kvm_rip_read(vcpu), kvm_rsp_read(vcpu));
 }
 
 unsigned long __svmtrace_regs_get_rflags(struct kvm_vcpu *vcpu, unsigned long rflags)

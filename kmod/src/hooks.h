@@ -30,7 +30,9 @@ void __svmtrace_vcpu_created(struct kvm_vcpu *vcpu);
 bool __svmtrace_gfn_noexec(struct kvm *kvm, gfn_t gfn);
 int __svmtrace_max_level(struct kvm *kvm, gfn_t gfn, int max_level);
 void __svmtrace_npf_exit(struct kvm_vcpu *vcpu, u64 gpa, u64 error_code);
-bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, u64 *dr6, u64 *nmi_rflags);
+struct svmtrace_vcpu;
+bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *dr6,
+			u64 *nmi_rflags);
 bool __svmtrace_emulated_step(struct kvm_vcpu *vcpu);
 int __svmtrace_vcpu_request(struct kvm_vcpu *vcpu);
 void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code);
@@ -68,14 +70,19 @@ static inline void svmtrace_npf_exit(struct kvm_vcpu *vcpu, u64 gpa, u64 error_c
 
 /*
  * db_interception(): true when the #DB was the tracer's step and is done.
- * @dr6: the VMCB's DR6; DR6.BS is cleared there when the single-step was
- * the tracer's alone, so a DR0-3 hit on the same instruction reaches the
- * guest without it.  @nmi_rflags: KVM's saved RFLAGS while it single-steps
- * to an NMI window, else NULL (see step.c).
+ * @vtp: the vCPU's own pointer to its tracer state (struct vcpu_svm,
+ * svmtrace), NULL until the hook first finds it, then kept until the VM is
+ * destroyed: every step after the first costs no lookup.  @dr6: the VMCB's
+ * DR6; DR6.BS is cleared there when the single-step was the tracer's
+ * alone, so a DR0-3 hit on the same instruction reaches the guest without
+ * it.  @nmi_rflags: KVM's saved RFLAGS while it single-steps to an NMI
+ * window, else NULL (see step.c).
  */
-static inline bool svmtrace_db_exit(struct kvm_vcpu *vcpu, u64 *dr6, u64 *nmi_rflags)
+static inline bool svmtrace_db_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *dr6,
+				    u64 *nmi_rflags)
 {
-	return static_branch_unlikely(&svmtrace_live) && __svmtrace_db_exit(vcpu, dr6, nmi_rflags);
+	return static_branch_unlikely(&svmtrace_live) &&
+	       __svmtrace_db_exit(vcpu, vtp, dr6, nmi_rflags);
 }
 
 /*

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * svmtrace per-vCPU rings: single producer (the vCPU, under vt->lock),
+ * svmtrace per-vCPU rings: single producer (the vCPU, under vt->lock; the
+ * inline fast paths are in svmtrace.h),
  * single consumer (userspace, through an mmap'ed fd).  The kernel keeps its
  * own head and counters and only ever reads the consumer's tail from the
  * shared page, clamped, so a hostile consumer can lose its own data but not
@@ -63,12 +64,6 @@ struct svmtrace_ring *svmtrace_ring_create(u32 vcpu, u32 capacity, u32 wake_batc
 	return ring;
 }
 
-/* Slot @i (a free-running counter) of the ring, slot_size bytes apart. */
-static struct svmtrace_slot *ring_slot(struct svmtrace_ring *ring, u64 i)
-{
-	return (struct svmtrace_slot *)(ring->slots + (i & (ring->capacity - 1)) * ring->slot_size);
-}
-
 /* Copy a whole slot of this ring's size (the xstate tail too). */
 void svmtrace_ring_copy(struct svmtrace_ring *ring, struct svmtrace_slot *dst,
 			const struct svmtrace_slot *src)
@@ -92,16 +87,22 @@ bool svmtrace_ring_has_room(struct svmtrace_ring *ring)
 }
 
 /*
- * The slot the next publish fills, or NULL when the ring is full.  The last
- * free slot is kept for the session_end that stop writes (@last_slot).
+ * svmtrace_ring_reserve() past the room the tail read last left: read it
+ * again.  The consumer only ever frees slots, so room found now stays
+ * (a hostile consumer that moves tail back loses its own data).
  */
-struct svmtrace_slot *svmtrace_ring_reserve(struct svmtrace_ring *ring, bool last_slot)
+struct svmtrace_slot *svmtrace_ring_reserve_slow(struct svmtrace_ring *ring, bool last_slot)
 {
 	u64 limit = last_slot ? ring->capacity : ring->capacity - 1;
+	u64 used;
 
-	if (READ_ONCE(ring->closed) || ring_used(ring) >= limit)
+	if (READ_ONCE(ring->closed))
 		return NULL;
-	return ring_slot(ring, ring->head);
+	used = ring_used(ring);
+	ring->room_end = ring->head + (used < ring->capacity - 1 ? ring->capacity - 1 - used : 0);
+	if (used >= limit)
+		return NULL;
+	return svmtrace_ring_slot(ring, ring->head);
 }
 
 static u32 ring_wake_batch(struct svmtrace_ring *ring)
@@ -113,33 +114,55 @@ static u32 ring_wake_batch(struct svmtrace_ring *ring)
 
 /*
  * Whether a consumer may have to be woken: once per batch, at every session
- * boundary (@now) and when the ring is half full.  Inline: every published
- * step asks, and the answer is mostly no.
+ * boundary (@now) and when the ring is half full.
  */
-static __always_inline bool ring_wake_due(struct svmtrace_ring *ring, bool now)
+static bool ring_wake_due(struct svmtrace_ring *ring, bool now)
 {
 	return now || ring->head - ring->last_wake >= ring_wake_batch(ring) ||
 	       ring_used(ring) >= ring->capacity / 2;
 }
 
-/* Wake the consumer if it sleeps in poll(). */
+/*
+ * Wake the consumer if it sleeps in poll().  The next batch counts from
+ * here either way: a consumer that was awake now sees these slots when it
+ * polls (ring_poll() finds head != tail and does not sleep), so asking
+ * again at every slot until it sleeps would only cost the vCPU.
+ */
 static void ring_wake_consumer(struct svmtrace_ring *ring)
 {
+	ring->last_wake = ring->head;
 	if (!wq_has_sleeper(&ring->consumer_wq))
 		return;
-	ring->last_wake = ring->head;
 	ring->wakeups++;
 	WRITE_ONCE(ring->hdr->wakeups, ring->wakeups);
 	wake_up_interruptible(&ring->consumer_wq);
 }
 
-/* Publish the slot returned by svmtrace_ring_reserve(). */
-void svmtrace_ring_publish(struct svmtrace_ring *ring, u16 kind)
+/*
+ * The first head whose publish may find a wakeup due: the batch runs out,
+ * or the ring is half full with the tail as it is now (the consumer only
+ * frees slots, so that head comes no earlier).  A publish below it is one
+ * that ring_wake_due() would answer no, with no gap to mark.  The batch
+ * is the consumer's as read now: a change takes effect from the next test.
+ */
+static void ring_quiet_update(struct svmtrace_ring *ring)
+{
+	u64 used = ring_used(ring), half = ring->capacity / 2;
+	u64 half_at = ring->head + (used < half ? half - used : 0);
+
+	ring->quiet_until = min(ring->last_wake + ring_wake_batch(ring), half_at) - 1;
+}
+
+/*
+ * svmtrace_ring_publish() of a session boundary, of the slot after lost
+ * ones, or of one that may be due a wakeup.
+ */
+void svmtrace_ring_publish_slow(struct svmtrace_ring *ring, u16 kind)
 {
 	struct svmtrace_slot *slot;
 
 	if (unlikely(ring->pending_drops)) {
-		slot = ring_slot(ring, ring->head);
+		slot = svmtrace_ring_slot(ring, ring->head);
 		slot->flags |= SVMTRACE_SLOT_F_GAP;
 		slot->dropped = ring->pending_drops;
 		ring->pending_drops = 0;
@@ -150,6 +173,7 @@ void svmtrace_ring_publish(struct svmtrace_ring *ring, u16 kind)
 	smp_store_release(&ring->hdr->head, ++ring->head);
 	if (ring_wake_due(ring, kind != SVMTRACE_SLOT_INSTRUCTION))
 		ring_wake_consumer(ring);
+	ring_quiet_update(ring);
 }
 
 /* Count a step the ring had no room for; the next slot carries the gap. */
@@ -158,6 +182,7 @@ void svmtrace_ring_drop(struct svmtrace_ring *ring)
 	ring->produced++;
 	ring->dropped++;
 	ring->pending_drops++;
+	ring->quiet_until = 0;		/* the next slot carries the gap */
 	WRITE_ONCE(ring->hdr->produced, ring->produced);
 	WRITE_ONCE(ring->hdr->dropped, ring->dropped);
 	ring_wake_consumer(ring);
@@ -166,6 +191,7 @@ void svmtrace_ring_drop(struct svmtrace_ring *ring)
 /* No slot will follow: tell the consumer and release a waiting vCPU. */
 void svmtrace_ring_close(struct svmtrace_ring *ring)
 {
+	ring->room_end = 0;		/* reserve looks at closed */
 	WRITE_ONCE(ring->closed, true);
 	/* Every published slot is visible to a consumer that sees closed. */
 	smp_store_release(&ring->hdr->closed, 1);

@@ -652,15 +652,96 @@ static noinline void from_next_begin(struct kvm_vcpu *vcpu, struct svmtrace_vm *
 	mutex_unlock(&vt->lock);
 }
 
-bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, u64 *dr6, u64 *nmi_rflags)
+/*
+ * The common #DB exit of a capture, handled in the fewest instructions: a
+ * plain step of a recording session, the state after it going into the
+ * ring's next free slot.  The caller checked that the trap was a single
+ * step alone (no DR0-3, BD or BT bit of the guest's), not KVM's NMI-window
+ * step, not the VMM's single-stepping, outside guest mode.  Everything else
+ * -- one test of vt->mode for the vCPU's own rare states (session start,
+ * the guest's own TF, a silent gate step, a gap after pause, a held slot,
+ * a parked NMI TF), and the capture's (stopped, paused, RIP ranges, a
+ * foreign CR3, kernel mode outside --kernel, a full ring) -- returns false
+ * having changed nothing, and handle_step() does the same work in general.
+ * What this does is what handle_step() does for that step, in its order.
+ */
+static bool plain_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt)
 {
-	struct svmtrace_vcpu *vt;
+	const struct svmtrace_target *t;
+	struct svmtrace_ring *ring;
+	struct svmtrace_slot *s;
+	unsigned long rflags;
+	bool kernel;
+
+	BUILD_BUG_ON(offsetof(struct svmtrace_vcpu, tf_live) !=
+		     offsetof(struct svmtrace_vcpu, mode));
+	BUILD_BUG_ON(offsetof(struct svmtrace_vcpu, in_session) !=
+		     offsetof(struct svmtrace_vcpu, mode) + 1);
+	mutex_lock(&vt->lock);
+	t = armed(vm, vt);
+	ring = vt->ring;
+	if (vt->mode != SVMTRACE_MODE_STEPPING || !t || t->nr_ranges || READ_ONCE(vm->paused) ||
+	    !ring || !svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
+		goto other;
+	kernel = static_call(kvm_x86_get_cpl)(vcpu) == 0;
+	if (kernel && !(t->flags & SVMTRACE_TARGET_F_KERNEL))
+		goto other;
+	s = svmtrace_ring_reserve(ring, false);	/* NULL when closed or full */
+	if (!s)
+		goto other;
+	vt->stats.db_exits++;
+	svmtrace_hide_step(vcpu, vt, kvm_rip_read(vcpu), kvm_rsp_read(vcpu));
+	rflags = rflags_raw(vcpu);
+	if (!svmtrace_test_lose_step()) {
+		fill_state(s, vcpu, vt, kernel, rflags);
+		vt->last_state = s;
+		s->seq = atomic64_inc_return(&vm->seq) - 1;
+		svmtrace_ring_publish(ring, SVMTRACE_SLOT_INSTRUCTION);
+		vt->stats.records++;
+		vt->stats.bytes += ring->slot_size;
+	}
+	keep_tf(vcpu, rflags);
+	mutex_unlock(&vt->lock);
+	return true;
+other:
+	mutex_unlock(&vt->lock);
+	return false;
+}
+
+/*
+ * @vtp: where the vCPU keeps its tracer state once found (hooks.h).  The
+ * state of a VM whose controller left without arming stays too: it has no
+ * TF of ours and no target, so its #DBs all go on to KVM (and count as
+ * db_foreign), as when the lookup found nothing.
+ */
+bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *dr6,
+			u64 *nmi_rflags)
+{
+	struct svmtrace_vcpu *vt = *vtp;
 	struct svmtrace_vm *vm;
 	bool done, bs_ours;
 
-	vt = svmtrace_vcpu_of(vcpu, &vm);
-	if (!vt)
-		return false;
+	if (unlikely(!vt)) {
+		vt = svmtrace_vcpu_of(vcpu, NULL);
+		if (!vt)
+			return false;
+		*vtp = vt;
+	}
+	vm = vt->vm;
+	/*
+	 * vt->mode and vm->paused, read without vt->lock, only choose the
+	 * path: plain_step() tests them again under it.  A paused step costs
+	 * no second lock.  iret_pass changes only in this vCPU's thread: an
+	 * IRET being passed over (frames.c) takes the general path.
+	 */
+	if (READ_ONCE(vt->mode) == SVMTRACE_MODE_STEPPING && !READ_ONCE(vm->paused) &&
+	    READ_ONCE(vt->iret_pass) == SVMTRACE_IRET_NONE && !nmi_rflags && (*dr6 & DR6_BS) && !guest_db_bits(vcpu, *dr6) &&
+	    !(vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP) && !is_guest_mode(vcpu) &&
+	    plain_step(vcpu, vm, vt)) {
+		done = true;
+		bs_ours = true;
+		goto bs;
+	}
 	/* What the VM exit hook, which leaves #DB exits to us, would do first. */
 	if (!is_guest_mode(vcpu) && from_next_due(vm, vt))
 		from_next_begin(vcpu, vm, vt);
@@ -693,6 +774,7 @@ bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, u64 *dr6, u64 *nmi_rflags)
 	}
 	done = handle_step(vcpu, vm, vt, true, guest_db_bits(vcpu, *dr6), nmi_rflags,
 			   &bs_ours);
+bs:
 	if (bs_ours) {
 		/*
 		 * BS is ours alone: not in the payload of a DR0-3 #DB on the

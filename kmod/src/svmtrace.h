@@ -51,6 +51,14 @@ struct svmtrace_ring {
 	u64 pending_drops;			/* lost since the last published slot */
 	u64 wakeups;
 	u64 last_wake;				/* head at the last consumer wakeup */
+	/*
+	 * The inline fast paths (svmtrace_ring_reserve/publish): the slots up
+	 * to room_end are free as far as the tail read last says (0: read it
+	 * again), and a slot published at a head below quiet_until needs no
+	 * wakeup test and carries no gap (0: look every time).
+	 */
+	u64 room_end;
+	u64 quiet_until;
 	bool closed;
 	bool fd_taken;				/* handed out by SVMTRACE_GET_RING */
 	bool consumer_gone;			/* its fd was released */
@@ -84,18 +92,33 @@ enum {
 	SVMTRACE_IRET_BARE,	/* once, not intercepted, no TF of ours added */
 };
 
+/*
+ * vt->mode of a vCPU whose next #DB exit is a plain step of a recording
+ * session: tf_live and in_session set, the other six flags clear (step.c,
+ * plain_step()).  x86 is little-endian: byte n of mode is flag n.
+ */
+#define SVMTRACE_MODE_STEPPING (BIT_ULL(0) | BIT_ULL(8))
+
 struct svmtrace_vcpu {
 	struct mutex lock;
+	struct svmtrace_vm *vm;	/* the VM's state, for the hook that finds vt first */
 	u32 index;
 	u32 vcpu_id;		/* KVM's vcpu_id (the APIC ID), as kvm:kvm_exit names the vCPU */
-	bool tf_live;		/* we left the guest's TF set at the last VM entry */
-	bool guest_tf;		/* the guest itself had TF set when we took over */
-	bool in_session;
-	bool silent;		/* stepping one foreign instruction off a gate */
-	bool skipped;		/* steps went unrecorded (pause): next slot has GAP */
+	union {
+		struct {
+			bool tf_live;	/* we left the guest's TF set at the last VM entry */
+			bool in_session;
+			bool guest_tf;	/* the guest itself had TF set when we took over */
+			bool silent;	/* stepping one foreign instruction off a gate */
+			bool skipped;	/* steps went unrecorded (pause): next slot has GAP */
+			bool held;	/* vt->last waits for room (block policy, */
+					/* KVM_REQ_SVMTRACE) */
+			bool start_pending;
+			bool nmi_parked; /* our TF kept out of an NMI frame until its IRET */
+		};
+		u64 mode;	/* the eight at once, tested once per step */
+	};
 	bool waiting;		/* blocked on a full ring */
-	bool held;		/* vt->last waits for room (block policy, KVM_REQ_SVMTRACE) */
-	bool nmi_parked;	/* our TF kept out of an NMI frame until its IRET */
 	bool iret_pending;	/* the next IRETQ we step returns from a handler */
 	bool iret_guest_tf;	/* ... and restores this TF of the guest's, whatever */
 				/* the frame says (it also holds ours) */
@@ -107,7 +130,6 @@ struct svmtrace_vcpu {
 	gfn_t sys_gfn;		/* ... and the return point's page */
 	int silent_gate;	/* gate to close after the silent step */
 	u32 start_gate;		/* id for the session_start slot */
-	bool start_pending;
 	bool prev_valid;	/* prev_rip/prev_rsp: where the last step ended */
 	u64 prev_rip;
 	u64 prev_rsp;
@@ -209,11 +231,48 @@ void svmtrace_ring_copy(struct svmtrace_ring *ring, struct svmtrace_slot *dst,
 			const struct svmtrace_slot *src);
 void svmtrace_ring_put(struct svmtrace_ring *ring);
 struct file *svmtrace_ring_file(struct svmtrace_ring *ring);
-struct svmtrace_slot *svmtrace_ring_reserve(struct svmtrace_ring *ring, bool last_slot);
-void svmtrace_ring_publish(struct svmtrace_ring *ring, u16 kind);
+struct svmtrace_slot *svmtrace_ring_reserve_slow(struct svmtrace_ring *ring, bool last_slot);
+void svmtrace_ring_publish_slow(struct svmtrace_ring *ring, u16 kind);
 void svmtrace_ring_drop(struct svmtrace_ring *ring);
 void svmtrace_ring_close(struct svmtrace_ring *ring);
 bool svmtrace_ring_has_room(struct svmtrace_ring *ring);
+
+/* Slot @i (a free-running counter) of the ring, slot_size bytes apart. */
+static inline struct svmtrace_slot *svmtrace_ring_slot(struct svmtrace_ring *ring, u64 i)
+{
+	return (struct svmtrace_slot *)(ring->slots + (i & (ring->capacity - 1)) * ring->slot_size);
+}
+
+/*
+ * The slot the next publish fills, or NULL when the ring is full (or
+ * closed).  The last free slot is kept for the session_end that stop
+ * writes (@last_slot).  Inline while the tail read last leaves room: the
+ * shared page is read again only when that room is used up.
+ */
+static __always_inline struct svmtrace_slot *svmtrace_ring_reserve(struct svmtrace_ring *ring,
+								   bool last_slot)
+{
+	if (!last_slot && likely(ring->head < ring->room_end))
+		return svmtrace_ring_slot(ring, ring->head);
+	return svmtrace_ring_reserve_slow(ring, last_slot);
+}
+
+/*
+ * Publish the slot returned by svmtrace_ring_reserve().  Inline for an
+ * instruction slot that needs no gap and, as far as the tail read last
+ * says, no wakeup test: the head moves, nothing more.
+ */
+static __always_inline void svmtrace_ring_publish(struct svmtrace_ring *ring, u16 kind)
+{
+	if (kind != SVMTRACE_SLOT_INSTRUCTION || unlikely(ring->head >= ring->quiet_until)) {
+		svmtrace_ring_publish_slow(ring, kind);
+		return;
+	}
+	ring->produced++;
+	WRITE_ONCE(ring->hdr->produced, ring->produced);
+	/* The slot's bytes are visible before the consumer sees head move. */
+	smp_store_release(&ring->hdr->head, ++ring->head);
+}
 
 /* gate.c */
 void svmtrace_adopt_reset(struct svmtrace_target *t);
@@ -251,10 +310,34 @@ void svmtrace_xstate_fill(struct kvm_vcpu *vcpu, struct svmtrace_slot *s);
 /* hide.c */
 void svmtrace_nmi_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt);
 void svmtrace_hide_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
+void svmtrace_hide_repair(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip, u64 rsp);
+
+/*
+ * After a traced step that ended at @rip, @rsp: repair what it leaked,
+ * remember where it ended.  PUSHF, POPF and IRETQ move RSP; SYSCALL (with
+ * its SYSRET) ends two bytes on.  A step that did neither -- most of them
+ * -- needs nothing more.  A new repair must keep to this test or widen it.
+ */
+static __always_inline void svmtrace_hide_step(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt,
+					       u64 rip, u64 rsp)
+{
+	if (vt->prev_valid && (rsp != vt->prev_rsp || rip == vt->prev_rip + 2))
+		svmtrace_hide_repair(vcpu, vt, rip, rsp);
+	vt->prev_rip = rip;
+	vt->prev_rsp = rsp;
+	vt->prev_valid = true;
+}
 void svmtrace_hide_restart(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
 
 /* testparam.c */
-bool svmtrace_test_lose_step(void);
+extern unsigned int svmtrace_lose_step;
+bool svmtrace_test_lose_step_slow(void);
+
+/* True (once per unit of the test parameter) when this step must vanish. */
+static __always_inline bool svmtrace_test_lose_step(void)
+{
+	return unlikely(READ_ONCE(svmtrace_lose_step)) && svmtrace_test_lose_step_slow();
+}
 
 /* control.c */
 int svmtrace_control_init(void);

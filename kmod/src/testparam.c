@@ -6,21 +6,22 @@
  * vanish -- no slot, no drop, no count -- as a bug in the capture path
  * would.  The module's counters then still agree with the ring (written +
  * dropped = produced), but the #DB exits the BPF program saw no longer
- * balance.  Default 0: one load of a global per recorded step.
+ * balance.  Default 0: one load of a global per recorded step
+ * (svmtrace_test_lose_step(), inline in svmtrace.h).
  */
 #include <linux/module.h>
 
 #include "svmtrace.h"
 
-static unsigned int lose_step;
-module_param_named(svmtrace_test_lose_step, lose_step, uint, 0644);
+unsigned int svmtrace_lose_step;
+module_param_named(svmtrace_test_lose_step, svmtrace_lose_step, uint, 0644);
 MODULE_PARM_DESC(svmtrace_test_lose_step,
 		 "test only: lose the next N recordable steps silently (the exit audit must fail)");
 
-/* True (once per unit of the parameter) when this step must vanish. */
-bool svmtrace_test_lose_step(void)
+/* The parameter is set: take one unit of it, if another step did not. */
+bool svmtrace_test_lose_step_slow(void)
 {
-	unsigned int n = READ_ONCE(lose_step);
+	unsigned int n = READ_ONCE(svmtrace_lose_step);
 
-	return unlikely(n) && cmpxchg(&lose_step, n, n - 1) == n;
+	return n && cmpxchg(&svmtrace_lose_step, n, n - 1) == n;
 }
