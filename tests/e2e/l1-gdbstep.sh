@@ -22,9 +22,9 @@
 # then QEMU's.
 #
 # Not in l1-stepcost.sh's L1: QEMU and gdb need the host's userspace, and
-# there the lab's shell polls around the captures (l1-capture.sh) run the
-# host's dynamically linked tools instead of busybox, which added 65 to 134
-# instructions per step to the capture rows.
+# with it the capture rows there rose by 65 to 134 instructions per step
+# (likely the shell's polls during each capture, l1-capture.sh, running the
+# host's dynamically linked tools instead of busybox; docs/lab.md).
 set -u
 rounds=$1 small=$2 big=$3
 sock=/tmp/gdbstep.sock
