@@ -3,9 +3,11 @@
 # $GDBSTEP_STEPS` between two snapshots of L1's clocks and prints, one per
 # line: "steps N", "ns NS" (CLOCK_MONOTONIC: instructions under -icount),
 # then CPU time in USER_HZ ticks: "all_ticks" (L1's /proc/stat, all but
-# idle and iowait), "user_ticks" (user and nice), "gdb_ticks" (this gdb
-# process), "qemu_ticks" (QEMU's process, $GDBSTEP_QEMU_PID: all its
-# threads, KVM_RUN included); last "ecx 0x..." (steploop's counter).
+# idle and iowait), "idle_ticks" (idle and iowait: under -icount an idle L1
+# jumps its clock to the next timer, time that is no instructions),
+# "user_ticks" (user and nice), "gdb_ticks" (this gdb process),
+# "qemu_ticks" (QEMU's process, $GDBSTEP_QEMU_PID: all its threads,
+# KVM_RUN included); last "ecx 0x..." (steploop's counter).
 import os
 import time
 
@@ -24,6 +26,7 @@ def snapshot():
     return {
         "ns": time.clock_gettime_ns(time.CLOCK_MONOTONIC),
         "all_ticks": sum(cpu) - cpu[3] - cpu[4],
+        "idle_ticks": cpu[3] + cpu[4],
         "user_ticks": cpu[0] + cpu[1],
         "gdb_ticks": process_ticks("self"),
         "qemu_ticks": process_ticks(os.environ["GDBSTEP_QEMU_PID"]),

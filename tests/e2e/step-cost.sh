@@ -74,13 +74,14 @@ per_step() {
 packaged=$(per_step "$d"/packaged-r*.txt)
 # gdb's per-step cost, round by round: the GDB_BIG-step run less the
 # GDB_SMALL-step one.  Where it goes, by L1's clock ticks summed over the
-# rounds: gdb's process, QEMU's, user mode.  gdb stepped exactly N
-# instructions when steploop's ECX (0 at reset, one decrement per four
-# steps) reads -floor(N / 4).
+# rounds: gdb's process, QEMU's, user mode; an L1 that idled in between
+# (waiting for the host, e.g. the 9p root) counted time, not instructions.
+# gdb stepped exactly N instructions when steploop's ECX (0 at reset, one
+# decrement per four steps) reads -floor(N / 4).
 gdb_value() { sed -n "s/^$1 \([0-9a-fx]*\)\$/\1/p" "$2"; }	# gdb_value NAME FILE
 gdb_run() {	# gdb_run STEPS ROUND: the run's file, once it is complete and its ECX agrees
 	f=$out/gdb/gdbstub-$1-r$2.txt
-	for v in ns all_ticks user_ticks gdb_ticks qemu_ticks; do
+	for v in ns all_ticks idle_ticks user_ticks gdb_ticks qemu_ticks; do
 		[ -n "$(gdb_value $v "$f")" ] || { echo "step-cost: $f: no $v line from gdb" >&2; return 1; }
 	done
 	ecx=$(gdb_value ecx "$f") want=$(((1 << 32) - $1 / 4))
@@ -90,18 +91,22 @@ gdb_run() {	# gdb_run STEPS ROUND: the run's file, once it is complete and its E
 	fi
 	echo "$f"
 }
-gdb_rounds='' all_ticks=0 user_ticks=0 gdb_ticks=0 qemu_ticks=0 r=1
+gdb_rounds='' all_ticks=0 idle_ticks=0 user_ticks=0 gdb_ticks=0 qemu_ticks=0 r=1
 while [ $r -le "$rounds" ]; do
 	small=$(gdb_run "$gdb_small" $r) && big=$(gdb_run "$gdb_big" $r) || exit 1
 	ns=$(($(gdb_value ns "$big") - $(gdb_value ns "$small")))
 	gdb_rounds="$gdb_rounds $((ns / (gdb_big - gdb_small)))"
-	for v in all_ticks user_ticks gdb_ticks qemu_ticks; do
+	for v in all_ticks idle_ticks user_ticks gdb_ticks qemu_ticks; do
 		eval "$v=\$(($v + $(gdb_value $v "$big") - $(gdb_value $v "$small")))"
 	done
 	r=$((r + 1))
 done
 # shellcheck disable=SC2086 # one per-step figure per round
 gdbstub=$(printf '%s\n' $gdb_rounds | median)
+[ $((100 * idle_ticks)) -le "$all_ticks" ] || {
+	echo "step-cost: L1 idled for $idle_ticks of $((all_ticks + idle_ticks)) ticks while gdb stepped (more than 1 %): the gdbstub row would count waiting as instructions" >&2
+	exit 1
+}
 # The guest's own #DBs: per trap, minus the trapping instruction and the
 # quiet handler's eight (kernel.S, --quiet-db).
 guest_tf=$(for f in "$d"/guest-tf-r*.txt; do
