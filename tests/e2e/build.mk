@@ -111,9 +111,15 @@ check-e2e-libvirt: e2e-libvirt
 CHECK_STEPS += check-e2e-libvirt
 
 # The cost of one traced single-step in instructions (QEMU -icount), per
-# path, with a model for AMD hardware (tests/e2e/step-cost.sh).
+# path, with a model for AMD hardware (tests/e2e/step-cost.sh).  Its stock
+# reference as users run it, gdb stepping QEMU's gdbstub in L1, steps
+# steploop.bin (QEMU's firmware there) with the host's gdb.
+$(E2E_DIR)/guest/steploop.bin: $(E2E_GUEST)/steploop.S
+	$(call e2e_flat,0)
+DEB_PACKAGES += gdb
 .PHONY: bench-step-cost
-bench-step-cost: $(BUILD)/bin/svmtrace-e2e-vmm $(BUILD)/bin/svmtrace-capture $(E2E_BINS)
+bench-step-cost: $(BUILD)/bin/svmtrace-e2e-vmm $(BUILD)/bin/svmtrace-capture $(E2E_BINS) \
+	$(E2E_DIR)/guest/steploop.bin
 ifneq ($(wildcard kmod/build.mk),)
 bench-step-cost: kmod
 endif

@@ -4,10 +4,18 @@
 #
 # TCG wall time is noise at the scale of one hook, so L1 runs under QEMU's
 # -icount (run-l1.sh --icount): 1 ns of L1's virtual time per instruction L1
-# or L2 executed.  l1-stepcost.sh single-steps bench.bin on four paths; the
+# or L2 executed.  l1-stepcost.sh single-steps bench.bin on each path; the
 # VMM's run time over its steps is the instructions per step, L1 and L2
 # together (the L2 program's own instruction is one of them; an emulated
 # VMRUN or #VMEXIT counts as one instruction, which it is not on hardware).
+#
+# Stock KVM has two references.  The test VMM's loop of KVM_RUN with
+# KVM_GUESTDBG_SINGLESTEP is the least any exit-to-userspace single-step
+# can cost: a lower bound.  What a user of stock KVM runs is gdb's stepi
+# through QEMU's gdbstub: l1-gdbstep.sh, in a second L1 (the same kernel,
+# -icount) that runs the host's userspace (run-l1.sh --hostroot) for QEMU
+# and gdb.  Its cost per step is the difference of a GDB_BIG- and a
+# GDB_SMALL-step run over GDB_BIG - GDB_SMALL.
 #
 # The AMD hardware model adds what icount cannot see: per step, one VMRUN +
 # #VMEXIT round trip of ROUNDTRIP_CYCLES (default 1360: "pre-vmrun ->
@@ -33,7 +41,10 @@ while [ $# -gt 0 ]; do
 	esac
 done
 need_cmd qemu-system-x86_64 "the step-cost benchmark (it boots L1 under QEMU)"
-for f in "$modules/kvm.ko" "$bin/svmtrace-e2e-vmm" "$bin/svmtrace-capture" "$guest/bench.bin"; do
+need_cmd gdb "the step-cost benchmark's stock reference (gdb stepping QEMU's gdbstub in L1)"
+gdb_small=200 gdb_big=1200
+for f in "$modules/kvm.ko" "$bin/svmtrace-e2e-vmm" "$bin/svmtrace-capture" "$guest/bench.bin" \
+	"$guest/steploop.bin"; do
 	[ -e "$f" ] || { echo "step-cost: $f missing (make all kmod)" >&2; exit 1; }
 done
 rm -rf "$out" && mkdir -p "$out"
@@ -45,15 +56,57 @@ nice "$here/run-l1.sh" --icount --modules "$modules" --out "$out/l1" --timeout 9
 	{ cat "$out/run-l1.txt"; echo "step-cost: the L1 run failed (see $out/l1)" >&2; exit 1; }
 d=$out/l1/stepcost
 [ ! -s "$d/failures" ] || { cat "$d/failures"; exit 1; }
+# The same kernel (--modules picks it) with the host's userspace, for QEMU and gdb.
+nice "$here/run-l1.sh" --icount --hostroot --modules "$modules" --out "$out/gdb" --timeout 900 \
+	--add "$guest/steploop.bin" --add "$here/l1-gdbstep.sh" --add "$here/l1-gdbstep.py" \
+	-- sh /e2e/l1-gdbstep.sh "$rounds" "$gdb_small" "$gdb_big" >"$out/run-gdb.txt" 2>&1 ||
+	{ cat "$out/run-gdb.txt"; echo "step-cost: the gdbstub L1 run failed (see $out/gdb)" >&2; exit 1; }
+[ ! -s "$out/gdb/failures" ] || { cat "$out/gdb/failures"; exit 1; }
 
 # per_step FILE...: median over the rounds of run-time ns / steps.
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 vmm_ns() { sed -n 's/^\(run\|singlestep\) .*seconds=\([0-9.]*\).*/\2/p' "$1"; }
 per_step() {
 	for f in "$@"; do
 		awk -v t="$(vmm_ns "$f")" -v s=$((4 * iterations + 2)) 'BEGIN { printf "%.0f\n", t * 1e9 / s }'
-	done | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+	done | median
 }
 packaged=$(per_step "$d"/packaged-r*.txt)
+# gdb's per-step cost, round by round: the GDB_BIG-step run less the
+# GDB_SMALL-step one.  Where it goes, by L1's clock ticks summed over the
+# rounds: gdb's process, QEMU's, user mode; an L1 that idled in between
+# (waiting for the host, e.g. the 9p root) counted time, not instructions.
+# gdb stepped exactly N instructions when steploop's ECX (0 at reset, one
+# decrement per four steps) reads -floor(N / 4).
+gdb_value() { sed -n "s/^$1 \([0-9a-fx]*\)\$/\1/p" "$2"; }	# gdb_value NAME FILE
+gdb_run() {	# gdb_run STEPS ROUND: the run's file, once it is complete and its ECX agrees
+	f=$out/gdb/gdbstub-$1-r$2.txt
+	for v in ns all_ticks idle_ticks user_ticks gdb_ticks qemu_ticks; do
+		[ -n "$(gdb_value $v "$f")" ] || { echo "step-cost: $f: no $v line from gdb" >&2; return 1; }
+	done
+	ecx=$(gdb_value ecx "$f") want=$(((1 << 32) - $1 / 4))
+	if [ -z "$ecx" ] || [ $((ecx)) -ne "$want" ]; then
+		echo "step-cost: $f: gdb did not step $1 instructions (ECX ${ecx:-missing}, want $(printf %#x "$want"))" >&2
+		return 1
+	fi
+	echo "$f"
+}
+gdb_rounds='' all_ticks=0 idle_ticks=0 user_ticks=0 gdb_ticks=0 qemu_ticks=0 r=1
+while [ $r -le "$rounds" ]; do
+	small=$(gdb_run "$gdb_small" $r) && big=$(gdb_run "$gdb_big" $r) || exit 1
+	ns=$(($(gdb_value ns "$big") - $(gdb_value ns "$small")))
+	gdb_rounds="$gdb_rounds $((ns / (gdb_big - gdb_small)))"
+	for v in all_ticks idle_ticks user_ticks gdb_ticks qemu_ticks; do
+		eval "$v=\$(($v + $(gdb_value $v "$big") - $(gdb_value $v "$small")))"
+	done
+	r=$((r + 1))
+done
+# shellcheck disable=SC2086 # one per-step figure per round
+gdbstub=$(printf '%s\n' $gdb_rounds | median)
+[ $((100 * idle_ticks)) -le "$all_ticks" ] || {
+	echo "step-cost: L1 idled for $idle_ticks of $((all_ticks + idle_ticks)) ticks while gdb stepped (more than 1 %): the gdbstub row would count waiting as instructions" >&2
+	exit 1
+}
 # The guest's own #DBs: per trap, minus the trapping instruction and the
 # quiet handler's eight (kernel.S, --quiet-db).
 guest_tf=$(for f in "$d"/guest-tf-r*.txt; do
@@ -78,6 +131,7 @@ done
 {
 	echo "path instructions_per_step"
 	echo "stock_singlestep_packaged $packaged"
+	echo "stock_singlestep_gdbstub_packaged $gdbstub"
 	echo "stock_singlestep_ours_unarmed $ours"
 	echo "stock_db_exit_in_kernel $guest_tf"
 	echo "db_exit_in_kernel_paused $paused"
@@ -88,23 +142,34 @@ done
 	echo "ring_capture_xstate $ring_xstate"
 } >"$out/table"
 echo "foreign_instruction_on_a_gated_page $foreign" >"$out/foreign"
-awk -v ipc="${IPC:-1}" -v ghz="${GHZ:-3}" -v rt="${ROUNDTRIP_CYCLES:-1360}" -v n=$((4 * iterations + 2)) '
+# "vs stock" is against the test VMM's single-step (the lower bound), "vs gdb"
+# against gdb stepping QEMU's gdbstub (what a stock user runs).
+awk -v ipc="${IPC:-1}" -v ghz="${GHZ:-3}" -v rt="${ROUNDTRIP_CYCLES:-1360}" -v n=$((4 * iterations + 2)) \
+	-v gn="$gdb_small/$gdb_big" -v at="$all_ticks" -v ut="$user_ticks" -v gt="$gdb_ticks" -v qt="$qemu_ticks" '
 	NR == 1 { next }
-	{ path[NR] = $1; ins[NR] = $2 }
+	{ path[NR] = $1; ins[$1] = $2; sps[$1] = ghz * 1e9 / ($2 / ipc + rt) }
 	END {
-		printf "step cost (L1+L2 instructions per single-step under -icount, %d steps, median of rounds)\n", n
-		printf "%-32s %12s %16s %10s\n", "path", "instr/step", "model steps/s", "vs stock"
+		stock = "stock_singlestep_packaged"; gdb = "stock_singlestep_gdbstub_packaged"
+		printf "step cost (L1+L2 instructions per single-step under -icount, %d steps; gdb: %s steps, their difference; median of rounds)\n", n, gn
+		printf "%-34s %12s %16s %10s %10s\n", "path", "instr/step", "model steps/s", "vs stock", "vs gdb"
 		for (i = 2; i <= NR; i++) {
-			sps[i] = ghz * 1e9 / (ins[i] / ipc + rt)
-			printf "%-32s %12d %16.0f %9.2fx\n", path[i], ins[i], sps[i], sps[i] / sps[2]
+			p = path[i]
+			printf "%-34s %12d %16.0f %9.2fx %9.2fx\n", p, ins[p], sps[p], sps[p] / sps[stock], sps[p] / sps[gdb]
 		}
 		printf "model: %.1f GHz, IPC %.1f, one VMRUN round trip of %d cycles per step\n", ghz, ipc, rt
-		printf "ring capture / stock single-step instructions: %.3f (goal <= 0.2)\n", ins[7] / ins[2]
+		printf "ring capture / stock single-step instructions (goal <= 0.2): %.3f of the test VMM'"'"'s (a lower bound for stock), %.4f of gdb stepping QEMU'"'"'s gdbstub\n",
+			ins["ring_capture"] / ins[stock], ins["ring_capture"] / ins[gdb]
+		paused = ins["db_exit_in_kernel_paused"]; tf = ins["stock_db_exit_in_kernel"]
+		producer = ins["ring_capture_producer_only"]; ring = ins["ring_capture"]
+		if (at > 0)
+			printf "gdb stepping QEMU'"'"'s gdbstub, by L1'"'"'s clock ticks: %.0f%% in gdb'"'"'s process, %.0f%% in QEMU'"'"'s (KVM_RUN included), %.0f%% in user mode\n",
+				100 * gt / at, 100 * qt / at, 100 * ut / at
 		printf "the tracer over a stock in-kernel #DB exit: paused %+.1f%%, recording (vCPU side) %+.1f%% (goal <= 10%%)\n",
-			100 * (ins[5] - ins[4]) / ins[4], 100 * (ins[6] - ins[4]) / ins[4]
+			100 * (paused - tf) / tf, 100 * (producer - tf) / tf
 		printf "the exit audit (--audit, BPF on kvm_exit and kvm_entry) adds %+d instructions per step to a ring capture (%+.1f%%)\n",
-			ins[8] - ins[7], 100 * (ins[8] - ins[7]) / ins[7]
+			ins["ring_capture_with_audit"] - ring, 100 * (ins["ring_capture_with_audit"] - ring) / ring
+		px = ins["ring_capture_producer_xstate"]; rx = ins["ring_capture_xstate"]
 		printf "--xstate (YMM0-15 and XSTATE_BV, 768-byte slots) adds %+d instructions per step on the vCPU side (%+.1f%%), %+d to a ring capture with its consumer (%+.1f%%)\n",
-			ins[9] - ins[6], 100 * (ins[9] - ins[6]) / ins[6], ins[10] - ins[7], 100 * (ins[10] - ins[7]) / ins[7]
+			px - producer, 100 * (px - producer) / producer, rx - ring, 100 * (rx - ring) / ring
 	}' "$out/table"
 awk '{ printf "a gate costs another process %d instructions per instruction it runs on the gated page (stepped silently, the gate closed behind it)\n", $2 }' "$out/foreign"
