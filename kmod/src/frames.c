@@ -269,12 +269,11 @@ EXPORT_SYMBOL_GPL(__svmtrace_iret_wanted);
  * SYSRET raise #UD) while a capture is armed, on every vCPU (threads
  * migrate), in long mode (the only mode sysret() emulates).
  */
-bool __svmtrace_sce_off(struct kvm_vcpu *vcpu)
+bool __svmtrace_sce_off(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp)
 {
-	struct svmtrace_vm *vm;
-	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, &vm);
+	struct svmtrace_vcpu *vt = svmtrace_vcpu_cached(vcpu, vtp);
 
-	return vt && rcu_access_pointer(vm->armed) && is_long_mode(vcpu) &&
+	return vt && rcu_access_pointer(vt->vm->armed) && is_long_mode(vcpu) &&
 	       (vcpu->arch.efer & EFER_SCE);
 }
 EXPORT_SYMBOL_GPL(__svmtrace_sce_off);
@@ -286,9 +285,9 @@ EXPORT_SYMBOL_GPL(__svmtrace_sce_off);
  * itself must not push that TF).  Read without vt->lock; a stale answer
  * costs one entry with or without the intercepts.
  */
-u64 __svmtrace_exception_intercepts(struct kvm_vcpu *vcpu)
+u64 __svmtrace_exception_intercepts(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp)
 {
-	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, NULL);
+	struct svmtrace_vcpu *vt = svmtrace_vcpu_cached(vcpu, vtp);
 
 	if (!vt)
 		return 0;

@@ -39,8 +39,8 @@ void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code);
 void __svmtrace_nmi_injected(struct kvm_vcpu *vcpu);
 bool __svmtrace_event_injected(struct kvm_vcpu *vcpu);
 bool __svmtrace_iret_wanted(struct kvm_vcpu *vcpu);
-u64 __svmtrace_exception_intercepts(struct kvm_vcpu *vcpu);
-bool __svmtrace_sce_off(struct kvm_vcpu *vcpu);
+u64 __svmtrace_exception_intercepts(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp);
+bool __svmtrace_sce_off(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp);
 int __svmtrace_ud_exit(struct kvm_vcpu *vcpu);
 void __svmtrace_exception_exit(struct kvm_vcpu *vcpu, u32 vector, u64 info1, u64 info2);
 void __svmtrace_swint_exit(struct kvm_vcpu *vcpu);
@@ -162,23 +162,25 @@ static inline bool svmtrace_iret_wanted(struct kvm_vcpu *vcpu)
  * svm_vcpu_run(), before every entry (interrupts off): the exception
  * vectors (bits 0-31) to intercept besides KVM's own, and INT n, while a
  * user-mode session steps (events the CPU would deliver with our TF in
- * the frame, frames.c).
+ * the frame, frames.c).  @vtp as for svmtrace_db_exit(): every entry of a
+ * traced vCPU asks, so the state is not looked up each time.
  */
-static inline u64 svmtrace_exception_intercepts(struct kvm_vcpu *vcpu)
+static inline u64 svmtrace_exception_intercepts(struct kvm_vcpu *vcpu,
+						struct svmtrace_vcpu **vtp)
 {
 	if (static_branch_unlikely(&svmtrace_exit_watch))
-		return __svmtrace_exception_intercepts(vcpu);
+		return __svmtrace_exception_intercepts(vcpu, vtp);
 	return 0;
 }
 
 /*
  * svm_vcpu_run(), before every entry (interrupts off): true to run the
  * vCPU without EFER.SCE in its VMCB (the guest's EFER keeps it), so that
- * SYSCALL and SYSRET raise #UD (frames.c).
+ * SYSCALL and SYSRET raise #UD (frames.c).  @vtp as for svmtrace_db_exit().
  */
-static inline bool svmtrace_sce_off(struct kvm_vcpu *vcpu)
+static inline bool svmtrace_sce_off(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp)
 {
-	return static_branch_unlikely(&svmtrace_exit_watch) && __svmtrace_sce_off(vcpu);
+	return static_branch_unlikely(&svmtrace_exit_watch) && __svmtrace_sce_off(vcpu, vtp);
 }
 
 /*

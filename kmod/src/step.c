@@ -717,16 +717,12 @@ other:
 bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *dr6,
 			u64 *nmi_rflags)
 {
-	struct svmtrace_vcpu *vt = *vtp;
+	struct svmtrace_vcpu *vt = svmtrace_vcpu_cached(vcpu, vtp);
 	struct svmtrace_vm *vm;
 	bool done, bs_ours;
 
-	if (unlikely(!vt)) {
-		vt = svmtrace_vcpu_of(vcpu, NULL);
-		if (!vt)
-			return false;
-		*vtp = vt;
-	}
+	if (!vt)
+		return false;
 	vm = vt->vm;
 	/*
 	 * vt->mode and vm->paused, read without vt->lock, only choose the

@@ -220,6 +220,22 @@ static inline struct svmtrace_vcpu *svmtrace_vcpu_of(struct kvm_vcpu *vcpu,
 	return vt;
 }
 
+/*
+ * svmtrace_vcpu_of() for the hooks that get the vCPU's own pointer to its
+ * state (struct vcpu_svm, svmtrace; hooks.h): looked up once, then kept.
+ * Only the vCPU's thread writes it, in its exit handlers and before its
+ * entries.  The state lives until KVM destroys the VM (attach.c), and a
+ * VM whose controller left keeps it: its target is gone, so the hooks
+ * find nothing armed there, as when the lookup found nothing.
+ */
+static inline struct svmtrace_vcpu *svmtrace_vcpu_cached(struct kvm_vcpu *vcpu,
+							 struct svmtrace_vcpu **vtp)
+{
+	if (unlikely(!*vtp))
+		*vtp = svmtrace_vcpu_of(vcpu, NULL);
+	return *vtp;
+}
+
 /* introspect.c */
 int svmtrace_read_gpa(struct kvm *kvm, void __user *arg);
 int svmtrace_get_vcpu_state(struct kvm *kvm, void __user *arg);
