@@ -242,6 +242,13 @@ bool __svmtrace_event_injected(struct kvm_vcpu *vcpu)
 			 * next exit and follows the handler from there.
 			 */
 			set_tf(vcpu, false);
+		} else if (!t && vt->tf_live && !vt->guest_tf && !vt->silent) {
+			/*
+			 * Stopped before our last TF trapped: no step of it
+			 * is wanted any more, and the frame must not get it.
+			 */
+			set_tf(vcpu, false);
+			vt->tf_live = false;
 		}
 		mutex_unlock(&vt->lock);
 	}

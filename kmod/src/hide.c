@@ -234,12 +234,13 @@ void __svmtrace_nmi_injected(struct kvm_vcpu *vcpu)
 		return;
 	mutex_lock(&vt->lock);
 	svmtrace_iret_event(vcpu, vt);	/* the NMI comes before an IRET we step over */
-	if (rcu_access_pointer(vm->armed) && vt->tf_live && !vt->guest_tf && !vt->silent &&
+	if (vt->tf_live && !vt->guest_tf && !vt->silent &&
 	    (static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF)) {
 		static_call(kvm_x86_set_rflags)(vcpu, static_call(kvm_x86_get_rflags)(vcpu) &
 						       ~X86_EFLAGS_TF);
 		vt->tf_live = false;
-		vt->nmi_parked = true;
+		/* After a stop no step of ours follows the handler either. */
+		vt->nmi_parked = !!rcu_access_pointer(vm->armed);
 	}
 	mutex_unlock(&vt->lock);
 }
