@@ -111,15 +111,22 @@ static void set_tf(struct kvm_vcpu *vcpu, bool on)
 }
 
 /*
- * Is the vCPU's TF ours alone, stepping user code of a session?  No TF of
- * the guest's or the VMM's on the same bit.
+ * Does our TF step user code of a session?  The guest's own TF may be on
+ * the same bit; the VMM's (KVM_SET_GUEST_DEBUG) may not.
  */
+static bool user_stepped(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt,
+			 const struct svmtrace_target *t)
+{
+	return t && vt->tf_live && !vt->silent && vt->ring &&
+	       !(vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP) &&
+	       static_call(kvm_x86_get_cpl)(vcpu) == 3;
+}
+
+/* Is the vCPU's TF ours alone, stepping user code of a session? */
 static bool user_tf_ours(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt,
 			 const struct svmtrace_target *t)
 {
-	return t && vt->tf_live && !vt->guest_tf && !vt->silent && vt->ring &&
-	       !(vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP) &&
-	       static_call(kvm_x86_get_cpl)(vcpu) == 3;
+	return user_stepped(vcpu, vt, t) && !vt->guest_tf;
 }
 
 /* May our TF be parked now?  Only user-only sessions park. */
@@ -521,7 +528,12 @@ bool svmtrace_iret_trap(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 /*
  * A SYSCALL raised #UD (SCE clear in the VMCB only).  When our TF steps it,
  * TF is cleared before KVM's emulator performs it -- R11 gets the guest's
- * RFLAGS -- and the thread is parked until it returns to user mode.
+ * RFLAGS -- and the thread is parked until it returns to user mode.  When
+ * the guest's own TF is on the same bit, TF stays for R11 (FMASK clears
+ * it on the way in, and no trap follows: em_syscall checks TF after the
+ * mask, as the CPU does), and the thread is parked all the same: what TF
+ * it has when it comes back is what SYSRET or IRET gives it
+ * (take_thread()).
  */
 static int syscall_ud(struct kvm_vcpu *vcpu)
 {
@@ -530,7 +542,7 @@ static int syscall_ud(struct kvm_vcpu *vcpu)
 	struct svmtrace_vm *vm;
 	u64 cr3 = user_cr3(vcpu), rsp = kvm_rsp_read(vcpu);
 	struct x86_exception e;
-	bool parked = false;
+	bool parked = false, guest_tf = false;
 	gpa_t gpa = INVALID_GPA;
 	int r;
 
@@ -538,9 +550,12 @@ static int syscall_ud(struct kvm_vcpu *vcpu)
 	if (vt && READ_ONCE(vt->tf_live)) {
 		mutex_lock(&vt->lock);
 		t = armed(vm, vt);
-		if (may_park(vcpu, vt, t) &&
+		if (user_stepped(vcpu, vt, t) && !(t->flags & SVMTRACE_TARGET_F_KERNEL) &&
 		    (static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF)) {
-			set_tf(vcpu, false);
+			guest_tf = vt->guest_tf;
+			if (!guest_tf)
+				set_tf(vcpu, false);
+			vt->guest_tf = false;
 			vt->tf_live = false;
 			parked = true;
 		}
@@ -562,6 +577,7 @@ static int syscall_ud(struct kvm_vcpu *vcpu)
 		vt->sys_rsp = rsp;
 	} else if (armed(vm, vt) && vt->ring) {
 		/* Not performed (its #UD or #PF is queued): stepping goes on. */
+		vt->guest_tf = guest_tf;
 		vt->tf_live = true;
 		set_tf(vcpu, true);
 	}
@@ -599,6 +615,11 @@ static int singlestep_after(struct kvm_vcpu *vcpu)
  * as on Intel).  A non-canonical RCX raises #GP(0) at CPL 0 as on Intel
  * (AMD would fault on the fetch at CPL 3; a VMRUN with such a RIP is
  * avoided).  Long mode only: SCE is cleared only there.
+ *
+ * TF from R11 traps right after SYSRET, at the user RIP, before the first
+ * user instruction: the CPU checks TF after SYSRET (as after SYSCALL), and
+ * so does QEMU's TCG.  That #DB is the guest's; the step of a thread
+ * user_return() takes back is recorded there first.
  */
 static int sysret(struct kvm_vcpu *vcpu, bool rex_w)
 {
@@ -608,7 +629,7 @@ static int sysret(struct kvm_vcpu *vcpu, bool rex_w)
 	struct kvm_segment ss = {
 		.limit = 0xffffffff, .type = 0x3, .s = 1, .dpl = 3, .present = 1, .db = 1, .g = 1,
 	};
-	unsigned long old = static_call(kvm_x86_get_rflags)(vcpu);
+	unsigned long old = static_call(kvm_x86_get_rflags)(vcpu), rflags;
 	struct svmtrace_vcpu *vt;
 	struct svmtrace_vm *vm;
 	u64 star, rip;
@@ -636,12 +657,15 @@ static int sysret(struct kvm_vcpu *vcpu, bool rex_w)
 	static_call(kvm_x86_set_segment)(vcpu, &cs, VCPU_SREG_CS);
 	static_call(kvm_x86_set_segment)(vcpu, &ss, VCPU_SREG_SS);	/* CPL 3 */
 	kvm_rip_write(vcpu, rip);
-	kvm_set_rflags(vcpu, (kvm_r11_read(vcpu) & SYSRET_RFLAGS) | X86_EFLAGS_FIXED);
+	rflags = (kvm_r11_read(vcpu) & SYSRET_RFLAGS) | X86_EFLAGS_FIXED;
+	kvm_set_rflags(vcpu, rflags);
 	if (old & X86_EFLAGS_TF)
 		return singlestep_after(vcpu);
 	vt = svmtrace_vcpu_of(vcpu, &vm);
 	if (vt)
 		user_return(vcpu, vm, vt);
+	if (rflags & X86_EFLAGS_TF)
+		kvm_queue_exception_p(vcpu, DB_VECTOR, DR6_BS);
 	return 1;
 }
 

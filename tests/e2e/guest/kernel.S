@@ -8,7 +8,9 @@
  *     calling at once see then does not depend on their interleaving);
  *     2 also moves to PML4_ALT_GPA.
  *     It collects the TF bit of R11 (the saved RFLAGS) in KDATA_FRAME_TF:
- *     a tracer's TF must not show there (issue 10).
+ *     a tracer's TF must not show there (issue 10).  Then it ORs R10's TF
+ *     bit into R11, so SYSRETQ returns with TF set, as a debugger resumes
+ *     a thread with a single step (sysret_tf; R10 is 0 in the others).
  *   - #DB handler (IDT vector 1): counts the guest's own #DBs (TF, ICEBP)
  *     and sums their frame RIPs, so a tracer that swallows, duplicates or
  *     misplaces one changes the result the VMM prints.  Every other #DB
@@ -48,6 +50,9 @@ syscall_entry:
 	mov	rdx, r11
 	and	edx, 0x100
 	or	qword ptr [KDATA_FRAME_TF], rdx
+	mov	rdx, r10
+	and	edx, 0x100
+	or	r11, rdx		/* R10's TF: SYSRETQ returns stepping */
 	test	rsi, rsi
 	jz	1f
 	cmp	rsi, 2
