@@ -129,6 +129,16 @@ static bool user_tf_ours(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt,
 	return user_stepped(vcpu, vt, t) && !vt->guest_tf;
 }
 
+/*
+ * Is our TF still set although the capture stopped (its trap, which would
+ * take it back, has not come yet)?  Then no step of it is wanted any more,
+ * and nothing the guest stores on its way into the kernel may get it.
+ */
+static bool tf_left_over(struct svmtrace_vcpu *vt, const struct svmtrace_target *t)
+{
+	return !t && vt->tf_live && !vt->guest_tf && !vt->silent;
+}
+
 /* May our TF be parked now?  Only user-only sessions park. */
 static bool may_park(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt,
 		     const struct svmtrace_target *t)
@@ -249,11 +259,7 @@ bool __svmtrace_event_injected(struct kvm_vcpu *vcpu)
 			 * next exit and follows the handler from there.
 			 */
 			set_tf(vcpu, false);
-		} else if (!t && vt->tf_live && !vt->guest_tf && !vt->silent) {
-			/*
-			 * Stopped before our last TF trapped: no step of it
-			 * is wanted any more, and the frame must not get it.
-			 */
+		} else if (tf_left_over(vt, t)) {
 			set_tf(vcpu, false);
 			vt->tf_live = false;
 		}
@@ -558,6 +564,9 @@ static int syscall_ud(struct kvm_vcpu *vcpu)
 			vt->guest_tf = false;
 			vt->tf_live = false;
 			parked = true;
+		} else if (tf_left_over(vt, t)) {
+			set_tf(vcpu, false);	/* not into R11 */
+			vt->tf_live = false;
 		}
 		mutex_unlock(&vt->lock);
 	}

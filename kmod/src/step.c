@@ -478,6 +478,9 @@ static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 		return false;
 	}
 	if (!t) {
+		/* Stopped: the last step of ours may have stored our TF (PUSHF). */
+		if (ran_ours)
+			svmtrace_hide_tf(vcpu, vt);
 		*produced = session_end(vm, vt, vcpu, SVMTRACE_END_STOP);
 		release_tf(vcpu, vt);
 		return false;
