@@ -7,12 +7,53 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#ifdef __x86_64__
+#include <cpuid.h>
+#endif
 
 #include "lib/trace/wire.h"
 
+/*
+ * Does this CPU have a fast PEXT?  Intel's since Haswell and AMD's since Zen 3
+ * (family 19h) take one instruction of three cycles; AMD's before it (and
+ * Hygon's, Zen 1 inside) microcode PEXT at tens to hundreds of cycles, far
+ * slower than the shift-and-mask steps it replaces.  Other vendors: unknown,
+ * so not used.
+ */
+static bool fast_pext(void)
+{
+#ifdef __x86_64__
+	unsigned int a, b, c, dx, family;
+
+	if (__get_cpuid_max(0, NULL) < 7)
+		return false;
+	__cpuid_count(7, 0, a, b, c, dx);
+	if (!(b & bit_BMI2))
+		return false;
+	__cpuid(0, a, b, c, dx);
+	if (b == signature_INTEL_ebx && c == signature_INTEL_ecx && dx == signature_INTEL_edx)
+		return true;
+	if (b != signature_AMD_ebx || c != signature_AMD_ecx || dx != signature_AMD_edx)
+		return false;
+	__cpuid(1, a, b, c, dx);
+	family = a >> 8 & 0xf;
+	if (family == 0xf)
+		family += a >> 20 & 0xff;
+	return family >= 0x19;
+#else
+	return false;
+#endif
+}
+
 int decoder_init(struct decoder *d, uint32_t cpu)
 {
+	/* CPUID is a VM exit under a hypervisor: asked once, not per reader */
+	static int pext = -1;
+
+	if (__atomic_load_n(&pext, __ATOMIC_RELAXED) < 0)
+		__atomic_store_n(&pext, fast_pext(), __ATOMIC_RELAXED);
 	memset(d, 0, sizeof(*d));
+	d->pext = pext;
 	d->rec.cpu = cpu;
 	d->rec.state = &d->state;
 	return predict_init(&d->predict);
@@ -67,10 +108,21 @@ varint_slow(struct decoder *d, const uint8_t *p, const uint8_t *end, uint64_t *v
 
 /*
  * The low seven bits of each of @x's eight bytes, packed: byte k's bits go
- * to bits 7k..7k+6.  Three shift-and-mask steps instead of a loop.
+ * to bits 7k..7k+6.  One PEXT where the CPU does it fast (d->pext), else
+ * three shift-and-mask steps instead of a loop.  The PEXT is inline assembly,
+ * not the intrinsic, so that this file builds for any x86-64 and the caller
+ * chooses at run time.
  */
-static inline uint64_t pack7(uint64_t x)
+static inline __attribute__((always_inline)) uint64_t pack7(uint64_t x, bool pext)
 {
+#ifdef __x86_64__
+	if (pext) {
+		uint64_t v;
+
+		asm("pextq %2, %1, %0" : "=r"(v) : "r"(x), "r"(0x7f7f7f7f7f7f7f7full));
+		return v;
+	}
+#endif
 	x &= 0x7f7f7f7f7f7f7f7full;
 	x = (x & 0x007f007f007f007full) | (x & 0x7f007f007f007f00ull) >> 1;
 	x = (x & 0x00003fff00003fffull) | (x & 0x3fff00003fff0000ull) >> 2;
@@ -91,27 +143,34 @@ static inline uint64_t pack7(uint64_t x)
  * end take the checked path.
  */
 static inline __attribute__((always_inline)) const uint8_t *
-varint(struct decoder *d, const uint8_t *p, const uint8_t *end, uint64_t *v, const char *what)
+varint_as(struct decoder *d, const uint8_t *p, const uint8_t *end, uint64_t *v, const char *what,
+	  bool pext)
 {
 	if (__builtin_expect(end - p >= VARINT_ROOM, 1)) {
 		uint64_t x = le64(p), stop = ~x & 0x8080808080808080ull;
 
 		if (__builtin_expect(stop != 0, 1)) {
-			unsigned int bits = (unsigned int)__builtin_ctzll(stop) + 1;
-
-			*v = pack7(x & (~0ull >> (64 - bits)));
-			return p + bits / 8;
+			/* the bytes up to the first stop bit: x & (stop ^ (stop - 1)) */
+			*v = pack7(x & (stop ^ (stop - 1)), pext);
+			return p + (unsigned int)__builtin_ctzll(stop) / 8 + 1;
 		}
 		if (p[8] < 0x80) {
-			*v = pack7(x) | (uint64_t)p[8] << 56;
+			*v = pack7(x, pext) | (uint64_t)p[8] << 56;
 			return p + 9;
 		}
 		if (p[9] <= 1) { /* bit 63; more overflows */
-			*v = pack7(x) | (uint64_t)(p[8] & 0x7f) << 56 | (uint64_t)p[9] << 63;
+			*v = pack7(x, pext) | (uint64_t)(p[8] & 0x7f) << 56 | (uint64_t)p[9] << 63;
 			return p + 10;
 		}
 	}
 	return varint_slow(d, p, end, v, what);
+}
+
+/* A varint off the hot paths: full records, session ends, states near a frame's end. */
+static const uint8_t *varint(struct decoder *d, const uint8_t *p, const uint8_t *end, uint64_t *v,
+			     const char *what)
+{
+	return varint_as(d, p, end, v, what, false);
 }
 
 /* Take @seq as the record's sequence if it follows the last one. */
@@ -167,45 +226,54 @@ static inline uint64_t varint_ends(const uint8_t *p)
  * values then decode independently.  Varints over 10 bytes or overflowing,
  * and states near the frame's end, take the checked path, which reports them.
  */
+#ifdef __SSE2__
+static inline __attribute__((always_inline)) const uint8_t *
+state_window(struct decoder *d, const uint8_t *p, bool pext)
+{
+	const uint8_t *w = p, *q = p;
+	uint64_t ends = varint_ends(w), v[STATE_VARINTS];
+	unsigned int i;
+
+	for (i = 0; i < STATE_VARINTS; i++) {
+		const uint8_t *next;
+		size_t len;
+
+		if (!ends) {
+			w = q;
+			ends = varint_ends(w);
+			if (!ends)
+				return NULL;
+		}
+		next = w + __builtin_ctzll(ends) + 1;
+		len = (size_t)(next - q);
+		if (len <= 8)
+			v[i] = pack7(le64(q) & (~0ull >> (64 - 8 * len)), pext);
+		else if (len == 9)
+			v[i] = pack7(le64(q), pext) | (uint64_t)q[8] << 56;
+		else if (len == 10 && q[9] <= 1)
+			v[i] = pack7(le64(q), pext) | (uint64_t)(q[8] & 0x7f) << 56 |
+			       (uint64_t)q[9] << 63;
+		else
+			return NULL;
+		q = next;
+		ends &= ends - 1;
+	}
+	d->state.rflags = v[0];
+	d->state.cr3 = v[1];
+	memcpy(d->state.gpr, v + 2, sizeof(d->state.gpr));
+	return q;
+}
+#endif
+
 static const uint8_t *state_varints(struct decoder *d, const uint8_t *p, const uint8_t *end)
 {
 #ifdef __SSE2__
 	/* the longest state is 180 bytes; a window read at its last varint's start */
 	if (end - p >= STATE_VARINTS * 10 + 64) {
-		const uint8_t *w = p, *q = p;
-		uint64_t ends = varint_ends(w), v[STATE_VARINTS];
-		unsigned int i;
+		const uint8_t *q = d->pext ? state_window(d, p, true) : state_window(d, p, false);
 
-		for (i = 0; i < STATE_VARINTS; i++) {
-			const uint8_t *next;
-			size_t len;
-
-			if (!ends) {
-				w = q;
-				ends = varint_ends(w);
-				if (!ends)
-					break;
-			}
-			next = w + __builtin_ctzll(ends) + 1;
-			len = (size_t)(next - q);
-			if (len <= 8)
-				v[i] = pack7(le64(q) & (~0ull >> (64 - 8 * len)));
-			else if (len == 9)
-				v[i] = pack7(le64(q)) | (uint64_t)q[8] << 56;
-			else if (len == 10 && q[9] <= 1)
-				v[i] = pack7(le64(q)) | (uint64_t)(q[8] & 0x7f) << 56 |
-				       (uint64_t)q[9] << 63;
-			else
-				break;
-			q = next;
-			ends &= ends - 1;
-		}
-		if (i == STATE_VARINTS) {
-			d->state.rflags = v[0];
-			d->state.cr3 = v[1];
-			memcpy(d->state.gpr, v + 2, sizeof(d->state.gpr));
+		if (q)
 			return q;
-		}
 	}
 #endif
 	if (!(p = varint(d, p, end, &d->state.rflags, "RFLAGS")) ||
@@ -347,15 +415,38 @@ static const uint8_t *ymm_delta(struct decoder *d, const uint8_t *p, const uint8
 	return p;
 }
 
+/* The first of @n operations at @p that is undefined or writes a register twice. */
+static __attribute__((noinline, cold)) const uint8_t *ops_error(struct decoder *d, const uint8_t *p,
+								unsigned int n)
+{
+	unsigned int written = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		unsigned int dst = p[2 * i] >> 4, src = p[2 * i] & 15;
+
+		if (!wire_op_valid(p[2 * i], p[2 * i + 1]))
+			return fail(d, "operation %02x %02x (%s from %s) is not defined", p[2 * i],
+				    p[2 * i + 1], svmtrace_gpr_names[dst], svmtrace_gpr_names[src]);
+		if (written & (1u << dst))
+			return fail(d, "operation %02x %02x writes %s twice", p[2 * i],
+				    p[2 * i + 1], svmtrace_gpr_names[dst]);
+		written |= 1u << dst;
+	}
+	return fail(d, "operations pass every check"); /* not reached */
+}
+
 /*
  * OPS: each listed register takes the result of its operation on the
  * previous state (every operand is read before any destination is written).
+ * The checks only gather a verdict in the loop; ops_error() names the first
+ * failure.
  */
-static const uint8_t *ops_part(struct decoder *d, const uint8_t *p, const uint8_t *end,
-			       const uint8_t **ops, unsigned int *nops, unsigned int *written)
+static inline __attribute__((always_inline)) const uint8_t *
+ops_part(struct decoder *d, const uint8_t *p, const uint8_t *end, const uint8_t **ops,
+	 unsigned int *nops, unsigned int *written)
 {
 	uint64_t v[WIRE_OPS_MAX];
-	unsigned int n;
+	unsigned int n, bad = 0, seen = 0;
 
 	if (!need(d, p, end, 1, "operation count"))
 		return NULL;
@@ -364,27 +455,37 @@ static const uint8_t *ops_part(struct decoder *d, const uint8_t *p, const uint8_
 		return fail(d, "operation count %u is outside 1..16", n);
 	if (!need(d, p, end, 2 * n, "operations"))
 		return NULL;
+	if (n == 1) { /* most: no operand can be a destination */
+		unsigned int dst = p[0] >> 4;
+
+		if (__builtin_expect(!wire_op_valid(p[0], p[1]), 0))
+			return ops_error(d, p, n);
+		d->state.gpr[dst] = wire_op_apply(p[1], d->state.gpr[dst], d->state.gpr[p[0] & 15]);
+		*written = 1u << dst;
+		*ops = p;
+		*nops = 1;
+		return p + 2;
+	}
 	for (unsigned int i = 0; i < n; i++) {
 		unsigned int dst = p[2 * i] >> 4, src = p[2 * i] & 15;
 
-		if (!wire_op_valid(p[2 * i], p[2 * i + 1]))
-			return fail(d, "operation %02x %02x (%s from %s) is not defined", p[2 * i],
-				    p[2 * i + 1], svmtrace_gpr_names[dst], svmtrace_gpr_names[src]);
-		if (*written & (1u << dst))
-			return fail(d, "operation %02x %02x writes %s twice", p[2 * i],
-				    p[2 * i + 1], svmtrace_gpr_names[dst]);
-		*written |= 1u << dst;
+		bad |= (unsigned int)!wire_op_valid(p[2 * i], p[2 * i + 1]) | (seen >> dst & 1);
+		seen |= 1u << dst;
 		v[i] = wire_op_apply(p[2 * i + 1], d->state.gpr[dst], d->state.gpr[src]);
 	}
+	if (__builtin_expect(bad, 0))
+		return ops_error(d, p, n);
 	for (unsigned int i = 0; i < n; i++)
 		d->state.gpr[p[2 * i] >> 4] = v[i];
+	*written = seen;
 	*ops = p; /* the pairs, as stored, for the learning rule */
 	*nops = n;
 	return p + 2 * n;
 }
 
-static const uint8_t *explicit_gprs(struct decoder *d, const uint8_t *p, const uint8_t *end,
-				    unsigned int *maskp, uint64_t *delta, unsigned int written)
+static inline __attribute__((always_inline)) const uint8_t *
+explicit_gprs(struct decoder *d, const uint8_t *p, const uint8_t *end, unsigned int *maskp,
+	      uint64_t *delta, unsigned int written, bool pext)
 {
 	unsigned int mask;
 
@@ -399,7 +500,7 @@ static const uint8_t *explicit_gprs(struct decoder *d, const uint8_t *p, const u
 		unsigned int i = (unsigned int)__builtin_ctz(mask);
 		uint64_t v;
 
-		p = varint(d, p, end, &v, svmtrace_gpr_names[i]);
+		p = varint_as(d, p, end, &v, svmtrace_gpr_names[i], pext);
 		if (!p)
 			return NULL;
 		delta[i] = unzigzag(v);
@@ -408,8 +509,9 @@ static const uint8_t *explicit_gprs(struct decoder *d, const uint8_t *p, const u
 	return p;
 }
 
-const uint8_t *decoder_delta(struct decoder *d, const uint8_t *p, const uint8_t *end,
-			     struct predict_entry *pe, bool hit)
+static inline __attribute__((always_inline)) const uint8_t *
+delta_as(struct decoder *d, const uint8_t *p, const uint8_t *end, struct predict_entry *pe,
+	 bool hit, bool pext, int header)
 {
 	uint64_t from = d->state.rip;
 	uint64_t delta[SVMTRACE_NR_GPRS], v, step = 1, rip, rflags;
@@ -420,10 +522,11 @@ const uint8_t *decoder_delta(struct decoder *d, const uint8_t *p, const uint8_t 
 
 	if (!d->have_state)
 		return fail(d, "delta record before any anchor in this frame");
-	h = *p++;
+	h = header >= 0 ? (uint8_t)header : *p; /* the same byte, known or not */
+	p++;
 
 	if (h & WIRE_DELTA_RIP) {
-		p = varint(d, p, end, &v, "RIP");
+		p = varint_as(d, p, end, &v, "RIP", pext);
 		if (!p)
 			return NULL;
 		rip = from + unzigzag(v);
@@ -441,7 +544,7 @@ const uint8_t *decoder_delta(struct decoder *d, const uint8_t *p, const uint8_t 
 			return NULL;
 	}
 	if (h & WIRE_DELTA_GPR) {
-		p = explicit_gprs(d, p, end, &mask, delta, written);
+		p = explicit_gprs(d, p, end, &mask, delta, written, pext);
 		if (!p)
 			return NULL;
 	} else if (hit && !(h & WIRE_DELTA_OPS)) {
@@ -450,7 +553,7 @@ const uint8_t *decoder_delta(struct decoder *d, const uint8_t *p, const uint8_t 
 
 	v = 0;
 	if (h & WIRE_DELTA_RFLAGS) {
-		p = varint(d, p, end, &v, "RFLAGS");
+		p = varint_as(d, p, end, &v, "RFLAGS", pext);
 		if (!p)
 			return NULL;
 	}
@@ -458,7 +561,7 @@ const uint8_t *decoder_delta(struct decoder *d, const uint8_t *p, const uint8_t 
 	d->state.rflags = rflags;
 
 	if (h & WIRE_DELTA_SEQ) {
-		p = varint(d, p, end, &v, "sequence step");
+		p = varint_as(d, p, end, &v, "sequence step", pext);
 		if (!p)
 			return NULL;
 		if (r->sequence > UINT64_MAX - 2 || v > UINT64_MAX - 2 - r->sequence)
@@ -483,6 +586,48 @@ const uint8_t *decoder_delta(struct decoder *d, const uint8_t *p, const uint8_t 
 	predict_update(&d->predict, pe, hit, h, from, rip, rflags, mask, delta, nops, ops);
 	instruction_record(d);
 	return p;
+}
+
+/*
+ * The headers most explicit deltas have get a copy of the decoder each, in
+ * which the header's bits are constants: such a record takes one jump on its
+ * header instead of a test per part, tests that mispredict again and again
+ * on register-noisy code, where these headers follow each other in no order.
+ */
+#define SPECIALISED(h)                                                                             \
+	case h:                                                                                    \
+		return delta_as(d, p, end, pe, hit, pext, h)
+
+static inline __attribute__((always_inline)) const uint8_t *
+delta_by_header(struct decoder *d, const uint8_t *p, const uint8_t *end, struct predict_entry *pe,
+		bool hit, bool pext)
+{
+	switch (*p) {
+		SPECIALISED(WIRE_DELTA_RIP);
+		SPECIALISED(WIRE_DELTA_GPR);
+		SPECIALISED(WIRE_DELTA_RIP | WIRE_DELTA_GPR);
+		SPECIALISED(WIRE_DELTA_RIP | WIRE_DELTA_RFLAGS);
+		SPECIALISED(WIRE_DELTA_GPR | WIRE_DELTA_RFLAGS);
+		SPECIALISED(WIRE_DELTA_RIP | WIRE_DELTA_GPR | WIRE_DELTA_RFLAGS);
+		SPECIALISED(WIRE_DELTA_RIP | WIRE_DELTA_OPS);
+		SPECIALISED(WIRE_DELTA_RIP | WIRE_DELTA_RFLAGS | WIRE_DELTA_OPS);
+	default:
+		return delta_as(d, p, end, pe, hit, pext, -1);
+	}
+}
+
+#undef SPECIALISED
+
+const uint8_t *decoder_delta(struct decoder *d, const uint8_t *p, const uint8_t *end,
+			     struct predict_entry *pe, bool hit)
+{
+	return delta_by_header(d, p, end, pe, hit, false);
+}
+
+const uint8_t *decoder_delta_pext(struct decoder *d, const uint8_t *p, const uint8_t *end,
+				  struct predict_entry *pe, bool hit)
+{
+	return delta_by_header(d, p, end, pe, hit, true);
 }
 
 const uint8_t *decoder_other(struct decoder *d, const uint8_t *p, const uint8_t *end)

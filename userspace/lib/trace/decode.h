@@ -22,6 +22,7 @@ struct decoder {
 	bool xstate;		    /* the last full record carried YMM state */
 	bool ymm_clear;		    /* state.ymm and xstate_bv are all 0 */
 	bool delta_fields;	    /* rec's kind, reason, TSC... are a delta's */
+	bool pext;		    /* varints decode with PEXT (a fast one on this CPU) */
 	struct predict_table predict;
 	char why[160]; /* what was wrong, when decoder_next fails */
 };
@@ -35,6 +36,9 @@ void decoder_frame_start(struct decoder *d);
  */
 const uint8_t *decoder_delta(struct decoder *d, const uint8_t *p, const uint8_t *end,
 			     struct predict_entry *pe, bool hit);
+/* The same, its varints decoded with PEXT (only where d->pext says it is fast). */
+const uint8_t *decoder_delta_pext(struct decoder *d, const uint8_t *p, const uint8_t *end,
+				  struct predict_entry *pe, bool hit);
 /* A full record or a session end at @p. */
 const uint8_t *decoder_other(struct decoder *d, const uint8_t *p, const uint8_t *end);
 
@@ -113,22 +117,25 @@ static inline __attribute__((always_inline)) bool
 predicted_delta(struct decoder *d, struct predict_entry *pe, const uint8_t **pp, const uint8_t *end)
 {
 	const uint8_t *p = *pp;
-	uint64_t flags = (p[0] & WIRE_DELTA_RFLAGS) >> 4; /* 1: an RFLAGS varint follows */
-	uint64_t two, x, from = d->state.rip;
+	uint64_t flags, two, x, w;
 
 	if ((p[0] & ~WIRE_DELTA_RFLAGS) != WIRE_DELTA || end - p < 3 ||
 	    d->rec.sequence == UINT64_MAX)
 		return false;
-	two = flags & p[1] >> 7; /* 1: the varint has two bytes */
-	if (two & p[2] >> 7)
+	flags = (p[0] & WIRE_DELTA_RFLAGS) >> 4; /* 1: an RFLAGS varint follows */
+	w = le16(p + 1);			 /* its first two bytes */
+	two = flags & w >> 7;			 /* 1: the varint has two bytes */
+	if (two & w >> 15)
 		return false;
-	x = ((p[1] & 0x7fu) | ((uint64_t)p[2] << 7 & (0 - two))) & (0 - flags);
+	x = ((w & 0x7f) | (w >> 1 & (0x3f80 & (0 - two)))) & (0 - flags);
 	d->state.rip = pe->next_rip;
 	predicted_gprs(d->state.gpr, pe);
 	d->state.rflags = pe->rflags ^ x;
-	/* a hit with at most RFLAGS: the rule learns the new RFLAGS */
-	predict_update(&d->predict, pe, true, (uint8_t)(flags << 4), from, pe->next_rip,
-		       d->state.rflags, 0, NULL, 0, NULL);
+	/*
+	 * The learning rule for a hit with at most RFLAGS (predict_update()):
+	 * the entry's tag, epoch and next RIP are already the ones it stores.
+	 */
+	pe->rflags = d->state.rflags;
 	d->rec.sequence++;
 	instruction_record(d);
 	*pp = p + 1 + flags + two;
@@ -137,18 +144,25 @@ predicted_delta(struct decoder *d, struct predict_entry *pe, const uint8_t **pp,
 
 /*
  * Decode the record at @p (frame bytes end at @end) into d->rec.  Returns the
- * first byte after it, or NULL with d->why set.
+ * first byte after it, or NULL with d->why set.  *@predicted tells whether it
+ * was a predicted delta (an instruction one past the record before, without
+ * TSC), so that a caller counting records need not ask the record.
  */
 static inline __attribute__((always_inline)) const uint8_t *
-decoder_next(struct decoder *d, const uint8_t *p, const uint8_t *end)
+decoder_next(struct decoder *d, const uint8_t *p, const uint8_t *end, bool *predicted)
 {
+	*predicted = false;
 	if (__builtin_expect((*p & WIRE_TYPE_MASK) == WIRE_DELTA, 1)) {
 		uint64_t from = d->state.rip;
 		struct predict_entry *pe = predict_slot(&d->predict, from);
 		bool hit = predict_hit(&d->predict, pe, from);
 
-		if (hit && d->have_state && predicted_delta(d, pe, &p, end))
+		if (hit && d->have_state && predicted_delta(d, pe, &p, end)) {
+			*predicted = true;
 			return p;
+		}
+		if (d->pext)
+			return decoder_delta_pext(d, p, end, pe, hit);
 		return decoder_delta(d, p, end, pe, hit);
 	}
 	return decoder_other(d, p, end);

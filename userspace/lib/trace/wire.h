@@ -77,24 +77,25 @@
 #define WIRE_END_MAX	(WIRE_END_SIZE + 10 + 10 + 16 * 10 + 10 + WIRE_XSTATE_SIZE)
 _Static_assert(WIRE_END_MAX <= WIRE_RECORD_MAX, "a session end fits any record's room");
 
-/* Is operation @op on @reg (destination << 4 | source) one the format defines? */
+/*
+ * Is operation @op on @reg (destination << 4 | source) one the format defines?
+ * A bitmap of the defined operation bytes (00-04, 41-7f, 81-9f), and a copy
+ * must not name its own source: no branch, so a decoder checks a whole list
+ * of operations and branches once.
+ */
 static inline bool wire_op_valid(uint8_t reg, uint8_t op)
 {
-	unsigned int k = op & 0x3f;
+	static const uint64_t defined[4] = { 0x1full, ~1ull, 0xfffffffeull, 0 };
 
-	switch (op & 0xc0) {
-	case WIRE_OP_ROL:
-		return k != 0;
-	case WIRE_OP_ROL32:
-		return k != 0 && k < 32;
-	case 0:
-		return op == WIRE_OP_COPY ? (reg >> 4) != (reg & 15) : op <= WIRE_OP_ADD32;
-	default:
-		return false;
-	}
+	return (defined[op >> 6] >> (op & 63) & 1) &
+	       ((op != WIRE_OP_COPY) | ((reg >> 4) != (reg & 15)));
 }
 
-/* The destination's new value; @dst and @src are the previous state's values. */
+/*
+ * The destination's new value; @dst and @src are the previous state's values.
+ * Defined for any byte (undefined operations give some value, no undefined
+ * behaviour), so a decoder may compute before it checks.
+ */
 static inline uint64_t wire_op_apply(uint8_t op, uint64_t dst, uint64_t src)
 {
 	unsigned int k = op & 0x3f;
@@ -113,8 +114,8 @@ static inline uint64_t wire_op_apply(uint8_t op, uint64_t dst, uint64_t src)
 		return (uint32_t)(dst + src);
 	default:
 		if ((op & 0xc0) == WIRE_OP_ROL)
-			return src << k | src >> (64 - k);
-		return (uint32_t)(v << k | v >> (32 - k));
+			return src << k | src >> (-k & 63);
+		return (uint32_t)(v << (k & 31) | v >> (-k & 31));
 	}
 }
 
