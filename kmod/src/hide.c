@@ -298,26 +298,30 @@ void svmtrace_nmi_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svm
  * trap), so nothing would step the code it returns to until the next VM
  * exit.  Set TF in the RFLAGS image the IRET is about to pop, as for an
  * NMI frame: the handler has read its frame, and the trap after the first
- * instruction it returns to starts the next session.  A TF the image has
- * already is the guest's (its handler set it).
+ * instruction it returns to starts the next session.
  */
 void svmtrace_db_handler_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 			      struct svmtrace_vcpu *vt, unsigned long rflags)
 {
 	const struct svmtrace_target *t = rcu_dereference_protected(vm->armed,
 								      lockdep_is_held(&vt->lock));
-	u64 image;
+	u64 frame[2], image;
 	gpa_t gpa;
 
 	if (!t || !(t->flags & SVMTRACE_TARGET_F_KERNEL) || !vt->tf_live || vt->in_session ||
 	    !vt->iret_pending || vt->silent || !vt->ring || (rflags & X86_EFLAGS_TF) ||
 	    !is_64_bit_mode(vcpu))
 		return;
-	gpa = kvm_mmu_gva_to_gpa_system(vcpu, kvm_rsp_read(vcpu) + 16, NULL);
-	if (gpa == INVALID_GPA || kvm_vcpu_read_guest(vcpu, gpa, &image, sizeof(image)))
+	/* RIP, CS, RFLAGS: only a return to CPL 3 (from CPL 0 the frame has our TF). */
+	gpa = kvm_mmu_gva_to_gpa_system(vcpu, kvm_rsp_read(vcpu) + 8, NULL);
+	if (gpa == INVALID_GPA || offset_in_page(gpa) > PAGE_SIZE - 16 ||
+	    kvm_vcpu_read_guest(vcpu, gpa, frame, sizeof(frame)) || (frame[0] & 3) != 3)
 		return;
+	gpa += 8;
+	image = frame[1];
+	/* The guest's TF as follow_iret() takes it: from CPL 0 the frame has ours. */
+	vt->guest_tf = (image & X86_EFLAGS_TF) && vt->iret_guest_tf;
 	vt->iret_pending = false;
-	vt->guest_tf = image & X86_EFLAGS_TF;
 	image |= X86_EFLAGS_TF;
 	kvm_vcpu_write_guest(vcpu, gpa, &image, sizeof(image));
 }
