@@ -478,6 +478,7 @@ void svmtrace_iret_exit(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 		   !event_in_flight(vcpu)) {
 		/* (with an event in flight, its handler's IRET comes back here) */
 		rflags = static_call(kvm_x86_get_rflags)(vcpu);
+		svmtrace_db_handler_iret(vcpu, vm, vt, rflags);
 		if (vt->tf_live || (rflags & X86_EFLAGS_TF)) {
 			vt->iret_pass = SVMTRACE_IRET_BARE;
 		} else {
@@ -548,7 +549,7 @@ static int syscall_ud(struct kvm_vcpu *vcpu)
 	struct svmtrace_vm *vm;
 	u64 cr3 = user_cr3(vcpu), rsp = kvm_rsp_read(vcpu);
 	struct x86_exception e;
-	bool parked = false, guest_tf = false;
+	bool parked = false, guest_tf = false, clean_r11 = false;
 	gpa_t gpa = INVALID_GPA;
 	int r;
 
@@ -567,12 +568,17 @@ static int syscall_ud(struct kvm_vcpu *vcpu)
 		} else if (tf_left_over(vt, t)) {
 			set_tf(vcpu, false);	/* not into R11 */
 			vt->tf_live = false;
+		} else {
+			/* --kernel: stepping goes on, R11 gets no TF of ours. */
+			clean_r11 = user_tf_ours(vcpu, vt, t);
 		}
 		mutex_unlock(&vt->lock);
 	}
 	if (parked)	/* the return point's page, as the thread sees it */
 		gpa = kvm_mmu_gva_to_gpa_read(vcpu, kvm_rip_read(vcpu) + 2, &e);
 	r = handle_ud(vcpu);
+	if (clean_r11 && static_call(kvm_x86_get_cpl)(vcpu) == 0 && !event_in_flight(vcpu))
+		kvm_r11_write(vcpu, kvm_r11_read(vcpu) & ~X86_EFLAGS_TF);
 	if (!parked)
 		return r;
 	mutex_lock(&vt->lock);
@@ -614,6 +620,19 @@ static int singlestep_after(struct kvm_vcpu *vcpu)
 	}
 	kvm_queue_exception_p(vcpu, DB_VECTOR, DR6_BS);
 	return 1;
+}
+
+/*
+ * A SYSRET stepped with our TF (a --kernel session) loads TF from R11: that
+ * TF is the guest's (syscall_ud() keeps ours out of R11), and the one trap
+ * right after the SYSRET is its too (the CPU takes one #DB for both).
+ */
+static void sysret_guest_tf(struct svmtrace_vcpu *vt)
+{
+	mutex_lock(&vt->lock);
+	if (vt->tf_live && !vt->silent)
+		vt->guest_tf = true;
+	mutex_unlock(&vt->lock);
 }
 
 /*
@@ -668,9 +687,12 @@ static int sysret(struct kvm_vcpu *vcpu, bool rex_w)
 	kvm_rip_write(vcpu, rip);
 	rflags = (kvm_r11_read(vcpu) & SYSRET_RFLAGS) | X86_EFLAGS_FIXED;
 	kvm_set_rflags(vcpu, rflags);
-	if (old & X86_EFLAGS_TF)
-		return singlestep_after(vcpu);
 	vt = svmtrace_vcpu_of(vcpu, &vm);
+	if (old & X86_EFLAGS_TF) {
+		if (vt && (rflags & X86_EFLAGS_TF))
+			sysret_guest_tf(vt);
+		return singlestep_after(vcpu);
+	}
 	if (vt)
 		user_return(vcpu, vm, vt);
 	if (rflags & X86_EFLAGS_TF)
