@@ -101,15 +101,6 @@ static struct svmtrace_target *armed(struct svmtrace_vm *vm, struct svmtrace_vcp
 	return rcu_dereference_protected(vm->armed, lockdep_is_held(&vt->lock));
 }
 
-static void set_tf(struct kvm_vcpu *vcpu, bool on)
-{
-	unsigned long rflags = static_call(kvm_x86_get_rflags)(vcpu);
-	unsigned long want = on ? rflags | X86_EFLAGS_TF : rflags & ~X86_EFLAGS_TF;
-
-	if (want != rflags)
-		static_call(kvm_x86_set_rflags)(vcpu, want);
-}
-
 /*
  * Does our TF step user code of a session?  The guest's own TF may be on
  * the same bit; the VMM's (KVM_SET_GUEST_DEBUG) may not.
@@ -221,7 +212,7 @@ void svmtrace_iret_event(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 {
 	lockdep_assert_held(&vt->lock);
 	if (vt->iret_pass == SVMTRACE_IRET_STEP) {
-		set_tf(vcpu, false);
+		svmtrace_set_tf(vcpu, false);
 		vt->iret_pass = SVMTRACE_IRET_NONE;
 	}
 }
@@ -248,7 +239,7 @@ bool __svmtrace_event_injected(struct kvm_vcpu *vcpu)
 		if (!(static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF)) {
 			/* nothing of ours to keep out */
 		} else if (may_park(vcpu, vt, t)) {
-			set_tf(vcpu, false);
+			svmtrace_set_tf(vcpu, false);
 			vt->tf_live = false;
 			park_add(vm, SVMTRACE_PARK_FRAME, user_cr3(vcpu), kvm_rip_read(vcpu),
 				 kvm_rsp_read(vcpu));
@@ -258,9 +249,9 @@ bool __svmtrace_event_injected(struct kvm_vcpu *vcpu)
 			 * stays: lost_tf() (step.c) ends the session at the
 			 * next exit and follows the handler from there.
 			 */
-			set_tf(vcpu, false);
+			svmtrace_set_tf(vcpu, false);
 		} else if (tf_left_over(vt, t)) {
-			set_tf(vcpu, false);
+			svmtrace_set_tf(vcpu, false);
 			vt->tf_live = false;
 		}
 		mutex_unlock(&vt->lock);
@@ -403,7 +394,7 @@ static bool take_thread(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 	} else {
 		vt->guest_tf = static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF;
 		vt->tf_live = true;
-		set_tf(vcpu, true);
+		svmtrace_set_tf(vcpu, true);
 	}
 	vt->prev_rip = rip;
 	vt->prev_rsp = rsp;
@@ -561,12 +552,12 @@ static int syscall_ud(struct kvm_vcpu *vcpu)
 		    (static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF)) {
 			guest_tf = vt->guest_tf;
 			if (!guest_tf)
-				set_tf(vcpu, false);
+				svmtrace_set_tf(vcpu, false);
 			vt->guest_tf = false;
 			vt->tf_live = false;
 			parked = true;
 		} else if (tf_left_over(vt, t)) {
-			set_tf(vcpu, false);	/* not into R11 */
+			svmtrace_set_tf(vcpu, false);	/* not into R11 */
 			vt->tf_live = false;
 		} else {
 			/* --kernel: stepping goes on, R11 gets no TF of ours. */
@@ -594,7 +585,7 @@ static int syscall_ud(struct kvm_vcpu *vcpu)
 		/* Not performed (its #UD or #PF is queued): stepping goes on. */
 		vt->guest_tf = guest_tf;
 		vt->tf_live = true;
-		set_tf(vcpu, true);
+		svmtrace_set_tf(vcpu, true);
 	}
 	mutex_unlock(&vt->lock);
 	return r;

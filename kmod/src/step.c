@@ -69,20 +69,11 @@ static void keep_tf(struct kvm_vcpu *vcpu, unsigned long rflags)
 		static_call(kvm_x86_set_rflags)(vcpu, rflags | X86_EFLAGS_TF);
 }
 
-static void set_tf(struct kvm_vcpu *vcpu, bool on)
-{
-	unsigned long rflags = rflags_raw(vcpu);
-	unsigned long want = on ? rflags | X86_EFLAGS_TF : rflags & ~X86_EFLAGS_TF;
-
-	if (want != rflags)
-		static_call(kvm_x86_set_rflags)(vcpu, want);
-}
-
 /* Take our TF back; the guest's own TF stays. */
 static void release_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 {
 	if (!vt->guest_tf)
-		set_tf(vcpu, false);
+		svmtrace_set_tf(vcpu, false);
 	vt->tf_live = false;
 	vt->guest_tf = false;
 }
@@ -91,7 +82,7 @@ static void take_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 {
 	vt->guest_tf = rflags_raw(vcpu) & X86_EFLAGS_TF;
 	vt->tf_live = true;
-	set_tf(vcpu, true);
+	svmtrace_set_tf(vcpu, true);
 }
 
 /* Called with vt->lock held, from the gate fault or an adopted step. */
@@ -511,7 +502,7 @@ static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 		 * (adopt_step).  Until then a trap is not ours.
 		 */
 		if (!vt->guest_tf)
-			set_tf(vcpu, false);
+			svmtrace_set_tf(vcpu, false);
 		vt->tf_live = false;
 		return false;
 	}

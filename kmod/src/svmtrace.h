@@ -236,6 +236,16 @@ static inline struct svmtrace_vcpu *svmtrace_vcpu_cached(struct kvm_vcpu *vcpu,
 	return *vtp;
 }
 
+/* TF on or off in the vCPU's RFLAGS, written only when it changes. */
+static inline void svmtrace_set_tf(struct kvm_vcpu *vcpu, bool on)
+{
+	unsigned long rflags = static_call(kvm_x86_get_rflags)(vcpu);
+	unsigned long want = on ? rflags | X86_EFLAGS_TF : rflags & ~X86_EFLAGS_TF;
+
+	if (want != rflags)
+		static_call(kvm_x86_set_rflags)(vcpu, want);
+}
+
 /* introspect.c */
 int svmtrace_read_gpa(struct kvm *kvm, void __user *arg);
 int svmtrace_get_vcpu_state(struct kvm *kvm, void __user *arg);
