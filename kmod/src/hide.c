@@ -49,18 +49,6 @@ static bool opcode_at(struct kvm_vcpu *vcpu, u64 rip, const u8 *want, unsigned i
 	return !memcmp(op, want, len);
 }
 
-static bool is_legacy_prefix(u8 b)
-{
-	switch (b) {
-	case 0x26: case 0x2e: case 0x36: case 0x3e:	/* segment overrides */
-	case 0x64: case 0x65:
-	case 0x67:					/* address size */
-	case 0xf0: case 0xf2: case 0xf3:		/* LOCK, REPNE, REP */
-		return true;
-	}
-	return false;
-}
-
 /*
  * The operand size in bytes of the PUSHF/POPF (@opcode 9C/9D) that spans
  * [@rip, @rip + @len), or 0 when those bytes are not that instruction:
@@ -82,7 +70,7 @@ static unsigned int flags_op_size(struct kvm_vcpu *vcpu, u64 rip, u64 len, u8 op
 			rex_w = insn[i] & 8;
 		else if (insn[i] == 0x66)
 			o16 = true;
-		else if (!is_legacy_prefix(insn[i]))
+		else if (!svmtrace_legacy_prefix(insn[i]))
 			return 0;
 	}
 	if (long64)

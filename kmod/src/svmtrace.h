@@ -333,6 +333,22 @@ bool svmtrace_iret_trap(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 /* xstate.c */
 void svmtrace_xstate_fill(struct kvm_vcpu *vcpu, struct svmtrace_slot *s);
 
+/*
+ * A legacy prefix other than 66 (operand size, which the decoders here
+ * look at themselves): hide.c's PUSHF/POPF, frames.c's SYSCALL/SYSRET.
+ */
+static inline bool svmtrace_legacy_prefix(u8 b)
+{
+	switch (b) {
+	case 0x26: case 0x2e: case 0x36: case 0x3e:	/* segment overrides */
+	case 0x64: case 0x65:
+	case 0x67:					/* address size */
+	case 0xf0: case 0xf2: case 0xf3:		/* LOCK, REPNE, REP */
+		return true;
+	}
+	return false;
+}
+
 /* hide.c */
 void svmtrace_nmi_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt);
 void svmtrace_db_handler_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
