@@ -665,9 +665,10 @@ static noinline void from_next_begin(struct kvm_vcpu *vcpu, struct svmtrace_vm *
  *
  * @irqs_off: called from the IRQs-off fastpath (__svmtrace_db_fastpath()),
  * where nothing may sleep or read guest memory: a step that
- * svmtrace_hide_step() would repair (the repairs read guest memory) and an
- * xstate ring (fpregs_lock() wants interrupts on) are left to the full
- * exit path as well.  Inline, so that each caller has only its own tests.
+ * svmtrace_hide_step() would repair (the repairs read guest memory) is left
+ * to the full exit path as well (an xstate slot is filled there without
+ * fpregs_lock(), xstate.c).  Inline, so that each caller has only its own
+ * tests.
  */
 static __always_inline bool plain_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 				       struct svmtrace_vcpu *vt, bool irqs_off)
@@ -691,8 +692,7 @@ static __always_inline bool plain_step(struct kvm_vcpu *vcpu, struct svmtrace_vm
 	kernel = static_call(kvm_x86_get_cpl)(vcpu) == 0;
 	if (kernel && !(t->flags & SVMTRACE_TARGET_F_KERNEL))
 		return false;
-	if (irqs_off && (ring->slot_size != sizeof(struct svmtrace_slot) ||
-			 svmtrace_hide_due(vt, kvm_rip_read(vcpu), kvm_rsp_read(vcpu))))
+	if (irqs_off && svmtrace_hide_due(vt, kvm_rip_read(vcpu), kvm_rsp_read(vcpu)))
 		return false;
 	s = svmtrace_ring_reserve(ring, false);	/* NULL when closed or full */
 	if (!s)
