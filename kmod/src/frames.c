@@ -77,6 +77,7 @@
  */
 #include <linux/kvm_host.h>
 #include <asm/debugreg.h>
+#include <asm/insn.h>
 #include <asm/svm.h>
 
 #include "hooks.h"
@@ -441,7 +442,10 @@ static void user_return(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 		return;	/* a thread of the target, but nothing is traced */
 	mutex_lock(&vt->lock);
 	if (kind == SVMTRACE_PARK_SYSCALL) {
-		/* The SYSCALL's step ends here: recorded below. */
+		/*
+		 * The SYSCALL's step ends here: recorded below, from its
+		 * opcode (RIP - 2, after whatever prefixes it had).
+		 */
 		taken = (targeted || vt->in_session) && take_thread(vcpu, vm, vt, rip - 2, rsp);
 	} else {
 		take_thread(vcpu, vm, vt, rip, rsp);
@@ -469,6 +473,7 @@ void svmtrace_iret_exit(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 		   !event_in_flight(vcpu)) {
 		/* (with an event in flight, its handler's IRET comes back here) */
 		rflags = static_call(kvm_x86_get_rflags)(vcpu);
+		svmtrace_db_handler_iret(vcpu, vm, vt, rflags);
 		if (vt->tf_live || (rflags & X86_EFLAGS_TF)) {
 			vt->iret_pass = SVMTRACE_IRET_BARE;
 		} else {
@@ -532,14 +537,14 @@ bool svmtrace_iret_trap(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
  * it has when it comes back is what SYSRET or IRET gives it
  * (take_thread()).
  */
-static int syscall_ud(struct kvm_vcpu *vcpu)
+static int syscall_ud(struct kvm_vcpu *vcpu, unsigned int len)
 {
 	struct svmtrace_target *t;
 	struct svmtrace_vcpu *vt;
 	struct svmtrace_vm *vm;
 	u64 cr3 = user_cr3(vcpu), rsp = kvm_rsp_read(vcpu);
 	struct x86_exception e;
-	bool parked = false, guest_tf = false;
+	bool parked = false, guest_tf = false, clean_r11 = false;
 	gpa_t gpa = INVALID_GPA;
 	int r;
 
@@ -558,12 +563,17 @@ static int syscall_ud(struct kvm_vcpu *vcpu)
 		} else if (tf_left_over(vt, t)) {
 			svmtrace_set_tf(vcpu, false);	/* not into R11 */
 			vt->tf_live = false;
+		} else {
+			/* --kernel: stepping goes on, R11 gets no TF of ours. */
+			clean_r11 = user_tf_ours(vcpu, vt, t);
 		}
 		mutex_unlock(&vt->lock);
 	}
 	if (parked)	/* the return point's page, as the thread sees it */
-		gpa = kvm_mmu_gva_to_gpa_read(vcpu, kvm_rip_read(vcpu) + 2, &e);
+		gpa = kvm_mmu_gva_to_gpa_read(vcpu, kvm_rip_read(vcpu) + len, &e);
 	r = handle_ud(vcpu);
+	if (clean_r11 && static_call(kvm_x86_get_cpl)(vcpu) == 0 && !event_in_flight(vcpu))
+		kvm_r11_write(vcpu, kvm_r11_read(vcpu) & ~X86_EFLAGS_TF);
 	if (!parked)
 		return r;
 	mutex_lock(&vt->lock);
@@ -605,6 +615,19 @@ static int singlestep_after(struct kvm_vcpu *vcpu)
 	}
 	kvm_queue_exception_p(vcpu, DB_VECTOR, DR6_BS);
 	return 1;
+}
+
+/*
+ * A SYSRET stepped with our TF (a --kernel session) loads TF from R11: that
+ * TF is the guest's (syscall_ud() keeps ours out of R11), and the one trap
+ * right after the SYSRET is its too (the CPU takes one #DB for both).
+ */
+static void sysret_guest_tf(struct svmtrace_vcpu *vt)
+{
+	mutex_lock(&vt->lock);
+	if (vt->tf_live && !vt->silent)
+		vt->guest_tf = true;
+	mutex_unlock(&vt->lock);
 }
 
 /*
@@ -659,14 +682,62 @@ static int sysret(struct kvm_vcpu *vcpu, bool rex_w)
 	kvm_rip_write(vcpu, rip);
 	rflags = (kvm_r11_read(vcpu) & SYSRET_RFLAGS) | X86_EFLAGS_FIXED;
 	kvm_set_rflags(vcpu, rflags);
-	if (old & X86_EFLAGS_TF)
-		return singlestep_after(vcpu);
 	vt = svmtrace_vcpu_of(vcpu, &vm);
+	if (old & X86_EFLAGS_TF) {
+		if (vt && (rflags & X86_EFLAGS_TF))
+			sysret_guest_tf(vt);
+		return singlestep_after(vcpu);
+	}
 	if (vt)
 		user_return(vcpu, vm, vt);
 	if (rflags & X86_EFLAGS_TF)
 		kvm_queue_exception_p(vcpu, DB_VECTOR, DR6_BS);
 	return 1;
+}
+
+/*
+ * The SYSCALL (0F 05) or SYSRET (0F 07) at RIP, decoded as the CPU does:
+ * legacy prefixes (ignored by both), then in 64-bit mode a REX whose W
+ * makes SYSRET SYSRETQ (a REX with another prefix after it is ignored),
+ * then the opcode, 15 bytes at most.  LOCK makes both #UD on the CPU as
+ * well.  A prefixed SYSCALL (48 0F 05, say) is a SYSCALL all the same: were
+ * it left to KVM's emulator, R11 would get our TF.  Returns the opcode's
+ * second byte, or 0 for anything else; *@len is the instruction's length.
+ * One read for the bytes up to the end of RIP's page, a second one only
+ * for an instruction that crosses it.
+ */
+static u8 sys_opcode(struct kvm_vcpu *vcpu, bool *rex_w, unsigned int *len)
+{
+	unsigned long rip = kvm_get_linear_rip(vcpu);
+	unsigned int i, n = min_t(unsigned long, MAX_INSN_SIZE,
+				  PAGE_SIZE - offset_in_page(rip));
+	bool long64 = is_64_bit_mode(vcpu);
+	u8 insn[MAX_INSN_SIZE];
+	struct x86_exception e;
+
+	if (kvm_read_guest_virt(vcpu, rip, insn, n, &e))
+		return 0;
+	*rex_w = false;
+	for (i = 0; i + 1 < MAX_INSN_SIZE; i++) {
+		if (i + 1 >= n) {
+			if (n == MAX_INSN_SIZE ||
+			    kvm_read_guest_virt(vcpu, rip + n, insn + n,
+						MAX_INSN_SIZE - n, &e))
+				return 0;
+			n = MAX_INSN_SIZE;
+		}
+		if (insn[i] == 0x0f) {
+			*len = i + 2;
+			return insn[i + 1] == 0x05 || insn[i + 1] == 0x07 ? insn[i + 1] : 0;
+		}
+		if (long64 && (insn[i] & 0xf0) == 0x40)
+			*rex_w = insn[i] & 8;
+		else if (insn[i] == 0x66 || (insn[i] != 0xf0 && svmtrace_legacy_prefix(insn[i])))
+			*rex_w = false;
+		else
+			return 0;
+	}
+	return 0;
 }
 
 /*
@@ -678,26 +749,18 @@ static int sysret(struct kvm_vcpu *vcpu, bool rex_w)
  */
 int __svmtrace_ud_exit(struct kvm_vcpu *vcpu)
 {
-	struct x86_exception e;
-	unsigned int i = 0;
-	bool rex_w = false;
-	u8 insn[4];
+	unsigned int len;
+	bool rex_w;
 
 	if (is_guest_mode(vcpu) || !(vcpu->arch.efer & EFER_SCE) || !is_long_mode(vcpu))
 		return -1;	/* a #UD the guest gets as well */
-	if (kvm_read_guest_virt(vcpu, kvm_get_linear_rip(vcpu), insn, 2, &e))
-		return -1;	/* KVM's emulator raises the fault */
-	if (insn[0] == 0x0f && insn[1] == 0x05)
-		return syscall_ud(vcpu);
-	if ((insn[0] & 0xf8) == 0x48) {	/* REX with W: SYSRETQ */
-		if (kvm_read_guest_virt(vcpu, kvm_get_linear_rip(vcpu), insn, 3, &e))
-			return -1;
-		rex_w = true;
-		i = 1;
+	switch (sys_opcode(vcpu, &rex_w, &len)) {
+	case 0x05:
+		return syscall_ud(vcpu, len);
+	case 0x07:
+		return sysret(vcpu, rex_w);
 	}
-	if (insn[i] != 0x0f || insn[i + 1] != 0x07)
-		return -1;
-	return sysret(vcpu, rex_w);
+	return -1;	/* KVM's #UD handling: the guest's, or its emulator's fault */
 }
 EXPORT_SYMBOL_GPL(__svmtrace_ud_exit);
 

@@ -14,10 +14,10 @@
  *             previous and the new RIP, RSP down by that size), clear TF in
  *             the stored image.
  *   SYSCALL   saves RFLAGS with our TF in R11, which SYSRET leaves there,
- *             when frames.c does not park TF before it (a --kernel
- *             session): when the step returned from a SYSCALL at the
- *             previous RIP (RIP = RCX = previous RIP + 2, opcode 0F 05),
- *             clear TF in R11.
+ *             when frames.c neither parks TF before it nor cleans R11 after
+ *             it (a SYSCALL it did not see): when the step returned from a
+ *             SYSCALL at the previous RIP (RIP = RCX = previous RIP + 2,
+ *             opcode 0F 05), clear TF in R11.
  *
  * The guest's own TF is followed the same way: a POPF or IRETQ step loads
  * TF from the stack image it popped, so vt->guest_tf becomes that bit.
@@ -49,18 +49,6 @@ static bool opcode_at(struct kvm_vcpu *vcpu, u64 rip, const u8 *want, unsigned i
 	return !memcmp(op, want, len);
 }
 
-static bool is_legacy_prefix(u8 b)
-{
-	switch (b) {
-	case 0x26: case 0x2e: case 0x36: case 0x3e:	/* segment overrides */
-	case 0x64: case 0x65:
-	case 0x67:					/* address size */
-	case 0xf0: case 0xf2: case 0xf3:		/* LOCK, REPNE, REP */
-		return true;
-	}
-	return false;
-}
-
 /*
  * The operand size in bytes of the PUSHF/POPF (@opcode 9C/9D) that spans
  * [@rip, @rip + @len), or 0 when those bytes are not that instruction:
@@ -82,7 +70,7 @@ static unsigned int flags_op_size(struct kvm_vcpu *vcpu, u64 rip, u64 len, u8 op
 			rex_w = insn[i] & 8;
 		else if (insn[i] == 0x66)
 			o16 = true;
-		else if (!is_legacy_prefix(insn[i]))
+		else if (!svmtrace_legacy_prefix(insn[i]))
 			return 0;
 	}
 	if (long64)
@@ -178,27 +166,46 @@ static void follow_popf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip
 }
 
 /*
+ * Read guest memory with supervisor rights whatever the CPL is now
+ * (kvm_read_guest_virt() reads with the current CPL's): -EFAULT when a page
+ * is not mapped.
+ */
+static int read_system(struct kvm_vcpu *vcpu, gva_t gva, void *buf, unsigned int len)
+{
+	struct x86_exception e;
+	unsigned int n;
+	gpa_t gpa;
+
+	for (; len; gva += n, buf += n, len -= n) {
+		n = min_t(unsigned int, len, PAGE_SIZE - offset_in_page(gva));
+		gpa = kvm_mmu_gva_to_gpa_system(vcpu, gva, &e);
+		if (gpa == INVALID_GPA || kvm_vcpu_read_guest(vcpu, gpa, buf, n))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+/*
  * An IRETQ step (64-bit mode): the guest's own TF is now the bit in the
  * RFLAGS image it popped (RIP, CS, RFLAGS, RSP, SS at the old RSP).  IRETQ
  * loads RSP from its frame: a step that left RSP alone or moved it like a
  * push or pop was no IRETQ, and nothing is read (checked on every step).
- * Read with supervisor rights: an IRETQ from CPL 0 to 3 leaves its frame on
- * the kernel stack.
+ * Both the IRETQ and its frame are read with supervisor rights: an IRETQ
+ * from CPL 0 to 3 is kernel code, its frame on the kernel stack, and the
+ * step is seen at CPL 3 (read with the user's rights, the kernel's
+ * IRETQ was not found, and a --kernel session took the guest's TF coming
+ * back from its #DB handler for ours: guest_db lost its #DBs).
  */
 static void follow_iret(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip, u64 rsp)
 {
-	struct x86_exception e;
 	u64 image = 0;
 	u8 insn[2];
-	gpa_t gpa;
 
 	if (rsp == vt->prev_rsp || is_flags_push_pop(rsp - vt->prev_rsp, 1) ||
 	    is_flags_push_pop(vt->prev_rsp - rsp, 1) || !is_64_bit_mode(vcpu) ||
-	    kvm_read_guest_virt(vcpu, vt->prev_rip, insn, sizeof(insn), &e) ||
-	    (insn[0] & 0xf8) != 0x48 || insn[1] != 0xcf)
-		return;
-	gpa = kvm_mmu_gva_to_gpa_system(vcpu, vt->prev_rsp + 16, &e);
-	if (gpa == INVALID_GPA || kvm_vcpu_read_guest(vcpu, gpa, &image, sizeof(image)))
+	    read_system(vcpu, vt->prev_rip, insn, sizeof(insn)) ||
+	    (insn[0] & 0xf8) != 0x48 || insn[1] != 0xcf ||
+	    read_system(vcpu, vt->prev_rsp + 16, &image, sizeof(image)))
 		return;
 	vt->guest_tf = image & X86_EFLAGS_TF;
 	if (vt->iret_pending) {
@@ -269,6 +276,42 @@ void svmtrace_nmi_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svm
 	image |= X86_EFLAGS_TF;
 	if (!kvm_vcpu_write_guest(vcpu, gpa, &image, sizeof(image)))
 		vt->tf_live = true;
+}
+
+/*
+ * The IRET exit of the guest's #DB handler under --kernel (vt->lock held,
+ * @rflags the vCPU's), entered without a VM exit since (the session it
+ * ended is still closed) and with no TF left: the frame got none of ours
+ * (__svmtrace_event_injected(); a POPF that cleared the guest's TF was the
+ * trap), so nothing would step the code it returns to until the next VM
+ * exit.  Set TF in the RFLAGS image the IRET is about to pop, as for an
+ * NMI frame: the handler has read its frame, and the trap after the first
+ * instruction it returns to starts the next session.
+ */
+void svmtrace_db_handler_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
+			      struct svmtrace_vcpu *vt, unsigned long rflags)
+{
+	const struct svmtrace_target *t = rcu_dereference_protected(vm->armed,
+								      lockdep_is_held(&vt->lock));
+	u64 frame[2], image;
+	gpa_t gpa;
+
+	if (!t || !(t->flags & SVMTRACE_TARGET_F_KERNEL) || !vt->tf_live || vt->in_session ||
+	    !vt->iret_pending || vt->silent || !vt->ring || (rflags & X86_EFLAGS_TF) ||
+	    !is_64_bit_mode(vcpu))
+		return;
+	/* RIP, CS, RFLAGS: only a return to CPL 3 (from CPL 0 the frame has our TF). */
+	gpa = kvm_mmu_gva_to_gpa_system(vcpu, kvm_rsp_read(vcpu) + 8, NULL);
+	if (gpa == INVALID_GPA || offset_in_page(gpa) > PAGE_SIZE - 16 ||
+	    kvm_vcpu_read_guest(vcpu, gpa, frame, sizeof(frame)) || (frame[0] & 3) != 3)
+		return;
+	gpa += 8;
+	image = frame[1];
+	/* The guest's TF as follow_iret() takes it: from CPL 0 the frame has ours. */
+	vt->guest_tf = (image & X86_EFLAGS_TF) && vt->iret_guest_tf;
+	vt->iret_pending = false;
+	image |= X86_EFLAGS_TF;
+	kvm_vcpu_write_guest(vcpu, gpa, &image, sizeof(image));
 }
 
 /* A new starting point (session start, after KVM's own step): no repair. */

@@ -33,6 +33,7 @@ void __svmtrace_npf_exit(struct kvm_vcpu *vcpu, u64 gpa, u64 error_code);
 struct svmtrace_vcpu;
 bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *dr6,
 			u64 *nmi_rflags);
+bool __svmtrace_db_fastpath(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *dr6);
 bool __svmtrace_emulated_step(struct kvm_vcpu *vcpu);
 int __svmtrace_vcpu_request(struct kvm_vcpu *vcpu);
 void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code);
@@ -86,6 +87,21 @@ static inline bool svmtrace_db_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu 
 }
 
 /*
+ * svm_exit_handlers_fastpath(), a #DB exit with interrupts off, before
+ * KVM's exit handling (no SRCU, guest memory out of reach): true when the
+ * trap was a plain step of a recording session and is recorded, so that
+ * KVM enters the guest again at once (EXIT_FASTPATH_REENTER_GUEST).  False
+ * -- the trylock of vt->lock failed, or the step is anything but plain --
+ * having changed nothing: db_interception() then handles the exit as
+ * always.  @vtp, @dr6 as for svmtrace_db_exit().
+ */
+static inline bool svmtrace_db_fastpath(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp,
+					u64 *dr6)
+{
+	return static_branch_unlikely(&svmtrace_live) && __svmtrace_db_fastpath(vcpu, vtp, dr6);
+}
+
+/*
  * kvm_vcpu_do_singlestep(): KVM completed an instruction itself while TF was
  * set; true when that step was the tracer's (no #DB for the guest).
  */
@@ -95,7 +111,8 @@ static inline bool svmtrace_emulated_step(struct kvm_vcpu *vcpu)
 }
 
 /*
- * svm_exit_handlers_fastpath(): false while TF is set in the guest's RFLAGS
+ * svm_exit_handlers_fastpath(), every exit but #DB (svmtrace_db_fastpath()):
+ * false while TF is set in the guest's RFLAGS
  * (the VMCB's, whoever set it).  An
  * instruction the IRQs-off fastpath completes (WRMSR to the x2APIC ICR or
  * TSC deadline) would be a single-step, and the tracer's step handling may

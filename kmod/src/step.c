@@ -16,8 +16,12 @@
  *
  * Contexts: every entry point here runs in the vCPU thread with interrupts
  * on and kvm->srcu held (exit handlers, the slow path of emulated steps,
- * KVM_REQ_SVMTRACE before guest entry); the IRQs-off fastpath never calls
- * in (svmtrace_fastpath_allowed()).  Nothing sleeps in an exit handler: a
+ * KVM_REQ_SVMTRACE before guest entry), but one: the plain step of a #DB
+ * exit is first offered from the IRQs-off fastpath without SRCU
+ * (__svmtrace_db_fastpath(), which neither sleeps nor reads guest memory,
+ * and leaves everything else to the full path).  No other instruction
+ * under our TF completes in that fastpath (svmtrace_fastpath_allowed()).
+ * Nothing sleeps in an exit handler: a
  * slot the ring has no room for under the block policy is held and waits
  * in the request handler, where leaving KVM_RUN on a signal is allowed.
  *
@@ -658,8 +662,16 @@ static noinline void from_next_begin(struct kvm_vcpu *vcpu, struct svmtrace_vm *
  * foreign CR3, kernel mode outside --kernel, a full ring) -- returns false
  * having changed nothing, and handle_step() does the same work in general.
  * What this does is what handle_step() does for that step, in its order.
+ *
+ * @irqs_off: called from the IRQs-off fastpath (__svmtrace_db_fastpath()),
+ * where nothing may sleep or read guest memory: a step that
+ * svmtrace_hide_step() would repair (the repairs read guest memory) is left
+ * to the full exit path as well (an xstate slot is filled there without
+ * fpregs_lock(), xstate.c).  Inline, so that each caller has only its own
+ * tests.
  */
-static bool plain_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt)
+static __always_inline bool plain_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
+				       struct svmtrace_vcpu *vt, bool irqs_off)
 {
 	const struct svmtrace_target *t;
 	struct svmtrace_ring *ring;
@@ -671,18 +683,20 @@ static bool plain_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svm
 		     offsetof(struct svmtrace_vcpu, mode));
 	BUILD_BUG_ON(offsetof(struct svmtrace_vcpu, in_session) !=
 		     offsetof(struct svmtrace_vcpu, mode) + 1);
-	mutex_lock(&vt->lock);
+	lockdep_assert_held(&vt->lock);
 	t = armed(vm, vt);
 	ring = vt->ring;
 	if (vt->mode != SVMTRACE_MODE_STEPPING || !t || t->nr_ranges || READ_ONCE(vm->paused) ||
 	    !ring || !svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
-		goto other;
+		return false;
 	kernel = static_call(kvm_x86_get_cpl)(vcpu) == 0;
 	if (kernel && !(t->flags & SVMTRACE_TARGET_F_KERNEL))
-		goto other;
+		return false;
+	if (irqs_off && svmtrace_hide_due(vt, kvm_rip_read(vcpu), kvm_rsp_read(vcpu)))
+		return false;
 	s = svmtrace_ring_reserve(ring, false);	/* NULL when closed or full */
 	if (!s)
-		goto other;
+		return false;
 	vt->stats.db_exits++;
 	svmtrace_hide_step(vcpu, vt, kvm_rip_read(vcpu), kvm_rsp_read(vcpu));
 	rflags = rflags_raw(vcpu);
@@ -695,12 +709,66 @@ static bool plain_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svm
 		vt->stats.bytes += ring->slot_size;
 	}
 	keep_tf(vcpu, rflags);
-	mutex_unlock(&vt->lock);
 	return true;
-other:
-	mutex_unlock(&vt->lock);
-	return false;
 }
+
+/*
+ * The unlocked tests that choose plain_step(): vt->mode and vm->paused,
+ * read without vt->lock, only choose the path (plain_step() tests them
+ * again under it).  iret_pass changes only in this vCPU's thread: an IRET
+ * being passed over (frames.c) takes the general path.  The trap must be a
+ * single step alone (no DR0-3, BD or BT bit of the guest's), not KVM's
+ * NMI-window step (@nmi_rflags), not the VMM's single-stepping, outside
+ * guest mode.
+ */
+static __always_inline bool plain_due(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
+				      struct svmtrace_vcpu *vt, u64 dr6, u64 *nmi_rflags)
+{
+	return READ_ONCE(vt->mode) == SVMTRACE_MODE_STEPPING && !READ_ONCE(vm->paused) &&
+	       READ_ONCE(vt->iret_pass) == SVMTRACE_IRET_NONE && !nmi_rflags && (dr6 & DR6_BS) &&
+	       !guest_db_bits(vcpu, dr6) && !(vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP) &&
+	       !is_guest_mode(vcpu);
+}
+
+/*
+ * A single-step that was ours alone: BS is not in the payload of a DR0-3
+ * #DB on the same instruction, and not in the DR6 a guest that owns its
+ * debug registers reads (KVM copied the VMCB's into vcpu->arch.dr6 when it
+ * synced them at this exit).
+ */
+static void clear_bs(struct kvm_vcpu *vcpu, u64 *dr6)
+{
+	if (vcpu->arch.dr6 == *dr6)
+		vcpu->arch.dr6 &= ~DR6_BS;
+	*dr6 &= ~DR6_BS;
+}
+
+/*
+ * The plain step from svm_exit_handlers_fastpath(), interrupts off, no SRCU
+ * (hooks.h): the tests and the work of __svmtrace_db_exit()'s plain step,
+ * nothing else.  vt->lock is a mutex: only tried.  mutex_trylock() and
+ * mutex_unlock() never sleep and are allowed in task context with
+ * interrupts off (an unlock that finds a waiter wakes it, as an interrupt
+ * handler may); when stop or a control operation holds the lock, the exit
+ * takes the full path, which waits for it there.  The ring's wakeup of its
+ * consumer is wake_up_interruptible(), an irqsave spinlock.  vm->armed is
+ * read under vt->lock as on the full path.
+ */
+bool __svmtrace_db_fastpath(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *dr6)
+{
+	struct svmtrace_vcpu *vt = svmtrace_vcpu_cached(vcpu, vtp);
+	bool done;
+
+	lockdep_assert_irqs_disabled();
+	if (!vt || !plain_due(vcpu, vt->vm, vt, *dr6, NULL) || !mutex_trylock(&vt->lock))
+		return false;
+	done = plain_step(vcpu, vt->vm, vt, true);
+	mutex_unlock(&vt->lock);
+	if (done)
+		clear_bs(vcpu, dr6);
+	return done;
+}
+EXPORT_SYMBOL_GPL(__svmtrace_db_fastpath);
 
 /*
  * @vtp: where the vCPU keeps its tracer state once found (hooks.h).  The
@@ -718,19 +786,14 @@ bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *
 	if (!vt)
 		return false;
 	vm = vt->vm;
-	/*
-	 * vt->mode and vm->paused, read without vt->lock, only choose the
-	 * path: plain_step() tests them again under it.  A paused step costs
-	 * no second lock.  iret_pass changes only in this vCPU's thread: an
-	 * IRET being passed over (frames.c) takes the general path.
-	 */
-	if (READ_ONCE(vt->mode) == SVMTRACE_MODE_STEPPING && !READ_ONCE(vm->paused) &&
-	    READ_ONCE(vt->iret_pass) == SVMTRACE_IRET_NONE && !nmi_rflags && (*dr6 & DR6_BS) && !guest_db_bits(vcpu, *dr6) &&
-	    !(vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP) && !is_guest_mode(vcpu) &&
-	    plain_step(vcpu, vm, vt)) {
-		done = true;
-		bs_ours = true;
-		goto bs;
+	if (plain_due(vcpu, vm, vt, *dr6, nmi_rflags)) {
+		mutex_lock(&vt->lock);
+		done = plain_step(vcpu, vm, vt, false);
+		mutex_unlock(&vt->lock);
+		if (done) {
+			clear_bs(vcpu, dr6);
+			return true;
+		}
 	}
 	/* What the VM exit hook, which leaves #DB exits to us, would do first. */
 	if (!is_guest_mode(vcpu) && from_next_due(vm, vt))
@@ -764,18 +827,8 @@ bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *
 	}
 	done = handle_step(vcpu, vm, vt, true, guest_db_bits(vcpu, *dr6), nmi_rflags,
 			   &bs_ours);
-bs:
-	if (bs_ours) {
-		/*
-		 * BS is ours alone: not in the payload of a DR0-3 #DB on the
-		 * same instruction, and not in the DR6 a guest that owns its
-		 * debug registers reads (KVM copied the VMCB's into
-		 * vcpu->arch.dr6 when it synced them at this exit).
-		 */
-		if (vcpu->arch.dr6 == *dr6)
-			vcpu->arch.dr6 &= ~DR6_BS;
-		*dr6 &= ~DR6_BS;
-	}
+	if (bs_ours)
+		clear_bs(vcpu, dr6);
 	return done;
 }
 EXPORT_SYMBOL_GPL(__svmtrace_db_exit);

@@ -12,8 +12,9 @@
  *                     the rings' creation (lockless readers: nr_vcpus with
  *                     acquire, see svmtrace_vcpu_of())
  *   vt->lock          a vCPU's session state and its ring's producer side;
- *                     taken by the vCPU's exit handlers (interrupts on, never
- *                     from the IRQs-off fastpath) and by stop
+ *                     taken by the vCPU's exit handlers (interrupts on) and
+ *                     by stop; only tried (mutex_trylock) by the plain step
+ *                     in the IRQs-off fastpath (__svmtrace_db_fastpath)
  *   vm->armed         the target in force, NULL when not armed: RCU for the
  *                     MMU hooks, vt->lock for the step handlers (stop clears
  *                     it, then takes every vt->lock)
@@ -333,21 +334,46 @@ bool svmtrace_iret_trap(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 /* xstate.c */
 void svmtrace_xstate_fill(struct kvm_vcpu *vcpu, struct svmtrace_slot *s);
 
+/*
+ * A legacy prefix other than 66 (operand size, which the decoders here
+ * look at themselves): hide.c's PUSHF/POPF, frames.c's SYSCALL/SYSRET.
+ */
+static inline bool svmtrace_legacy_prefix(u8 b)
+{
+	switch (b) {
+	case 0x26: case 0x2e: case 0x36: case 0x3e:	/* segment overrides */
+	case 0x64: case 0x65:
+	case 0x67:					/* address size */
+	case 0xf0: case 0xf2: case 0xf3:		/* LOCK, REPNE, REP */
+		return true;
+	}
+	return false;
+}
+
 /* hide.c */
 void svmtrace_nmi_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt);
+void svmtrace_db_handler_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
+			      struct svmtrace_vcpu *vt, unsigned long rflags);
 void svmtrace_hide_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
 void svmtrace_hide_repair(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip, u64 rsp);
 
 /*
- * After a traced step that ended at @rip, @rsp: repair what it leaked,
- * remember where it ended.  PUSHF, POPF and IRETQ move RSP; SYSCALL (with
- * its SYSRET) ends two bytes on.  A step that did neither -- most of them
- * -- needs nothing more.  A new repair must keep to this test or widen it.
+ * Whether a traced step that ended at @rip, @rsp may need a repair
+ * (svmtrace_hide_repair(), which reads guest memory).  PUSHF, POPF and
+ * IRETQ move RSP; SYSCALL (with its SYSRET) ends two bytes on.  A step that
+ * did neither -- most of them -- needs nothing.  A new repair must keep to
+ * this test or widen it.
  */
+static __always_inline bool svmtrace_hide_due(const struct svmtrace_vcpu *vt, u64 rip, u64 rsp)
+{
+	return vt->prev_valid && (rsp != vt->prev_rsp || rip == vt->prev_rip + 2);
+}
+
+/* After a traced step that ended at @rip, @rsp: repair, remember where it ended. */
 static __always_inline void svmtrace_hide_step(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt,
 					       u64 rip, u64 rsp)
 {
-	if (vt->prev_valid && (rsp != vt->prev_rsp || rip == vt->prev_rip + 2))
+	if (svmtrace_hide_due(vt, rip, rsp))
 		svmtrace_hide_repair(vcpu, vt, rip, rsp);
 	vt->prev_rip = rip;
 	vt->prev_rsp = rsp;

@@ -20,7 +20,11 @@
  * So under fpregs_lock() (no preemption, no softirq, and no kernel FPU use
  * in a hard interrupt either: irq_fpu_usable() refuses while softirqs are
  * disabled) we do that reload now when TIF_NEED_FPU_LOAD is set, and read
- * the live registers.  The reload is no extra work on the way back into
+ * the live registers.  The plain step in KVM's IRQs-off exit fastpath
+ * (step.c) needs no fpregs_lock(): with interrupts off since
+ * vcpu_enter_guest() reloaded the registers (switch_fpu_return(), also with
+ * interrupts off), nothing can have saved them (no preemption, softirq or
+ * interrupt), and local_bh_enable() must not run with interrupts off.  The reload is no extra work on the way back into
  * the guest (vcpu_enter_guest() finds the flag clear), and one path reads
  * the state: no parsing of the saved XSAVE image, whose layout depends on
  * XSAVES (compacted) or XSAVE(OPT) (standard) and whose components with a
@@ -60,19 +64,23 @@ static u64 guest_xstate_bv(struct kvm_vcpu *vcpu)
 
 /*
  * Fill the tail of @s, a slot of an xstate ring (or vt->last_x): called from
- * fill_state() in the vCPU thread inside KVM_RUN, interrupts on.  A slot
+ * fill_state() in the vCPU thread inside KVM_RUN, interrupts on, or off in
+ * the exit fastpath (above).  A slot
  * whose state cannot be the guest's (no guest fpstate in force: not
  * expected inside KVM_RUN) goes without SVMTRACE_SLOT_F_XSTATE.
  */
 void svmtrace_xstate_fill(struct kvm_vcpu *vcpu, struct svmtrace_slot *s)
 {
 	struct svmtrace_slot_xstate *x = container_of(s, struct svmtrace_slot_xstate, base);
+	bool locked = !irqs_disabled();
 
 	BUILD_BUG_ON(sizeof(x->ymm) != 16 * 32);
 	memset(x->reserved, 0, sizeof(x->reserved));
-	fpregs_lock();
+	if (locked)
+		fpregs_lock();
 	if (WARN_ON_ONCE(current->thread.fpu.fpstate != vcpu->arch.guest_fpu.fpstate)) {
-		fpregs_unlock();
+		if (locked)
+			fpregs_unlock();
 		memset(x->ymm, 0, sizeof(x->ymm));
 		x->xstate_bv = 0;
 		return;
@@ -86,6 +94,7 @@ void svmtrace_xstate_fill(struct kvm_vcpu *vcpu, struct svmtrace_slot *s)
 		STORE_ALL("movdqu %%xmm", x->ymm);
 	}
 	x->xstate_bv = guest_xstate_bv(vcpu);
-	fpregs_unlock();
+	if (locked)
+		fpregs_unlock();
 	s->flags |= SVMTRACE_SLOT_F_XSTATE;
 }

@@ -324,6 +324,33 @@ judge_trace_holes() {
 	fi
 }
 
+# judge_self_kernel NAME: a CPL-3 program single-stepping itself (issue 10
+# point 3), traced with --kernel: the guest's own #DBs (count and RIP sum)
+# and its results are the model's, i.e. the untraced run's; its records are
+# the model's, once each, in order, with the records of its kernel (the #DB
+# handler, traced from its first VM exit on; SYSCALL's entry from the
+# SYSRETQ on) in between, which program_rows leaves out as for
+# selfstep-cpl0; every #DB handed to the handler ends a session 'event'.
+judge_self_kernel() {
+	judge_capture_rc "$1-kernel"
+	judge_armed_results "$1-kernel" "$run/expect/$1"
+	csv=$cap/$1-kernel/cpu0.csv
+	if ! "$bin/svmtrace-dump" dump --regs "$cap/$1-kernel/trace/svmtrace_trace_cpu0.bin" >"$csv" 2>"$csv.err"; then
+		bad "capture/$1-kernel/trace" "svmtrace-dump: $(cat "$csv.err")"
+		return
+	fi
+	program_rows "$run/expect/$1/expected_cpu0.csv" " " >"$csv.want"
+	program_rows "$csv" " " >"$csv.got"
+	ends=$(awk -F, '$3 == "session_end" && $7 == 6' "$csv" | wc -l)
+	dbs=$(sed -n 's/^result db_count=\([0-9]*\) .*/\1/p' "$run/expect/$1/results.txt")
+	if [ -s "$csv.want" ] && diff -u "$csv.want" "$csv.got" >"$csv.diff" && [ "$ends" -ge "${dbs:-1}" ]; then
+		ok "capture/$1-kernel/trace" "each of the program's $(wc -l <"$csv.got") instructions once, as the model's records; $ends session ends 'event' for its $dbs #DBs"
+	else
+		bad "capture/$1-kernel/trace" "program records differ from the model's, or session ends 'event' ($ends) < #DBs (${dbs:-?}):"
+		head -n 20 "$csv.diff"
+	fi
+}
+
 # judge_issue13: issue 13's scenarios (l1-lab.sh capture_set).
 judge_issue13() {
 	# 1. A guest single-stepping itself at CPL 0, traced with --kernel:
@@ -357,6 +384,11 @@ judge_issue13() {
 			head -n 20 "$csv.diff"
 		fi
 	fi
+
+	# 1b. CPL-3 programs single-stepping themselves, traced with --kernel.
+	for name in guest_db sysret_tf; do
+		judge_self_kernel "$name"
+	done
 
 	# 2. tflost under --kernel (user-only: judge_capture_set).
 	judge_capture_rc tflost-kernel

@@ -172,6 +172,12 @@ capture_set() {
 		--kernel || echo "capture selfstep-cpl0: $(cat "$set_dir/selfstep-cpl0/timeout.txt")" >>"$set_dir/failures"
 	capture_run "$set_dir/tflost-kernel" kernel.bin tflost.bin -- --policy block --kernel ||
 		echo "capture tflost-kernel: $(cat "$set_dir/tflost-kernel/timeout.txt")" >>"$set_dir/failures"
+	# Issue 10 point 3: CPL-3 programs single-stepping themselves under
+	# --kernel (their #DB handler is traced from its first VM exit on).
+	for name in guest_db sysret_tf; do
+		capture_run "$set_dir/$name-kernel" kernel.bin "$name.bin" -- --policy block --kernel ||
+			echo "capture $name-kernel: $(cat "$set_dir/$name-kernel/timeout.txt")" >>"$set_dir/failures"
+	done
 	dr_back_to_back "$set_dir/drheavy"
 	from_next_run "$set_dir/from-next"
 	# Paused before the guest runs: every step is one the audit must find

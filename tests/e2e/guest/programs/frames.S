@@ -4,6 +4,9 @@
  * the way in from user mode carry the guest's own TF, never a tracer's.
  *   - SYSCALL: the lab kernel collects the TF bit of R11 (KDATA_FRAME_TF),
  *     and so does the program after SYSRET (R11 comes back as it was);
+ *     once plain (0F 05) and once with a REX.W prefix (48 0F 05, a SYSCALL
+ *     all the same, which a tracer decoding only 0F 05 leaves to KVM's
+ *     emulator with its TF in R11);
  *   - UD2: #UD, intercepted by KVM and injected back; the kernel's handler
  *     collects the TF bit of its frame's RFLAGS image and dispatches the
  *     exception back to user mode two bytes further on;
@@ -30,6 +33,11 @@ start:
 	mov	edi, r12d
 	syscall
 	mov	rax, r11		/* RFLAGS as SYSCALL saved them */
+	and	eax, 0x100
+	or	r13, rax
+	mov	eax, 1000
+	.byte	0x48, 0x0f, 0x05	/* REX.W SYSCALL */
+	mov	rax, r11
 	and	eax, 0x100
 	or	r13, rax
 	pushfq
