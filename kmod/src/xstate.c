@@ -20,17 +20,19 @@
  * So under fpregs_lock() (no preemption, no softirq, and no kernel FPU use
  * in a hard interrupt either: irq_fpu_usable() refuses while softirqs are
  * disabled) we do that reload now when TIF_NEED_FPU_LOAD is set, and read
- * the live registers.  The plain step in KVM's IRQs-off exit fastpath
- * (step.c) needs no fpregs_lock(): with interrupts off since
- * vcpu_enter_guest() reloaded the registers (switch_fpu_return(), also with
- * interrupts off), nothing can have saved them (no preemption, softirq or
- * interrupt), and local_bh_enable() must not run with interrupts off.  The reload is no extra work on the way back into
+ * the live registers.  The reload is no extra work on the way back into
  * the guest (vcpu_enter_guest() finds the flag clear), and one path reads
  * the state: no parsing of the saved XSAVE image, whose layout depends on
  * XSAVES (compacted) or XSAVE(OPT) (standard) and whose components with a
  * clear XSTATE_BV bit hold stale bytes.  get_xsave_addr() is not exported
  * to modules anyway, and fpu_copy_guest_fpstate_to_uabi() copies the whole
  * image (and is meant for a vCPU outside KVM_RUN).
+ *
+ * The plain step in KVM's IRQs-off exit fastpath (step.c) needs no
+ * fpregs_lock(): with interrupts off since vcpu_enter_guest() reloaded the
+ * registers (switch_fpu_return(), also with interrupts off), nothing can
+ * have saved them (no preemption, softirq or interrupt), and
+ * local_bh_enable() must not run with interrupts off.
  *
  * XSTATE_BV: XGETBV(1) (XINUSE) when the CPU has it, masked with the
  * guest's XCR0 -- the header bitmap an XSAVE of the guest would write.  A
