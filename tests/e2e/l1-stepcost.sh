@@ -30,6 +30,13 @@
 #                     producer-rN and ring-rN with --xstate: YMM0-15 and
 #                     XSTATE_BV read and published with every step (768-byte
 #                     slots: a 32768-slot ring holds the whole run)
+#   {sys,int}-{packaged,ours}-I-rN.txt, {sys,int}-armed-I-rN/
+#                     what frames cost the rest of the guest: bench_sys.bin
+#                     (I SYSCALL / SYSRETQ round trips) and bench_int.bin (I
+#                     INT n / IRETQ) run untraced on each module set, and
+#                     while a capture of another address space (PML4_ALT)
+#                     is armed; I is ITERATIONS and a fifth of it, so that
+#                     the difference leaves out what a run costs besides
 # Only audit-rN runs the audit (capture_run's default is --audit).
 set -u
 iterations=$1 rounds=$2
@@ -45,8 +52,20 @@ stock() {	# stock SET FILE
 		kvm-modules unload; } || echo "stock single-step on $1 failed" >>"$out/failures"
 }
 
+plain() {	# plain SET ITERATIONS PROGRAM FILE: PROGRAM run untraced on module set SET
+	{ kvm-modules load "$1" &&
+		svmtrace-e2e-vmm -a "$2" kernel.bin "$3" >"$4" 2>&1 &&
+		kvm-modules unload; } || echo "$3 -a $2 on $1 failed" >>"$out/failures"
+}
+
 r=1
 while [ "$r" -le "$rounds" ]; do
+	for count in $((iterations / 5)) "$iterations"; do
+		for set in packaged ours; do
+			plain $set "$count" bench_sys.bin "$out/sys-$set-$count-r$r.txt"
+			plain $set "$count" bench_int.bin "$out/int-$set-$count-r$r.txt"
+		done
+	done
 	stock packaged "$out/packaged-r$r.txt"
 	{ kvm-modules load packaged &&
 		svmtrace-e2e-vmm -q -a "$iterations" kernel.bin bench_tf.bin >"$out/guest-tf-r$r.txt" 2>&1 &&
@@ -62,6 +81,14 @@ while [ "$r" -le "$rounds" ]; do
 		--policy block --ring-slots 131072 || echo "producer capture r$r failed" >>"$out/failures"
 	CAPTURE_CR3=0xf000 capture_run "$out/foreign-r$r" -a "$iterations" kernel.bin bench.bin -- \
 		--policy block || echo "foreign gate r$r failed" >>"$out/failures"
+	# (capture_run's wait_line counts in $n)
+	for count in $((iterations / 5)) "$iterations"; do
+		for prog in sys int; do
+			CAPTURE_CR3=0xf000 capture_run "$out/$prog-armed-$count-r$r" -a "$count" \
+				kernel.bin bench_$prog.bin -- --policy block ||
+				echo "bench_$prog -a $count armed r$r failed" >>"$out/failures"
+		done
+	done
 	capture_run "$out/ring-r$r" -a "$iterations" kernel.bin bench.bin -- \
 		--policy block --ring-slots 131072 || echo "ring capture r$r failed" >>"$out/failures"
 	capture_run "$out/audit-r$r" -a "$iterations" kernel.bin bench.bin -- \

@@ -44,13 +44,14 @@ need_cmd qemu-system-x86_64 "the step-cost benchmark (it boots L1 under QEMU)"
 need_cmd gdb "the step-cost benchmark's stock reference (gdb stepping QEMU's gdbstub in L1)"
 gdb_small=200 gdb_big=1200
 for f in "$modules/kvm.ko" "$bin/svmtrace-e2e-vmm" "$bin/svmtrace-capture" "$guest/bench.bin" \
-	"$guest/steploop.bin"; do
+	"$guest/bench_sys.bin" "$guest/bench_int.bin" "$guest/steploop.bin"; do
 	[ -e "$f" ] || { echo "step-cost: $f missing (make all kmod)" >&2; exit 1; }
 done
 rm -rf "$out" && mkdir -p "$out"
 nice "$here/run-l1.sh" --icount --modules "$modules" --out "$out/l1" --timeout 900 \
 	--add "$bin/svmtrace-e2e-vmm" --add "$bin/svmtrace-capture" --add "$guest/kernel.bin" \
-	--add "$guest/bench.bin" --add "$guest/bench_tf.bin" --add "$here/l1-capture.sh" \
+	--add "$guest/bench.bin" --add "$guest/bench_tf.bin" --add "$guest/bench_sys.bin" \
+	--add "$guest/bench_int.bin" --add "$here/l1-capture.sh" \
 	--add "$here/l1-stepcost.sh" \
 	-- sh /e2e/l1-stepcost.sh "$iterations" "$rounds" >"$out/run-l1.txt" 2>&1 ||
 	{ cat "$out/run-l1.txt"; echo "step-cost: the L1 run failed (see $out/l1)" >&2; exit 1; }
@@ -173,3 +174,54 @@ awk -v ipc="${IPC:-1}" -v ghz="${GHZ:-3}" -v rt="${ROUNDTRIP_CYCLES:-1360}" -v n
 			px - producer, 100 * (px - producer) / producer, rx - ring, 100 * (rx - ring) / ring
 	}' "$out/table"
 awk '{ printf "a gate costs another process %d instructions per instruction it runs on the gated page (stepped silently, the gate closed behind it)\n", $2 }' "$out/foreign"
+
+# What frames cost the rest of the guest: bench_sys.bin's SYSCALL / SYSRETQ
+# and bench_int.bin's INT n / IRETQ round trips (the loop's DEC and JNZ
+# included), untraced, on each module set and while a capture of another
+# address space is armed.  Per round trip: the run of ITERATIONS less the
+# run of a fifth of them, over the difference, so what a run costs besides
+# its loop (the first entry, the gate's faults) drops out.  bench_sys's
+# kernel must have counted every call.
+small=$((iterations / 5))
+for n in "$small" "$iterations"; do
+	for f in "$d"/sys-packaged-$n-r*.txt "$d"/sys-ours-$n-r*.txt "$d"/sys-armed-$n-r*/vmm.txt; do
+		grep -q "^result .* syscalls=$n " "$f" ||
+			{ echo "step-cost: $f: bench_sys did not make $n system calls" >&2; exit 1; }
+	done
+done
+round_trip() {	# round_trip NAME SUFFIX: e.g. sys-ours .txt, int-armed /vmm.txt
+	k=1
+	while [ $k -le "$rounds" ]; do
+		a=$(vmm_ns "$d/$1-$small-r$k$2") b=$(vmm_ns "$d/$1-$iterations-r$k$2")
+		[ -n "$a" ] && [ -n "$b" ] ||
+			{ echo "step-cost: no run time in $d/$1-{$small,$iterations}-r$k$2" >&2; return 1; }
+		awk -v a="$a" -v b="$b" -v n=$((iterations - small)) \
+			'BEGIN { printf "%.0f\n", (b - a) * 1e9 / n }'
+		k=$((k + 1))
+	done
+}
+{
+	echo "round_trip packaged ours_unarmed armed"
+	for p in sys int; do
+		line=$p
+		for run in $p-packaged:.txt $p-ours:.txt $p-armed:/vmm.txt; do
+			per=$(round_trip "${run%%:*}" "${run#*:}") || exit 1
+			line="$line $(echo "$per" | median)"
+		done
+		echo "$line"
+	done
+} >"$out/frames"
+# The unarmed figures are a dozen instructions, within a timer interrupt's
+# noise: what arming adds is the figure, not a ratio.
+awk -v ipc="${IPC:-1}" -v ghz="${GHZ:-3}" -v rt="${ROUNDTRIP_CYCLES:-1360}" -v n="$small/$iterations" '
+	BEGIN { name["sys"] = "SYSCALL/SYSRETQ"; name["int"] = "INT n/IRETQ" }
+	NR == 1 { next }
+	{ p[NR] = $1; pk[NR] = $2; un[NR] = $3; ar[NR] = $4 }
+	END {
+		printf "what frames cost the rest of the guest (L1+L2 instructions per untraced round trip, runs of %s iterations, their difference; armed: a capture of another address space)\n", n
+		printf "%-16s %9s %13s %9s %12s %17s\n", "round trip", "packaged", "ours unarmed", "armed", "armed adds", "model adds (ns)"
+		for (i = 2; i <= NR; i++)
+			printf "%-16s %9d %13d %9d %12d %17.0f\n", name[p[i]], pk[i], un[i], ar[i], ar[i] - un[i],
+				((ar[i] - un[i]) / ipc + 2 * rt) / ghz
+		printf "model: while armed each round trip makes two VM exits (SYSCALL and SYSRETQ raise #UD; IRETQ is intercepted, then stepped over) of %d cycles each, its added instructions at IPC %.1f and %.1f GHz\n", rt, ipc, ghz
+	}' "$out/frames"
