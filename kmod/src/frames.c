@@ -281,36 +281,42 @@ EXPORT_SYMBOL_GPL(__svmtrace_iret_wanted);
  *            IRET that runs without it (iret_pass STEP or BARE);
  *   SCE_OFF  while armed, on every vCPU (threads migrate), in long mode
  *            (the only mode sysret() emulates): SYSCALL and SYSRET #UD;
+ *            and after a stop while our TF is still set (tf_live, its trap
+ *            not come yet), so that a SYSCALL cannot put it into R11
+ *            (syscall_ud() takes it out first);
  *   events   intercepted while our TF steps user code (under --kernel too:
  *            their frames get no TF either, see __svmtrace_event_injected()),
- *            or steps an IRET over (a fault of the IRET itself must not
- *            push that TF);
+ *            also after a stop until its trap takes it back (their
+ *            injection takes it out, tf_left_over()), or steps an IRET
+ *            over (a fault of the IRET itself must not push that TF);
  *   STEADY   all three of a user-mode step of an armed capture: a plain
  *            step (step.c) leaves every input of this answer as it was.
  * vm->armed is read once, so the answer is of one moment.  Read without
  * vt->lock; a stale answer costs one entry with or without the intercepts
  * (a stop racing with an entry: __svmtrace_ud_exit() and the exception
- * exits serve that entry as they would with the capture armed).
+ * exits serve that entry as they would with the capture armed).  Asked
+ * behind svmtrace_live, not svmtrace_exit_watch (hooks.h): a stop turns the
+ * latter off before the vCPU's next trap takes our TF back.
  */
 u64 __svmtrace_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp)
 {
 	struct svmtrace_vcpu *vt = svmtrace_vcpu_cached(vcpu, vtp);
+	bool armed, tf_ours;
 	u8 pass;
 	u64 a = 0;
 
 	if (!vt)
 		return 0;
 	pass = READ_ONCE(vt->iret_pass);
-	if (rcu_access_pointer(vt->vm->armed)) {
-		if (pass == SVMTRACE_IRET_NONE)
-			a |= SVMTRACE_ENTRY_IRET;
-		if (is_long_mode(vcpu) && (vcpu->arch.efer & EFER_SCE))
-			a |= SVMTRACE_ENTRY_SCE_OFF;
-	}
+	armed = !!rcu_access_pointer(vt->vm->armed);
+	tf_ours = READ_ONCE(vt->tf_live) && !READ_ONCE(vt->guest_tf) && !READ_ONCE(vt->silent);
+	if (armed && pass == SVMTRACE_IRET_NONE)
+		a |= SVMTRACE_ENTRY_IRET;
+	if ((armed || tf_ours) && is_long_mode(vcpu) && (vcpu->arch.efer & EFER_SCE))
+		a |= SVMTRACE_ENTRY_SCE_OFF;
 	if (pass == SVMTRACE_IRET_STEP)
 		return a | (SVMTRACE_EXCEPTIONS & ~SVMTRACE_INTERCEPT_INTN);
-	if (!READ_ONCE(vt->tf_live) || READ_ONCE(vt->guest_tf) || READ_ONCE(vt->silent) ||
-	    (vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP) ||
+	if (!tf_ours || (vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP) ||
 	    static_call(kvm_x86_get_cpl)(vcpu) != 3)
 		return a;
 	a |= SVMTRACE_EXCEPTIONS;

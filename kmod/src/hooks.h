@@ -208,11 +208,14 @@ static inline bool svmtrace_iret_wanted(struct kvm_vcpu *vcpu)
  * with our TF in the frame), EFER.SCE off while a capture is armed (SYSCALL
  * and SYSRET raise #UD), IRET intercepted while armed (frames.c).  @vtp as
  * for svmtrace_db_exit(): asked at most entries of a traced vCPU, so the
- * state is not looked up each time.
+ * state is not looked up each time.  Behind svmtrace_live: after a stop
+ * (svmtrace_exit_watch off) the intercepts and SCE stay off while our TF
+ * is still set (frames.c); svm_vcpu_run() asks then only while the VMCB
+ * holds something of the tracer's.
  */
 static inline u64 svmtrace_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp)
 {
-	if (static_branch_unlikely(&svmtrace_exit_watch))
+	if (static_branch_unlikely(&svmtrace_live))
 		return __svmtrace_entry(vcpu, vtp);
 	return 0;
 }
