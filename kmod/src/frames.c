@@ -65,9 +65,8 @@
  *
  * Contexts: every entry point runs in the vCPU thread with interrupts on
  * and kvm->srcu held (exit handlers, KVM's injection), except
- * __svmtrace_iret_wanted(), __svmtrace_exception_intercepts() and
- * __svmtrace_sce_off(), which svm_vcpu_run() calls with interrupts off:
- * they only read.  Guest memory is read with kvm_read_guest_virt() (SRCU
+ * __svmtrace_entry(), which svm_vcpu_run() calls with interrupts off: it
+ * only reads.  Guest memory is read with kvm_read_guest_virt() (SRCU
  * held) and never written.
  *
  * Only user-only sessions park: under --kernel the handler is part of the
@@ -262,9 +261,9 @@ bool __svmtrace_event_injected(struct kvm_vcpu *vcpu)
 EXPORT_SYMBOL_GPL(__svmtrace_event_injected);
 
 /*
- * iret_interception() and every entry (interrupts off): IRET is
- * intercepted while the capture is armed, except over the one IRET that
- * runs without it (iret_pass STEP or BARE).
+ * iret_interception() and event injection: IRET is intercepted while the
+ * capture is armed, except over the one IRET that runs without it
+ * (iret_pass STEP or BARE); __svmtrace_entry() asks the same.
  */
 bool __svmtrace_iret_wanted(struct kvm_vcpu *vcpu)
 {
@@ -277,41 +276,55 @@ bool __svmtrace_iret_wanted(struct kvm_vcpu *vcpu)
 EXPORT_SYMBOL_GPL(__svmtrace_iret_wanted);
 
 /*
- * Before every entry, interrupts off: run without EFER.SCE (SYSCALL and
- * SYSRET raise #UD) while a capture is armed, on every vCPU (threads
- * migrate), in long mode (the only mode sysret() emulates).
+ * Before every entry outside guest mode, interrupts off (svmtrace_entry()):
+ *   IRET     intercepted while the capture is armed, except over the one
+ *            IRET that runs without it (iret_pass STEP or BARE);
+ *   SCE_OFF  while armed, on every vCPU (threads migrate), in long mode
+ *            (the only mode sysret() emulates): SYSCALL and SYSRET #UD;
+ *            and after a stop while our TF is still set (tf_live, its trap
+ *            not come yet), so that a SYSCALL cannot put it into R11
+ *            (syscall_ud() takes it out first);
+ *   events   intercepted while our TF steps user code (under --kernel too:
+ *            their frames get no TF either, see __svmtrace_event_injected()),
+ *            also after a stop until its trap takes it back (their
+ *            injection takes it out, tf_left_over()), or steps an IRET
+ *            over (a fault of the IRET itself must not push that TF);
+ *   STEADY   all three of a user-mode step of an armed capture: a plain
+ *            step (step.c) leaves every input of this answer as it was.
+ * vm->armed is read once, so the answer is of one moment.  Read without
+ * vt->lock; a stale answer costs one entry with or without the intercepts
+ * (a stop racing with an entry: __svmtrace_ud_exit() and the exception
+ * exits serve that entry as they would with the capture armed).  Asked
+ * behind svmtrace_live, not svmtrace_exit_watch (hooks.h): a stop turns the
+ * latter off before the vCPU's next trap takes our TF back.
  */
-bool __svmtrace_sce_off(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp)
+u64 __svmtrace_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp)
 {
 	struct svmtrace_vcpu *vt = svmtrace_vcpu_cached(vcpu, vtp);
-
-	return vt && rcu_access_pointer(vt->vm->armed) && is_long_mode(vcpu) &&
-	       (vcpu->arch.efer & EFER_SCE);
-}
-EXPORT_SYMBOL_GPL(__svmtrace_sce_off);
-
-/*
- * Before every entry, interrupts off: the events to intercept while our TF
- * steps user code (under --kernel too: their frames get no TF either, see
- * __svmtrace_event_injected()), or steps an IRET over (a fault of the IRET
- * itself must not push that TF).  Read without vt->lock; a stale answer
- * costs one entry with or without the intercepts.
- */
-u64 __svmtrace_exception_intercepts(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp)
-{
-	struct svmtrace_vcpu *vt = svmtrace_vcpu_cached(vcpu, vtp);
+	bool armed, tf_ours;
+	u8 pass;
+	u64 a = 0;
 
 	if (!vt)
 		return 0;
-	if (READ_ONCE(vt->iret_pass) == SVMTRACE_IRET_STEP)
-		return SVMTRACE_EXCEPTIONS & ~SVMTRACE_INTERCEPT_INTN;
-	if (!READ_ONCE(vt->tf_live) || READ_ONCE(vt->guest_tf) || READ_ONCE(vt->silent) ||
-	    (vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP) ||
+	pass = READ_ONCE(vt->iret_pass);
+	armed = !!rcu_access_pointer(vt->vm->armed);
+	tf_ours = READ_ONCE(vt->tf_live) && !READ_ONCE(vt->guest_tf) && !READ_ONCE(vt->silent);
+	if (armed && pass == SVMTRACE_IRET_NONE)
+		a |= SVMTRACE_ENTRY_IRET;
+	if ((armed || tf_ours) && is_long_mode(vcpu) && (vcpu->arch.efer & EFER_SCE))
+		a |= SVMTRACE_ENTRY_SCE_OFF;
+	if (pass == SVMTRACE_IRET_STEP)
+		return a | (SVMTRACE_EXCEPTIONS & ~SVMTRACE_INTERCEPT_INTN);
+	if (!tf_ours || (vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP) ||
 	    static_call(kvm_x86_get_cpl)(vcpu) != 3)
-		return 0;
-	return SVMTRACE_EXCEPTIONS;
+		return a;
+	a |= SVMTRACE_EXCEPTIONS;
+	if (a & SVMTRACE_ENTRY_IRET)
+		a |= SVMTRACE_ENTRY_STEADY;
+	return a;
 }
-EXPORT_SYMBOL_GPL(__svmtrace_exception_intercepts);
+EXPORT_SYMBOL_GPL(__svmtrace_entry);
 
 /*
  * An exception exit for a vector only the tracer intercepts: queue it back

@@ -31,17 +31,16 @@ bool __svmtrace_gfn_noexec(struct kvm *kvm, gfn_t gfn);
 int __svmtrace_max_level(struct kvm *kvm, gfn_t gfn, int max_level);
 void __svmtrace_npf_exit(struct kvm_vcpu *vcpu, u64 gpa, u64 error_code);
 struct svmtrace_vcpu;
-bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *dr6,
-			u64 *nmi_rflags);
-bool __svmtrace_db_fastpath(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *dr6);
+int __svmtrace_db_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *dr6,
+		       u64 *nmi_rflags);
+int __svmtrace_db_fastpath(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *dr6);
 bool __svmtrace_emulated_step(struct kvm_vcpu *vcpu);
 int __svmtrace_vcpu_request(struct kvm_vcpu *vcpu);
 void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code);
 void __svmtrace_nmi_injected(struct kvm_vcpu *vcpu);
 bool __svmtrace_event_injected(struct kvm_vcpu *vcpu);
 bool __svmtrace_iret_wanted(struct kvm_vcpu *vcpu);
-u64 __svmtrace_exception_intercepts(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp);
-bool __svmtrace_sce_off(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp);
+u64 __svmtrace_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp);
 int __svmtrace_ud_exit(struct kvm_vcpu *vcpu);
 void __svmtrace_exception_exit(struct kvm_vcpu *vcpu, u32 vector, u64 info1, u64 info2);
 void __svmtrace_swint_exit(struct kvm_vcpu *vcpu);
@@ -70,7 +69,19 @@ static inline void svmtrace_npf_exit(struct kvm_vcpu *vcpu, u64 gpa, u64 error_c
 }
 
 /*
- * db_interception(): true when the #DB was the tracer's step and is done.
+ * svmtrace_db_exit(), svmtrace_db_fastpath(): the step was the tracer's and
+ * is done (any nonzero).
+ */
+#define SVMTRACE_DB_DONE	1
+/*
+ * ... and it was a plain step of user code: what the last entry that asked
+ * svmtrace_entry() was told still holds if it was SVMTRACE_ENTRY_STEADY.
+ */
+#define SVMTRACE_DB_STEADY	2
+
+/*
+ * db_interception(): nonzero (SVMTRACE_DB_*) when the #DB was the tracer's
+ * step and is done.
  * @vtp: the vCPU's own pointer to its tracer state (struct vcpu_svm,
  * svmtrace), NULL until the hook first finds it, then kept until the VM is
  * destroyed: every step after the first costs no lookup.  @dr6: the VMCB's
@@ -79,26 +90,30 @@ static inline void svmtrace_npf_exit(struct kvm_vcpu *vcpu, u64 gpa, u64 error_c
  * it.  @nmi_rflags: KVM's saved RFLAGS while it single-steps to an NMI
  * window, else NULL (see step.c).
  */
-static inline bool svmtrace_db_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *dr6,
-				    u64 *nmi_rflags)
+static inline int svmtrace_db_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *dr6,
+				   u64 *nmi_rflags)
 {
-	return static_branch_unlikely(&svmtrace_live) &&
-	       __svmtrace_db_exit(vcpu, vtp, dr6, nmi_rflags);
+	if (static_branch_unlikely(&svmtrace_live))
+		return __svmtrace_db_exit(vcpu, vtp, dr6, nmi_rflags);
+	return 0;
 }
 
 /*
  * svm_exit_handlers_fastpath(), a #DB exit with interrupts off, before
- * KVM's exit handling (no SRCU, guest memory out of reach): true when the
- * trap was a plain step of a recording session and is recorded, so that
- * KVM enters the guest again at once (EXIT_FASTPATH_REENTER_GUEST).  False
- * -- the trylock of vt->lock failed, or the step is anything but plain --
- * having changed nothing: db_interception() then handles the exit as
- * always.  @vtp, @dr6 as for svmtrace_db_exit().
+ * KVM's exit handling (no SRCU, guest memory out of reach): nonzero
+ * (SVMTRACE_DB_*, as from svmtrace_db_exit()) when the trap was a plain
+ * step of a recording session and is recorded, so that KVM enters the
+ * guest again at once (EXIT_FASTPATH_REENTER_GUEST).  0 -- the trylock of
+ * vt->lock failed, or the step is anything but plain -- having changed
+ * nothing: db_interception() then handles the exit as always.  @vtp, @dr6
+ * as for svmtrace_db_exit().
  */
-static inline bool svmtrace_db_fastpath(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp,
-					u64 *dr6)
+static inline int svmtrace_db_fastpath(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp,
+				       u64 *dr6)
 {
-	return static_branch_unlikely(&svmtrace_live) && __svmtrace_db_fastpath(vcpu, vtp, dr6);
+	if (static_branch_unlikely(&svmtrace_live))
+		return __svmtrace_db_fastpath(vcpu, vtp, dr6);
+	return 0;
 }
 
 /*
@@ -163,7 +178,7 @@ static inline bool svmtrace_event_injected(struct kvm_vcpu *vcpu)
 }
 
 /*
- * iret_interception() and svm_vcpu_run(): true to keep IRET intercepted,
+ * iret_interception(): true to keep IRET intercepted,
  * as it is while a capture is armed, except over the one IRET the tracer
  * lets run (frames.c).
  */
@@ -172,32 +187,37 @@ static inline bool svmtrace_iret_wanted(struct kvm_vcpu *vcpu)
 	return static_branch_unlikely(&svmtrace_exit_watch) && __svmtrace_iret_wanted(vcpu);
 }
 
-/* In svmtrace_exception_intercepts(): intercept INT n (SVM_EXIT_SWINT). */
-#define SVMTRACE_INTERCEPT_INTN BIT_ULL(32)
+/*
+ * svmtrace_entry()'s answer: bits 0-31 the exception vectors to intercept
+ * besides KVM's own, and the flags below.
+ */
+#define SVMTRACE_INTERCEPT_INTN	BIT_ULL(32)	/* intercept INT n (SVM_EXIT_SWINT) */
+#define SVMTRACE_ENTRY_INTERCEPTS (BIT_ULL(33) - 1)
+#define SVMTRACE_ENTRY_SCE_OFF	BIT_ULL(33)	/* run without EFER.SCE in the VMCB */
+#define SVMTRACE_ENTRY_IRET	BIT_ULL(34)	/* intercept IRET */
+/*
+ * A plain user step from here (SVMTRACE_DB_STEADY) changes none of these
+ * answers: an armed capture steps user code, its IRET intercepted.
+ */
+#define SVMTRACE_ENTRY_STEADY	BIT_ULL(35)
 
 /*
- * svm_vcpu_run(), before every entry (interrupts off): the exception
- * vectors (bits 0-31) to intercept besides KVM's own, and INT n, while a
- * user-mode session steps (events the CPU would deliver with our TF in
- * the frame, frames.c).  @vtp as for svmtrace_db_exit(): every entry of a
- * traced vCPU asks, so the state is not looked up each time.
+ * svm_vcpu_run(), before an entry outside guest mode (interrupts off), all
+ * the tracer asks of the VMCB at once: the exceptions and INT n to
+ * intercept while a user-mode session steps (events the CPU would deliver
+ * with our TF in the frame), EFER.SCE off while a capture is armed (SYSCALL
+ * and SYSRET raise #UD), IRET intercepted while armed (frames.c).  @vtp as
+ * for svmtrace_db_exit(): asked at most entries of a traced vCPU, so the
+ * state is not looked up each time.  Behind svmtrace_live: after a stop
+ * (svmtrace_exit_watch off) the intercepts and SCE stay off while our TF
+ * is still set (frames.c); svm_vcpu_run() asks then only while the VMCB
+ * holds something of the tracer's.
  */
-static inline u64 svmtrace_exception_intercepts(struct kvm_vcpu *vcpu,
-						struct svmtrace_vcpu **vtp)
+static inline u64 svmtrace_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp)
 {
-	if (static_branch_unlikely(&svmtrace_exit_watch))
-		return __svmtrace_exception_intercepts(vcpu, vtp);
+	if (static_branch_unlikely(&svmtrace_live))
+		return __svmtrace_entry(vcpu, vtp);
 	return 0;
-}
-
-/*
- * svm_vcpu_run(), before every entry (interrupts off): true to run the
- * vCPU without EFER.SCE in its VMCB (the guest's EFER keeps it), so that
- * SYSCALL and SYSRET raise #UD (frames.c).  @vtp as for svmtrace_db_exit().
- */
-static inline bool svmtrace_sce_off(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp)
-{
-	return static_branch_unlikely(&svmtrace_exit_watch) && __svmtrace_sce_off(vcpu, vtp);
 }
 
 /*

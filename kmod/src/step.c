@@ -659,9 +659,13 @@ static noinline void from_next_begin(struct kvm_vcpu *vcpu, struct svmtrace_vm *
  * -- one test of vt->mode for the vCPU's own rare states (session start,
  * the guest's own TF, a silent gate step, a gap after pause, a held slot,
  * a parked NMI TF), and the capture's (stopped, paused, RIP ranges, a
- * foreign CR3, kernel mode outside --kernel, a full ring) -- returns false
+ * foreign CR3, kernel mode outside --kernel, a full ring) -- returns 0
  * having changed nothing, and handle_step() does the same work in general.
  * What this does is what handle_step() does for that step, in its order.
+ * Returns SVMTRACE_DB_DONE, or SVMTRACE_DB_STEADY for a step of user code
+ * after which the vCPU still steps user code of this capture as before
+ * (vt->mode STEPPING again: hide.c's repair may have found the guest's own
+ * TF set): svm_vcpu_run() need not ask svmtrace_entry() again (frames.c).
  *
  * @irqs_off: called from the IRQs-off fastpath (__svmtrace_db_fastpath()),
  * where nothing may sleep or read guest memory: a step that
@@ -670,14 +674,15 @@ static noinline void from_next_begin(struct kvm_vcpu *vcpu, struct svmtrace_vm *
  * fpregs_lock(), xstate.c).  Inline, so that each caller has only its own
  * tests.
  */
-static __always_inline bool plain_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
-				       struct svmtrace_vcpu *vt, bool irqs_off)
+static __always_inline int plain_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
+				      struct svmtrace_vcpu *vt, bool irqs_off)
 {
 	const struct svmtrace_target *t;
 	struct svmtrace_ring *ring;
 	struct svmtrace_slot *s;
 	unsigned long rflags;
 	bool kernel;
+	int cpl;
 
 	BUILD_BUG_ON(offsetof(struct svmtrace_vcpu, tf_live) !=
 		     offsetof(struct svmtrace_vcpu, mode));
@@ -688,15 +693,16 @@ static __always_inline bool plain_step(struct kvm_vcpu *vcpu, struct svmtrace_vm
 	ring = vt->ring;
 	if (vt->mode != SVMTRACE_MODE_STEPPING || !t || t->nr_ranges || READ_ONCE(vm->paused) ||
 	    !ring || !svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
-		return false;
-	kernel = static_call(kvm_x86_get_cpl)(vcpu) == 0;
+		return 0;
+	cpl = static_call(kvm_x86_get_cpl)(vcpu);
+	kernel = cpl == 0;
 	if (kernel && !(t->flags & SVMTRACE_TARGET_F_KERNEL))
-		return false;
+		return 0;
 	if (irqs_off && svmtrace_hide_due(vt, kvm_rip_read(vcpu), kvm_rsp_read(vcpu)))
-		return false;
+		return 0;
 	s = svmtrace_ring_reserve(ring, false);	/* NULL when closed or full */
 	if (!s)
-		return false;
+		return 0;
 	vt->stats.db_exits++;
 	svmtrace_hide_step(vcpu, vt, kvm_rip_read(vcpu), kvm_rsp_read(vcpu));
 	rflags = rflags_raw(vcpu);
@@ -709,7 +715,8 @@ static __always_inline bool plain_step(struct kvm_vcpu *vcpu, struct svmtrace_vm
 		vt->stats.bytes += ring->slot_size;
 	}
 	keep_tf(vcpu, rflags);
-	return true;
+	return cpl == 3 && vt->mode == SVMTRACE_MODE_STEPPING ? SVMTRACE_DB_STEADY :
+								SVMTRACE_DB_DONE;
 }
 
 /*
@@ -754,19 +761,19 @@ static void clear_bs(struct kvm_vcpu *vcpu, u64 *dr6)
  * consumer is wake_up_interruptible(), an irqsave spinlock.  vm->armed is
  * read under vt->lock as on the full path.
  */
-bool __svmtrace_db_fastpath(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *dr6)
+int __svmtrace_db_fastpath(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *dr6)
 {
 	struct svmtrace_vcpu *vt = svmtrace_vcpu_cached(vcpu, vtp);
-	bool done;
+	int r;
 
 	lockdep_assert_irqs_disabled();
 	if (!vt || !plain_due(vcpu, vt->vm, vt, *dr6, NULL) || !mutex_trylock(&vt->lock))
-		return false;
-	done = plain_step(vcpu, vt->vm, vt, true);
+		return 0;
+	r = plain_step(vcpu, vt->vm, vt, true);
 	mutex_unlock(&vt->lock);
-	if (done)
+	if (r)
 		clear_bs(vcpu, dr6);
-	return done;
+	return r;
 }
 EXPORT_SYMBOL_GPL(__svmtrace_db_fastpath);
 
@@ -776,23 +783,24 @@ EXPORT_SYMBOL_GPL(__svmtrace_db_fastpath);
  * TF of ours and no target, so its #DBs all go on to KVM (and count as
  * db_foreign), as when the lookup found nothing.
  */
-bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *dr6,
-			u64 *nmi_rflags)
+int __svmtrace_db_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *dr6,
+		       u64 *nmi_rflags)
 {
 	struct svmtrace_vcpu *vt = svmtrace_vcpu_cached(vcpu, vtp);
 	struct svmtrace_vm *vm;
 	bool done, bs_ours;
+	int r;
 
 	if (!vt)
-		return false;
+		return 0;
 	vm = vt->vm;
 	if (plain_due(vcpu, vm, vt, *dr6, nmi_rflags)) {
 		mutex_lock(&vt->lock);
-		done = plain_step(vcpu, vm, vt, false);
+		r = plain_step(vcpu, vm, vt, false);
 		mutex_unlock(&vt->lock);
-		if (done) {
+		if (r) {
 			clear_bs(vcpu, dr6);
-			return true;
+			return r;
 		}
 	}
 	/* What the VM exit hook, which leaves #DB exits to us, would do first. */
@@ -807,7 +815,7 @@ bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *
 		mutex_lock(&vt->lock);
 		vt->stats.db_foreign++;
 		mutex_unlock(&vt->lock);
-		return false;
+		return 0;
 	}
 	if (READ_ONCE(vt->iret_pass) != SVMTRACE_IRET_NONE) {
 		/* The trap after an IRET passed over (frames.c)? */
@@ -822,14 +830,14 @@ bool __svmtrace_db_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *
 				*nmi_rflags |= X86_EFLAGS_TF;
 			else if (nmi_rflags)
 				*nmi_rflags &= ~X86_EFLAGS_TF;
-			return done;
+			return done ? SVMTRACE_DB_DONE : 0;
 		}
 	}
 	done = handle_step(vcpu, vm, vt, true, guest_db_bits(vcpu, *dr6), nmi_rflags,
 			   &bs_ours);
 	if (bs_ours)
 		clear_bs(vcpu, dr6);
-	return done;
+	return done ? SVMTRACE_DB_DONE : 0;
 }
 EXPORT_SYMBOL_GPL(__svmtrace_db_exit);
 
