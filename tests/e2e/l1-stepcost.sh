@@ -37,6 +37,7 @@
 #                     while a capture of another address space (PML4_ALT)
 #                     is armed; I is ITERATIONS and a fifth of it, so that
 #                     the difference leaves out what a run costs besides
+#                     its loop (step-cost.sh)
 # Only audit-rN runs the audit (capture_run's default is --audit).
 set -u
 iterations=$1 rounds=$2
