@@ -50,6 +50,7 @@ echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo |
 printf '%-5s %7s | %6s %6s %6s %5s | %7s %6s %6s %5s | %7s %6s %5s | %6s\n' \
 	work records "v5 B/r" "xz-6" "zstd-3" "v5/xz" "enc M/s" "zstd-3" "xz-6" ratio \
 	"dec M/s" "zstd-d" ratio "csv M/s"
+: >"$OUT/run"	# this run's rows, for the summary below
 for w in sort perl sha b2 gzip; do
 	raw="$OUT/$w.raw"
 	n=$(( $(stat -c %s "$raw") / 168 ))
@@ -75,7 +76,22 @@ for w in sort perl sha b2 gzip; do
 			recs / enc / 1e6, n / zc / 1e6, n / txz / 1e6, (recs / enc) / (n / zc),
 			recs / dec / 1e6, n / zd / 1e6, (recs / dec) / (n / zd),
 			recs / csv / 1e6
-	}' | tee -a "$OUT/table"
+	}' | tee -a "$OUT/table" "$OUT/run"
 	rm -f "$OUT/$w.tsc"
 done
+# The figures issue 12.5 sets targets on, over this run's workloads: the
+# geometric mean of each ratio and its worst workload.
+awk -F'|' '{
+	split($2, s, " "); split($3, e, " "); split($4, d, " ")
+	n++; ls += log(s[4]); le += log(e[4]); ld += log(d[3])
+	if (n == 1 || s[4] > smax) smax = s[4]
+	if (n == 1 || e[4] < emin) emin = e[4]
+	if (n == 1 || d[3] < dmin) dmin = d[3]
+	if (n == 1 || $5 + 0 < cmin) cmin = $5 + 0
+} END {
+	printf "geometric mean: v5/xz %.3f, encode %.2fx zstd -3, decode %.2fx zstd -d\n",
+		exp(ls / n), exp(le / n), exp(ld / n)
+	printf "worst workload: v5/xz %.3f, encode %.2fx, decode %.2fx, CSV %.2f M rows/s\n",
+		smax, emin, dmin, cmin
+}' "$OUT/run" | tee -a "$OUT/table"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
