@@ -25,7 +25,7 @@
 
 #define SVMTRACE_FORMAT_VERSION		 5
 #define SVMTRACE_FRAME_MAX		 65536 /* largest decoded frame */
-#define SVMTRACE_DEFAULT_ANCHOR_INTERVAL 64
+#define SVMTRACE_DEFAULT_ANCHOR_INTERVAL 256
 #define SVMTRACE_DEFAULT_LZ4_LEVEL	 0 /* fast LZ4: see docs/format.md */
 
 /* The architectural state after one instruction. */

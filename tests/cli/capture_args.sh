@@ -39,6 +39,10 @@ expect_fail "--duration: expected seconds > 0, got '-1'" $g --gate-gpa 0 --durat
 # shellcheck disable=SC2086
 expect_fail "--rip-range 0x10-0x10: empty range" $g --gate-gpa 0 --rip-range 0x10-0x10
 # shellcheck disable=SC2086
+expect_fail "--anchor-interval 0: expected 1..4294967295" $g --gate-gpa 0 --anchor-interval 0
+# shellcheck disable=SC2086
+expect_fail "--anchor-interval: expected an unsigned number" $g --gate-gpa 0 --anchor-interval 1k
+# shellcheck disable=SC2086
 expect_fail "unexpected argument 'extra'" $g --gate-gpa 0 extra
 gates=
 i=0

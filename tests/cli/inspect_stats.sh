@@ -15,7 +15,7 @@ grep -qx '  header:      v5, cpu 1, framed' "$WORK/inspect"
 need_cmd python3 "the reference decoder"
 anchors=$(python3 tests/cli/refdecode.py --jsonl "$WORK/gap.v5" | grep '"kind":"instruction"' |
 	grep -c '"tsc"')
-test "$anchors" -ge 2	# at least the one after each loss
+test "$anchors" -ge 1	# at least the one after the loss of 37 (the other loss is at the end)
 grep -qx "  records:     252: 2 session_start, 248 instruction ($anchors anchors, $((248 - anchors)) deltas), 2 session_end" \
 	"$WORK/inspect"
 grep -qx '  sequence:    1..292, 2 jumps skipping 40 numbers' "$WORK/inspect"

@@ -58,6 +58,8 @@ START_TEST(options_full_command)
 					    "1024",
 					    "--wake-batch",
 					    "8",
+					    "--anchor-interval",
+					    "16",
 					    "--profiles",
 					    "/p",
 					    "--socket",
@@ -80,6 +82,7 @@ START_TEST(options_full_command)
 	ck_assert_uint_eq(o.lim.max_records, 1000);
 	ck_assert_uint_eq(o.target.ring_slots, 1024);
 	ck_assert_uint_eq(o.target.wake_batch, 8);
+	ck_assert_uint_eq(o.lim.anchor_interval, 16);
 	ck_assert_str_eq(o.profiles, "/p");
 	ck_assert_str_eq(o.socket, "/tmp/s.sock");
 	ck_assert_int_eq(o.from, FROM_ENTRY);
@@ -101,6 +104,7 @@ START_TEST(options_defaults_and_wait_name)
 	ck_assert_ptr_null(o.out_dir);
 	ck_assert_str_eq(o.profiles, SVMTRACED_PROFILES);
 	ck_assert_uint_eq(o.lim.max_bytes, 1ULL << 30);
+	ck_assert_uint_eq(o.lim.anchor_interval, 0); /* the writer's default */
 	ck_assert_uint_eq(o.target.policy, SVMTRACE_POLICY_DROP);
 }
 END_TEST
@@ -128,6 +132,7 @@ static const char *const bad[][8] = {
 	{ "--vmm-pid", "1", "--pid", "4", "--ring-slots", "1000", NULL },
 	{ "--vmm-pid", "1", "--pid", "4", "--max-bytes", "0", NULL },
 	{ "--vmm-pid", "1", "--pid", "4", "--rip-range", "5-4", NULL },
+	{ "--vmm-pid", "1", "--pid", "4", "--anchor-interval", "0", NULL },
 };
 
 START_TEST(options_refused)
@@ -461,8 +466,13 @@ START_TEST(status_socket)
 }
 END_TEST
 
-/* A ring in a memfd, as the kernel hands one out, with @n slots published. */
-static int ring_with_slots(uint32_t n, size_t *size)
+/*
+ * A ring in a memfd, as the kernel hands one out, with @n slots published:
+ * random RIPs and GPRs (hardly compressible: frames fill fast), or with
+ * @loop a loop of 20 instructions counting in RCX (thousands of records a
+ * frame).
+ */
+static int ring_with_slots(uint32_t n, size_t *size, bool loop)
 {
 	struct ring_producer p;
 	uint64_t x = 0x1234567;
@@ -487,9 +497,14 @@ static int ring_with_slots(uint32_t n, size_t *size)
 		sl->kind = i ? SVMTRACE_SLOT_INSTRUCTION : SVMTRACE_SLOT_SESSION_START;
 		sl->seq = i + 1;
 		sl->cr3 = 0x1000;
-		sl->rip = 0x400000 + test_rand(&x) % 4096;
-		for (r = 0; r < SVMTRACE_NR_GPRS; r++)
-			sl->gpr[r] = test_rand(&x); /* hardly compressible: frames fill fast */
+		if (loop) {
+			sl->rip = 0x400000 + 4 * (i % 20);
+			sl->gpr[SVMTRACE_RCX] = i;
+		} else {
+			sl->rip = 0x400000 + test_rand(&x) % 4096;
+			for (r = 0; r < SVMTRACE_NR_GPRS; r++)
+				sl->gpr[r] = test_rand(&x);
+		}
 		ring_producer_publish(&p);
 	}
 	munmap(mem, *size);
@@ -505,10 +520,10 @@ START_TEST(stream_byte_cap)
 	struct vcpu_stream s;
 	char path[4200];
 	size_t size;
-	int fd = ring_with_slots(6000, &size);
+	int fd = ring_with_slots(6000, &size, false);
 
 	mkdir(dir, 0755);
-	stream_open(&s, 0, fd, size, dir);
+	stream_open(&s, 0, fd, size, dir, 0);
 	ck_assert_uint_eq(stream_drain(&s, 0, 200000), 6000);
 	ck_assert_uint_gt(s.discarded, 0);
 	ck_assert_uint_eq(s.written + s.discarded, 6000);
@@ -530,11 +545,11 @@ START_TEST(stream_disk_full)
 	struct vcpu_stream s;
 	char path[4200];
 	size_t size;
-	int fd = ring_with_slots(6000, &size);
+	int fd = ring_with_slots(6000, &size, false);
 
 	mkdir(dir, 0755);
 	signal(SIGXFSZ, SIG_IGN);
-	stream_open(&s, 0, fd, size, dir);
+	stream_open(&s, 0, fd, size, dir, 0);
 	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
 	ck_assert_uint_eq(stream_drain(&s, 0, UINT64_MAX), 6000);
 	ck_assert(s.failed);
@@ -544,6 +559,53 @@ START_TEST(stream_disk_full)
 	snprintf(path, sizeof(path), "%s/svmtrace_trace_cpu0.bin", dir);
 	ck_assert_int_eq(svmtrace_read(path, NULL, NULL, &sum, &err), 0);
 	ck_assert_uint_eq(sum.records, s.written);
+}
+END_TEST
+
+/* The longest run of deltas after a full record, and how many full records. */
+struct anchor_runs {
+	uint64_t run, longest, full;
+};
+
+static bool anchor_run(const struct svmtrace_record *r, void *ctx)
+{
+	struct anchor_runs *a = ctx;
+
+	if (r->has_tsc) { /* an anchor or session start: a full record */
+		a->full++;
+		a->run = 0;
+	}
+	a->run++;
+	a->longest = a->run > a->longest ? a->run : a->longest;
+	return true;
+}
+
+/*
+ * --anchor-interval reaches the files: a full record at least every N
+ * records, and exactly N where no frame start puts one in earlier.
+ */
+START_TEST(stream_anchor_interval)
+{
+	static const uint32_t interval[] = { 0, 7, 1000 }; /* 0: the default */
+	uint32_t want = interval[_i] ? interval[_i] : SVMTRACE_DEFAULT_ANCHOR_INTERVAL;
+	const char *dir = scratch_path(_i == 0 ? "anchor0" : _i == 1 ? "anchor7" : "anchor1000");
+	struct anchor_runs a = { 0 };
+	struct svmtrace_summary sum;
+	struct svmtrace_error err;
+	struct vcpu_stream s;
+	char path[4200];
+	size_t size;
+	int fd = ring_with_slots(5000, &size, true);
+
+	mkdir(dir, 0755);
+	stream_open(&s, 0, fd, size, dir, interval[_i]);
+	ck_assert_uint_eq(stream_drain(&s, 0, UINT64_MAX), 5000);
+	ck_assert(stream_close(&s));
+	snprintf(path, sizeof(path), "%s/svmtrace_trace_cpu0.bin", dir);
+	ck_assert_int_eq(svmtrace_read(path, anchor_run, &a, &sum, &err), 0);
+	ck_assert_uint_eq(sum.records, 5000);
+	ck_assert_uint_eq(a.longest, want < 5000 ? want : 5000);
+	ck_assert_uint_ge(a.full, (5000 + want - 1) / want);
 }
 END_TEST
 
@@ -566,6 +628,7 @@ int main(void)
 	tcase_add_test(tc, status_socket);
 	tcase_add_test(tc, stream_byte_cap);
 	tcase_add_test(tc, stream_disk_full);
+	tcase_add_loop_test(tc, stream_anchor_interval, 0, 3);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

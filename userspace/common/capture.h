@@ -46,6 +46,7 @@ enum {
 	OPT_RING_SLOTS,
 	OPT_WAKE_BATCH,
 	OPT_XSTATE,
+	OPT_ANCHOR_INTERVAL,
 };
 #define CAPTURE_LONGOPTS                                                                           \
 	{ "policy", required_argument, NULL, OPT_POLICY },                                         \
@@ -55,8 +56,9 @@ enum {
 		{ "max-records", required_argument, NULL, OPT_MAX_RECORDS },                       \
 		{ "ring-slots", required_argument, NULL, OPT_RING_SLOTS },                         \
 		{ "wake-batch", required_argument, NULL, OPT_WAKE_BATCH },                         \
+		{ "xstate", no_argument, NULL, OPT_XSTATE },                                       \
 	{                                                                                          \
-		"xstate", no_argument, NULL, OPT_XSTATE                                            \
+		"anchor-interval", required_argument, NULL, OPT_ANCHOR_INTERVAL                    \
 	}
 
 struct capture_limits;
@@ -89,8 +91,9 @@ struct vcpu_stream {
 	bool done;						   /* closed and drained */
 };
 
+/* @anchor_interval: records between full records, 0 = the writer's default. */
 void stream_open(struct vcpu_stream *s, uint32_t vcpu, int ring_fd, uint64_t mmap_size,
-		 const char *out_dir);
+		 const char *out_dir, uint32_t anchor_interval);
 /*
  * Append every published slot while the file stays below @byte_cap bytes
  * (UINT64_MAX: no cap); past it, or once the writer failed, slots are
@@ -119,6 +122,7 @@ struct capture_limits {
 	uint64_t max_records;		/* 0 = no limit */
 	uint64_t max_bytes;		/* disk budget of all files, 0 = none */
 	unsigned int consumer_delay_us; /* per slot: a deliberately slow consumer */
+	uint32_t anchor_interval;	/* of the files (--anchor-interval), 0 = default */
 };
 
 struct capture {

@@ -85,7 +85,7 @@ static void add_streams(struct capture *cap, uint32_t nr)
 	cap->fds = fds;
 	for (i = cap->nr; i < nr; i++) {
 		fd = control_get_ring(cap->ctl, i, &size);
-		stream_open(&cap->streams[i], i, fd, size, cap->out_dir);
+		stream_open(&cap->streams[i], i, fd, size, cap->out_dir, cap->lim.anchor_interval);
 		cap->streams[i].observe = cap->observe;
 		cap->streams[i].observe_ctx = cap->observe_ctx;
 		cap->fds[i].fd = fd;

@@ -15,7 +15,7 @@
 #include "common/capture.h"
 
 void stream_open(struct vcpu_stream *s, uint32_t vcpu, int ring_fd, uint64_t mmap_size,
-		 const char *out_dir)
+		 const char *out_dir, uint32_t anchor_interval)
 {
 	struct svmtrace_writer_options o;
 	struct svmtrace_error err;
@@ -27,6 +27,8 @@ void stream_open(struct vcpu_stream *s, uint32_t vcpu, int ring_fd, uint64_t mma
 		die("vCPU %u: %s", vcpu, err.message);
 	svmtrace_writer_options_init(&o);
 	o.cpu = vcpu;
+	if (anchor_interval)
+		o.anchor_interval = anchor_interval;
 	snprintf(path, sizeof(path), "%s/svmtrace_trace_cpu%u.bin", out_dir, vcpu);
 	if (svmtrace_writer_open(path, &o, &s->writer, &err))
 		die("%s", err.message);

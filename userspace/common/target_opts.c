@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The options both capture programs take (--policy, --kernel, --rip-range,
- * --duration, --max-records, --ring-slots, --wake-batch, --xstate), parsed into the
- * kernel target and the limits the same way, dying with the argument named.
+ * --duration, --max-records, --ring-slots, --wake-batch, --xstate,
+ * --anchor-interval), parsed into the kernel target and the limits the same
+ * way, dying with the argument named.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,9 @@ bool capture_opt(int c, const char *arg, struct svmtrace_target *t, struct captu
 		return true;
 	case OPT_XSTATE:
 		t->flags |= SVMTRACE_TARGET_F_XSTATE;
+		return true;
+	case OPT_ANCHOR_INTERVAL:
+		lim->anchor_interval = parse_u32(arg, "--anchor-interval", 1, UINT32_MAX);
 		return true;
 	}
 	return false;

@@ -26,7 +26,7 @@ static const char pack_usage[] =
 	"rip, rflags, cr3, then rax rbx rcx rdx rsi rdi rbp rsp r8..r15), into the v5\n"
 	"file OUT.  IN may be - for standard input.\n"
 	"  --cpu N               vCPU number for the file header (default 0)\n"
-	"  --anchor-interval N   records between full anchors (default 64)\n"
+	"  --anchor-interval N   records between full anchors (default 256)\n"
 	"  --raw                 store frames uncompressed\n"
 	"  --lz4-level L         0 = fast LZ4 (default), 1..12 = LZ4HC level\n";
 

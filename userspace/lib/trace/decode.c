@@ -188,7 +188,7 @@ static bool check_sequence(struct decoder *d, uint64_t seq)
 
 /*
  * A state without YMM registers reads them as 0: zeroed once, not again at
- * each anchor (every 64th record by default) while nothing wrote them.
+ * each anchor (every 256th record by default) while nothing wrote them.
  */
 static void clear_ymm(struct decoder *d)
 {
