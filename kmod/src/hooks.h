@@ -106,7 +106,9 @@ static inline int svmtrace_db_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *
  * guest again at once (EXIT_FASTPATH_REENTER_GUEST).  0 -- the trylock of
  * vt->lock failed, or the step is anything but plain -- having changed
  * nothing: db_interception() then handles the exit as always.  @vtp, @dr6
- * as for svmtrace_db_exit().
+ * as for svmtrace_db_exit().  Also from svm_vcpu_run()'s loop of plain
+ * steps right after the exit (svmtrace_tight_loop(): GIF clear too, the
+ * guest's XCR0, XSS and PKRU still loaded).
  */
 static inline int svmtrace_db_fastpath(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp,
 				       u64 *dr6)

@@ -19,7 +19,9 @@
  * KVM_REQ_SVMTRACE before guest entry), but one: the plain step of a #DB
  * exit is first offered from the IRQs-off fastpath without SRCU
  * (__svmtrace_db_fastpath(), which neither sleeps nor reads guest memory,
- * and leaves everything else to the full path).  No other instruction
+ * and leaves everything else to the full path; KVM's loop of plain steps
+ * calls it too, with GIF clear and the guest's XCR0 still loaded:
+ * svmtrace_tight_loop() in svm.c).  No other instruction
  * under our TF completes in that fastpath (svmtrace_fastpath_allowed()).
  * Nothing sleeps in an exit handler: a
  * slot the ring has no room for under the block policy is held and waits
@@ -759,7 +761,10 @@ static void clear_bs(struct kvm_vcpu *vcpu, u64 *dr6)
  * handler may); when stop or a control operation holds the lock, the exit
  * takes the full path, which waits for it there.  The ring's wakeup of its
  * consumer is wake_up_interruptible(), an irqsave spinlock.  vm->armed is
- * read under vt->lock as on the full path.
+ * read under vt->lock as on the full path.  In svm_vcpu_run()'s loop of
+ * plain steps (svmtrace_tight_loop()) the same, with GIF clear as well (an
+ * NMI waits for the next VMRUN, which it ends) and the guest's XCR0, XSS
+ * and PKRU loaded (an xstate slot: xstate.c).
  */
 int __svmtrace_db_fastpath(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *dr6)
 {

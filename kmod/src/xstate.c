@@ -39,8 +39,12 @@
  * CPU without XGETBV(1) reports the guest's XCR0 (every enabled component
  * counted as in use).  QEMU's TCG reports XINUSE as XCR0 too.
  *
- * Without AVX enabled in the host's XCR0 only XMM0-15 are readable (the
- * guest cannot have used more): the upper halves are stored as zero.
+ * Without AVX enabled in the XCR0 in force only XMM0-15 are readable (the
+ * guest cannot have used more): the upper halves are stored as zero.  That
+ * XCR0 is the host's, or in KVM's loop of plain steps (svm.c,
+ * svmtrace_tight_loop(), which does not switch XCR0 back between its
+ * entries) the guest's: XGETBV(0) says which components it enables, and a
+ * YMM access with YMM off there would fault.
  */
 #include <linux/kvm_host.h>
 #include <asm/fpu/api.h>
@@ -89,7 +93,8 @@ void svmtrace_xstate_fill(struct kvm_vcpu *vcpu, struct svmtrace_slot *s)
 	}
 	if (test_thread_flag(TIF_NEED_FPU_LOAD))
 		switch_fpu_return();
-	if (cpu_feature_enabled(X86_FEATURE_AVX)) {
+	if (cpu_feature_enabled(X86_FEATURE_AVX) &&
+	    (xgetbv(XCR_XFEATURE_ENABLED_MASK) & XFEATURE_MASK_YMM)) {
 		STORE_ALL("vmovdqu %%ymm", x->ymm);
 	} else {
 		memset(x->ymm, 0, sizeof(x->ymm));	/* the upper halves */
