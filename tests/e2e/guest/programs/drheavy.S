@@ -8,7 +8,7 @@
  * executes or touches the addresses), so its results do not depend on
  * whether an emulator delivers them.  RDI = iterations.
  *
- * Under QEMU 7.2 TCG as L0 this is what crashed the lab (docs/lab.md):
+ * Under QEMU 7.2 TCG as L0 this is what crashed the lab (docs/lab-internals.md):
  * VMRUN and #VMEXIT load DR7 by assignment, so the breakpoints and
  * watchpoints an L2 guest's own MOV DR7 made TCG insert outlive the guest,
  * and the next DR7 write on that CPU removes them by the wrong type.

@@ -7,7 +7,7 @@
  * kernel counts the 14 #DBs and sums their frame RIPs.
  *
  * Not here, because QEMU 7.2's TCG cannot deliver them to an L2 guest (see
- * docs/lab.md): ICEBP (raises #UD) and DR0-DR3 breakpoints (never fire).
+ * docs/lab-internals.md): ICEBP (raises #UD) and DR0-DR3 breakpoints (never fire).
  */
 #include "layout.h"
 
