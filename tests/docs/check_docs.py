@@ -10,7 +10,8 @@
                                 quoted in the text.
   check_docs.py references      every docs/NAME.md and NAME.md link in the
                                 tree names a file that exists, and every
-                                `docs/NAME.md, "Section"` a heading of it.
+                                `docs/NAME.md, "Section"` a heading of it
+                                (or a bold title, **Section**).
 
 Prints one line per problem (file:line: what) and exits 1 if there is any.
 """
@@ -182,8 +183,14 @@ class Checker:
 
 
 def headings(path):
-    return [re.sub(r"[`*]", "", l.lstrip("#").strip())
-            for l in open(path, encoding="utf-8") if l.startswith("#")]
+    """The sections a doc names: its headings, and the bold titles of its list items and
+    paragraphs (`**Gate.**`)."""
+    names = []
+    for line in open(path, encoding="utf-8"):
+        if line.startswith("#"):
+            names.append(re.sub(r"[`*]", "", line.lstrip("#").strip()))
+        names += [re.sub(r"`", "", b) for b in re.findall(r"\*\*([^*]+)\*\*", line)]
+    return names
 
 
 def tree_files():
@@ -192,7 +199,7 @@ def tree_files():
 
 
 def references(problems):
-    ref = re.compile(r"(docs/[A-Za-z0-9_-]+\.md)(?:,\s*\"([^\"]+)\")?")
+    ref = re.compile(r"(docs/[a-z0-9_-]+\.md)(?:,\s*\"([^\"]+)\")?")
     link = re.compile(r"\]\(([A-Za-z0-9_./-]+\.md)\)(?:,\s*\"([^\"]+)\")?")
     for f in tree_files():
         try:
