@@ -13,6 +13,7 @@
 #   make bench      benchmarks (ratios against baselines measured in one run)
 #   make fuzz       run every libFuzzer target for FUZZ_SECONDS each
 #   make deps       install the Debian packages the build and the tests need
+#                   (first, once: make check and make demo only name what is missing)
 #   make install    install programs and man pages under PREFIX
 
 PREFIX ?= /usr/local
@@ -91,7 +92,7 @@ check-fuzz-corpus: $(FUZZ_TARGETS)
 	done
 CHECK_STEPS += check-fuzz-corpus
 
-check: all $(CHECK_STEPS)
+check: deps-hint all $(CHECK_STEPS)
 	@echo "make check: all steps passed"
 
 bench: all $(BENCH_STEPS)
@@ -105,15 +106,26 @@ fuzz: $(FUZZ_TARGETS)
 			$(BUILD)/fuzz-corpus/$$n tests/fuzz/corpus/$$n; \
 	done
 
+# The packages of DEB_PACKAGES that dpkg does not list as installed.
+DEPS_MISSING = for p in $(sort $(DEB_PACKAGES)); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; \
+	done
+
 deps:
 	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	missing=$$(for p in $(sort $(DEB_PACKAGES)); do \
-		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; \
-	done); \
+	missing=$$($(DEPS_MISSING)); \
 	if [ -z "$$missing" ]; then echo "deps: all packages present"; exit 0; fi; \
 	echo "deps: installing" $$missing; \
 	$$SUDO apt-get update -q && \
 	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends $$missing
+
+# make check and make demo install nothing (that takes root and changes the
+# machine: make deps does it, once); they say first what is missing.
+.PHONY: deps-hint
+deps-hint:
+	@command -v dpkg-query >/dev/null || exit 0; missing=$$($(DEPS_MISSING)); \
+	[ -z "$$missing" ] || echo "make: Debian packages missing:" $$missing "-- 'make deps'" \
+		"installs them; what needs them skips (and fails under CI=true)" >&2
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \

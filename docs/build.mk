@@ -3,7 +3,7 @@
 # modules, hence kmod).  make demo-userspace: the README's worked example on
 # a ptrace'd Linux process (docs/demo.sh), no KVM needed.
 .PHONY: demo-userspace
-demo: all kmod $(BUILD)/e2e/win/win11.pvh
+demo: deps-hint all kmod $(BUILD)/e2e/win/win11.pvh
 	BUILD=$(BUILD) sh docs/demo-lab.sh --modules $(BUILD)/kmod
 demo-userspace: all
 	BIN=$(BUILD)/bin DEMO_DIR=$(BUILD)/demo sh docs/demo.sh

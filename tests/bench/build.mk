@@ -5,11 +5,6 @@ $(eval $(call program,svmtrace-bench-trace,tests/bench/bench_trace.c tests/bench
 bench-trace: all
 	@rm -f $(BUILD)/bench/table
 	BIN=$(BUILD)/bin BENCH_DIR=$(BUILD)/bench sh tests/bench/trace.sh
-	@awk '{ s += log($$7); e += log($$12); d += log($$16); n++; \
-		c = (n == 1 || $$18 < c) ? $$18 : c } END { \
-		printf "geometric mean: size v5/xz %.3f, encode %.2fx zstd -3, decode %.2fx zstd -d; " \
-			"slowest CSV --regs %.2f M rows/s\n", exp(s / n), exp(e / n), exp(d / n), c }' \
-		$(BUILD)/bench/table
 BENCH_STEPS += bench-trace
 
 # The capture consumer (ring + v5 writer) against a synthetic producer

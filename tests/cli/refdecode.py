@@ -330,7 +330,8 @@ def row(cpu, seq, kind, rip, state, reason, tsc, dropped, jsonl, ymm_cols, ymm):
 
 
 def header_line(ymm, jsonl):
-    """The CSV header (none for JSON lines): YMM columns when the first record has YMM state."""
+    """The CSV header (none for JSON lines): YMM columns when the first record of known
+    state has YMM state (docs/format.md, "What svmtrace-dump dump prints")."""
     if jsonl:
         return ""
     y = ",xstate_bv," + ",".join("ymm%d" % i for i in range(16)) if ymm else ""
@@ -347,6 +348,34 @@ def main():
     out = sys.stdout
     header = None
     opened = False
+    pending = []  # rows before the first record of known state: the header waits for it
+    ymm_left_out = False
+
+    def put(cpu, seq, kind, rip, state, reason, tsc, dropped, ymm):
+        nonlocal header, ymm_left_out
+        if header is None and state is None:
+            pending.append((cpu, seq, kind, rip, state, reason, tsc, dropped, ymm))
+            return
+        if header is None:
+            header = header_line(ymm is not None, jsonl)
+            out.write(header)
+        cols = header.endswith(",ymm15\n")
+        for args in pending + [(cpu, seq, kind, rip, state, reason, tsc, dropped, ymm)]:
+            if args[8] and not cols and not jsonl and not ymm_left_out:
+                sys.stderr.write("sequence %d has YMM state the CSV has no columns for\n" % args[1])
+                ymm_left_out = True
+            out.write(row(*args[:8], jsonl, cols, args[8]) + "\n")
+        pending.clear()
+
+    def flush_pending():
+        nonlocal header
+        if header is None and opened:
+            header = header_line(False, jsonl)
+            out.write(header)
+        for args in pending:
+            out.write(row(*args[:8], jsonl, False, args[8]) + "\n")
+        pending.clear()
+
     try:
         if len(data) < 16:
             raise Bad("offset 0: shorter than the 16-byte header")
@@ -377,29 +406,22 @@ def main():
                         state = [dec.rflags, dec.cr3] + dec.gpr
                     if dec.known and dec.ymm:
                         ymm = (dec.xbv, dec.yregs)
-                    if header is None:
-                        header = header_line(dec.ymm, jsonl)
-                        out.write(header)
-                    out.write(row(cpu, dec.last_seq, kind, dec.rip, state, reason, tsc,
-                                  dropped, jsonl, header.endswith(",ymm15\n"), ymm) + "\n")
+                    put(cpu, dec.last_seq, kind, dec.rip, state, reason, tsc, dropped, ymm)
             except Bad as e:
                 raise Bad("offset %d: frame byte %d: %s" % (off, f.p if f else 0, e))
             off += 8 + stored
     except EOFError as e:
-        if header is None and opened:
-            out.write(header_line(False, jsonl))
+        flush_pending()
         out.flush()
         sys.stderr.write("truncated at offset %d\n" % e.args[0])
         return 3
     except Bad as e:
-        if header is None and opened:
-            out.write(header_line(False, jsonl))
+        flush_pending()
         out.flush()
         sys.stderr.write("%s\n" % e)
         return 1
-    if header is None:
-        out.write(header_line(False, jsonl))
-    return 0
+    flush_pending()
+    return 1 if ymm_left_out else 0
 
 
 if __name__ == "__main__":

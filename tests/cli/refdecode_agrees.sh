@@ -79,7 +79,10 @@ for f in gap gapx; do
 	agree "$WORK/$f.v5"
 	agree "$WORK/$f.v5" --jsonl
 done
-echo "ok: lossy streams, with and without YMM, CSV and JSONL"
+"$BIN/svmtrace-gap-trace" --xstate-second "$WORK/gapx2.v5"
+agree "$WORK/gapx2.v5"
+agree "$WORK/gapx2.v5" --jsonl
+echo "ok: lossy streams, with and without YMM (also from the second session on), CSV and JSONL"
 
 # A session end that opens a frame: 1153 synthetic records at anchor interval
 # 1 fill the first raw frame exactly, so pack's session end starts the second.

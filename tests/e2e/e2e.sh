@@ -75,7 +75,7 @@ while read -r name vcpus arg steplog; do
 done <<EOF
 $(grep -v '^#' "$here/programs.list" | awk NF)
 EOF
-# The Windows-layout guest (docs/lab.md): one image per profile, and the
+# The Windows-layout guest (docs/lab-internals.md): one image per profile, and the
 # capture scenarios NAME IMAGE MODE PID IMAGE-NAME (l1-win.sh).
 win=$build/e2e/win
 win_images="win10 win11"

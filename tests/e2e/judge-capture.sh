@@ -22,7 +22,7 @@ judge_capture_rc() {
 # judge_audit NAME: the exit audit (--audit) balanced on every vCPU: the
 # #DB exits its BPF program counted on KVM's tracepoints equal the module's
 # steps plus the guest's own, and the records plus every reason a step
-# leaves none (docs/lab.md, "The exit audit").
+# leaves none (docs/audit.md).
 judge_audit() {
 	f=$cap/$1/capture.txt
 	n=$(grep -c '^audit vcpu[0-9]* vcpu_id=[0-9]* db_exits=[0-9]* = .*: ok; = .*: ok; npf_exits=[0-9]* >= gate_faults [0-9]*: ok;' "$f" 2>/dev/null)

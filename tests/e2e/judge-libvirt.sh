@@ -82,7 +82,7 @@ l2_warnings() {
 # judge_libvirt_linux: (libvirt.sh's $linux_boots > 0) every Linux L2 boot
 # through virsh reached its init, with no kernel warning but the known one,
 # and L0 delivered none of the interrupts L1's KVM injected twice (QEMU
-# 7.2's TCG defect, docs/lab.md; l1-libvirt.sh's redelivery_watch); the
+# 7.2's TCG defect, docs/lab-internals.md; l1-libvirt.sh's redelivery_watch); the
 # hand-started ones are reported, not judged.
 judge_libvirt_linux() {
 	if [ "$linux_boots" = 0 ]; then

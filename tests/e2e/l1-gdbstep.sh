@@ -24,7 +24,7 @@
 # Not in l1-stepcost.sh's L1: QEMU and gdb need the host's userspace, and
 # with it the capture rows there rose by 65 to 134 instructions per step
 # (the shell's polls during each capture, l1-capture.sh, run the host's
-# dynamically linked tools instead of busybox; docs/lab.md).
+# dynamically linked tools instead of busybox; docs/bench.md).
 set -u
 rounds=$1 small=$2 big=$3
 sock=/tmp/gdbstep.sock

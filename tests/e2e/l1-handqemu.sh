@@ -3,8 +3,8 @@
 # through virsh, or by hand in QEMU, up to its init's "ready" line (sourced
 # by l1-libvirt.sh after vm-configs/lab-win.sh).  DESIGN.md saw QEMU started
 # by hand hang early in the L2 kernel where libvirt's start worked; both
-# hung alike, from one TCG defect in L0 (docs/lab.md, "Limits of QEMU 7.2's
-# TCG").  The hand variants take libvirt's differences one at a time:
+# hung alike, from one TCG defect in L0 (docs/lab-internals.md, "Limits of
+# QEMU 7.2's TCG").  The hand variants take libvirt's differences one at a time:
 #   plain    qemu-system-x86_64 -accel kvm -cpu host,-svm, as root
 #   paused   the same with -S, continued over QMP once QEMU is up
 #   qemuuser the same run as libvirt-qemu:kvm, as libvirt runs it

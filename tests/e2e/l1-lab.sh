@@ -23,7 +23,7 @@ win_images=$(cat /e2e/win-images 2>/dev/null)
 win_scenarios=$(cat /e2e/win-scenarios 2>/dev/null)
 ipi_iterations=100	# e2e.sh's judge does not depend on the number
 hostile_rounds=20	# e2e.sh's judge expects 20 (hostile.S)
-drheavy_args="--cpl0 --dr-intercept -a 20"	# drheavy.S; --dr-intercept: docs/lab.md
+drheavy_args="--cpl0 --dr-intercept -a 20"	# drheavy.S; --dr-intercept: docs/lab-internals.md
 cd /e2e
 . ./l1-capture.sh
 . ./l1-lifecycle.sh
@@ -68,7 +68,7 @@ run_set() {	# run_set SET
 # dr_back_to_back DIR: issue 13 point 3, five debug-register-heavy guests
 # captured (--kernel: every instruction a VM exit) and then five untraced,
 # one after the other in this L1.  Under QEMU 7.2 as L0 this crashed L0
-# (docs/lab.md) unless the guest's MOV DR stays intercepted (the VMM's
+# (docs/lab-internals.md) unless the guest's MOV DR stays intercepted (the VMM's
 # --dr-intercept, in $drheavy_args).
 dr_back_to_back() {
 	for i in 1 2 3 4 5; do

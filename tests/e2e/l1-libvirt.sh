@@ -180,7 +180,7 @@ done
 stage boots
 
 # QEMU 7.2's TCG can deliver an interrupt L1's KVM injected into L2 a second
-# time (docs/lab.md, "Limits of QEMU 7.2's TCG"): its VMRUN leaves the
+# time (docs/lab-internals.md, "Limits of QEMU 7.2's TCG"): its VMRUN leaves the
 # vector in exception_index, and an exit to TCG's main loop before the
 # next exception or #VMEXIT delivers it again as an exception, so the next
 # #VMEXIT reports it in EXITINTINFO as type 3 (exception) with a vector of

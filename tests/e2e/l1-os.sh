@@ -1,6 +1,6 @@
 #!/bin/sh
 # l1-os.sh: inside L1 (run-l1.sh --hostroot, started by os.sh), the Linux
-# L2 of `make e2e-os` (docs/lab.md, "A real Linux in L2").  Loads our
+# L2 of `make e2e-os` (docs/lab-internals.md, "A real Linux in L2").  Loads our
 # modules, boots Debian's kernel (/e2e/os.vmlinuz, /e2e/os.initrd: its
 # /init is tests/e2e/os/init.sh) with 2 vCPUs in QEMU started by hand,
 # ASLR off (norandmaps), and for each program: waits for its gate line,
@@ -45,7 +45,7 @@ finish() {
 	stage end
 }
 if ! wait_line "$console" '^svmtrace-lab: ready' "$seconds" "$qemu"; then
-	fail "the Linux L2 did not reach its init in $seconds s (docs/lab.md: it hangs now and then)"
+	fail "the Linux L2 did not reach its init in $seconds s (docs/lab-internals.md, \"An interrupt delivered twice\")"
 	finish
 	exit 0
 fi

@@ -12,7 +12,7 @@ user mode too -- for as long as no other interrupt reaches that APIC.  When
 the vector is the local timer's, L1 never programs its timer again: no
 tick, no preemption, no sleep ever ends, and the lab stalls until its
 timeout (seen in the libvirt lab at random scenarios, with the busy L2
-polling its serial port; docs/lab.md, "Limits of QEMU 7.2's TCG").  Any
+polling its serial port; docs/lab-internals.md, "Limits of QEMU 7.2's TCG").  Any
 new interrupt makes QEMU look at the APIC again, and L1 then takes the
 stuck vector at once.
 

@@ -20,7 +20,7 @@
 #   - --linux-boots (default 2) boots of Debian's kernel (lab-linux.xml)
 #     through virsh all reach init, with no kernel warning but TCG's known
 #     XSAVE one, and L0 delivered none of the interrupts L1's KVM injected
-#     twice (docs/lab.md, "Limits of QEMU 7.2's TCG"); --hand-boots
+#     twice (docs/lab-internals.md, "Limits of QEMU 7.2's TCG"); --hand-boots
 #     (default 0) rounds of the same kernel in QEMU started by hand
 #     (l1-handqemu.sh) are reported;
 #   - our modules unload at the end (rmmod), and the L1 kernel log has no
@@ -93,7 +93,7 @@ adds="$adds $(ls "$top"/tests/data/profiles/*.json.xz | sed 's/^/--add /')"
 # One L1 vCPU: with two, QEMU 7.2's round-robin TCG switches between them,
 # and a switch right after L1's KVM injected an interrupt into L2 delivers
 # it to L2 a second time, IF=0 or not; L2's handler then deadlocks on its
-# own lock (docs/lab.md, "Limits of QEMU 7.2's TCG as the lab's CPU").  One
+# own lock (docs/lab-internals.md, "Limits of QEMU 7.2's TCG").  One
 # vCPU costs nothing: thread=single runs L1's vCPUs on one host thread anyway.
 # shellcheck disable=SC2086
 nice "$here/run-l1.sh" --hostroot --cpus 1 --modules "$modules" --mem 1536 --out "$run/l1" \

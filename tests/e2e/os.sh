@@ -1,6 +1,6 @@
 #!/bin/sh
 # os.sh: a real operating system in L2, with an oracle that is not ours
-# (docs/lab.md, "A real Linux in L2").
+# (docs/lab-internals.md, "A real Linux in L2").
 #   tests/e2e/os.sh --modules DIR
 # Boots an L1 with the host's userspace (run-l1.sh --hostroot) where
 # l1-os.sh runs Debian's kernel (the one L1 runs) with a busybox initramfs
@@ -46,8 +46,8 @@ cp "$kdir/vmlinuz" "$run/os.vmlinuz"
 "$here/os/initramfs.sh" "$run/os.initrd" "$kdir/root/lib/modules/$abi" "$os" || exit 1
 
 # One L1 vCPU: with two, QEMU 7.2's TCG can deliver an interrupt injected
-# into L2 a second time and hang the Linux L2 (docs/lab.md, "Why the Linux
-# L2 hung"); L2's two vCPUs are two threads of its QEMU in L1.
+# into L2 a second time and hang the Linux L2 (docs/lab-internals.md, "An
+# interrupt delivered twice"); L2's two vCPUs are two threads of its QEMU in L1.
 nice "$here/run-l1.sh" --hostroot --cpus 1 --modules "$modules" --mem 1536 --out "$run/l1" \
 	--timeout "${E2E_OS_TIMEOUT:-1200}" --add "$here/l1-os.sh" --add "$here/l1-capture.sh" \
 	--add "$bin/svmtrace-capture" --add "$run/os.vmlinuz" --add "$run/os.initrd" \

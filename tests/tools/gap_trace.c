@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * svmtrace-gap-trace [--xstate] OUT: write a small v5 file the way a lossy capture
+ * svmtrace-gap-trace [--xstate | --xstate-second] OUT: write a small v5 file the way a lossy capture
  * does — two sessions (gates 4 and 9), the first ended by a CR3 change and
  * the second by a stop, with 37 slots dropped in the middle of the first
  * (SVMTRACE_SLOT_F_GAP) — so tests can check how inspect and dump show
  * sessions and losses.  pack cannot make such a file: raw records carry no
- * loss marks.  With --xstate every slot carries changing YMM state.
+ * loss marks.  With --xstate every slot carries changing YMM state; with
+ * --xstate-second only the second session's do (a stream whose YMM state
+ * starts after its first record of known state).
  */
 #include <string.h>
 
@@ -14,7 +16,7 @@
 #include "common/cli.h"
 
 static struct svmtrace_slot_xstate xs;
-static bool with_xstate;
+static bool with_xstate, xstate_second;
 
 static void put(struct svmtrace_writer *w, struct svmtrace_slot *s)
 {
@@ -52,10 +54,11 @@ int main(int argc, char **argv)
 	};
 
 	cli_progname = "svmtrace-gap-trace";
+	xstate_second = argc == 3 && !strcmp(argv[1], "--xstate-second");
 	with_xstate = argc == 3 && !strcmp(argv[1], "--xstate");
-	if (argc != 2 + with_xstate)
-		die("usage: svmtrace-gap-trace [--xstate] OUT");
-	argv += with_xstate;
+	if (argc != 2 + (with_xstate || xstate_second))
+		die("usage: svmtrace-gap-trace [--xstate | --xstate-second] OUT");
+	argv += with_xstate || xstate_second;
 	svmtrace_writer_options_init(&o);
 	o.cpu = 1;
 	if (svmtrace_writer_open(argv[1], &o, &w, &err))
@@ -75,6 +78,7 @@ int main(int argc, char **argv)
 	put(w, &s);
 	s.kind = SVMTRACE_SLOT_SESSION_START;
 	s.reason = 9;
+	with_xstate |= xstate_second;
 	put(w, &s);
 	for (int i = 0; i < 49; i++)
 		put(w, &s);

@@ -14,9 +14,14 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_SUPPORT) $(LIBSVMTRACE)
 ALL_PROGRAM_SRCS += $(UNIT_SRCS) tests/unit/support.c tests/ring/ring_producer.c
 all: $(UNIT_TESTS)
 
+# Every test's scratch files (support.c's scratch_path) go under one
+# directory, removed once all passed (kept after a failure, to look at).
+UNIT_TMP := $(abspath $(BUILD)/tmp/unit)
 .PHONY: check-unit
 check-unit: $(UNIT_TESTS)
-	@set -e; for t in $(UNIT_TESTS); do echo "unit: $$t"; $$t; done
+	@set -e; rm -rf $(UNIT_TMP); mkdir -p $(UNIT_TMP); \
+	for t in $(UNIT_TESTS); do echo "unit: $$t"; TMPDIR=$(UNIT_TMP) $$t; done; \
+	rm -rf $(UNIT_TMP)
 CHECK_STEPS += check-unit
 # Keep the test objects: they are not intermediate files to delete.
 .SECONDARY: $(patsubst tests/unit/%.c,$(BUILD)/obj/tests/unit/%.o,$(UNIT_SRCS))

@@ -20,7 +20,10 @@
 				     b_);                                                          \
 	} while (0)
 
-/* A path "NAME" inside a scratch directory made for this test process. */
+/*
+ * A path "NAME" inside a scratch directory made for this test process, under
+ * $TMPDIR (make check-unit points it at one directory it removes afterwards).
+ */
 const char *scratch_path(const char *name);
 
 void write_bytes(const char *path, const void *data, size_t size);

@@ -6,6 +6,7 @@
  * gone, and a tracefs without kvm events are refused, each saying why.
  */
 #include <check.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +20,10 @@
 /* A copy of GOOD's tree with @event's format passed through sed @script. */
 static const char *edited(const char *event, const char *script)
 {
-	static char dir[] = "/tmp/svmtrace-audit-XXXXXX";
-	char cmd[1024];
+	static char dir[PATH_MAX];
+	char cmd[3 * PATH_MAX];
 
+	snprintf(dir, sizeof(dir), "%s", scratch_path("tracefs.XXXXXX"));
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(cmd, sizeof(cmd),
 		 "cp -r " GOOD "/events %s/ && sed -i '%s' %s/events/kvm/%s/format", dir, script,

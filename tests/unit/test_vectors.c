@@ -19,7 +19,8 @@
  * registers), OPS (copies: explicit, with GPR, a swap from old values, a
  * predicted copy; add, xor, 64-bit rotate, 32-bit add, 32-bit rotate, sub,
  * and a predicted add), session ends with G, the table emptied at a frame start,
- * and a non-shortest varint (read only: our writer never makes one).
+ * a non-shortest varint (read only: our writer never makes one), and an
+ * operation learned with a GPR mask of more than four bits (read only).
  */
 #include <check.h>
 #include <stdio.h>
@@ -319,6 +320,41 @@ static const struct expect long_varint_records[] = {
 	{ END, 2, 0, 0, 0x3000, 0x202, 0, { 0 }, 0, false, -1, false },
 };
 
+/*
+ * ---- 7. learning keeps the one operation whatever the GPR mask (read only:
+ * our writer stores a one-byte difference, not an operation): add rax, rbx
+ * at 0x7000 while five other registers change too (mask of five bits, not
+ * learned), a jump back, and the add again: predicted, the operation alone.
+ */
+/* clang-format off */
+static const uint8_t wide_mask_bytes[] = {
+	0x46, 0x54, 0x52, 0x43, 0x05, 0, 0, 0, 0x00, 0, 0, 0, 0x01, 0, 0, 0,
+	0x51, 0, 0, 0, 0x51, 0, 0, 0, /* frame: 81 raw */
+	/* start: seq 1, tsc 0, gate 0, rip 0x7000, rflags 2, cr3 0, rax 1, rbx 2 */
+	0x02, 0x01, Z8, 0x00, 0x00, 0x70, 0, 0, 0, 0, 0, 0, 0x02, 0x00,
+	0x01, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	/*
+	 * 2: 0x7000 misses: RIP +3 (06); OPS: 1, rax <- rbx (01), add (01);
+	 * GPR mask rcx rdx rsi rdi rbp (7c 00), +1 each (02)
+	 */
+	0x8c, 0x06, 0x01, 0x01, 0x01, 0x7c, 0x00, 0x02, 0x02, 0x02, 0x02, 0x02,
+	/* 3: 0x7003 misses: RIP -3 (05) */
+	0x04, 0x05,
+	/* 4: 0x7000 hits: RIP 0x7003 and rax += rbx predicted; the mask was not kept */
+	0x00,
+	/* 5: session end, tsc 0, reason 0, rip 0x7003 */
+	0x03, 0x05, 0, 0, 0, 0, 0, 0, 0, Z8, 0, 0, 0, 0, 0x03, 0x70, 0, 0, 0, 0, 0, 0,
+};
+/* clang-format on */
+
+static const struct expect wide_mask_records[] = {
+	{ START, 1, 0, 0, 0x7000, 0x2, 0, { 1, 2 }, 0, true, -1, false },
+	{ INS, 2, 0, 0, 0x7003, 0x2, 0, { 3, 2, 1, 1, 1, 1, 1 }, 0, false, -1, false },
+	{ INS, 3, 0, 0, 0x7000, 0x2, 0, { 3, 2, 1, 1, 1, 1, 1 }, 0, false, -1, false },
+	{ INS, 4, 0, 0, 0x7003, 0x2, 0, { 5, 2, 1, 1, 1, 1, 1 }, 0, false, -1, false },
+	{ END, 5, 0, 0, 0x7003, 0x2, 0, { 5, 2, 1, 1, 1, 1, 1 }, 0, false, -1, false },
+};
+
 static const struct vector vectors[] = {
 	{ "loop", 1, loop_bytes, sizeof(loop_bytes), loop_records,
 	  sizeof(loop_records) / sizeof(loop_records[0]), NULL, true },
@@ -332,6 +368,8 @@ static const struct vector vectors[] = {
 	  sizeof(ops_records) / sizeof(ops_records[0]), NULL, true },
 	{ "long-varint", 0, long_varint_bytes, sizeof(long_varint_bytes), long_varint_records,
 	  sizeof(long_varint_records) / sizeof(long_varint_records[0]), NULL, false },
+	{ "wide-mask", 0, wide_mask_bytes, sizeof(wide_mask_bytes), wide_mask_records,
+	  sizeof(wide_mask_records) / sizeof(wide_mask_records[0]), NULL, false },
 };
 #define NVECTORS (sizeof(vectors) / sizeof(vectors[0]))
 

@@ -3,7 +3,7 @@
  * The exit audit (--audit of svmtrace-capture and svmtraced): an eBPF
  * account of the traced VM's #DB and NPF exits, taken on KVM's own
  * tracepoints, balanced per vCPU against the records the capture produced
- * (docs/lab.md, "The exit audit").
+ * (docs/audit.md).
  *
  *   audit.c          load, attach, read the BPF program (libbpf skeleton)
  *   audit_format.c   the kvm records' layout against tracefs' format files
@@ -43,7 +43,7 @@ void exit_audit_close(struct exit_audit *a);
 int audit_check_formats(const char *tracefs, char *err, size_t err_size);
 
 /*
- * One vCPU's balance, two equations and a bound (the terms: docs/lab.md):
+ * One vCPU's balance, two equations and a bound (the terms: docs/audit.md):
  *   exits:   db_exits = kmod_db_exits + foreign
  *   records: db_exits = produced - emulated + unrecorded - stepless_ends + foreign
  *   gates:   npf_exits >= gate_faults (every gate fault is an NPF exit)

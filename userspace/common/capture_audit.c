@@ -8,7 +8,7 @@
  *
  * where produced is what this capture took from the ring (written,
  * discarded or dropped by the kernel) and the other terms are the module's
- * counters (docs/lab.md explains each).  The first says the module saw
+ * counters (docs/audit.md explains each).  The first says the module saw
  * every #DB exit; the second that each one is a record or has a reason not
  * to be.  And no vCPU may have more gate faults than BPF saw NPF exits.  A
  * vCPU that does not balance is an error line and a failed capture.

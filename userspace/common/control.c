@@ -26,7 +26,7 @@ int control_open(void)
 		die("%s: %s (capturing needs root: CAP_SYS_ADMIN)", SVMTRACE_DEVICE,
 		    strerror(errno));
 	if (errno == ENOENT || errno == ENODEV || errno == ENXIO)
-		die("%s: %s (load svmtrace's kvm.ko: docs/kmod.md)", SVMTRACE_DEVICE,
+		die("%s: %s (load svmtrace's kvm.ko: docs/install.md)", SVMTRACE_DEVICE,
 		    strerror(errno));
 	die("%s: %s", SVMTRACE_DEVICE, strerror(errno));
 }

@@ -3,7 +3,9 @@
  * dump: decoded records as CSV (cpu,sequence,kind,rip,rflags,cr3,reason and
  * with --regs the 16 GPRs, and XSTATE_BV and YMM0-15 when the trace has
  * them) or JSON lines, filtered, from one file or merged from several
- * per-vCPU files in global sequence order.
+ * per-vCPU files in global sequence order.  A CSV's columns are fixed by its
+ * header, before any row: YMM columns come when the first record of known
+ * state (of any file, merged) has YMM state (lookahead.c finds it).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@
 #include "svmtrace-dump/analysis.h"
 #include "svmtrace-dump/commands.h"
 #include "svmtrace-dump/files.h"
+#include "svmtrace-dump/lookahead.h"
 #include "svmtrace-dump/out.h"
 
 static const char dump_usage[] =
@@ -21,8 +24,10 @@ static const char dump_usage[] =
 	"       svmtrace-dump dump --merge [options] FILE...\n"
 	"Print decoded records, one row each: cpu,sequence,kind,rip,rflags,cr3,reason.\n"
 	"  --regs              add the 16 GPRs: rax rbx rcx rdx rsi rdi rbp rsp r8..r15;\n"
-	"                      with YMM state in the trace (captured with xstate) also\n"
-	"                      xstate_bv and ymm0..ymm15 (256-bit hex, 64 digits)\n"
+	"                      when the first record of known state has YMM state\n"
+	"                      (captured with xstate) also xstate_bv and ymm0..ymm15\n"
+	"                      (256-bit hex, 64 digits); YMM state of later records\n"
+	"                      that has no column is an error (--format jsonl has it)\n"
 	"  --format csv|jsonl  output format (default csv)\n"
 	"  --cr3 X             only rows whose CR3 is X\n"
 	"  --rip-range A-B     only rows with A <= rip < B (the end is exclusive, as in\n"
@@ -53,7 +58,8 @@ struct filter {
 struct dump {
 	struct filter f;
 	bool regs;
-	bool ymm; /* --regs and the first record has YMM state: its columns */
+	bool ymm;	   /* --regs and the first record of known state has YMM: columns */
+	bool ymm_left_out; /* a CSV row without columns for its record's YMM state */
 	bool jsonl;
 	bool merge;
 	bool allow_truncated;
@@ -248,6 +254,13 @@ static bool emit(struct dump *d, const struct svmtrace_record *r)
 
 	if (!wanted(&d->f, r))
 		return true;
+	if (d->regs && !d->jsonl && !d->ymm && r->has_ymm && r->state_known && !d->ymm_left_out) {
+		warn("the record at sequence %llu (cpu %u) has YMM state, but the CSV has no YMM "
+		     "columns: the first record of known state had none (--format jsonl prints "
+		     "YMM state per record)",
+		     (unsigned long long)r->sequence, r->cpu);
+		d->ymm_left_out = true;
+	}
 	p = out_row();
 	out_commit(d->jsonl ? json_row(d, p, r, d->regs) : csv_row(d, p, r, d->regs));
 	return ++d->rows < d->limit;
@@ -281,38 +294,38 @@ static void header(const struct dump *d)
 
 static int dump_one(struct dump *d, const char *path)
 {
-	struct svmtrace_reader *r = open_trace(path);
+	struct lookahead l;
 	const struct svmtrace_record *rec;
 	int ret, status;
 
-	ret = svmtrace_reader_next(r, &rec);
-	d->ymm = d->regs && ret > 0 && rec->has_ymm;
+	lookahead_open(&l, path);
+	d->ymm = d->regs && l.has_ymm;
 	header(d);
-	for (; ret > 0 && d->limit; ret = svmtrace_reader_next(r, &rec))
+	for (ret = lookahead_next(&l, &rec); ret > 0 && d->limit; ret = lookahead_next(&l, &rec))
 		if (rec->sequence > d->f.seq_hi || !emit(d, rec))
 			break;
 	out_flush();
-	status = finish_trace(r, ret, d->allow_truncated);
-	svmtrace_reader_close(r);
+	status = finish_trace(l.r, ret, d->allow_truncated);
+	lookahead_close(&l);
 	return status;
 }
 
 static int dump_merged(struct dump *d, int n, char **paths)
 {
-	struct svmtrace_reader **r = calloc((size_t)n, sizeof(*r));
+	struct lookahead *l = calloc((size_t)n, sizeof(*l));
 	const struct svmtrace_record **head = calloc((size_t)n, sizeof(*head));
 	int status = 0, ret;
 
-	if (!r || !head)
+	if (!l || !head)
 		die("out of memory");
 	for (int i = 0; i < n; i++) {
-		r[i] = open_trace(paths[i]);
-		ret = svmtrace_reader_next(r[i], &head[i]);
+		lookahead_open(&l[i], paths[i]);
+		d->ymm |= d->regs && l[i].has_ymm;
+		ret = lookahead_next(&l[i], &head[i]);
 		if (ret <= 0) {
 			head[i] = NULL;
-			status |= finish_trace(r[i], ret, d->allow_truncated);
+			status |= finish_trace(l[i].r, ret, d->allow_truncated);
 		}
-		d->ymm |= d->regs && head[i] && head[i]->has_ymm;
 	}
 	header(d);
 	while (d->limit) {
@@ -323,17 +336,17 @@ static int dump_merged(struct dump *d, int n, char **paths)
 				best = i;
 		if (best < 0 || head[best]->sequence > d->f.seq_hi || !emit(d, head[best]))
 			break;
-		ret = svmtrace_reader_next(r[best], &head[best]);
+		ret = lookahead_next(&l[best], &head[best]);
 		if (ret <= 0) {
 			head[best] = NULL;
 			out_flush();
-			status |= finish_trace(r[best], ret, d->allow_truncated);
+			status |= finish_trace(l[best].r, ret, d->allow_truncated);
 		}
 	}
 	out_flush();
 	for (int i = 0; i < n; i++)
-		svmtrace_reader_close(r[i]);
-	free(r);
+		lookahead_close(&l[i]);
+	free(l);
 	free(head);
 	return status;
 }
@@ -417,5 +430,5 @@ int cmd_dump(int argc, char **argv)
 	/* The header follows the first records: they say whether YMM columns come. */
 	c = d.merge ? dump_merged(&d, nfiles, argv + optind) : dump_one(&d, argv[optind]);
 	analysis_close(&d.an);
-	return c;
+	return c | d.ymm_left_out;
 }

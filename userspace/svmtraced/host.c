@@ -56,14 +56,14 @@ const char *host_version_problem(const struct svmtrace_version *v, const char *r
 	if (v->abi_version != SVMTRACE_ABI_VERSION) {
 		snprintf(buf, size,
 			 "the loaded svmtrace module speaks ABI %u, this svmtraced ABI %d: install "
-			 "matching versions (make kmod, make install; docs/kmod.md)",
+			 "matching versions (make kmod, make install; docs/install.md)",
 			 v->abi_version, SVMTRACE_ABI_VERSION);
 		return buf;
 	}
 	if (strncmp(v->release, release, sizeof(v->release))) {
 		snprintf(buf, size,
 			 "the loaded svmtrace module was built for kernel %.64s but %.64s runs: "
-			 "rebuild it for this kernel (make kmod; docs/kmod.md)",
+			 "rebuild it for this kernel (make kmod; docs/install.md)",
 			 v->release, release);
 		return buf;
 	}
@@ -80,7 +80,7 @@ static void check_version(int ctl)
 	if (ioctl(ctl, SVMTRACE_VERSION, &v)) {
 		if (errno == ENOTTY)
 			die("%s answers no SVMTRACE_VERSION: the loaded module predates ABI %d; "
-			    "install the current one (docs/kmod.md)",
+			    "install the current one (docs/install.md)",
 			    SVMTRACE_DEVICE, SVMTRACE_ABI_VERSION);
 		die("%s: SVMTRACE_VERSION: %s", SVMTRACE_DEVICE, strerror(errno));
 	}
@@ -100,10 +100,10 @@ int host_open_control(void)
 	if (stat(SVMTRACE_DEVICE, &st)) {
 		if (!stat("/sys/module/kvm_amd", &st))
 			die("%s is missing: the loaded kvm-amd is not svmtrace's; load svmtrace's "
-			    "kvm.ko and kvm-amd.ko (docs/kmod.md)",
+			    "kvm.ko and kvm-amd.ko (docs/install.md)",
 			    SVMTRACE_DEVICE);
 		die("%s is missing: kvm-amd is not loaded; load svmtrace's kvm.ko and "
-		    "kvm-amd.ko (docs/kmod.md)",
+		    "kvm-amd.ko (docs/install.md)",
 		    SVMTRACE_DEVICE);
 	}
 	fd = control_open();

@@ -2,7 +2,7 @@
 /*
  * svmtrace-e2e-model: replay a lab program without KVM and write what an
  * exact user-mode instruction tracer must record for it, plus the results
- * the test VMM must print.  See usage[] and docs/lab.md.
+ * the test VMM must print.  See usage[] and docs/lab-internals.md.
  *
  * The recording rules are in tracer.c.  Our TF is kept apart from the
  * guest's (c->our_tf), never in a frame or R11.  The tracer parks it

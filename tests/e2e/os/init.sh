@@ -1,5 +1,5 @@
 #!/bin/busybox sh
-# /init of the Linux L2 of `make e2e-os` (docs/lab.md, "A real Linux in L2";
+# /init of the Linux L2 of `make e2e-os` (docs/lab-internals.md, "A real Linux in L2";
 # built by tests/e2e/os/initramfs.sh).  For each program: run it traced (it
 # prints its gate and waits for a line from L1, which arms
 # svmtrace-capture --adopt-cr3 first), wait for a line again (L1 stopped the

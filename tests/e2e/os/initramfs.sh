@@ -1,6 +1,6 @@
 #!/bin/sh
 # initramfs.sh OUT.cpio MODDIR BINDIR: the initramfs of the Linux L2 of
-# `make e2e-os` (docs/lab.md, "A real Linux in L2"): a static busybox, the
+# `make e2e-os` (docs/lab-internals.md, "A real Linux in L2"): a static busybox, the
 # kernel's virtio-9p modules from MODDIR (the results share), the programs
 # BINDIR/os-* and BINDIR/steprec (static), and tests/e2e/os/init.sh as /init.
 set -eu

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""judge.py: the judge of `make e2e-os` (docs/lab.md, "A real Linux in L2").
+"""judge.py: the judge of `make e2e-os` (docs/lab-internals.md, "A real Linux in L2").
 
 For each program, the capture of its traced run (svmtrace-capture
 --adopt-cr3, every vCPU's file merged by sequence) against the records of
@@ -91,7 +91,7 @@ def compare(cap, ref, code):
                       under ptrace TF is the guest's own: the program sees it
                       there until R11 is written again.  The kmod keeps its
                       TF out of R11 (EFER.SCE off: SYSCALL faults and is
-                      emulated without it, docs/kmod.md), so
+                      emulated without it, docs/kmod.md, "Frames and R11"), so
                       the traced run sees the untraced value.
     Not allowed: any other R11 difference, TF in the capture's R11 above
     all (the kmod's TF visible to the guest).

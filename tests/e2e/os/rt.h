@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rt.h: the whole runtime of the lab's Linux L2 programs (docs/lab.md, "A
- * real Linux in L2").  No libc: glibc's start-up and threads mix AT_RANDOM
+ * rt.h: the whole runtime of the lab's Linux L2 programs
+ * (docs/lab-internals.md, "A real Linux in L2").  No libc: glibc's start-up and threads mix AT_RANDOM
  * into registers (stack guard, pointer mangling in setjmp and atexit), so
  * two runs would differ for reasons of their own.  Here every register of
  * the traced part is a function of the program alone: raw system calls,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * svmtrace-e2e-vmm: run one lab program in a fresh KVM guest and print what
- * it computed.  See usage[] and docs/lab.md.
+ * it computed.  See usage[] and docs/lab-internals.md.
  *
  * A capture tool attaches from another process between "ready" and "start":
  * with --wait the VMM prints its pid, its VM fd (for pidfd_getfd), the guest
@@ -51,7 +51,7 @@ static const char usage[] =
 	"  -0, --cpl0           run the program at CPL 0 (it may use WRMSR)\n"
 	"  -d, --dr-intercept   KVM_SET_GUEST_DEBUG(ENABLE) alone: KVM keeps intercepting\n"
 	"                       the guest's MOV DR, which then never runs natively (the\n"
-	"                       lab's workaround for QEMU 7.2's DR7 bug, docs/lab.md)\n"
+	"                       lab's workaround for QEMU 7.2's DR7 bug, docs/lab-internals.md)\n"
 	"  -q, --quiet-db       the lab kernel's #DB handler makes no VM exit (bench_tf:\n"
 	"                       the bare in-kernel #DB that bench-step-cost compares with)\n"
 	"  -S, --svme           start with EFER.SVME set, like a guest that runs a\n"

@@ -239,7 +239,7 @@ static int set_regs(struct vcpu *v)
  * dr_interception() emulates the guest's MOV DR instead of dropping the DR
  * intercepts, so the guest never loads debug registers natively.  Under
  * QEMU 7.2 TCG as L0 a native MOV DR7 in L2 leaves TCG breakpoints behind
- * that crash L0 later (docs/lab.md).
+ * that crash L0 later (docs/lab-internals.md).
  */
 static int set_singlestep(struct vcpu *v)
 {

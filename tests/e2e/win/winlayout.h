@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The lab's Windows-layout L2 guest (docs/lab.md, "The Windows-layout
- * guest"): addresses and conventions shared by the image builder
+ * The lab's Windows-layout L2 guest (docs/lab-internals.md, "The
+ * Windows-layout guest"): addresses and conventions shared by the image builder
  * (svmtrace-e2e-wingen, which lays out a Windows x64 kernel from an ISF
  * profile with the VMI generator's pieces), the CPL-0 scheduler
  * (win/sched.S), the PE programs (win/programs/), the test VMM and the

@@ -10,6 +10,7 @@
  * the first instructions silently.
  */
 #include "layout.h"
+#include "program.h"
 
 	.intel_syntax noprefix
 	.code64
@@ -21,5 +22,4 @@ start:
 1:	int	INT_VECTOR
 	dec	r12
 	jnz	1b
-	xor	eax, eax
-	out	PORT_DONE, eax
+	done

@@ -10,6 +10,7 @@
  * foreign capture steps only the first instructions silently.
  */
 #include "layout.h"
+#include "program.h"
 
 	.intel_syntax noprefix
 	.code64
@@ -23,5 +24,4 @@ start:
 1:	syscall
 	dec	r12
 	jnz	1b
-	xor	eax, eax
-	out	PORT_DONE, eax
+	done

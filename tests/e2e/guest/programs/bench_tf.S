@@ -7,17 +7,15 @@
  * restores TF) counts it.  No exit reaches the VMM.  RDI = iterations.
  */
 #include "layout.h"
+#include "program.h"
 
 	.intel_syntax noprefix
 	.code64
 	.text
 start:
 	xor	ebx, ebx
-	pushfq
-	or	qword ptr [rsp], 0x100
-	popfq				/* from the next instruction on, each traps */
+	tf_on				/* from the next instruction on, each traps */
 1:	add	rbx, rdi
 	dec	rdi
 	jnz	1b
-	xor	eax, eax
-	out	PORT_DONE, eax
+	done

@@ -9,6 +9,7 @@
  * page again at `again`: a second session starts there and ends at stop.
  */
 #include "layout.h"
+#include "program.h"
 
 	.intel_syntax noprefix
 	.code64
@@ -26,9 +27,7 @@ again:
 	add	ebx, 5			/* the second session's session_start */
 	call	twice
 	mov	eax, ebx
-	out	PORT_LOG, eax
-	xor	eax, eax
-	out	PORT_DONE, eax
+	log_done
 
 	.org 0x1000
 /* Page 1: leave the target address space, come back, re-enter the gate. */

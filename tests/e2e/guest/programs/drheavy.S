@@ -8,12 +8,13 @@
  * executes or touches the addresses), so its results do not depend on
  * whether an emulator delivers them.  RDI = iterations.
  *
- * Under QEMU 7.2 TCG as L0 this is what crashed the lab (docs/lab.md):
+ * Under QEMU 7.2 TCG as L0 this is what crashed the lab (docs/lab-internals.md):
  * VMRUN and #VMEXIT load DR7 by assignment, so the breakpoints and
  * watchpoints an L2 guest's own MOV DR7 made TCG insert outlive the guest,
  * and the next DR7 write on that CPU removes them by the wrong type.
  */
 #include "layout.h"
+#include "program.h"
 
 /* L0-L3 enabled; RW/LEN per register: A = exec, write/4, rw/4, write/4;
  * B = write/4, exec, write/4, rw/4. */
@@ -50,9 +51,7 @@ start:
 	dec	r12
 	jnz	1b
 	mov	eax, ebx
-	out	PORT_LOG, eax
-	xor	eax, eax
-	out	PORT_DONE, eax		/* DR7 stays A: the VM ends with them armed */
+	log_done			/* DR7 stays A: the VM ends with them armed */
 never:
 	hlt
 	.balign 16

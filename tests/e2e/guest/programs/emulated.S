@@ -6,6 +6,7 @@
  * as one step, and the guest must see no #DB (its kernel counts them).
  */
 #include "layout.h"
+#include "program.h"
 
 	.intel_syntax noprefix
 	.code64
@@ -26,6 +27,4 @@ start:
 	dec	r15d
 	jnz	1b
 	mov	eax, r14d
-	out	PORT_LOG, eax
-	xor	eax, eax
-	out	PORT_DONE, eax
+	log_done

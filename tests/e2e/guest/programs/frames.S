@@ -22,6 +22,7 @@
  * mode.
  */
 #include "layout.h"
+#include "program.h"
 
 	.intel_syntax noprefix
 	.code64
@@ -68,6 +69,4 @@ start:
 	dec	r12d
 	jnz	1b
 	mov	eax, r13d
-	out	PORT_LOG, eax
-	xor	eax, eax
-	out	PORT_DONE, eax
+	log_done

@@ -7,9 +7,10 @@
  * kernel counts the 14 #DBs and sums their frame RIPs.
  *
  * Not here, because QEMU 7.2's TCG cannot deliver them to an L2 guest (see
- * docs/lab.md): ICEBP (raises #UD) and DR0-DR3 breakpoints (never fire).
+ * docs/lab-internals.md): ICEBP (raises #UD) and DR0-DR3 breakpoints (never fire).
  */
 #include "layout.h"
+#include "program.h"
 
 	.intel_syntax noprefix
 	.code64
@@ -17,19 +18,13 @@
 start:
 	mov	ebx, 100
 	mov	r12d, 2
-1:	pushfq
-	or	qword ptr [rsp], 0x100
-	popfq				/* TF on: traps start after the next one */
+1:	tf_on				/* TF on: traps start after the next one */
 	add	ebx, 1
 	add	ebx, 2
 	nop
 	sub	ebx, 4
-	pushfq
-	and	qword ptr [rsp], ~0x100
-	popfq				/* TF off, but this one still traps */
+	tf_off				/* TF off, but this one still traps */
 	dec	r12d
 	jnz	1b
 	mov	eax, ebx
-	out	PORT_LOG, eax
-	xor	eax, eax
-	out	PORT_DONE, eax
+	log_done

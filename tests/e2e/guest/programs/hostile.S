@@ -17,6 +17,7 @@
  * modules are the oracle (docs/lab.md).
  */
 #include "layout.h"
+#include "program.h"
 
 #define EMPTY_TABLE_GPA 0x3ff000	/* the last page of guest RAM: all zero */
 
@@ -29,15 +30,11 @@ start:
 	mov	r12, rdi
 	xor	ebx, ebx
 round:
-	pushfq
-	or	qword ptr [rsp], 0x100
-	popfq				/* TF on: the guest's own #DBs */
+	tf_on				/* TF on: the guest's own #DBs */
 	add	ebx, 1
 	nop
 	add	ebx, 2
-	pushfq
-	and	qword ptr [rsp], ~0x100
-	popfq				/* TF off (this one still traps) */
+	tf_off				/* TF off (this one still traps) */
 	call	away			/* a foreign fetch of gatefn, in page 1 */
 	inc	byte ptr [rip + patched + 1]	/* rewrite the gate page... */
 	call	patched			/* ...and run what was written */
@@ -48,8 +45,7 @@ round:
 	out	PORT_LOG, eax
 	mov	esi, EMPTY_TABLE_GPA
 	syscall				/* never returns: triple fault */
-	xor	eax, eax
-	out	PORT_DONE, eax
+	done
 
 gatefn:
 	add	ebx, 10

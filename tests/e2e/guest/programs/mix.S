@@ -11,6 +11,7 @@
  * every result on PORT_LOG.
  */
 #include "layout.h"
+#include "program.h"
 
 	.intel_syntax noprefix
 	.code64
@@ -158,9 +159,7 @@ page2:
 	out	PORT_LOG, eax
 	shr	r15, 32
 	mov	eax, r15d
-	out	PORT_LOG, eax
-	xor	eax, eax
-	out	PORT_DONE, eax
+	log_done
 
 /* ENTER/LEAVE and RET imm16: pops its one stack argument. */
 framed:

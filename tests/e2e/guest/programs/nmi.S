@@ -10,6 +10,7 @@
  * must not carry the tracer's TF (nmi_frame_tf=0).
  */
 #include "layout.h"
+#include "program.h"
 
 	.intel_syntax noprefix
 	.code64
@@ -24,6 +25,4 @@ start:
 	dec	r12d
 	jnz	1b
 	mov	eax, ebx
-	out	PORT_LOG, eax
-	xor	eax, eax
-	out	PORT_DONE, eax
+	log_done

@@ -7,6 +7,7 @@
  * the 16-bit PUSHFW (66 9C, 2 bytes).
  */
 #include "layout.h"
+#include "program.h"
 
 	.intel_syntax noprefix
 	.code64
@@ -32,6 +33,4 @@ start:
 	.byte	0x66, 0x9c		/* pushfw: the image is the low 2 bytes */
 	pop	rax
 	and	eax, 0x100
-	out	PORT_LOG, eax
-	xor	eax, eax
-	out	PORT_DONE, eax
+	log_done

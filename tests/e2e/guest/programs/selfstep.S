@@ -18,6 +18,7 @@
  * from one that does not (the model follows hardware).
  */
 #include "layout.h"
+#include "program.h"
 
 	.intel_syntax noprefix
 	.code64
@@ -33,9 +34,7 @@ start:
 common:					/* from here on only RDI R13 R14 differ */
 	mov	ebx, 7
 	mov	r12d, 2
-1:	pushfq
-	or	qword ptr [rsp], 0x100
-	popfq				/* TF on: the next instruction traps */
+1:	tf_on				/* TF on: the next instruction traps */
 	add	ebx, 1
 	xor	eax, eax
 	cpuid				/* completed by KVM */
@@ -44,9 +43,7 @@ common:					/* from here on only RDI R13 R14 differ */
 	out	PORT_LOG, eax		/* completed by KVM (userspace) */
 	mov	ss, r13d		/* MOV SS: one trap for it and the next */
 	add	ebx, 3
-	pushfq
-	and	qword ptr [rsp], ~0x100
-	popfq				/* TF off; this one still traps */
+	tf_off				/* TF off; this one still traps */
 	/* TF on through IRETQ to the same privilege level */
 	mov	rcx, rsp
 	push	r13			/* SS */
@@ -59,12 +56,8 @@ common:					/* from here on only RDI R13 R14 differ */
 	iretq
 2:	add	ebx, 9			/* traps */
 	nop
-	pushfq
-	and	qword ptr [rsp], ~0x100
-	popfq
+	tf_off
 	dec	r12d
 	jnz	1b
 	mov	eax, ebx
-	out	PORT_LOG, eax
-	xor	eax, eax
-	out	PORT_DONE, eax
+	log_done

@@ -7,6 +7,7 @@
  * after each MOV SS, as the CPU skips the trap.
  */
 #include "layout.h"
+#include "program.h"
 
 	.intel_syntax noprefix
 	.code64
@@ -21,6 +22,4 @@ start:
 	dec	ecx
 	jnz	1b
 	mov	eax, ebx
-	out	PORT_LOG, eax
-	xor	eax, eax
-	out	PORT_DONE, eax
+	log_done

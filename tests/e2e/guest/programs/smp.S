@@ -6,6 +6,7 @@
  * logs its result, so a trace mixed up between vCPUs cannot match.
  */
 #include "layout.h"
+#include "program.h"
 
 	.intel_syntax noprefix
 	.code64
@@ -20,9 +21,7 @@ cpu0:
 	jnz	1b
 	mov	rdi, r12
 	call	fold
-	out	PORT_LOG, eax
-	xor	eax, eax
-	out	PORT_DONE, eax
+	log_done
 
 	.org 0x1000
 /* Page 1: vCPU 1. */
@@ -35,9 +34,7 @@ cpu1:
 	jnz	1b
 	mov	rdi, r13
 	call	fold
-	out	PORT_LOG, eax
-	xor	eax, eax
-	out	PORT_DONE, eax
+	log_done
 
 	.org 0x2000
 /* Page 2: shared code, RAX = low half + high half of RDI. */

@@ -7,6 +7,7 @@
  * them.
  */
 #include "layout.h"
+#include "program.h"
 
 	.intel_syntax noprefix
 	.code64
@@ -22,6 +23,4 @@ start:
 	dec	r12d
 	jnz	1b
 	mov	eax, ebp
-	out	PORT_LOG, eax
-	xor	eax, eax
-	out	PORT_DONE, eax
+	log_done

@@ -15,6 +15,7 @@
  * the #DBs it gets untraced (the model's, QEMU's).
  */
 #include "layout.h"
+#include "program.h"
 
 	.intel_syntax noprefix
 	.code64
@@ -22,29 +23,21 @@
 start:
 	mov	ebx, 100
 	mov	r12d, 2
-1:	pushfq
-	or	qword ptr [rsp], 0x100
-	popfq				/* TF on: traps start after the next one */
+1:	tf_on				/* TF on: traps start after the next one */
 	mov	eax, 1000
 	mov	edi, r12d
 	xor	esi, esi		/* a counted call */
 	syscall				/* with TF: no trap at the kernel entry */
 	add	ebx, eax		/* SYSRETQ's trap came before this */
 	add	ebx, edx
-	pushfq
-	and	qword ptr [rsp], ~0x100
-	popfq				/* TF off, but this one still traps */
+	tf_off				/* TF off, but this one still traps */
 	mov	r10d, 0x100		/* the kernel sets TF in R11 */
 	mov	eax, 2000
 	syscall
 	xor	r10d, r10d		/* SYSRETQ's trap came before this */
 	add	ebx, eax
-	pushfq
-	and	qword ptr [rsp], ~0x100
-	popfq				/* TF off, but this one still traps */
+	tf_off				/* TF off, but this one still traps */
 	dec	r12d
 	jnz	1b
 	mov	eax, ebx
-	out	PORT_LOG, eax
-	xor	eax, eax
-	out	PORT_DONE, eax
+	log_done

@@ -15,6 +15,7 @@
  * did to the frame: one session, every instruction traced.
  */
 #include "layout.h"
+#include "program.h"
 
 	.intel_syntax noprefix
 	.code64
@@ -36,6 +37,4 @@ start:
 	cpuid				/* ... to this exit */
 	add	ebx, 1
 	mov	eax, ebx
-	out	PORT_LOG, eax
-	xor	eax, eax
-	out	PORT_DONE, eax
+	log_done

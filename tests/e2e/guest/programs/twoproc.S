@@ -13,6 +13,7 @@
  * after its calls (a tracer's TF there shows in the log).
  */
 #include "layout.h"
+#include "program.h"
 
 	.intel_syntax noprefix
 	.code64
@@ -26,9 +27,7 @@ cpu0:
 	call	calls
 	mov	eax, ebp
 	add	eax, r13d
-	out	PORT_LOG, eax
-	xor	eax, eax
-	out	PORT_DONE, eax
+	log_done
 
 	.org 0x1000
 /* Page 1: vCPU 1 leaves for the other address space. */
@@ -43,9 +42,7 @@ cpu1:
 	call	calls
 	mov	eax, ebp
 	add	eax, r13d
-	out	PORT_LOG, eax
-	xor	eax, eax
-	out	PORT_DONE, eax
+	log_done
 
 	.org 0x2000
 /* Page 2, shared: R12 quiet system calls, RBP sums RAX, R13 R11's TFs. */

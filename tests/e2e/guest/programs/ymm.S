@@ -12,6 +12,7 @@
  * instructions (programs.list: STEPLOG only).
  */
 #include "layout.h"
+#include "program.h"
 
 	.intel_syntax noprefix
 	.code64
@@ -36,9 +37,7 @@ start:
 	vmovq	rcx, xmm7			/* A1 */
 	add	rax, rbx
 	add	rax, rcx
-	out	PORT_LOG, eax
-	xor	eax, eax
-	out	PORT_DONE, eax
+	log_done
 
 	.org 0x1000
 /* Page 1: the two vectors, quadword 0 first. */
