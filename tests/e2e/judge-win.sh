@@ -47,21 +47,23 @@ judge_win_unseen() {
 }
 
 # judge_win_armed NAME IMAGE PID [MODE]: svmtraced's "armed pid=N cr3=0x...
-# gate=0x..." names the builder's process, one of its DTBs and its entry
+# user_cr3=0x... gate=0x..." names the builder's process, both its DTBs
+# (user_cr3 is its KVA-shadow user DTB, 0x0 when it has none) and its entry
 # page; for MODE lazy (not resident when armed) gate=watch.
 judge_win_armed() {
 	line=$(grep -m 1 '^armed ' "$cap/$1/capture.txt" 2>/dev/null)
 	a_pid=$(echo "$line" | sed -n 's/.* pid=\([0-9]*\).*/\1/p')
 	a_cr3=$(echo "$line" | sed -n 's/.* cr3=\(0x[0-9a-fA-F]*\).*/\1/p')
+	a_ucr3=$(echo "$line" | sed -n 's/.* user_cr3=\(0x[0-9a-fA-F]*\).*/\1/p')
 	a_gate=$(echo "$line" | sed -n 's/.* gate=\([0-9a-zA-Z]*\) .*/\1/p')
+	w_dtb=$(win_target "$2" "$3" 3) w_udtb=$(win_target "$2" "$3" 4)
 	gate=$(printf 0x%x $(($(win_target "$2" "$3" 6) & ~0xfff)))
 	[ "${4:-}" != lazy ] || gate=watch
-	if [ "$a_pid" = "$3" ] && [ "$a_gate" = "$gate" ] && [ -n "$a_cr3" ] &&
-		{ [ $((a_cr3 & ~0xfff)) -eq $(($(win_target "$2" "$3" 3))) ] ||
-			[ $((a_cr3 & ~0xfff)) -eq $(($(win_target "$2" "$3" 4))) ]; }; then
-		ok "capture/$1/armed" "$line: the builder's process, DTB and entry page"
+	if [ "$a_pid" = "$3" ] && [ "$a_gate" = "$gate" ] && [ -n "$a_cr3" ] && [ -n "$a_ucr3" ] &&
+		[ $((a_cr3)) -eq $((w_dtb)) ] && [ $((a_ucr3)) -eq $((w_udtb)) ]; then
+		ok "capture/$1/armed" "$line: the builder's process, DTB, user DTB and entry page"
 	else
-		bad "capture/$1/armed" "'${line:-no armed line}': builder says pid $3, DTB $(win_target "$2" "$3" 3) / $(win_target "$2" "$3" 4), gate $gate"
+		bad "capture/$1/armed" "'${line:-no armed line}': builder says pid $3, DTB $w_dtb, user DTB $w_udtb, gate $gate"
 	fi
 }
 
