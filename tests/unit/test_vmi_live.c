@@ -196,7 +196,8 @@ START_TEST(vcpu_errors_and_states)
 	mem_live_vcpu_from_state(&vm.st, &v);
 	ck_assert_uint_eq(v.valid,
 			  SVMTRACE_VMI_REG_CR3 | SVMTRACE_VMI_REG_IDTR | SVMTRACE_VMI_REG_GS_BASE |
-				  SVMTRACE_VMI_REG_KERNEL_GS_BASE | SVMTRACE_VMI_REG_LSTAR);
+				  SVMTRACE_VMI_REG_KERNEL_GS_BASE | SVMTRACE_VMI_REG_LSTAR |
+				  SVMTRACE_VMI_REG_CR4);
 	vm.st.flags = SVMTRACE_VCPU_STATE_F_GUEST_MODE; /* a nested guest's registers */
 	mem_live_vcpu_from_state(&vm.st, &v);
 	ck_assert_uint_eq(v.valid, 0);

@@ -54,6 +54,8 @@ int cmd_kernel(struct vmi_cmd *c, int argc, char **argv)
 		       svmtrace_vmi_mem_vcpu_count(c->mem));
 		printf("kernel-base: 0x%016llx\n", (unsigned long long)k.base);
 		printf("kernel-dtb:  0x%016llx\n", (unsigned long long)k.dtb);
+		printf("paging:      %u levels%s\n", k.paging_levels,
+		       k.paging_levels == 5 ? " (LA57)" : "");
 		printf("pdb:         %s %s\n", k.pdb_name, k.id);
 		printf("profile:     %s\n", svmtrace_vmi_profile_path(prof));
 		printf("found-by:    %s\n", svmtrace_vmi_method_name(k.method));

@@ -38,6 +38,7 @@ json_object *vmi_json_kernel(const struct svmtrace_vmi *vmi)
 
 	json_object_object_add(o, "base", vmi_json_hex(k->base));
 	json_object_object_add(o, "dtb", vmi_json_hex(k->dtb));
+	json_object_object_add(o, "paging_levels", json_object_new_int((int)k->paging_levels));
 	json_object_object_add(o, "pdb", json_object_new_string(k->pdb_name));
 	json_object_object_add(o, "pdb_id", json_object_new_string(k->id));
 	json_object_object_add(o, "method",

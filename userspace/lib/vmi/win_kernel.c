@@ -51,9 +51,10 @@ struct probe {
 	unsigned int nr_dtbs;
 };
 
-static bool is_kernel_va(uint64_t va)
+/* The upper, kernel half of the guest's linear addresses (48 or 57 bits). */
+static bool is_kernel_va(const struct probe *pr, uint64_t va)
 {
-	return va >> 47 == 0x1ffff;
+	return va >> 63 && x86_canonical(va, (int)pr->s.kernel.paging_levels);
 }
 
 /* Is there an ntoskrnl image at @base in @dtb?  Fills @k. */
@@ -103,14 +104,15 @@ static int scan_down(const struct probe *pr, uint64_t dtb, uint64_t anchor, int 
 {
 	uint64_t va = anchor & ~(X86_PAGE_SIZE - 1), lowest = anchor - KERNEL_SCAN_SPAN;
 
-	if (!is_kernel_va(anchor))
+	if (!is_kernel_va(pr, anchor))
 		return vmi_fail(err, SVMTRACE_E_NOT_FOUND, "0x%llx is not a kernel address",
 				(unsigned long long)anchor);
-	while (va >= lowest && is_kernel_va(va)) {
+	while (va >= lowest && is_kernel_va(pr, va)) {
 		struct svmtrace_vmi_translation t;
 		uint8_t mz[2];
 
-		if (x86_translate(pr->s.mem, dtb, va, NULL, &t, NULL)) {
+		if (x86_translate(pr->s.mem, dtb, (int)pr->s.kernel.paging_levels, va, NULL, &t,
+				  NULL)) {
 			va = (va & ~(t.page_size - 1)) - X86_PAGE_SIZE;
 			continue;
 		}
@@ -272,7 +274,7 @@ static int method_kpcr(const struct probe *pr, struct svmtrace_vmi_kernel *k,
 		for (j = 0; j < 2; j++) {
 			unsigned int d;
 
-			if (!is_kernel_va(pcr[j]))
+			if (!is_kernel_va(pr, pcr[j]))
 				continue;
 			rc = from_kpcr(pr, win_dtb_mask(v->cr3), pcr[j], k, err);
 			for (d = 0; rc && d < pr->nr_dtbs; d++)
@@ -297,7 +299,7 @@ static int find_startblock(const struct svmtrace_vmi_mem *mem, uint64_t *pml4, u
 		    svmtrace_vmi_mem_read(mem, pa + STARTBLOCK_KERNEL_HINT, hint, 8, NULL) ||
 		    svmtrace_vmi_mem_read(mem, pa + STARTBLOCK_PML4, pml4, 8, NULL))
 			continue;
-		if (is_kernel_va(*hint) && !(*pml4 & 0xfff) && *pml4)
+		if (*hint >> 63 && !(*pml4 & 0xfff) && *pml4)
 			return 0;
 	}
 	return -1;
@@ -337,6 +339,23 @@ static void probe_init(struct probe *pr, const struct svmtrace_vmi_mem *mem,
 		pr->dtbs[pr->nr_dtbs++] = pml4;
 }
 
+/*
+ * How many levels of page tables the guest uses, from the first vCPU record
+ * that holds CR4 (all vCPUs of one kernel agree); 0 when none does.
+ */
+static int guest_paging_levels(const struct svmtrace_vmi_mem *mem)
+{
+	unsigned int i;
+
+	for (i = 0; i < svmtrace_vmi_mem_vcpu_count(mem); i++) {
+		const struct svmtrace_vmi_vcpu *v = svmtrace_vmi_mem_vcpu(mem, i);
+
+		if (v->valid & SVMTRACE_VMI_REG_CR4)
+			return x86_paging_levels(v->cr4);
+	}
+	return 0;
+}
+
 int svmtrace_vmi_kernel_probe(const struct svmtrace_vmi_mem *mem,
 			      const struct svmtrace_vmi_profile *profile,
 			      enum svmtrace_vmi_method method, struct svmtrace_vmi_kernel *out,
@@ -349,17 +368,26 @@ int svmtrace_vmi_kernel_probe(const struct svmtrace_vmi_mem *mem,
 		[SVMTRACE_VMI_METHOD_IDTR] = method_idtr,
 		[SVMTRACE_VMI_METHOD_STARTBLOCK] = method_startblock,
 	};
+	int known = guest_paging_levels(mem), levels, rc;
 	struct probe pr;
-	int rc;
 
 	if ((unsigned int)method >= SVMTRACE_VMI_METHOD_COUNT)
 		return vmi_fail(err, SVMTRACE_E_INVALID, "no kernel discovery method %d",
 				(int)method);
 	probe_init(&pr, mem, profile);
+	levels = known ? known : X86_PML4E;
+	pr.s.kernel.paging_levels = (uint32_t)levels;
 	rc = methods[method](&pr, out, err);
+	if (rc && !known) { /* no CR4 recorded: five levels (LA57) may find it */
+		levels = X86_PML5E;
+		pr.s.kernel.paging_levels = (uint32_t)levels;
+		if (!methods[method](&pr, out, NULL))
+			rc = 0;
+	}
 	if (rc)
 		return vmi_prefix(err, rc, "%s", method_names[method]);
 	out->method = method;
+	out->paging_levels = (uint32_t)levels;
 	return 0;
 }
 
