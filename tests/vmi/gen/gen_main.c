@@ -11,6 +11,9 @@
  *          demand-zero; KVA shadow; a truncated name; no loader list yet
  *   small  System, a 4K process, transition, prototype, KVA shadow: for
  *          fuzzing seeds (use with a small --mem-size)
+ *
+ * --la57 builds five-level page tables (a PML5 on top) and records
+ * CR4.LA57 in the ELF core's vCPU notes.
  */
 #include "gen_win.h"
 #include "lib/vmi/isf.h"
@@ -47,7 +50,8 @@ static const struct gen_proc small[] = {
 static const char usage[] =
 	"usage: vmi-genimage --profile ISF --exe EXE --dll DLL --out PREFIX\n"
 	"       [--scenario full|small] [--mem-size BYTES] [--decoys N]\n"
-	"       [--corrupt cycle|blink|unmapped|outside] [--idt-shadow] [--old-qemu-notes]\n";
+	"       [--corrupt cycle|blink|unmapped|outside] [--idt-shadow] [--old-qemu-notes]\n"
+	"       [--la57]\n";
 
 static char *out_name(const char *prefix, const char *ext)
 {
@@ -71,13 +75,14 @@ int main(int argc, char **argv)
 		{ "corrupt", required_argument, NULL, 'c' },
 		{ "idt-shadow", no_argument, NULL, 'i' },
 		{ "old-qemu-notes", no_argument, NULL, 'q' },
+		{ "la57", no_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *profile = NULL, *exe = NULL, *dll = NULL, *out = NULL, *corrupt = NULL;
 	const struct gen_proc *procs = full;
 	size_t nr = sizeof(full) / sizeof(full[0]), i;
 	uint64_t mem_size = 4ULL << 30, decoys = 0;
-	bool old_notes = false;
+	bool old_notes = false, la57 = false;
 	struct svmtrace_error err;
 	struct gen_win g = { 0 };
 	char *path;
@@ -112,6 +117,9 @@ int main(int argc, char **argv)
 		case 'q':
 			old_notes = true;
 			break;
+		case 'l':
+			la57 = true;
+			break;
 		case 's':
 			if (!strcmp(optarg, "small")) {
 				procs = small;
@@ -134,6 +142,8 @@ int main(int argc, char **argv)
 	gen_pe_load(exe, &g.exe);
 	gen_pe_load(dll, &g.dll);
 	g.m = gen_phys_new(mem_size, 1);
+	if (la57)
+		gen_phys_set_paging(g.m, 5);
 	path = out_name(out, ".expect");
 	g.expect = fopen(path, "w");
 	if (!g.expect)

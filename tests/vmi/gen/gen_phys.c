@@ -23,6 +23,7 @@ struct gen_phys {
 	struct reserved res[8];
 	int nr_res;
 	uint64_t rng;
+	int levels; /* of every address space's page tables */
 };
 
 void gen_die(const char *fmt, ...)
@@ -49,7 +50,20 @@ struct gen_phys *gen_phys_new(uint64_t size, uint32_t seed)
 	m->size = size;
 	gen_hash_init(&m->index);
 	m->rng = seed * 2654435761ULL + 1;
+	m->levels = 4;
 	return m;
+}
+
+void gen_phys_set_paging(struct gen_phys *m, int levels)
+{
+	if (levels != 4 && levels != 5)
+		gen_die("%d levels of page tables (4 or 5)", levels);
+	m->levels = levels;
+}
+
+int gen_phys_paging(const struct gen_phys *m)
+{
+	return m->levels;
 }
 
 void gen_phys_free(struct gen_phys *m)

@@ -67,7 +67,7 @@ void gen_map(struct gen_space *s, uint64_t va, uint64_t pa, uint64_t size, uint6
 	if (va % size || pa % size)
 		gen_die("map 0x%llx -> 0x%llx: not aligned to 0x%llx", (unsigned long long)va,
 			(unsigned long long)pa, (unsigned long long)size);
-	for (level = 4; level > leaf; level--)
+	for (level = gen_phys_paging(s->m); level > leaf; level--)
 		table = next_table(s, table, va, level);
 	*entry(s, table, va, leaf) = pa | flags | GEN_P | (leaf > 1 ? GEN_PS : 0);
 	if (leaf == 1)
