@@ -159,6 +159,7 @@ enum svmtrace_vmi_method {
 	SVMTRACE_VMI_METHOD_KPCR,	/* GS/KERNEL_GS_BASE -> KPCR -> IDT[0] */
 	SVMTRACE_VMI_METHOD_IDTR,	/* IDTR -> IDT[0] -> KiDivideErrorFault */
 	SVMTRACE_VMI_METHOD_STARTBLOCK, /* low-memory processor start block */
+	SVMTRACE_VMI_METHOD_PESCAN,	/* physical scan: the kernel's CodeView record */
 	SVMTRACE_VMI_METHOD_COUNT
 };
 
@@ -172,6 +173,13 @@ struct svmtrace_vmi_kernel {
 	char pdb_name[64]; /* from the RSDS record, e.g. "ntkrnlmp.pdb" */
 	char id[48];	   /* "GUID-AGE" from the RSDS record */
 	enum svmtrace_vmi_method method;
+	/* How the method got there: the address inside the kernel it started
+	 * from, the profile symbol that address is ("" when no profile
+	 * checked it), and where it came from, e.g. "vCPU 1 KERNEL_GS_BASE ->
+	 * KPCR 0x... -> IDT[0]" or "start block at GPA 0x1000". */
+	uint64_t anchor;
+	char anchor_symbol[40];
+	char source[96];
 };
 
 /*

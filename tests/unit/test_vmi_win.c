@@ -248,13 +248,26 @@ START_TEST(lstar_finds_the_kernel)
 	ck_assert_str_eq(k.pdb_name, "ntkrnlmp.pdb");
 	ck_assert_int_eq(k.method, SVMTRACE_VMI_METHOD_LSTAR);
 
+	ck_assert_uint_eq(k.anchor, base + 0x2100);
+	ck_assert_str_eq(k.anchor_symbol, ""); /* no profile checked it */
+	ck_assert_str_eq(k.source, "vCPU 0 LSTAR");
+
 	prof.sym.ki_system_call64 = (struct win_symbol){ true, 0x2100 };
 	ck_assert_int_eq(svmtrace_vmi_kernel_probe(mem, &prof, SVMTRACE_VMI_METHOD_LSTAR, &k, &err),
 			 0);
+	ck_assert_str_eq(k.anchor_symbol, "KiSystemCall64");
+	/* A KVA-shadow kernel's LSTAR is the shadow entry. */
+	prof.sym.ki_system_call64 = (struct win_symbol){ true, 0x2000 };
+	prof.sym.ki_system_call64_shadow = (struct win_symbol){ true, 0x2100 };
+	ck_assert_int_eq(svmtrace_vmi_kernel_probe(mem, &prof, SVMTRACE_VMI_METHOD_LSTAR, &k, &err),
+			 0);
+	ck_assert_str_eq(k.anchor_symbol, "KiSystemCall64Shadow");
+	prof.sym.ki_system_call64_shadow = (struct win_symbol){ true, 0x2180 };
 	prof.sym.ki_system_call64 = (struct win_symbol){ true, 0x2200 };
 	ck_assert_int_eq(svmtrace_vmi_kernel_probe(mem, &prof, SVMTRACE_VMI_METHOD_LSTAR, &k, &err),
 			 SVMTRACE_E_CORRUPT);
-	ck_assert_msg(strstr(err.message, "LSTAR 0xfffff80412602100 is not where the profile"),
+	ck_assert_msg(strstr(err.message, "LSTAR 0xfffff80412602100 is not where the profile puts it (kernel base "
+				      "0xfffff80412600000 + RVA 0x2200 or 0x2180)"),
 		      "%s", err.message);
 	/* A DLL that is not the kernel is skipped. */
 	strcpy((char *)m.buf + 0x401918, "hal.pdb");
