@@ -8,12 +8,20 @@
 
 for p in "$WIN10" "$WIN11"; do
 	gen "$WORK/img" "$p" --la57
+	vmi --memory "$WORK/img.elf" kernel >"$WORK/k" || fail "kernel on LA57 ELF: $(cat "$WORK/k")"
+	grep -q "^paging: *5 levels (LA57)\$" "$WORK/k" || fail "LA57 ELF: $(cat "$WORK/k")"
 	for f in raw elf; do
-		vmi --memory "$WORK/img.$f" kernel >"$WORK/k" || fail "kernel on LA57 $f: $(cat "$WORK/k")"
-		grep -q "^paging: *5 levels (LA57)\$" "$WORK/k" || fail "LA57 $f: $(cat "$WORK/k")"
 		check_image "$WORK/img.$f" "$WORK/img.expect" "$WORK/img.raw"
 		echo "ok: $(basename "$p") $f, five-level tables"
 	done
+done
+# Every method on a (smaller) raw LA57 image, which records no CR4.
+gen "$WORK/img" "$WIN11" --la57 --scenario small --mem-size 0x8000000
+vmi --memory "$WORK/img.raw" kernel >"$WORK/k" || fail "kernel on LA57 raw: $(cat "$WORK/k")"
+grep -q "^paging: *5 levels (LA57)\$" "$WORK/k" || fail "LA57 raw: $(cat "$WORK/k")"
+for m in startblock pescan; do
+	grep -q "^method $m *$(awk '/^kernel/ { print $2 }' "$WORK/img.expect")  from" "$WORK/k" ||
+		fail "LA57 raw, $m: $(cat "$WORK/k")"
 done
 # The same image without LA57 says four levels.
 gen "$WORK/img" "$WIN10" --scenario small --mem-size 0x8000000

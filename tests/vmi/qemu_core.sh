@@ -56,8 +56,8 @@ for p in "$WIN10" "$WIN11" "$WIN10 la57"; do
 	[ "$(python3 "$here/core.py" elf "$WORK/core.elf")" = "ELF64 EM_X86_64 1" ] ||
 		fail "QEMU's core: $(python3 "$here/core.py" elf "$WORK/core.elf")"
 	vmi --memory "$WORK/core.elf" kernel >"$WORK/kernel" || fail "kernel on QEMU's core"
-	grep -q "^method kpcr  *$base\$" "$WORK/kernel" || fail "kpcr did not find $base: $(cat "$WORK/kernel")"
-	grep -q "^method idtr  *$base\$" "$WORK/kernel" || fail "idtr did not find $base: $(cat "$WORK/kernel")"
+	grep -q "^method kpcr  *$base  from " "$WORK/kernel" || fail "kpcr did not find $base: $(cat "$WORK/kernel")"
+	grep -q "^method idtr  *$base  from " "$WORK/kernel" || fail "idtr did not find $base: $(cat "$WORK/kernel")"
 	[ $(($(awk '$1 == "kernel-dtb:" { print $2 }' "$WORK/kernel"))) = $((cr3)) ] ||
 		fail "kernel DTB is not the core's CR3 $cr3: $(cat "$WORK/kernel")"
 	if [ -n "$la57" ]; then

@@ -49,6 +49,12 @@ uint64_t gen_phys_alloc(struct gen_phys *m);
 /* Keep [pa, pa + len) out of gen_phys_alloc()'s reach (large pages). */
 void gen_phys_reserve(struct gen_phys *m, uint64_t pa, uint64_t len);
 
+/* A free, reserved, @size-aligned run of @size bytes (a large page), scattered. */
+uint64_t gen_phys_alloc_large(struct gen_phys *m, uint64_t size);
+
+/* Has the page at @pa been written or allocated? */
+bool gen_phys_has(const struct gen_phys *m, uint64_t pa);
+
 void gen_phys_write(struct gen_phys *m, uint64_t pa, const void *buf, size_t len);
 
 /* Visit populated pages in address order. */
@@ -92,6 +98,12 @@ void gen_vwrite_u16(struct gen_space *s, uint64_t va, uint16_t v);
 
 /* Copy @from's top-level (PML4 or PML5) entries [first, last] into @to. */
 void gen_space_share(struct gen_space *to, const struct gen_space *from, int first, int last);
+
+/* Top-level entry @slot of @s. */
+uint64_t gen_space_top_entry(const struct gen_space *s, int slot);
+
+/* Point top-level entry @slot of @s at its own table (Windows' self-map). */
+void gen_space_self_map(struct gen_space *s, int slot);
 
 /* ---- PE files (gen_pe.c) ---- */
 

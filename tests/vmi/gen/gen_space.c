@@ -158,3 +158,13 @@ void gen_space_share(struct gen_space *to, const struct gen_space *from, int fir
 	memcpy((uint64_t *)gen_phys_page(to->m, to->pml4) + first, copy + first,
 	       (size_t)(last - first + 1) * sizeof(uint64_t));
 }
+
+uint64_t gen_space_top_entry(const struct gen_space *s, int slot)
+{
+	return ((const uint64_t *)gen_phys_page(s->m, s->pml4))[slot];
+}
+
+void gen_space_self_map(struct gen_space *s, int slot)
+{
+	((uint64_t *)gen_phys_page(s->m, s->pml4))[slot] = s->pml4 | GEN_P | GEN_RW | GEN_NX;
+}
