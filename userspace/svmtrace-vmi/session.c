@@ -1,10 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Helpers the subcommands share: session, PID argument, JSON values. */
 #include "svmtrace-vmi/vmi_cmd.h"
+#include "common/capture.h"
 #include "common/cli.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
+
+int vmi_cmd_attach(pid_t pid)
+{
+	int ctl = control_open(), vm_fd_number = -1, pidfd;
+	int vm_fd = control_vm_fd(pid, &vm_fd_number, &pidfd);
+
+	control_attach(ctl, vm_fd, pid, vm_fd_number);
+	close(vm_fd);
+	close(pidfd);
+	return ctl;
+}
 
 struct svmtrace_vmi *vmi_cmd_session(struct vmi_cmd *c)
 {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pescan: the kernel from physical memory alone, when no register and no
- * start block leads to it.  One pass reads every page the source holds:
+ * start block leads to it.  One pass reads every page the source holds (a
+ * live VM's, which it does not list, as far as they read):
  *
  *   - a CodeView record ("RSDS", GUID, age, then the PDB name at +24) that
  *     names a kernel PDB lies in ntoskrnl's image;
@@ -28,6 +29,9 @@
 #define WALK_MAX_TABLES	  65536 /* tables one reverse lookup may read */
 #define CV_NAME		  24	/* the PDB name's offset in a CodeView RSDS record */
 #define KERNEL_HALF_FIRST 256	/* the first top-level entry of the kernel half */
+#define UNLISTED_CHUNK	  (2ULL << 20)
+#define UNLISTED_LOW	  (4ULL << 30)
+#define UNLISTED_MAX	  (1ULL << 40)
 
 struct finds {
 	uint64_t records[MAX_RECORDS]; /* GPAs of kernel CodeView records */
@@ -63,21 +67,50 @@ static void records_in(const uint8_t *page, uint64_t pa, struct finds *f)
 	}
 }
 
+static void scan_range(const struct svmtrace_vmi_mem *mem, uint64_t gpa, uint64_t size,
+		       struct finds *f)
+{
+	uint64_t page[X86_PAGE_SIZE / 8], pa;
+
+	for (pa = (gpa + X86_PAGE_SIZE - 1) & ~(X86_PAGE_SIZE - 1);
+	     pa + X86_PAGE_SIZE <= gpa + size; pa += X86_PAGE_SIZE) {
+		if (svmtrace_vmi_mem_read(mem, pa, page, sizeof(page), NULL))
+			continue;
+		records_in((const uint8_t *)page, pa, f);
+		if (f->nr_roots < MAX_ROOTS && self_mapped(page, pa))
+			f->roots[f->nr_roots++] = pa;
+	}
+}
+
+/*
+ * A source that does not list its RAM (a live VM) is read 2 MiB at a time
+ * where the first page reads: all of the first 4 GiB (holes for MMIO and
+ * the PCI window in between), then on from 4 GiB up to the first hole.
+ */
+static void scan_unlisted(const struct svmtrace_vmi_mem *mem, struct finds *f)
+{
+	uint64_t chunk, probe;
+
+	for (chunk = 0; chunk < UNLISTED_MAX; chunk += UNLISTED_CHUNK) {
+		if (svmtrace_vmi_mem_read(mem, chunk, &probe, sizeof(probe), NULL)) {
+			if (chunk >= UNLISTED_LOW)
+				break;
+			continue;
+		}
+		scan_range(mem, chunk, UNLISTED_CHUNK, f);
+	}
+}
+
 static void scan_pages(const struct svmtrace_vmi_mem *mem, struct finds *f)
 {
-	uint64_t page[X86_PAGE_SIZE / 8], gpa, size, pa;
+	uint64_t gpa, size;
 	unsigned int r;
 
+	if (!svmtrace_vmi_mem_range_count(mem))
+		scan_unlisted(mem, f);
 	for (r = 0; r < svmtrace_vmi_mem_range_count(mem); r++) {
 		svmtrace_vmi_mem_range(mem, r, &gpa, &size);
-		for (pa = (gpa + X86_PAGE_SIZE - 1) & ~(X86_PAGE_SIZE - 1);
-		     pa + X86_PAGE_SIZE <= gpa + size; pa += X86_PAGE_SIZE) {
-			if (svmtrace_vmi_mem_read(mem, pa, page, sizeof(page), NULL))
-				continue;
-			records_in((const uint8_t *)page, pa, f);
-			if (f->nr_roots < MAX_ROOTS && self_mapped(page, pa))
-				f->roots[f->nr_roots++] = pa;
-		}
+		scan_range(mem, gpa, size, f);
 	}
 }
 
@@ -134,8 +167,7 @@ static bool find_va(const struct probe *pr, uint64_t root, uint64_t pa, uint64_t
 	return true;
 }
 
-int probe_pescan(const struct probe *pr, struct svmtrace_vmi_kernel *k,
-		 struct svmtrace_error *err)
+int probe_pescan(const struct probe *pr, struct svmtrace_vmi_kernel *k, struct svmtrace_error *err)
 {
 	uint64_t roots[PROBE_MAX_DTBS + MAX_ROOTS];
 	unsigned int nr = 0, i, r;
@@ -143,9 +175,10 @@ int probe_pescan(const struct probe *pr, struct svmtrace_vmi_kernel *k,
 
 	scan_pages(pr->s.mem, &f);
 	if (!f.nr_records)
-		return vmi_fail(err, SVMTRACE_E_NOT_FOUND,
-				"no CodeView record naming a kernel PDB in the physical memory of %s",
-				svmtrace_vmi_mem_name(pr->s.mem));
+		return vmi_fail(
+			err, SVMTRACE_E_NOT_FOUND,
+			"no CodeView record naming a kernel PDB in the physical memory of %s",
+			svmtrace_vmi_mem_name(pr->s.mem));
 	for (i = 0; i < pr->nr_dtbs; i++)
 		roots[nr++] = pr->dtbs[i];
 	for (i = 0; i < f.nr_roots; i++)
