@@ -87,19 +87,26 @@ static struct svmtrace_vmi_mem *open_live(void)
 	return mem;
 }
 
-START_TEST(lstar_discovery_runs_on_live_registers)
+/* A minimal ntoskrnl at PA 0x400000, mapped at KBASE in the vCPUs' PML4. */
+static void map_kernel(void)
 {
 	static const char *const exports[] = { "KeBugCheckEx" };
 	static const uint32_t rvas[] = { 0x2000 };
-	struct svmtrace_vmi_kernel k;
-	struct svmtrace_error err;
-	struct svmtrace_vmi_mem *mem;
 	uint64_t i;
 
 	fx_pe(m.buf + 0x400000, 0x4000, 0x2000, "ntoskrnl.exe", exports, rvas, 1, "ntkrnlmp.pdb",
 	      7);
 	for (i = 0; i < 4; i++)
 		fx_map(&m, pml4, KBASE + i * 0x1000, 0x400000 + i * 0x1000, 1, 0);
+}
+
+START_TEST(lstar_discovery_runs_on_live_registers)
+{
+	struct svmtrace_vmi_kernel k;
+	struct svmtrace_error err;
+	struct svmtrace_vmi_mem *mem;
+
+	map_kernel();
 	vm.st.lstar = KBASE + 0x2100;
 	mem = open_live();
 	ck_assert_uint_eq(svmtrace_vmi_mem_vcpu_count(mem), 2);
@@ -119,17 +126,11 @@ END_TEST
  * self-map entry, with no usable register. */
 START_TEST(pescan_reads_a_live_vm)
 {
-	static const char *const exports[] = { "KeBugCheckEx" };
-	static const uint32_t rvas[] = { 0x2000 };
 	struct svmtrace_vmi_kernel k;
 	struct svmtrace_error err;
 	struct svmtrace_vmi_mem *mem;
-	uint64_t i;
 
-	fx_pe(m.buf + 0x400000, 0x4000, 0x2000, "ntoskrnl.exe", exports, rvas, 1, "ntkrnlmp.pdb",
-	      7);
-	for (i = 0; i < 4; i++)
-		fx_map(&m, pml4, KBASE + i * 0x1000, 0x400000 + i * 0x1000, 1, 0);
+	map_kernel();
 	fx_put64(&m, pml4 + 8 * 0x1ed, pml4 | 3); /* the self-map */
 	vm.st.efer = 0;				  /* no vCPU in long mode: no register to use */
 	mem = open_live();

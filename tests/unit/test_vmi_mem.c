@@ -193,6 +193,18 @@ START_TEST(elf_core_em386_reads_memory_without_registers)
 }
 END_TEST
 
+/* @va translates through @root (@levels levels) to @gpa in a page of @size. */
+static void expect_translation(const struct svmtrace_vmi_mem *mem, uint64_t root, int levels,
+			       uint64_t va, uint64_t gpa, uint64_t size)
+{
+	struct svmtrace_vmi_translation t;
+	struct svmtrace_error err;
+
+	ck_assert_msg(!x86_translate(mem, root, levels, va, NULL, &t, &err), "%s", err.message);
+	ck_assert_uint_eq(t.gpa, gpa);
+	ck_assert_uint_eq(t.page_size, size);
+}
+
 START_TEST(walks_4k_2m_1g_and_masks_pcid)
 {
 	struct svmtrace_vmi_translation t;
@@ -208,15 +220,9 @@ START_TEST(walks_4k_2m_1g_and_masks_pcid)
 	fx_map(&m, pml4, 0x0000004000000000ULL, 0x40000000, 3, 0);
 	ck_assert_int_eq(svmtrace_vmi_mem_open_buffer(m.buf, m.size, "m", &mem, &err), 0);
 
-	ck_assert_int_eq(x86_translate(mem, pml4 | 0x5, 4, 0x00007ff612345678ULL, NULL, &t, &err), 0);
-	ck_assert_uint_eq(t.gpa, 0x300678);
-	ck_assert_uint_eq(t.page_size, 4096);
-	ck_assert_int_eq(x86_translate(mem, pml4, 4, 0xfffff80000212345ULL, NULL, &t, &err), 0);
-	ck_assert_uint_eq(t.gpa, 0x412345);
-	ck_assert_uint_eq(t.page_size, 2ULL << 20);
-	ck_assert_int_eq(x86_translate(mem, pml4, 4, 0x0000004000abcdefULL, NULL, &t, &err), 0);
-	ck_assert_uint_eq(t.gpa, 0x40abcdef);
-	ck_assert_uint_eq(t.page_size, 1ULL << 30);
+	expect_translation(mem, pml4 | 0x5, 4, 0x00007ff612345678ULL, 0x300678, 4096);
+	expect_translation(mem, pml4, 4, 0xfffff80000212345ULL, 0x412345, 2ULL << 20);
+	expect_translation(mem, pml4, 4, 0x0000004000abcdefULL, 0x40abcdef, 1ULL << 30);
 
 	ck_assert_int_eq(x86_translate(mem, pml4, 4, 0x00007ff612346000ULL, NULL, &t, &err),
 			 SVMTRACE_E_NOT_FOUND);
@@ -253,15 +259,9 @@ START_TEST(walks_five_levels)
 	fx_map_in(&m, pml5, 5, 0xfffff80412600000ULL, 0x500000, 1, 0); /* a 48-bit kernel VA */
 	ck_assert_int_eq(svmtrace_vmi_mem_open_buffer(m.buf, m.size, "m", &mem, &err), 0);
 
-	ck_assert_int_eq(x86_translate(mem, pml5 | 2, 5, 0x00ff812345678abcULL, NULL, &t, &err),
-			 0);
-	ck_assert_uint_eq(t.gpa, 0x300abc);
-	ck_assert_uint_eq(t.page_size, 4096);
-	ck_assert_int_eq(x86_translate(mem, pml5, 5, 0xff00000000212345ULL, NULL, &t, &err), 0);
-	ck_assert_uint_eq(t.gpa, 0x412345);
-	ck_assert_uint_eq(t.page_size, 2ULL << 20);
-	ck_assert_int_eq(x86_translate(mem, pml5, 5, 0xfffff80412600010ULL, NULL, &t, &err), 0);
-	ck_assert_uint_eq(t.gpa, 0x500010);
+	expect_translation(mem, pml5 | 2, 5, 0x00ff812345678abcULL, 0x300abc, 4096);
+	expect_translation(mem, pml5, 5, 0xff00000000212345ULL, 0x412345, 2ULL << 20);
+	expect_translation(mem, pml5, 5, 0xfffff80412600010ULL, 0x500010, 4096);
 	/* A hole a whole PML5E wide; addresses canonical only with five levels. */
 	ck_assert_int_eq(x86_translate(mem, pml5, 5, 0x0001000000000000ULL, NULL, &t, &err),
 			 SVMTRACE_E_NOT_FOUND);
@@ -286,10 +286,11 @@ END_TEST
 
 int main(void)
 {
-	const TTest *const tests[] = { raw_reads_and_bounds, elf_core_segments_and_notes,
-				       elf_core_rejects_bad_files,
-				       elf_core_em386_reads_memory_without_registers,
-				       walks_4k_2m_1g_and_masks_pcid, walks_five_levels };
+	const TTest *const tests[] = {
+		raw_reads_and_bounds,	       elf_core_segments_and_notes,
+		elf_core_rejects_bad_files,    elf_core_em386_reads_memory_without_registers,
+		walks_4k_2m_1g_and_masks_pcid, walks_five_levels
+	};
 
 	return fx_run("vmi-mem", NULL, NULL, tests, sizeof(tests) / sizeof(tests[0]));
 }

@@ -73,14 +73,14 @@ double now_seconds(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
-static void wait_usr1(void)
+void wait_signal(int sig)
 {
 	sigset_t set;
-	int sig;
+	int got;
 
 	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	sigwait(&set, &sig);
+	sigaddset(&set, sig);
+	sigwait(&set, &got);
 }
 
 /* Guest RAM: 2 MiB aligned and THP-backed when possible, so KVM maps it with
@@ -397,7 +397,7 @@ int main(int argc, char **argv)
 	}
 	fflush(stdout);
 	if (wait)
-		wait_usr1();
+		wait_signal(SIGUSR1);
 
 	t0 = now_seconds();
 	for (int i = 0; i < early; i++)
@@ -416,7 +416,7 @@ int main(int argc, char **argv)
 	if (hold) {
 		printf("holding\n");
 		fflush(stdout);
-		wait_usr1();
+		wait_signal(SIGUSR1);
 	}
 	return ok ? 0 : 1;
 }

@@ -319,17 +319,6 @@ static void log_step(struct vcpu *v)
 	log_row(v, v->logged++ ? "instruction" : "session_start", &r, s.cr3);
 }
 
-/* Hold this vCPU (its thread) until SIGWINCH. */
-static void wait_winch(void)
-{
-	sigset_t set;
-	int sig;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGWINCH);
-	sigwait(&set, &sig);
-}
-
 /* PORT_GO (Windows-layout guest): the scheduler linked the late process
  * into the process list and has not run it yet.  Print "go", dump RAM if
  * asked, and with --go-wait hold the vCPU until SIGWINCH. */
@@ -344,7 +333,7 @@ static int handle_go(struct vcpu *v, uint8_t *data)
 	printf("go cpu=%d%s\n", v->index, v->vm->go_wait ? " waiting" : "");
 	fflush(stdout);
 	if (v->vm->go_wait)
-		wait_winch();
+		wait_signal(SIGWINCH);
 	memcpy(data, &val, 4);
 	return 0;
 }
@@ -357,7 +346,7 @@ static void log_wait(struct vcpu *v, uint64_t count)
 		return;
 	printf("log %llu cpu=%d waiting\n", (unsigned long long)count, v->index);
 	fflush(stdout);
-	wait_winch();
+	wait_signal(SIGWINCH);
 }
 
 /* A port access; returns 1 when the program is done, -1 on a guest panic. */

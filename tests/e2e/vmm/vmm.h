@@ -67,6 +67,8 @@ struct vmm {
 
 /* main.c */
 double now_seconds(void);
+/* Wait (in this thread, with @sig blocked) until @sig arrives. */
+void wait_signal(int sig);
 
 /* vcpu.c */
 int vcpu_create(struct vmm *vm, int index, char *err, size_t errlen);
