@@ -10,7 +10,8 @@
  *   memory   guest-physical reads from a QEMU ELF core (`virsh dump
  *            --memory-only --format=elf`) or a raw image, plus the vCPU
  *            registers the source knows (CR3, GS bases, IDTR, LSTAR);
- *   arch     x86-64 4-level translation (4 KiB, 2 MiB and 1 GiB pages);
+ *   arch     x86-64 translation, 4-level or 5-level (CR4.LA57) tables,
+ *            4 KiB, 2 MiB and 1 GiB pages;
  *   windows  volatility3 ISF profiles chosen by the kernel's PDB GUID,
  *            kernel discovery, EPROCESS list, PEB loader list, PE headers and
  *            Windows' software PTE states (transition, prototype, paged out).
@@ -43,6 +44,7 @@ enum {
 	SVMTRACE_VMI_REG_KERNEL_GS_BASE = 1 << 2,
 	SVMTRACE_VMI_REG_IDTR = 1 << 3,
 	SVMTRACE_VMI_REG_LSTAR = 1 << 4,
+	SVMTRACE_VMI_REG_CR4 = 1 << 5,
 };
 
 /* One vCPU's registers as the memory source recorded them. */
@@ -53,7 +55,8 @@ struct svmtrace_vmi_vcpu {
 	uint64_t kernel_gs_base;
 	uint64_t idtr_base;
 	uint64_t lstar;
-	uint64_t cr4, efer; /* live sources only (0 otherwise) */
+	uint64_t cr4;  /* CR4.LA57 says how many levels of page tables */
+	uint64_t efer; /* live sources only (0 otherwise) */
 	uint32_t cpl;	    /* live sources only */
 };
 
@@ -156,6 +159,7 @@ enum svmtrace_vmi_method {
 	SVMTRACE_VMI_METHOD_KPCR,	/* GS/KERNEL_GS_BASE -> KPCR -> IDT[0] */
 	SVMTRACE_VMI_METHOD_IDTR,	/* IDTR -> IDT[0] -> KiDivideErrorFault */
 	SVMTRACE_VMI_METHOD_STARTBLOCK, /* low-memory processor start block */
+	SVMTRACE_VMI_METHOD_PESCAN,	/* physical scan: the kernel's CodeView record */
 	SVMTRACE_VMI_METHOD_COUNT
 };
 
@@ -164,10 +168,18 @@ const char *svmtrace_vmi_method_name(enum svmtrace_vmi_method method);
 struct svmtrace_vmi_kernel {
 	uint64_t base; /* ntoskrnl's image base (VA) */
 	uint64_t dtb;  /* page-table root that maps it */
+	uint32_t paging_levels; /* 4, or 5 with CR4.LA57: every DTB of the guest */
 	uint32_t size_of_image;
 	char pdb_name[64]; /* from the RSDS record, e.g. "ntkrnlmp.pdb" */
 	char id[48];	   /* "GUID-AGE" from the RSDS record */
 	enum svmtrace_vmi_method method;
+	/* How the method got there: the address inside the kernel it started
+	 * from, the profile symbol that address is ("" when no profile
+	 * checked it), and where it came from, e.g. "vCPU 1 KERNEL_GS_BASE ->
+	 * KPCR 0x... -> IDT[0]" or "start block at GPA 0x1000". */
+	uint64_t anchor;
+	char anchor_symbol[40];
+	char source[96];
 };
 
 /*

@@ -46,12 +46,16 @@ def regop(op, d, s, r):
 
 
 def lz4_block(src, size):
-    """LZ4 block format: sequences of token, literals, offset, match."""
+    """LZ4 block format: sequences of token, literals, offset, match; the
+    last sequence is literals only, and in a block with matches the last
+    5 bytes are literals and the last match starts 12 or more bytes before
+    the end (docs/format.md, "Compression")."""
     out = bytearray()
     i = 0
+    last_match = None
     while True:
         if i >= len(src):
-            raise Bad("LZ4 block ends before a token")
+            raise Bad("LZ4 block ends with a match: no last sequence of literals")
         token = src[i]
         i += 1
         n = token >> 4
@@ -74,7 +78,9 @@ def lz4_block(src, size):
             raise Bad("LZ4 offset runs past the block")
         off = src[i] | src[i + 1] << 8
         i += 2
-        if off == 0 or off > len(out):
+        if off == 0:
+            raise Bad("LZ4 match offset 0")
+        if off > len(out):
             raise Bad("LZ4 match offset outside the output")
         n = token & 15
         if n == 15:
@@ -90,6 +96,7 @@ def lz4_block(src, size):
         if len(out) + n > size:
             raise Bad("LZ4 block decodes to more than the frame's decoded size")
         start = len(out) - off
+        last_match = len(out)
         while n > 0:  # a match may overlap its own output: copy what exists, repeat
             chunk = out[start:start + min(n, off)]
             out += chunk
@@ -97,6 +104,10 @@ def lz4_block(src, size):
             start += len(chunk)
     if len(out) != size:
         raise Bad("LZ4 block decodes to %d bytes, not %d" % (len(out), size))
+    if last_match is not None and n < 5:
+        raise Bad("LZ4 block ends with %d literals, not 5 or more" % n)
+    if last_match is not None and size - last_match < 12:
+        raise Bad("LZ4 block's last match starts %d bytes before its end" % (size - last_match))
     return bytes(out)
 
 

@@ -133,3 +133,9 @@ print(" ".join(str(c) for c in cuts[:20]))' "$WORK/$f.v5"); do
 	done
 done
 echo "ok: truncated files"
+
+# An LZ4 block with a match offset of 0 (liblz4's decoder takes it): both reject it.
+agree tests/fuzz/corpus/fuzz_trace_reader/lz4-offset-zero.v5
+grep -q 'match offset 0' "$WORK/c.err" && grep -q 'match offset 0' "$WORK/p.err" ||
+	{ echo "FAIL: LZ4 offset 0: $(cat "$WORK/c.err" "$WORK/p.err")"; exit 1; }
+echo "ok: an LZ4 match offset of 0 is malformed"

@@ -8,7 +8,8 @@ E2E_PROGRAMS := $(sort $(basename $(notdir $(wildcard $(E2E_GUEST)/programs/*.S)
 E2E_BINS := $(E2E_DIR)/guest/kernel.bin $(patsubst %,$(E2E_DIR)/guest/%.bin,$(E2E_PROGRAMS))
 
 $(eval $(call program,svmtrace-e2e-vmm,tests/e2e/vmm/main.c tests/e2e/vmm/vcpu.c \
-	tests/e2e/guest/image.c tests/e2e/guest/results.c tests/e2e/win/winimage.c $(CLI_SRCS),-pthread,TOOLS))
+	tests/e2e/guest/image.c tests/e2e/guest/results.c tests/e2e/win/winimage.c tests/e2e/win/wincpu.c \
+	$(CLI_SRCS),-pthread,TOOLS))
 
 # Guest code: preprocess (layout.h), assemble with GNU as, link at its load
 # address, keep the ELF for `objdump -d` and flatten it for the VMM.
@@ -38,23 +39,28 @@ $(eval $(call program,svmtrace-e2e-model,tests/e2e/model/main.c tests/e2e/model/
 # from an ISF profile with the VMI generator's pieces (tests/vmi/gen, all but
 # its main); the scheduler is flat code like kernel.bin; the processes are
 # real PE32+ images linked by the mingw-w64 binutils from one source with
-# per-process SEED and ROUNDS.  One image per committed profile.
+# per-process SEED and ROUNDS, importing from ntdll.dll.  The images of the
+# guest, one per committed profile, are laid out by the lab scripts with a
+# new placement seed each run (tests/e2e/win/images.sh); make builds
+# their pieces.
 E2E_WIN := $(E2E_DIR)/win
-$(eval $(call program,svmtrace-e2e-wingen,tests/e2e/win/wingen.c \
+$(eval $(call program,svmtrace-e2e-wingen,tests/e2e/win/wingen.c tests/e2e/win/winbind.c \
 	$(filter-out tests/vmi/gen/gen_main.c,$(wildcard tests/vmi/gen/*.c)),,TOOLS))
 $(E2E_WIN)/sched.bin: tests/e2e/win/sched.S tests/e2e/win/winlayout.h tests/e2e/win/com1.h $(E2E_GUEST)/layout.h
 	$(call e2e_flat,0xfffff80410c00000)
 MINGW_AS ?= x86_64-w64-mingw32-as
 MINGW_LD ?= x86_64-w64-mingw32-ld
-# NAME SEED ROUNDS: plain, KVA shadow, lazy entry page, late
+# NAME SEED ROUNDS: plain, KVA shadow (win11), lazy entry page, late (win/images.sh has the names)
 E2E_WIN_PROCS := alpha:7:3 beta:11:3 lazy:13:2 late:17:2
 define e2e_win_pe
-$(E2E_WIN)/$(word 1,$(subst :, ,$(1))).exe: tests/e2e/win/programs/proc.S tests/e2e/win/winlayout.h $(E2E_GUEST)/layout.h
+$(E2E_WIN)/$(word 1,$(subst :, ,$(1))).exe: tests/e2e/win/programs/proc.S tests/e2e/win/winlayout.h \
+		$(E2E_GUEST)/layout.h $(E2E_WIN)/ntdll.dll
 	@mkdir -p $$(@D)
 	$$(CC) -E -P -DSEED=$(word 2,$(subst :, ,$(1))) -DROUNDS=$(word 3,$(subst :, ,$(1))) \
 		-x assembler-with-cpp $$< -o $$(@:.exe=.s)
 	$$(MINGW_AS) -o $$(@:.exe=.o) $$(@:.exe=.s)
-	$$(MINGW_LD) --build-id -e start --subsystem console --export-all-symbols -o $$@ $$(@:.exe=.o)
+	$$(MINGW_LD) --build-id -e start --subsystem console --export-all-symbols -o $$@ \
+		$$(@:.exe=.o) $(E2E_WIN)/ntdll.dll
 endef
 $(foreach p,$(E2E_WIN_PROCS),$(eval $(call e2e_win_pe,$(p))))
 $(E2E_WIN)/ntdll.dll: tests/e2e/win/programs/ntdll.S
@@ -62,15 +68,6 @@ $(E2E_WIN)/ntdll.dll: tests/e2e/win/programs/ntdll.S
 	$(MINGW_AS) -o $(@:.dll=.o) $<
 	$(MINGW_LD) --build-id --dll -e DllMain --export-all-symbols -o $@ $(@:.dll=.o)
 E2E_WIN_PES := $(foreach p,$(E2E_WIN_PROCS),$(E2E_WIN)/$(word 1,$(subst :, ,$(p))).exe)
-E2E_WIN_PROFILE_win10 := tests/data/profiles/ntkrnlmp-84A84F4D2218BC053913B1204942618D-1.json.xz
-E2E_WIN_PROFILE_win11 := tests/data/profiles/ntkrnlmp-0CE4A95C0CD782A7596B034D8648E585-1.json.xz
-$(E2E_WIN)/win%.elf: $(BUILD)/bin/svmtrace-e2e-wingen $(E2E_WIN)/sched.bin $(E2E_WIN)/ntdll.dll \
-		$(E2E_WIN_PES) tests/data/profiles/*.json.xz
-	$(BUILD)/bin/svmtrace-e2e-wingen --profile $(E2E_WIN_PROFILE_win$*) --sched $(E2E_WIN)/sched.bin \
-		--dll $(E2E_WIN)/ntdll.dll --out $(@:.elf=) \
-		$(foreach p,$(E2E_WIN_PROCS),$(word 1,$(subst :, ,$(p))).exe=$(E2E_WIN)/$(word 1,$(subst :, ,$(p))).exe)
-# Built for the lab only (make e2e), so that `make all` needs no mingw-w64.
-E2E_WIN_IMAGES := $(E2E_WIN)/win10.elf $(E2E_WIN)/win11.elf
 
 # The same guests as QEMU boots them through libvirt (vm-configs/lab-win.xml,
 # win/winpvh.h): each image with the PVH boot stub, as an ELF for <kernel>.
@@ -78,15 +75,18 @@ $(eval $(call program,svmtrace-e2e-winpvh,tests/e2e/win/winpvh.c tests/e2e/win/w
 $(E2E_WIN)/pvhboot.bin: tests/e2e/win/pvhboot.S tests/e2e/win/winpvh.h tests/e2e/win/com1.h \
 		tests/e2e/win/winlayout.h $(E2E_GUEST)/layout.h
 	$(call e2e_flat,0x800000) # WIN_PVH_STUB_PA
-$(E2E_WIN)/win%.pvh: $(E2E_WIN)/win%.elf $(E2E_WIN)/pvhboot.bin $(BUILD)/bin/svmtrace-e2e-winpvh
-	$(BUILD)/bin/svmtrace-e2e-winpvh $< $(E2E_WIN)/pvhboot.bin $@
-E2E_WIN_PVH := $(E2E_WIN)/win10.pvh $(E2E_WIN)/win11.pvh
+# What win/images.sh lays the guests out from (the lab scripts, each run
+# with a new seed); and the guests with seed 1 (make demo).
+E2E_WIN_INPUTS := $(BUILD)/bin/svmtrace-e2e-wingen $(BUILD)/bin/svmtrace-e2e-winpvh \
+	$(E2E_WIN)/sched.bin $(E2E_WIN)/ntdll.dll $(E2E_WIN_PES) $(E2E_WIN)/pvhboot.bin
+$(E2E_WIN)/win%.pvh: $(E2E_WIN_INPUTS) tests/e2e/win/images.sh tests/data/profiles/*.json.xz
+	tests/e2e/win/images.sh $(BUILD) $(E2E_WIN) 1 win$* pvh
 
 # With the kmod in the tree, the lab also runs our modules: `make kmod`
 # first, then e2e.sh --modules $(KMOD_DIR) (set by kmod/build.mk, which is
 # read after this fragment, hence the test here and the late expansion).
 .PHONY: e2e check-e2e
-e2e: $(BUILD)/bin/svmtrace-e2e-vmm $(BUILD)/bin/svmtrace-e2e-model $(E2E_BINS) $(E2E_WIN_IMAGES)
+e2e: $(BUILD)/bin/svmtrace-e2e-vmm $(BUILD)/bin/svmtrace-e2e-model $(E2E_BINS) $(E2E_WIN_INPUTS)
 ifneq ($(wildcard kmod/build.mk),)
 e2e: kmod
 endif
@@ -104,7 +104,7 @@ LAB_BOOTS ?= 3
 LAB_LINUX_BOOTS ?= 2
 .PHONY: e2e-libvirt check-e2e-libvirt
 e2e-libvirt: kmod $(BUILD)/bin/svmtraced $(BUILD)/bin/svmtrace-dump $(BUILD)/bin/svmtrace-e2e-model \
-		$(E2E_WIN_IMAGES) $(E2E_WIN_PVH)
+		$(E2E_WIN_INPUTS)
 	BUILD=$(BUILD) tests/e2e/libvirt.sh --modules $(KMOD_DIR) --boots $(LAB_BOOTS) \
 		--linux-boots $(LAB_LINUX_BOOTS)
 check-e2e-libvirt: e2e-libvirt

@@ -17,7 +17,9 @@
 # and reports stock single-step and ring capture throughput and their
 # ratio.  Prints "N passed, N failed".
 # Environment: BUILD (default build), E2E_TIMEOUT (L1 seconds, default 420),
-# E2E_RUN (where results go, default $BUILD/e2e/run).
+# E2E_RUN (where results go, default $BUILD/e2e/run), E2E_WIN_SEED (where
+# the Windows-layout guests' kernel, images and frames go; default: a new
+# seed each run, printed).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -75,10 +77,17 @@ while read -r name vcpus arg steplog; do
 done <<EOF
 $(grep -v '^#' "$here/programs.list" | awk NF)
 EOF
-# The Windows-layout guest (docs/lab-internals.md): one image per profile, and the
-# capture scenarios NAME IMAGE MODE PID IMAGE-NAME (l1-win.sh).
-win=$build/e2e/win
+# The Windows-layout guest (docs/lab-internals.md): one image per profile,
+# laid out anew each run (win/images.sh), and the capture scenarios NAME
+# IMAGE MODE PID IMAGE-NAME (l1-win.sh).
+win=$run/win
 win_images="win10 win11"
+win_seed=${E2E_WIN_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+for image in $win_images; do
+	"$here/win/images.sh" "$build" "$win" "$win_seed" "$image" >"$run/win-$image.log" 2>&1 ||
+		{ echo "e2e: laying out $image: $(cat "$run/win-$image.log")" >&2; exit 1; }
+done
+echo "info: the Windows-layout guests laid out with seed $win_seed (E2E_WIN_SEED=$win_seed repeats them)"
 win_scenarios="win10-pid win10 pid 1200 alpha.exe
 win11-kva win11 pid 1204 beta.exe
 win10-lazy win10 lazy 1208 lazy.exe
@@ -88,7 +97,6 @@ echo "$win_scenarios" >"$run/win-scenarios"
 adds="$adds --add $run/win-images --add $run/win-scenarios --add $here/l1-win.sh"
 adds="$adds --add $bin/svmtrace-vmi $(ls "$top"/tests/data/profiles/*.json.xz | sed 's/^/--add /')"
 for image in $win_images; do
-	[ -e "$win/$image.elf" ] || { echo "e2e: $win/$image.elf missing (make e2e builds it)" >&2; exit 1; }
 	adds="$adds --add $win/$image.elf --add $win/$image.targets"
 done
 # The images as VMI reads them, on the host (the initial memory, an ELF
@@ -225,6 +233,7 @@ if [ -n "$modules" ]; then
 	judge_xstate
 	. "$here/judge-win.sh"
 	judge_win_set
+	for image in $win_images; do judge_win_discovery "$image"; done
 	judge_daemon_endings
 	for name in selfstep-cpl0 drheavy; do
 		results "$run/l1/packaged/$name.txt" >"$run/packaged-$name.got"

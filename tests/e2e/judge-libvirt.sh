@@ -67,6 +67,45 @@ judge_libvirt_session() {
 	fi
 }
 
+# judge_libvirt_dump_discovery NAME IMAGE: on QEMU's own ELF core of the
+# running lab guest (virsh dump, taken when the sample had ended: the
+# scheduler at CPL 0 on the kernel's tables, GS base = KPCR), each method
+# that can run on a dump finds the builder's kernel its own way; LSTAR,
+# which QEMU's notes do not record, says so.
+judge_libvirt_dump_discovery() {
+	python3 - "$cap/$1/kernel.json" "$win/$2.expect" >"$cap/$1/verdicts" 2>&1 <<'PY' ||
+import json, sys
+got = json.load(open(sys.argv[1]))["methods"]
+want = {}
+for line in open(sys.argv[2]):
+    f = line.split()
+    if f and f[0] == "kernel":
+        want["base"] = int(f[1], 16)
+    elif f and f[0] == "layout":
+        want.update((k, f[f.index(k) + 1]) for k in ("kpcr", "idt", "startblock"))
+    elif f and f[0] == "discovery":
+        want.update(kv.split("=") for kv in f[1:])
+cases = {"kpcr": ("vCPU 0 GS base -> KPCR 0x%x -> IDT[0]" % int(want["kpcr"], 16), want["idt0"]),
+         "idtr": ("vCPU 0 IDTR 0x%x -> IDT[0]" % int(want["idt"], 16), want["idt0"]),
+         "startblock": ("start block at GPA 0x%x" % int(want["startblock"], 16), None),
+         "pescan": ("CodeView record at GPA ", None)}
+for m, (source, symbol) in cases.items():
+    r = got.get(m, {})
+    good = (r.get("ok") and int(r["base"], 16) == want["base"] and
+            r.get("source", "").startswith(source) and r.get("anchor_symbol") == symbol)
+    print("%s|%s|%s" % ("ok" if good else "bad", m, "%s from %s (%s)" % (r.get("base"),
+          r.get("anchor"), r.get("source")) if good else "want 0x%x from %s, got %s" % (
+          want["base"], source, r)))
+print("%s|lstar|%s" % ("bad" if got.get("lstar", {}).get("ok") else "ok",
+      got.get("lstar", {}).get("error")))
+PY
+		bad "capture/$1/discovery" "$(tail -n 3 "$cap/$1/verdicts")"
+	while IFS='|' read -r verdict m msg; do
+		if [ "$verdict" = ok ]; then ok "capture/$1/discovery/$m" "QEMU's core: $msg"
+		else bad "capture/$1/discovery/$m" "QEMU's core: $msg"; fi
+	done <"$cap/$1/verdicts"
+}
+
 # l2_warnings CONSOLE: the WARNING/BUG/Oops lines of an L2 kernel log, less
 # the one warning TCG's CPUID leaf 0xD for EPYC causes (DESIGN.md), known by
 # its exact text: the WARNING line right after the line

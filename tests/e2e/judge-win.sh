@@ -47,21 +47,23 @@ judge_win_unseen() {
 }
 
 # judge_win_armed NAME IMAGE PID [MODE]: svmtraced's "armed pid=N cr3=0x...
-# gate=0x..." names the builder's process, one of its DTBs and its entry
+# user_cr3=0x... gate=0x..." names the builder's process, both its DTBs
+# (user_cr3 is its KVA-shadow user DTB, 0x0 when it has none) and its entry
 # page; for MODE lazy (not resident when armed) gate=watch.
 judge_win_armed() {
 	line=$(grep -m 1 '^armed ' "$cap/$1/capture.txt" 2>/dev/null)
 	a_pid=$(echo "$line" | sed -n 's/.* pid=\([0-9]*\).*/\1/p')
 	a_cr3=$(echo "$line" | sed -n 's/.* cr3=\(0x[0-9a-fA-F]*\).*/\1/p')
+	a_ucr3=$(echo "$line" | sed -n 's/.* user_cr3=\(0x[0-9a-fA-F]*\).*/\1/p')
 	a_gate=$(echo "$line" | sed -n 's/.* gate=\([0-9a-zA-Z]*\) .*/\1/p')
+	w_dtb=$(win_target "$2" "$3" 3) w_udtb=$(win_target "$2" "$3" 4)
 	gate=$(printf 0x%x $(($(win_target "$2" "$3" 6) & ~0xfff)))
 	[ "${4:-}" != lazy ] || gate=watch
-	if [ "$a_pid" = "$3" ] && [ "$a_gate" = "$gate" ] && [ -n "$a_cr3" ] &&
-		{ [ $((a_cr3 & ~0xfff)) -eq $(($(win_target "$2" "$3" 3))) ] ||
-			[ $((a_cr3 & ~0xfff)) -eq $(($(win_target "$2" "$3" 4))) ]; }; then
-		ok "capture/$1/armed" "$line: the builder's process, DTB and entry page"
+	if [ "$a_pid" = "$3" ] && [ "$a_gate" = "$gate" ] && [ -n "$a_cr3" ] && [ -n "$a_ucr3" ] &&
+		[ $((a_cr3)) -eq $((w_dtb)) ] && [ $((a_ucr3)) -eq $((w_udtb)) ]; then
+		ok "capture/$1/armed" "$line: the builder's process, DTB, user DTB and entry page"
 	else
-		bad "capture/$1/armed" "'${line:-no armed line}': builder says pid $3, DTB $(win_target "$2" "$3" 3) / $(win_target "$2" "$3" 4), gate $gate"
+		bad "capture/$1/armed" "'${line:-no armed line}': builder says pid $3, DTB $w_dtb, user DTB $w_udtb, gate $gate"
 	fi
 }
 
@@ -145,6 +147,25 @@ PY
 	fi
 }
 
+# judge_daemon_kernel NAME IMAGE: svmtraced found the builder's kernel in
+# the live guest through LSTAR (its first method), at the entry the image's
+# kernel uses (KiSystemCall64, or KiSystemCall64Shadow with KVA shadow), and
+# says so in capture.json.
+judge_daemon_kernel() {
+	if out=$(python3 -c '
+import json, sys
+k = json.load(open(sys.argv[1]))["kernel"]
+want = dict(kv.split("=") for l in open(sys.argv[2]) if l.startswith("discovery ") for kv in l.split()[1:])
+base = [int(l.split()[1], 16) for l in open(sys.argv[2]) if l.startswith("kernel ")][0]
+assert int(k["base"], 16) == base and k["found_by"] == "lstar" and k["anchor_symbol"] == want["lstar"], k
+print("kernel %s found by %s, from %s = %s (%s)" % (k["base"], k["found_by"], k["anchor"], k["anchor_symbol"], k["found_from"]))
+' "$cap/$1/trace/capture.json" "$win/$2.expect" 2>&1); then
+		ok "capture/$1/kernel" "$out"
+	else
+		bad "capture/$1/kernel" "capture.json: $(echo "$out" | tail -n 1)"
+	fi
+}
+
 # judge_daemon_audit_json NAME: svmtraced stored the balanced audit in capture.json.
 judge_daemon_audit_json() {
 	if out=$(python3 -c '
@@ -201,6 +222,7 @@ judge_win_set() {
 		[ -d "$cap/$name-daemon" ] || continue
 		[ "$mode" != pid ] || judge_daemon_status "$name-daemon" "$pid"
 		judge_win_armed "$name-daemon" "$image" "$pid" "$mode"
+		judge_daemon_kernel "$name-daemon" "$image"
 		judge_capture_rc "$name-daemon"
 		judge_audit "$name-daemon"
 		judge_daemon_audit_json "$name-daemon"
@@ -244,4 +266,89 @@ judge_daemon_status() {
 	else
 		bad "capture/$1/status" "status: $(tr '\n' ' ' <"$d/status.txt" 2>/dev/null) stop: $(grep '^total' "$d/capture.txt" 2>/dev/null)"
 	fi
+}
+
+# judge_win_discovery IMAGE: what win_discovery_run (l1-win.sh) recorded.
+# Each method, at each moment, is its own check: it must find the builder's
+# kernel base and say it got there its own way -- LSTAR from the vCPU (the
+# symbol KiSystemCall64, KiSystemCall64Shadow in the KVA-shadow image), the
+# KPCR through GS base in kernel mode and through KERNEL_GS_BASE in user
+# mode, the IDTR, each at the builder's KPCR and IDT and with IDT[0] the
+# builder's divide handler, the start block at the builder's page, the
+# physical scan -- so a broken path fails here even when another one finds
+# the kernel.  On the dump, the register methods must say they have no
+# registers; without the start block only the physical scan is left.
+judge_win_discovery() {
+	d=$cap/discovery-$1
+	cr4=$(sed -n 's/^ready .* cr4=\(0x[0-9a-f]*\).*/\1/p' "$d/vmm.txt" 2>/dev/null)
+	if [ -n "$cr4" ] && [ $((cr4 & 0x100000)) -ne 0 ]; then
+		ok "discovery/$1/cr4" "the guest runs with CR4 $cr4 ($(win_cr4_names "$cr4")): Windows' bits the vCPU offers"
+	else
+		bad "discovery/$1/cr4" "CR4 '${cr4:-none}' lacks SMEP, which Windows sets and every AMD CPU since Zen has: $(head -n 1 "$d/vmm.txt" 2>/dev/null)"
+	fi
+	python3 - "$d" "$win/$1.expect" >"$d/verdicts" 2>&1 <<'PY' || bad "discovery/$1" "$(tail -n 3 "$d/verdicts")"
+import json, sys
+d, expect = sys.argv[1], sys.argv[2]
+want = {}
+for line in open(expect):
+    f = line.split()
+    if f and f[0] == 'kernel':
+        want['base'] = int(f[1], 16)
+    elif f and f[0] == 'layout':
+        want.update(kpcr=int(f[f.index('kpcr') + 1], 16), idt=int(f[f.index('idt') + 1], 16),
+                    startblock=int(f[f.index('startblock') + 1], 16))
+    elif f and f[0] == 'discovery':
+        want.update(kv.split('=') for kv in f[1:])
+kpcr = lambda reg: 'vCPU 0 %s -> KPCR 0x%x -> IDT[0]' % (reg, want['kpcr'])
+idtr = 'vCPU 0 IDTR 0x%x -> IDT[0]' % want['idt']
+sb = 'start block at GPA 0x%x' % want['startblock']
+# moment -> method -> (source, symbol) it must report, or None: must fail
+cases = {
+    'ready': {'lstar': ('vCPU 0 LSTAR', want['lstar']), 'kpcr': (kpcr('GS base'), want['idt0']),
+              'idtr': (idtr, want['idt0']), 'startblock': (sb, None),
+              'pescan': ('CodeView record at GPA ', None)},
+    'user': {'lstar': ('vCPU 0 LSTAR', want['lstar']),
+             'kpcr': (kpcr('KERNEL_GS_BASE'), want['idt0']), 'idtr': (idtr, want['idt0']),
+             'startblock': (sb, None), 'pescan': ('CodeView record at GPA ', None)},
+    'dump': {'lstar': None, 'kpcr': None, 'idtr': None, 'startblock': (sb, None),
+             'pescan': ('CodeView record at GPA ', None)},
+    'nostartblock': {'startblock': None, 'pescan': ('CodeView record at GPA ', None)},
+}
+for moment, methods in cases.items():
+    try:
+        got = json.load(open('%s/kernel-%s.json' % (d, moment)))['methods']
+    except Exception as e:
+        err = open('%s/kernel-%s.err' % (d, moment)).read().strip() if moment else ''
+        print('bad|%s|svmtrace-vmi kernel did not run: %s %s' % (moment, e, err))
+        continue
+    for m, w in methods.items():
+        r = got.get(m, {})
+        name = '%s/%s' % (moment, m)
+        if w is None:
+            print('%s|%s|%s' % ('bad' if r.get('ok') else 'ok', name,
+                  'found it where it must not: %s' % r if r.get('ok') else 'cannot run: %s' % r.get('error')))
+            continue
+        source, symbol = w
+        good = (r.get('ok') and int(r['base'], 16) == want['base'] and
+                r.get('source', '').startswith(source) and r.get('anchor_symbol') == symbol and
+                r.get('paging_levels') == 4)
+        print('%s|%s|%s' % ('ok' if good else 'bad', name,
+              'kernel 0x%x from %s%s (%s)' % (want['base'], r.get('anchor'),
+              ' = %s' % symbol if symbol else '', r.get('source')) if good else
+              'want base 0x%x from %s%s, got %s' % (want['base'], source,
+              ' = %s' % symbol if symbol else '', r)))
+PY
+	while IFS='|' read -r verdict name msg; do
+		if [ "$verdict" = ok ]; then ok "discovery/$1/$name" "$msg"; else bad "discovery/$1/$name" "$msg"; fi
+	done <"$d/verdicts"
+}
+
+# win_cr4_names CR4: the names of its bits.
+win_cr4_names() {
+	n=
+	for b in 3:DE 4:PSE 5:PAE 6:MCE 7:PGE 9:OSFXSR 10:OSXMMEXCPT 11:UMIP 12:LA57 16:FSGSBASE \
+		17:PCIDE 18:OSXSAVE 20:SMEP 21:SMAP 22:PKE 23:CET; do
+		[ $(($1 >> ${b%%:*} & 1)) -eq 0 ] || n="$n ${b#*:}"
+	done
+	echo "${n# }"
 }

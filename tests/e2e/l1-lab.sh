@@ -137,6 +137,11 @@ capture_set() {
 		win_daemon_run "$set_dir/$name-daemon" "$image" "$mode" "$target" ||
 			echo "svmtraced $name: $(cat "$set_dir/$name-daemon/timeout.txt")" >>"$set_dir/failures"
 	done
+	# Kernel discovery, each method on its own, on each running guest.
+	for image in $win_images; do
+		win_discovery_run "$set_dir/discovery-$image" "$image" ||
+			echo "discovery $image: $(cat "$set_dir/discovery-$image/timeout.txt")" >>"$set_dir/failures"
+	done
 	if command -v svmtraced >/dev/null; then
 		for how in sigkill vmm-gone; do
 			win_daemon_ending "$set_dir/daemon-$how" win10 1200 "$how" ||

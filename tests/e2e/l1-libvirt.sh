@@ -141,7 +141,7 @@ scenario() {	# scenario NAME IMAGE MODE TARGET
 # lab_session DIR IMAGE SAMPLE: svmtrace-lab on lab-win, as a user runs it.  The session
 # directory is made in L1's /tmp (virsh dump writes there as the QEMU user)
 # and comes back without the 64 MiB memory dump, which svmtrace-vmi reads
-# here.
+# here (ps, and every kernel discovery method: DIR/kernel.json).
 lab_session() {
 	d=$1
 	mkdir -p "$d"
@@ -154,6 +154,7 @@ lab_session() {
 	echo "$t0 $(cut -d' ' -f1 /proc/uptime)" >"$d/lab.uptime"
 	virsh domstate lab-win >"$d/domstate.txt" 2>&1
 	svmtrace-vmi --memory /tmp/session/memory.elf --profiles /e2e ps >"$d/ps.txt" 2>&1
+	svmtrace-vmi --memory /tmp/session/memory.elf --profiles /e2e --json kernel >"$d/kernel.json" 2>&1
 	rm -f /tmp/session/memory.elf
 	cp -r /tmp/session "$d/session" && cp -r /tmp/session/traces "$d/trace"
 	virsh snapshot-delete lab-win clean >/dev/null 2>&1

@@ -204,3 +204,51 @@ win_daemon_ending() {
 	esac
 	keep_traces "$dir"
 }
+
+# win_discovery_run DIR IMAGE: every kernel discovery method on its own
+# (svmtrace-vmi --json kernel), each saying how it found the kernel, judged
+# by judge-win.sh's judge_win_discovery.  On the running guest, through
+# /dev/svmtrace (svmtrace-vmi --vmm-pid):
+#   ready  before its first instruction: the scheduler at CPL 0 on the
+#          kernel's page tables, GS base = KPCR (DIR/kernel-ready.json)
+#   user   held after the second PORT_LOG write, in beta.exe at CPL 3 (on
+#          its user DTB in the KVA-shadow image): GS base = its TEB, the
+#          KPCR in KERNEL_GS_BASE (DIR/kernel-user.json)
+# and offline, on the guest's RAM dumped at ready: as it is
+# (kernel-dump.json) and with the processor start block wiped, where only
+# the physical scan is left (kernel-nostartblock.json).
+win_discovery_run() {
+	d=$1 img=$2 dump=/tmp/discovery.$$.raw
+	win_vmm_start "$d" "$img" --log-wait 2 --dump-ready "$dump" || return 1
+	win_kernel_json "$d" ready --vmm-pid "$vmm_pid"
+	kill -USR1 "$vmm_pid"
+	if wait_line "$d/vmm.txt" '^log 2 ' 60 "$vmm_pid"; then
+		win_kernel_json "$d" user --vmm-pid "$vmm_pid"
+	else
+		echo "the guest never reached its second PORT_LOG" >>"$d/timeout.txt"
+	fi
+	kill -WINCH "$vmm_pid"
+	wait_line "$d/vmm.txt" '^go ' 60 "$vmm_pid" && kill -WINCH "$vmm_pid"
+	wait_line "$d/vmm.txt" '^holding$' 120 "$vmm_pid" ||
+		echo "the guest did not finish (no holding line)" >>"$d/timeout.txt"
+	kill -USR1 "$vmm_pid"
+	wait "$vmm_pid"; echo $? >"$d/vmm.rc"
+	win_kernel_json "$d" dump --memory "$dump"
+	sb=$(sed -n 's/.*"source": "start block at GPA \(0x[0-9a-f]*\)".*/\1/p' "$d/kernel-dump.json")
+	if [ -n "$sb" ]; then
+		dd if=/dev/zero of="$dump" bs=4096 seek=$((sb / 4096)) count=1 conv=notrunc 2>/dev/null
+		win_kernel_json "$d" nostartblock --memory "$dump"
+	else
+		echo "no start block found in the dump" >>"$d/timeout.txt"
+	fi
+	rm -f "$dump"
+	[ ! -e "$d/timeout.txt" ]
+}
+
+# win_kernel_json DIR TAG SOURCE...: svmtrace-vmi SOURCE --json kernel
+win_kernel_json() {
+	d_=$1 tag_=$2
+	shift 2
+	svmtrace-vmi "$@" --profiles /e2e --json kernel >"$d_/kernel-$tag_.json" 2>"$d_/kernel-$tag_.err"
+	echo $? >"$d_/kernel-$tag_.rc"
+}

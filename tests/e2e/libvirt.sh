@@ -27,7 +27,8 @@
 #     WARNING/BUG/Oops.
 # Prints each stage's L1 time and "N passed, N failed".
 # Environment: BUILD, E2E_LIBVIRT_TIMEOUT (L1 seconds, default 1200 and
-# 300 more per Linux L2 boot).
+# 300 more per Linux L2 boot), E2E_WIN_SEED (the Windows-layout guests'
+# placement; default: a new seed each run, printed).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -54,12 +55,19 @@ getent passwd libvirt-qemu >/dev/null ||
 
 build=$top/${BUILD:-build}
 bin=$build/bin
-win=$build/e2e/win
 run=$build/e2e/libvirt
-for f in "$bin/svmtraced" "$bin/svmtrace-lab" "$bin/svmtrace-vmi" "$bin/svmtrace-dump" "$bin/svmtrace-e2e-model" "$win/win10.pvh" "$win/win11.pvh"; do
+win=$run/win
+for f in "$bin/svmtraced" "$bin/svmtrace-lab" "$bin/svmtrace-vmi" "$bin/svmtrace-dump" "$bin/svmtrace-e2e-model" "$bin/svmtrace-e2e-wingen"; do
 	[ -e "$f" ] || { echo "libvirt.sh: $f missing (make e2e builds it)" >&2; exit 1; }
 done
 rm -rf "$run" && mkdir -p "$run/l1" "$run/expect"
+# The Windows-layout guests, laid out anew (win/images.sh), as PVH ELFs.
+win_seed=${E2E_WIN_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+for image in win10 win11; do
+	"$here/win/images.sh" "$build" "$win" "$win_seed" "$image" pvh >"$run/win-$image.log" 2>&1 ||
+		{ echo "libvirt.sh: laying out $image: $(cat "$run/win-$image.log")" >&2; exit 1; }
+done
+echo "info: the Windows-layout guests laid out with seed $win_seed (E2E_WIN_SEED=$win_seed repeats them)"
 # The Linux L2: the kernel L1 boots (our modules' ABI), a busybox initramfs.
 . "$here/lib/kernel.sh"
 abi=$(kernel_abi_of_module "$modules/kvm.ko")
@@ -112,6 +120,7 @@ fi
 for s in "libvirt-win10-pid win10 1200" "libvirt-win11-late win11 1212"; do
 	set -- $s
 	judge_win_armed "$1" "$2" "$3"
+	judge_daemon_kernel "$1" "$2"
 	judge_capture_rc "$1"
 	judge_trace "$1" "$run/expect/$1"
 	judge_win_first "$1" "$2" "$3"
@@ -120,6 +129,7 @@ done
 . "$here/judge-libvirt.sh"
 judge_libvirt_endings
 judge_libvirt_session libvirt-lab-session
+judge_libvirt_dump_discovery libvirt-lab-session win11
 judge_trace libvirt-lab-session "$run/expect/libvirt-lab-session"
 judge_libvirt_boots "$boots"
 judge_libvirt_linux

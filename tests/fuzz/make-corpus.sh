@@ -36,4 +36,11 @@ perl -e 'binmode STDOUT; print "FTRC", pack("V5", 5, 3, 1, 52, 52),
 	"\0" x 15;' >"$C/end-with-state.v5"
 perl -e 'binmode STDOUT; print "FTRC", pack("V5", 5, 3, 1, 29, 29),
 	pack("C Q< Q< V Q<", 0x03, 12, 1010, 0, 0x140001008);' >"$C/end-without-state.v5"
+# An LZ4 block whose one match has offset 0 (docs/format.md: malformed, though
+# liblz4's decoder accepts it): the walkthrough's records, 28 literals, a
+# match of 14 zeros, 34 literals.
+perl -e 'binmode STDOUT; print "FTRC", pack("V5", 5, 0, 1, 76, 68), pack("H*",
+	"fa0d020ae803000000000000000510004001000000820480a0d1910107" . "00" . "0000" .
+	"f0130c0601000203" . "0c00000000000000" . "f203000000000000" . "00000000" .
+	"0810004001000000");' >"$C/lz4-offset-zero.v5"
 ls -l "$C"

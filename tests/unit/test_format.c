@@ -315,6 +315,68 @@ static void lz4_corrupt(struct bytes *f)
 	put_raw(f, "\x10\x41\x05\x00", 4);
 }
 
+/*
+ * The walkthrough's 76 bytes of records as one LZ4 block whose one match has
+ * offset 0, which the LZ4 block format calls invalid: 28 literals (up to
+ * and including RBX's 0), a match of 14 (RCX..R15, all 0), 34 literals.
+ * liblz4 1.9.4 decodes it without complaint, to the very records.
+ */
+static void lz4_offset_zero(struct bytes *f)
+{
+	struct bytes *r = new_bytes();
+
+	walkthrough_records(r);
+	ck_assert_uint_eq(r->n, 76);
+	file_header(f, 0);
+	put32(f, 76);
+	put32(f, 68);
+	put8(f, 0xfa); /* token: 15 literals and more, match 4 + 10 */
+	put8(f, 13);   /* 15 + 13 = 28 literals */
+	put_raw(f, r->b, 28);
+	put16(f, 0);   /* match offset 0 */
+	put8(f, 0xf0); /* the last sequence: 15 literals and more */
+	put8(f, 19);   /* 15 + 19 = 34 */
+	put_raw(f, r->b + 42, 34);
+	free(r);
+}
+
+/* 28 literals and a match of 14 at offset 1 (what a compressor makes of
+ * the same zeros); then @last literals, or none. */
+static void lz4_ending(struct bytes *f, uint8_t match_nibble, int last)
+{
+	struct bytes *r = new_bytes();
+	uint32_t decoded = 28 + 4 + match_nibble + (last > 0 ? (uint32_t)last : 0);
+
+	walkthrough_records(r);
+	file_header(f, 0);
+	put32(f, decoded);
+	put32(f, 2 + 28 + 2 + (last > 0 ? 1 + (uint32_t)last : 0));
+	put8(f, 0xf0 | match_nibble);
+	put8(f, 13);
+	put_raw(f, r->b, 28);
+	put16(f, 1);
+	if (last > 0) {
+		put8(f, (uint8_t)(last << 4));
+		put_raw(f, r->b + 42, (size_t)last);
+	}
+	free(r);
+}
+
+static void lz4_ends_with_match(struct bytes *f)
+{
+	lz4_ending(f, 10, 0);
+}
+
+static void lz4_four_last_literals(struct bytes *f)
+{
+	lz4_ending(f, 10, 4);
+}
+
+static void lz4_match_near_end(struct bytes *f)
+{
+	lz4_ending(f, 2, 5); /* a match of 6, then 5 literals: it starts 11 bytes before the end */
+}
+
 static void truncated_header(struct bytes *f)
 {
 	file_header(f, 0);
@@ -556,16 +618,28 @@ static const struct broken broken_files[] = {
 	  "offset 16: frame stored size 11 is outside 1..10 (its decoded size)",
 	  stored_over_decoded },
 	{ "lz4 short", SVMTRACE_E_FORMAT,
-	  "offset 16: LZ4 block of 27 bytes does not decode to exactly 100 bytes (shorter)",
-	  lz4_short },
+	  "offset 16: LZ4 block of 27 bytes decodes to 64 bytes, not 100", lz4_short },
 	{ "lz4 long", SVMTRACE_E_FORMAT,
-	  "offset 16: LZ4 block of 27 bytes does not decode to exactly 60 bytes (malformed or "
-	  "longer)",
-	  lz4_long },
+	  "offset 16: LZ4 block of 27 bytes decodes to more than the frame's 60 bytes", lz4_long },
 	{ "lz4 corrupt", SVMTRACE_E_FORMAT,
-	  "offset 16: LZ4 block of 4 bytes does not decode to exactly 5 bytes (malformed or "
-	  "longer)",
+	  "offset 16: LZ4 block byte 2 of 4: match offset 5 reaches before the block (1 decoded "
+	  "so far)",
 	  lz4_corrupt },
+	{ "lz4 offset 0", SVMTRACE_E_FORMAT,
+	  "offset 16: LZ4 block byte 30 of 68: match offset 0 (the LZ4 block format has no "
+	  "offset 0)",
+	  lz4_offset_zero },
+	{ "lz4 ends with a match", SVMTRACE_E_FORMAT,
+	  "offset 16: LZ4 block ends with a match at byte 32: its last sequence must be literals "
+	  "only",
+	  lz4_ends_with_match },
+	{ "lz4 4 last literals", SVMTRACE_E_FORMAT,
+	  "offset 16: LZ4 block's last sequence has 4 literals: the last 5 bytes of a block with "
+	  "matches must be literals",
+	  lz4_four_last_literals },
+	{ "lz4 match near the end", SVMTRACE_E_FORMAT,
+	  "offset 16: LZ4 block's last match starts 11 bytes before its end (at least 12)",
+	  lz4_match_near_end },
 	{ "truncated header", SVMTRACE_E_TRUNCATED,
 	  "offset 16: truncated at offset 16: the frame header has 3 of 8 bytes",
 	  truncated_header },

@@ -87,19 +87,26 @@ static struct svmtrace_vmi_mem *open_live(void)
 	return mem;
 }
 
-START_TEST(lstar_discovery_runs_on_live_registers)
+/* A minimal ntoskrnl at PA 0x400000, mapped at KBASE in the vCPUs' PML4. */
+static void map_kernel(void)
 {
 	static const char *const exports[] = { "KeBugCheckEx" };
 	static const uint32_t rvas[] = { 0x2000 };
-	struct svmtrace_vmi_kernel k;
-	struct svmtrace_error err;
-	struct svmtrace_vmi_mem *mem;
 	uint64_t i;
 
 	fx_pe(m.buf + 0x400000, 0x4000, 0x2000, "ntoskrnl.exe", exports, rvas, 1, "ntkrnlmp.pdb",
 	      7);
 	for (i = 0; i < 4; i++)
 		fx_map(&m, pml4, KBASE + i * 0x1000, 0x400000 + i * 0x1000, 1, 0);
+}
+
+START_TEST(lstar_discovery_runs_on_live_registers)
+{
+	struct svmtrace_vmi_kernel k;
+	struct svmtrace_error err;
+	struct svmtrace_vmi_mem *mem;
+
+	map_kernel();
 	vm.st.lstar = KBASE + 0x2100;
 	mem = open_live();
 	ck_assert_uint_eq(svmtrace_vmi_mem_vcpu_count(mem), 2);
@@ -110,6 +117,38 @@ START_TEST(lstar_discovery_runs_on_live_registers)
 	ck_assert_int_eq(k.method, SVMTRACE_VMI_METHOD_LSTAR);
 	/* Translations read page-sized pieces: every one went through the cache. */
 	ck_assert_uint_le(vm.max_len, 4096);
+	svmtrace_vmi_mem_close(mem);
+}
+END_TEST
+
+/* A VM's RAM is not listed: the physical scan reads what reads, around the
+ * MMIO hole, and finds the kernel from its CodeView record and the PML4's
+ * self-map entry, with no usable register. */
+START_TEST(pescan_reads_a_live_vm)
+{
+	struct svmtrace_vmi_kernel k;
+	struct svmtrace_error err;
+	struct svmtrace_vmi_mem *mem;
+
+	map_kernel();
+	fx_put64(&m, pml4 + 8 * 0x1ed, pml4 | 3); /* the self-map */
+	vm.st.efer = 0;				  /* no vCPU in long mode: no register to use */
+	mem = open_live();
+	ck_assert_int_eq(svmtrace_vmi_kernel_probe(mem, NULL, SVMTRACE_VMI_METHOD_PESCAN, &k, &err),
+			 0);
+	ck_assert_uint_eq(k.base, KBASE);
+	ck_assert_uint_eq(k.dtb, pml4);
+	ck_assert_uint_eq(k.anchor, KBASE + 0x1900);
+	ck_assert_str_eq(k.source, "CodeView record at GPA 0x401900");
+	ck_assert_int_eq(svmtrace_vmi_kernel_probe(mem, NULL, SVMTRACE_VMI_METHOD_LSTAR, &k, &err),
+			 SVMTRACE_E_NOT_FOUND);
+	/* Without the self-map no root maps the record. */
+	fx_put64(&m, pml4 + 8 * 0x1ed, 0);
+	svmtrace_vmi_mem_refresh(mem, &err);
+	ck_assert_int_eq(svmtrace_vmi_kernel_probe(mem, NULL, SVMTRACE_VMI_METHOD_PESCAN, &k, &err),
+			 SVMTRACE_E_NOT_FOUND);
+	ck_assert_msg(strstr(err.message, "none of 0 page-table roots maps one"), "%s",
+		      err.message);
 	svmtrace_vmi_mem_close(mem);
 }
 END_TEST
@@ -194,9 +233,10 @@ START_TEST(vcpu_errors_and_states)
 
 	vm.st.lstar = KBASE;
 	mem_live_vcpu_from_state(&vm.st, &v);
-	ck_assert_uint_eq(v.valid,
-			  SVMTRACE_VMI_REG_CR3 | SVMTRACE_VMI_REG_IDTR | SVMTRACE_VMI_REG_GS_BASE |
-				  SVMTRACE_VMI_REG_KERNEL_GS_BASE | SVMTRACE_VMI_REG_LSTAR);
+	ck_assert_uint_eq(v.valid, SVMTRACE_VMI_REG_CR3 | SVMTRACE_VMI_REG_IDTR |
+					   SVMTRACE_VMI_REG_GS_BASE |
+					   SVMTRACE_VMI_REG_KERNEL_GS_BASE |
+					   SVMTRACE_VMI_REG_LSTAR | SVMTRACE_VMI_REG_CR4);
 	vm.st.flags = SVMTRACE_VCPU_STATE_F_GUEST_MODE; /* a nested guest's registers */
 	mem_live_vcpu_from_state(&vm.st, &v);
 	ck_assert_uint_eq(v.valid, 0);
@@ -209,9 +249,11 @@ END_TEST
 
 int main(void)
 {
-	const TTest *const tests[] = { lstar_discovery_runs_on_live_registers,
-				       large_reads_are_split_at_max_read, errors_name_what_failed,
-				       refresh_forgets_cached_pages, vcpu_errors_and_states };
+	const TTest *const tests[] = {
+		lstar_discovery_runs_on_live_registers, pescan_reads_a_live_vm,
+		large_reads_are_split_at_max_read,	errors_name_what_failed,
+		refresh_forgets_cached_pages,		vcpu_errors_and_states
+	};
 
 	return fx_run("vmi_live", setup, teardown, tests, sizeof(tests) / sizeof(tests[0]));
 }

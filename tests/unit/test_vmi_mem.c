@@ -193,6 +193,18 @@ START_TEST(elf_core_em386_reads_memory_without_registers)
 }
 END_TEST
 
+/* @va translates through @root (@levels levels) to @gpa in a page of @size. */
+static void expect_translation(const struct svmtrace_vmi_mem *mem, uint64_t root, int levels,
+			       uint64_t va, uint64_t gpa, uint64_t size)
+{
+	struct svmtrace_vmi_translation t;
+	struct svmtrace_error err;
+
+	ck_assert_msg(!x86_translate(mem, root, levels, va, NULL, &t, &err), "%s", err.message);
+	ck_assert_uint_eq(t.gpa, gpa);
+	ck_assert_uint_eq(t.page_size, size);
+}
+
 START_TEST(walks_4k_2m_1g_and_masks_pcid)
 {
 	struct svmtrace_vmi_translation t;
@@ -208,28 +220,22 @@ START_TEST(walks_4k_2m_1g_and_masks_pcid)
 	fx_map(&m, pml4, 0x0000004000000000ULL, 0x40000000, 3, 0);
 	ck_assert_int_eq(svmtrace_vmi_mem_open_buffer(m.buf, m.size, "m", &mem, &err), 0);
 
-	ck_assert_int_eq(x86_translate(mem, pml4 | 0x5, 0x00007ff612345678ULL, NULL, &t, &err), 0);
-	ck_assert_uint_eq(t.gpa, 0x300678);
-	ck_assert_uint_eq(t.page_size, 4096);
-	ck_assert_int_eq(x86_translate(mem, pml4, 0xfffff80000212345ULL, NULL, &t, &err), 0);
-	ck_assert_uint_eq(t.gpa, 0x412345);
-	ck_assert_uint_eq(t.page_size, 2ULL << 20);
-	ck_assert_int_eq(x86_translate(mem, pml4, 0x0000004000abcdefULL, NULL, &t, &err), 0);
-	ck_assert_uint_eq(t.gpa, 0x40abcdef);
-	ck_assert_uint_eq(t.page_size, 1ULL << 30);
+	expect_translation(mem, pml4 | 0x5, 4, 0x00007ff612345678ULL, 0x300678, 4096);
+	expect_translation(mem, pml4, 4, 0xfffff80000212345ULL, 0x412345, 2ULL << 20);
+	expect_translation(mem, pml4, 4, 0x0000004000abcdefULL, 0x40abcdef, 1ULL << 30);
 
-	ck_assert_int_eq(x86_translate(mem, pml4, 0x00007ff612346000ULL, NULL, &t, &err),
+	ck_assert_int_eq(x86_translate(mem, pml4, 4, 0x00007ff612346000ULL, NULL, &t, &err),
 			 SVMTRACE_E_NOT_FOUND);
 	ck_assert_msg(strstr(err.message, "PTE 0x0 not present"), "%s", err.message);
 	ck_assert_uint_eq(t.page_size, 4096);
-	ck_assert_int_eq(x86_translate(mem, pml4, 0x0000100000000000ULL, NULL, &t, &err),
+	ck_assert_int_eq(x86_translate(mem, pml4, 4, 0x0000100000000000ULL, NULL, &t, &err),
 			 SVMTRACE_E_NOT_FOUND);
 	ck_assert_uint_eq(t.page_size, 512ULL << 30); /* a whole PML4E's hole */
-	ck_assert_int_eq(x86_translate(mem, pml4, 0x0000800000000000ULL, NULL, &t, &err),
+	ck_assert_int_eq(x86_translate(mem, pml4, 4, 0x0000800000000000ULL, NULL, &t, &err),
 			 SVMTRACE_E_NOT_FOUND);
 	ck_assert_msg(strstr(err.message, "not canonical"), "%s", err.message);
 	/* A table outside memory is an error, not a crash. */
-	ck_assert_int_eq(x86_translate(mem, 0x7ffff000000ULL, 0x1000, NULL, &t, &err),
+	ck_assert_int_eq(x86_translate(mem, 0x7ffff000000ULL, 4, 0x1000, NULL, &t, &err),
 			 SVMTRACE_E_NOT_FOUND);
 	ck_assert_msg(strstr(err.message, "outside the memory"), "%s", err.message);
 	svmtrace_vmi_mem_close(mem);
@@ -237,12 +243,54 @@ START_TEST(walks_4k_2m_1g_and_masks_pcid)
 }
 END_TEST
 
+/* CR4.LA57: a PML5 on top, 57-bit canonical addresses. */
+START_TEST(walks_five_levels)
+{
+	struct svmtrace_vmi_translation t;
+	struct svmtrace_error err;
+	struct svmtrace_vmi_mem *mem;
+	struct fx_mem m;
+	uint64_t pml5;
+
+	fx_init(&m, MEM_SIZE, 0x1000);
+	pml5 = fx_page(&m);
+	fx_map_in(&m, pml5, 5, 0x00ff812345678000ULL, 0x300000, 1, 0); /* above 48 bits */
+	fx_map_in(&m, pml5, 5, 0xff00000000200000ULL, 0x400000, 2, 0);
+	fx_map_in(&m, pml5, 5, 0xfffff80412600000ULL, 0x500000, 1, 0); /* a 48-bit kernel VA */
+	ck_assert_int_eq(svmtrace_vmi_mem_open_buffer(m.buf, m.size, "m", &mem, &err), 0);
+
+	expect_translation(mem, pml5 | 2, 5, 0x00ff812345678abcULL, 0x300abc, 4096);
+	expect_translation(mem, pml5, 5, 0xff00000000212345ULL, 0x412345, 2ULL << 20);
+	expect_translation(mem, pml5, 5, 0xfffff80412600010ULL, 0x500010, 4096);
+	/* A hole a whole PML5E wide; addresses canonical only with five levels. */
+	ck_assert_int_eq(x86_translate(mem, pml5, 5, 0x0001000000000000ULL, NULL, &t, &err),
+			 SVMTRACE_E_NOT_FOUND);
+	ck_assert_msg(strstr(err.message, "PML5E 0x0 not present"), "%s", err.message);
+	ck_assert_uint_eq(t.page_size, 1ULL << 48);
+	ck_assert_int_eq(x86_translate(mem, pml5, 4, 0x00ff812345678abcULL, NULL, &t, &err),
+			 SVMTRACE_E_NOT_FOUND);
+	ck_assert_msg(strstr(err.message, "not canonical (4-level"), "%s", err.message);
+	ck_assert_int_eq(x86_translate(mem, pml5, 5, 0x0100000000000000ULL, NULL, &t, &err),
+			 SVMTRACE_E_NOT_FOUND);
+	ck_assert_msg(strstr(err.message, "not canonical (5-level"), "%s", err.message);
+	/* The same root read as four levels is not the same address space. */
+	ck_assert_int_eq(x86_translate(mem, pml5, 4, 0xfffff80412600010ULL, NULL, &t, &err),
+			 SVMTRACE_E_NOT_FOUND);
+	ck_assert_int_eq(x86_translate(mem, pml5, 3, 0x1000, NULL, &t, &err), SVMTRACE_E_INVALID);
+	ck_assert_int_eq(x86_paging_levels(0x1000 | 0x20), 5);
+	ck_assert_int_eq(x86_paging_levels(0x20), 4);
+	svmtrace_vmi_mem_close(mem);
+	free(m.buf);
+}
+END_TEST
+
 int main(void)
 {
-	const TTest *const tests[] = { raw_reads_and_bounds, elf_core_segments_and_notes,
-				       elf_core_rejects_bad_files,
-				       elf_core_em386_reads_memory_without_registers,
-				       walks_4k_2m_1g_and_masks_pcid };
+	const TTest *const tests[] = {
+		raw_reads_and_bounds,	       elf_core_segments_and_notes,
+		elf_core_rejects_bad_files,    elf_core_em386_reads_memory_without_registers,
+		walks_4k_2m_1g_and_masks_pcid, walks_five_levels
+	};
 
 	return fx_run("vmi-mem", NULL, NULL, tests, sizeof(tests) / sizeof(tests[0]));
 }

@@ -44,6 +44,7 @@ static void setup(void)
 	ck_assert_int_eq(svmtrace_vmi_mem_open_buffer(m.buf, m.size, "m", &mem, &err), 0);
 	vmi = (struct svmtrace_vmi){ .mem = mem, .profile = &prof };
 	vmi.kernel.dtb = pml4;
+	vmi.kernel.paging_levels = 4;
 }
 
 static void teardown(void)
@@ -247,13 +248,26 @@ START_TEST(lstar_finds_the_kernel)
 	ck_assert_str_eq(k.pdb_name, "ntkrnlmp.pdb");
 	ck_assert_int_eq(k.method, SVMTRACE_VMI_METHOD_LSTAR);
 
+	ck_assert_uint_eq(k.anchor, base + 0x2100);
+	ck_assert_str_eq(k.anchor_symbol, ""); /* no profile checked it */
+	ck_assert_str_eq(k.source, "vCPU 0 LSTAR");
+
 	prof.sym.ki_system_call64 = (struct win_symbol){ true, 0x2100 };
 	ck_assert_int_eq(svmtrace_vmi_kernel_probe(mem, &prof, SVMTRACE_VMI_METHOD_LSTAR, &k, &err),
 			 0);
+	ck_assert_str_eq(k.anchor_symbol, "KiSystemCall64");
+	/* A KVA-shadow kernel's LSTAR is the shadow entry. */
+	prof.sym.ki_system_call64 = (struct win_symbol){ true, 0x2000 };
+	prof.sym.ki_system_call64_shadow = (struct win_symbol){ true, 0x2100 };
+	ck_assert_int_eq(svmtrace_vmi_kernel_probe(mem, &prof, SVMTRACE_VMI_METHOD_LSTAR, &k, &err),
+			 0);
+	ck_assert_str_eq(k.anchor_symbol, "KiSystemCall64Shadow");
+	prof.sym.ki_system_call64_shadow = (struct win_symbol){ true, 0x2180 };
 	prof.sym.ki_system_call64 = (struct win_symbol){ true, 0x2200 };
 	ck_assert_int_eq(svmtrace_vmi_kernel_probe(mem, &prof, SVMTRACE_VMI_METHOD_LSTAR, &k, &err),
 			 SVMTRACE_E_CORRUPT);
-	ck_assert_msg(strstr(err.message, "LSTAR 0xfffff80412602100 is not where the profile"),
+	ck_assert_msg(strstr(err.message, "LSTAR 0xfffff80412602100 is not where the profile puts it (kernel base "
+				      "0xfffff80412600000 + RVA 0x2200 or 0x2180)"),
 		      "%s", err.message);
 	/* A DLL that is not the kernel is skipped. */
 	strcpy((char *)m.buf + 0x401918, "hal.pdb");
@@ -262,12 +276,51 @@ START_TEST(lstar_finds_the_kernel)
 }
 END_TEST
 
+/* A kernel in five-level tables: found through LSTAR with CR4.LA57, and by
+ * trying five levels when no register says. */
+START_TEST(la57_kernel_is_found)
+{
+	static const char *const exports[] = { "KeBugCheckEx" };
+	static const uint32_t rvas[] = { 0x2000 };
+	uint64_t base = 0xff5ff80412600000ULL, pml5 = fx_page(&m), i;
+	struct svmtrace_vmi_kernel k;
+	struct svmtrace_error err;
+
+	fx_pe(m.buf + 0x400000, 0x4000, 0x2000, "ntoskrnl.exe", exports, rvas, 1, "ntkrnlmp.pdb",
+	      7);
+	for (i = 0; i < 4; i++)
+		fx_map_in(&m, pml5, 5, base + i * 0x1000, 0x400000 + i * 0x1000, 1, 0);
+	mem->vcpus = calloc(1, sizeof(*mem->vcpus));
+	mem->nr_vcpus = 1;
+	mem->vcpus[0] = (struct svmtrace_vmi_vcpu){
+		.valid = SVMTRACE_VMI_REG_CR3 | SVMTRACE_VMI_REG_CR4 | SVMTRACE_VMI_REG_LSTAR,
+		.cr3 = pml5,
+		.cr4 = X86_CR4_LA57 | 0x20,
+		.lstar = base + 0x2100,
+	};
+	ck_assert_int_eq(svmtrace_vmi_kernel_probe(mem, NULL, SVMTRACE_VMI_METHOD_LSTAR, &k, &err),
+			 0);
+	ck_assert_uint_eq(k.base, base);
+	ck_assert_uint_eq(k.paging_levels, 5);
+	/* CR4 without LA57 (a wrong record): four levels only, nothing there. */
+	mem->vcpus[0].cr4 = 0x20;
+	ck_assert_int_eq(svmtrace_vmi_kernel_probe(mem, NULL, SVMTRACE_VMI_METHOD_LSTAR, &k, &err),
+			 SVMTRACE_E_NOT_FOUND);
+	ck_assert_msg(strstr(err.message, "not a kernel address"), "%s", err.message);
+	/* No CR4 recorded: four levels fail, five find it. */
+	mem->vcpus[0].valid &= ~(uint32_t)SVMTRACE_VMI_REG_CR4;
+	ck_assert_int_eq(svmtrace_vmi_kernel_probe(mem, NULL, SVMTRACE_VMI_METHOD_LSTAR, &k, &err),
+			 0);
+	ck_assert_uint_eq(k.paging_levels, 5);
+}
+END_TEST
+
 int main(void)
 {
 	const TTest *const tests[] = { transition_page_is_in_memory,  prototype_ptes_are_followed,
 				       not_resident_states_say_why,   page_table_in_transition,
 				       list_walker_checks_every_link, list_walker_is_bounded,
-				       lstar_finds_the_kernel };
+				       lstar_finds_the_kernel, la57_kernel_is_found };
 
 	return fx_run("vmi-win", setup, teardown, tests, sizeof(tests) / sizeof(tests[0]));
 }

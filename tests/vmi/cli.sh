@@ -5,13 +5,18 @@
 
 MAN=$(dirname "$0")/../../docs/man/svmtrace-vmi.1
 "$VMI" --help >"$WORK/help" || fail "--help"
-for word in ps resolve modules kernel --memory --profiles --json --help; do
+for word in ps resolve modules kernel --memory --vmm-pid --profiles --json --help; do
 	grep -q -- "$word" "$WORK/help" || fail "--help lacks $word"
 	grep -q -- "$(echo "$word" | sed 's/-/\\\\-/g')" "$MAN" || fail "man page lacks $word"
 done
 expect_fail 2 "a command is required" "$VMI" --memory x
 expect_fail 2 "unknown command: frobnicate" "$VMI" --memory x --profiles y frobnicate
-expect_fail 2 "--memory FILE is required" "$VMI" --profiles y ps
+expect_fail 2 "one of --memory FILE and --vmm-pid PID is required" "$VMI" --profiles y ps
+expect_fail 2 "one of --memory FILE and --vmm-pid PID is required" "$VMI" --memory x --vmm-pid 1 \
+	--profiles y ps
+# Without svmtrace's modules there is no /dev/svmtrace; with them, PID 1 holds no VM.
+expect_fail 1 "svmtrace's kvm.ko\|--vmm-pid 1: the process holds no KVM VM\|capturing needs root" \
+	"$VMI" --vmm-pid 1 --profiles y ps
 expect_fail 1 "nosuchfile: No such file" "$VMI" --memory "$WORK/nosuchfile" --profiles y ps
 : >"$WORK/empty"
 expect_fail 1 "empty: empty file" "$VMI" --memory "$WORK/empty" --profiles y ps

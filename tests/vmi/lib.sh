@@ -13,8 +13,12 @@ WIN10=$VMI_PROFILES/ntkrnlmp-84A84F4D2218BC053913B1204942618D-1.json.xz
 WIN11=$VMI_PROFILES/ntkrnlmp-0CE4A95C0CD782A7596B034D8648E585-1.json.xz
 VMI=$BIN/svmtrace-vmi
 
+# Where the generator puts the kernel, images and frames: a new seed each
+# run (VMI_SEED=N repeats one), named by every failure.
+VMI_SEED=${VMI_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+
 fail() {
-	echo "FAIL: $*" >&2
+	echo "FAIL: $* (generator seed $VMI_SEED: VMI_SEED=$VMI_SEED repeats it)" >&2
 	exit 1
 }
 
@@ -23,7 +27,14 @@ gen() {
 	prefix=$1 profile=$2
 	shift 2
 	"$BIN/vmi-genimage" --profile "$profile" --exe "$VMI_PE/target.exe" \
-		--dll "$VMI_PE/helper.dll" --out "$prefix" "$@" || fail "vmi-genimage $*"
+		--dll "$VMI_PE/helper.dll" --out "$prefix" --seed "$VMI_SEED" "$@" ||
+		fail "vmi-genimage $*"
+}
+
+# layout FIELD: kpcr, idt or startblock from the generator's expect file
+layout() {
+	awk -v f="$1" '$1 == "layout" { for (i = 2; i < NF; i++) if ($i == f) print $(i + 1) }' \
+		"$WORK/img.expect"
 }
 
 # vmi ARGS...: run svmtrace-vmi with the shared profile directory, bounded in time

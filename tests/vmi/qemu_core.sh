@@ -4,7 +4,8 @@
 # (qemu/stub.S: CR3 = the kernel's DTB, GS bases and IDTR as a running
 # kernel leaves them), dumped with QMP dump-guest-memory.  svmtrace-vmi must
 # find the kernel through the core's register notes and resolve every
-# process exactly as the generator says.  The same guest dumped before its
+# process exactly as the generator says; also for a guest with five-level
+# page tables (CR4.LA57 on an LA57 CPU, QEMU's own CR4 in the notes).  The same guest dumped before its
 # vCPU ran (still in real mode) gives QEMU's EM_386 core: it must be read
 # too, the kernel found from memory alone, and each register method must
 # say why it cannot work.
@@ -38,8 +39,11 @@ dump() {
 	wait "$qemu" || { cat "$WORK/qemu.log"; fail "QEMU exited $?"; }
 }
 
-for p in "$WIN10" "$WIN11"; do
-	gen "$WORK/img" "$p" --scenario small --mem-size "$TABLES"
+for p in "$WIN10" "$WIN11" "$WIN10 la57"; do
+	set -- $p
+	p=$1 la57=${2:-} cpu=
+	[ -z "$la57" ] || cpu="-cpu qemu64,+la57"
+	gen "$WORK/img" "$p" --scenario small --mem-size "$TABLES" ${la57:+--la57}
 	cp "$WORK/stub.bin" "$WORK/guest.bin"
 	regs=$(python3 "$here/core.py" params "$WORK/img.elf" "$WORK/img.raw" "$WORK/guest.bin" \
 		"$TABLES") || fail "stub parameters: $regs"
@@ -47,17 +51,23 @@ for p in "$WIN10" "$WIN11"; do
 	python3 "$here/core.py" split "$WORK/img.raw" "$WORK/low.bin" "$WORK/high.bin"
 	base=$(awk '$1 == "kernel" { print $2 }' "$WORK/img.expect")
 
-	dump "$WORK/core.elf" run
+	# shellcheck disable=SC2086
+	dump "$WORK/core.elf" run $cpu
 	[ "$(python3 "$here/core.py" elf "$WORK/core.elf")" = "ELF64 EM_X86_64 1" ] ||
 		fail "QEMU's core: $(python3 "$here/core.py" elf "$WORK/core.elf")"
 	vmi --memory "$WORK/core.elf" kernel >"$WORK/kernel" || fail "kernel on QEMU's core"
-	grep -q "^method kpcr  *$base\$" "$WORK/kernel" || fail "kpcr did not find $base: $(cat "$WORK/kernel")"
-	grep -q "^method idtr  *$base\$" "$WORK/kernel" || fail "idtr did not find $base: $(cat "$WORK/kernel")"
+	grep -q "^method kpcr  *$base  from " "$WORK/kernel" || fail "kpcr did not find $base: $(cat "$WORK/kernel")"
+	grep -q "^method idtr  *$base  from " "$WORK/kernel" || fail "idtr did not find $base: $(cat "$WORK/kernel")"
 	[ $(($(awk '$1 == "kernel-dtb:" { print $2 }' "$WORK/kernel"))) = $((cr3)) ] ||
 		fail "kernel DTB is not the core's CR3 $cr3: $(cat "$WORK/kernel")"
+	if [ -n "$la57" ]; then
+		grep -q "^paging: *5 levels (LA57)\$" "$WORK/kernel" ||
+			fail "QEMU's LA57 core: $(cat "$WORK/kernel")"
+	fi
 	check_image "$WORK/core.elf" "$WORK/img.expect" "$WORK/img.raw"
 	rm -f "$WORK/core.elf"
-	echo "ok: $(basename "$p"): QEMU x86-64 core, kernel found by its registers"
+	echo "ok: $(basename "$p")${la57:+ LA57}: QEMU x86-64 core, kernel found by its registers"
+	[ -z "$la57" ] || continue
 
 	dump "$WORK/core386.elf" none -S
 	python3 "$here/core.py" elf "$WORK/core386.elf" | grep -Eqx 'ELF(32|64) EM_386 1' ||

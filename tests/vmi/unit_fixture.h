@@ -48,14 +48,17 @@ static inline uint64_t fx_get64(struct fx_mem *m, uint64_t pa)
 	return v;
 }
 
-/* Map @va -> @pa with a leaf at @level (1 = 4K PTE, 2 = 2M PDE, 3 = 1G PDPTE). */
-static inline uint64_t fx_map(struct fx_mem *m, uint64_t pml4, uint64_t va, uint64_t pa, int level,
-			      uint64_t flags)
+/*
+ * Map @va -> @pa in the tables of @levels levels (4, or 5 for LA57) rooted
+ * at @root, with a leaf at @level (1 = 4K PTE, 2 = 2M PDE, 3 = 1G PDPTE).
+ */
+static inline uint64_t fx_map_in(struct fx_mem *m, uint64_t root, int levels, uint64_t va,
+				 uint64_t pa, int level, uint64_t flags)
 {
-	uint64_t table = pml4, at = 0;
+	uint64_t table = root, at = 0;
 	int l;
 
-	for (l = 4; l >= level; l--) {
+	for (l = levels; l >= level; l--) {
 		at = table + 8 * ((va >> (12 + 9 * (l - 1))) & 0x1ff);
 		if (l == level)
 			break;
@@ -65,6 +68,13 @@ static inline uint64_t fx_map(struct fx_mem *m, uint64_t pml4, uint64_t va, uint
 	}
 	fx_put64(m, at, pa | flags | 1 | (level > 1 ? 0x80 : 0));
 	return at; /* where the leaf entry lives */
+}
+
+/* The same in four-level tables. */
+static inline uint64_t fx_map(struct fx_mem *m, uint64_t pml4, uint64_t va, uint64_t pa, int level,
+			      uint64_t flags)
+{
+	return fx_map_in(m, pml4, 4, va, pa, level, flags);
 }
 
 /*

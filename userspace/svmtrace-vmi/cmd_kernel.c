@@ -21,6 +21,19 @@ static uint64_t memory_bytes(const struct svmtrace_vmi_mem *mem)
 	return total;
 }
 
+/* What one method found and how. */
+static void found_json(json_object *r, const struct svmtrace_vmi_kernel *k)
+{
+	json_object_object_add(r, "base", vmi_json_hex(k->base));
+	json_object_object_add(r, "dtb", vmi_json_hex(k->dtb));
+	json_object_object_add(r, "paging_levels", json_object_new_int((int)k->paging_levels));
+	json_object_object_add(r, "anchor", vmi_json_hex(k->anchor));
+	json_object_object_add(r, "anchor_symbol",
+			       k->anchor_symbol[0] ? json_object_new_string(k->anchor_symbol)
+						   : NULL);
+	json_object_object_add(r, "source", json_object_new_string(k->source));
+}
+
 int cmd_kernel(struct vmi_cmd *c, int argc, char **argv)
 {
 	const struct svmtrace_vmi_profile *prof;
@@ -54,6 +67,8 @@ int cmd_kernel(struct vmi_cmd *c, int argc, char **argv)
 		       svmtrace_vmi_mem_vcpu_count(c->mem));
 		printf("kernel-base: 0x%016llx\n", (unsigned long long)k.base);
 		printf("kernel-dtb:  0x%016llx\n", (unsigned long long)k.dtb);
+		printf("paging:      %u levels%s\n", k.paging_levels,
+		       k.paging_levels == 5 ? " (LA57)" : "");
 		printf("pdb:         %s %s\n", k.pdb_name, k.id);
 		printf("profile:     %s\n", svmtrace_vmi_profile_path(prof));
 		printf("found-by:    %s\n", svmtrace_vmi_method_name(k.method));
@@ -69,13 +84,15 @@ int cmd_kernel(struct vmi_cmd *c, int argc, char **argv)
 				json_object_object_add(r, "error",
 						       json_object_new_string(err.message));
 			else
-				json_object_object_add(r, "base", vmi_json_hex(k.base));
+				found_json(r, &k);
 			json_object_object_add(methods, svmtrace_vmi_method_name(m), r);
 		} else if (rc) {
 			printf("method %-10s -  %s\n", svmtrace_vmi_method_name(m), err.message);
 		} else {
-			printf("method %-10s 0x%016llx\n", svmtrace_vmi_method_name(m),
-			       (unsigned long long)k.base);
+			printf("method %-10s 0x%016llx  from 0x%016llx%s%s (%s)\n",
+			       svmtrace_vmi_method_name(m), (unsigned long long)k.base,
+			       (unsigned long long)k.anchor, k.anchor_symbol[0] ? " = " : "",
+			       k.anchor_symbol, k.source);
 		}
 	}
 	if (c->json) {

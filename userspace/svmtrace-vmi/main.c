@@ -10,11 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char usage_text[] =
 	"Usage: svmtrace-vmi --memory FILE --profiles DIR|FILE [--json] COMMAND [ARG]\n"
+	"       svmtrace-vmi --vmm-pid PID --profiles DIR|FILE [--json] COMMAND [ARG]\n"
 	"\n"
-	"Introspect a Windows x64 guest's memory.\n"
+	"Introspect a Windows x64 guest's memory: a dump, or a running VM's.\n"
 	"\n"
 	"Commands:\n"
 	"  ps             list processes: PID, parent, name, DTB, user DTB, PEB, image base\n"
@@ -26,6 +28,8 @@ static const char usage_text[] =
 	"Options:\n"
 	"  -m, --memory FILE     QEMU ELF core (virsh dump --memory-only --format=elf)\n"
 	"                        or raw physical memory image\n"
+	"  -V, --vmm-pid PID     the running VM of this VMM (QEMU) process, read through\n"
+	"                        /dev/svmtrace (root; not while a capture holds the VM)\n"
 	"  -p, --profiles PATH   volatility3 ISF profile, or a directory searched for the\n"
 	"                        one matching the kernel's PDB GUID (default:\n"
 	"                        $SVMTRACE_PROFILES)\n"
@@ -54,6 +58,7 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "memory", required_argument, NULL, 'm' },
+		{ "vmm-pid", required_argument, NULL, 'V' },
 		{ "profiles", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
@@ -61,14 +66,18 @@ int main(int argc, char **argv)
 	};
 	struct vmi_cmd c = { .profiles = getenv("SVMTRACE_PROFILES") };
 	struct svmtrace_error err;
+	const char *vmm_pid = NULL;
 	size_t i;
-	int opt, rc;
+	int opt, rc, ctl = -1;
 
 	cli_progname = "svmtrace-vmi";
-	while ((opt = getopt_long(argc, argv, "m:p:jh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "m:V:p:jh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'm':
 			c.memory = optarg;
+			break;
+		case 'V':
+			vmm_pid = optarg;
 			break;
 		case 'p':
 			c.profiles = optarg;
@@ -90,13 +99,21 @@ int main(int argc, char **argv)
 			break;
 	if (i == sizeof(commands) / sizeof(commands[0]))
 		usage_error("unknown command: ", argv[optind]);
-	if (!c.memory)
-		usage_error("--memory FILE is required", "");
+	if (!c.memory == !vmm_pid)
+		usage_error("one of --memory FILE and --vmm-pid PID is required", "");
 	if (!c.profiles)
 		usage_error("--profiles DIR|FILE (or $SVMTRACE_PROFILES) is required", "");
-	if (svmtrace_vmi_mem_open(c.memory, &c.mem, &err))
+	if (vmm_pid) {
+		ctl = vmi_cmd_attach((pid_t)parse_u64(vmm_pid, "--vmm-pid"));
+		c.memory = "live VM";
+		if (svmtrace_vmi_mem_open_live(ctl, &c.mem, &err))
+			die("%s", err.message);
+	} else if (svmtrace_vmi_mem_open(c.memory, &c.mem, &err)) {
 		die("%s", err.message);
+	}
 	rc = commands[i].run(&c, argc - optind - 1, argv + optind + 1);
 	svmtrace_vmi_mem_close(c.mem);
+	if (ctl >= 0)
+		close(ctl); /* detaches */
 	return rc;
 }

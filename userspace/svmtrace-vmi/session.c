@@ -1,10 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Helpers the subcommands share: session, PID argument, JSON values. */
 #include "svmtrace-vmi/vmi_cmd.h"
+#include "common/capture.h"
 #include "common/cli.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
+
+int vmi_cmd_attach(pid_t pid)
+{
+	int ctl = control_open(), vm_fd_number = -1, pidfd;
+	int vm_fd = control_vm_fd(pid, &vm_fd_number, &pidfd);
+
+	control_attach(ctl, vm_fd, pid, vm_fd_number);
+	close(vm_fd);
+	close(pidfd);
+	return ctl;
+}
 
 struct svmtrace_vmi *vmi_cmd_session(struct vmi_cmd *c)
 {
@@ -38,6 +51,7 @@ json_object *vmi_json_kernel(const struct svmtrace_vmi *vmi)
 
 	json_object_object_add(o, "base", vmi_json_hex(k->base));
 	json_object_object_add(o, "dtb", vmi_json_hex(k->dtb));
+	json_object_object_add(o, "paging_levels", json_object_new_int((int)k->paging_levels));
 	json_object_object_add(o, "pdb", json_object_new_string(k->pdb_name));
 	json_object_object_add(o, "pdb_id", json_object_new_string(k->id));
 	json_object_object_add(o, "method",

@@ -6,6 +6,7 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <svmtrace/vmi.h>
 
@@ -14,11 +15,17 @@
 #define EXIT_NOT_RESIDENT 3
 
 struct vmi_cmd {
-	const char *memory;   /* --memory FILE */
+	const char *memory;   /* --memory FILE, or "live VM" */
 	const char *profiles; /* --profiles DIR|FILE */
 	bool json;	      /* --json */
 	struct svmtrace_vmi_mem *mem;
 };
+
+/*
+ * A /dev/svmtrace controller attached to the VM of VMM process @pid (its
+ * one KVM VM), for a live memory source; dies with the reason.
+ */
+int vmi_cmd_attach(pid_t pid);
 
 /* Open the session for --memory with --profiles; dies with the reason. */
 struct svmtrace_vmi *vmi_cmd_session(struct vmi_cmd *c);

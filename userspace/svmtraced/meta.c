@@ -71,6 +71,10 @@ static json_object *kernel(const struct target_info *t)
 	add(o, "pdb", json_object_new_string(t->kernel->pdb_name));
 	add_pdb_id(o, t->kernel->id);
 	add(o, "found_by", json_object_new_string(svmtrace_vmi_method_name(t->kernel->method)));
+	add(o, "anchor", hex(t->kernel->anchor));
+	add(o, "anchor_symbol", str_or_null(t->kernel->anchor_symbol[0] ? t->kernel->anchor_symbol
+									   : NULL));
+	add(o, "found_from", json_object_new_string(t->kernel->source));
 	add(o, "profile", str_or_null(t->profile));
 	return o;
 }

@@ -444,6 +444,14 @@ static int step_0f(struct model_cpu *c, struct model_io *io, struct insn *in, en
 			in->next += sext(d, 4);
 		return 0;
 	}
+	if (op == 0x01) { /* 0f 01 f8: swapgs; GS bases are in no record, so nothing changes */
+		if (fetch(c, in, 1, &d))
+			return -1;
+		finish(c, in);
+		if (d != 0xf8 || c->cpl != 0)
+			return fail(c, in, "only SWAPGS at CPL 0 of opcode 0f 01 is in the model's subset");
+		return 0;
+	}
 	if (op == 0x22) { /* mov crN, r64 */
 		if (decode_modrm(c, in))
 			return -1;
@@ -636,21 +644,21 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 		finish(c, &in);
 		reg_set(c, (op & 7) | (in.rex_b << 3), imm, in.bits);
 		break;
-	case 0xff: /* inc/dec r/m, call r/m64 */
+	case 0xff: /* inc/dec r/m, call r/m64, jmp r/m64 */
 		if (decode_modrm(c, &in))
 			return -1;
 		finish(c, &in);
-		if (in.reg == 2) { /* 64-bit operand whatever REX.W says */
+		if (in.reg == 2 || in.reg == 4) { /* 64-bit operand whatever REX.W says */
 			v = 0;
 			if (in.is_mem ? model_read(c, in.ea, &v, 8) : (v = c->gpr[in.rm], 0))
 				return -1;
-			if (push64(c, in.next))
+			if (in.reg == 2 && push64(c, in.next))
 				return -1;
 			in.next = v;
 			break;
 		}
 		if (in.reg > 1)
-			return fail(c, &in, "opcode ff /r other than INC/DEC/CALL");
+			return fail(c, &in, "opcode ff /r other than INC/DEC/CALL/JMP");
 		if (do_inc_dec(c, &in, in.reg))
 			return -1;
 		break;

@@ -37,6 +37,8 @@ static const char usage[] =
 	"                       svmtrace-e2e-wingen wrote, instead of a program\n"
 	"  -g, --go-wait        at PORT_GO (the late process was just linked) wait for\n"
 	"                       SIGWINCH before the guest goes on\n"
+	"  -O, --log-wait N     after the N-th PORT_LOG write (a process at CPL 3) print\n"
+	"                       'log N' and wait for SIGWINCH before the guest goes on\n"
 	"  -R, --dump-ready F   write guest RAM to F (raw) before the first KVM_RUN\n"
 	"  -G, --dump-go F      ... at PORT_GO\n"
 	"  -D, --dump-done F    ... after the guest is done\n"
@@ -71,14 +73,14 @@ double now_seconds(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
-static void wait_usr1(void)
+void wait_signal(int sig)
 {
 	sigset_t set;
-	int sig;
+	int got;
 
 	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	sigwait(&set, &sig);
+	sigaddset(&set, sig);
+	sigwait(&set, &got);
 }
 
 /* Guest RAM: 2 MiB aligned and THP-backed when possible, so KVM maps it with
@@ -252,6 +254,7 @@ int main(int argc, char **argv)
 		{ "input-delay-us", required_argument, NULL, 'i' },
 		{ "win", required_argument, NULL, 'W' },
 		{ "go-wait", no_argument, NULL, 'g' },
+		{ "log-wait", required_argument, NULL, 'O' },
 		{ "dump-ready", required_argument, NULL, 'R' },
 		{ "dump-go", required_argument, NULL, 'G' },
 		{ "dump-done", required_argument, NULL, 'D' },
@@ -267,7 +270,7 @@ int main(int argc, char **argv)
 	double t0;
 
 	cli_progname = "svmtrace-e2e-vmm";
-	while ((c = getopt_long(argc, argv, "c:a:wHsl:x0dqSk:L:i:hW:gR:G:D:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:a:wHsl:x0dqSk:L:i:hW:gO:R:G:D:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'W':
 			win_image = optarg;
@@ -275,6 +278,11 @@ int main(int argc, char **argv)
 			break;
 		case 'g':
 			vm.go_wait = 1;
+			break;
+		case 'O':
+			vm.log_wait = parse_u64(optarg, "--log-wait");
+			if (!vm.log_wait)
+				die("--log-wait 0: the first PORT_LOG write is 1");
 			break;
 		case 'R':
 			dump_ready = optarg;
@@ -372,8 +380,9 @@ int main(int argc, char **argv)
 	if (vm.win) {
 		create_vm(&vm, win_image, NULL, 1);
 		dump_or_die(&vm, dump_ready);
-		printf("ready pid=%d vmfd=%d guest=win vcpus=1 mem=0x%llx\n", getpid(), vm.vm_fd,
-		       (unsigned long long)vm.mem_size);
+		printf("ready pid=%d vmfd=%d guest=win vcpus=1 mem=0x%llx cr4=0x%llx\n", getpid(),
+		       vm.vm_fd, (unsigned long long)vm.mem_size,
+		       (unsigned long long)vm.vcpus[0].win_cr4);
 	} else {
 		create_vm(&vm, argv[optind], argv[optind + 1], early);
 		if (quiet_db)
@@ -388,7 +397,7 @@ int main(int argc, char **argv)
 	}
 	fflush(stdout);
 	if (wait)
-		wait_usr1();
+		wait_signal(SIGUSR1);
 
 	t0 = now_seconds();
 	for (int i = 0; i < early; i++)
@@ -407,7 +416,7 @@ int main(int argc, char **argv)
 	if (hold) {
 		printf("holding\n");
 		fflush(stdout);
-		wait_usr1();
+		wait_signal(SIGUSR1);
 	}
 	return ok ? 0 : 1;
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../guest/results.h"
+#include "../win/wincpu.h"
 #include "../win/winimage.h"
 #include "vmm.h"
 
@@ -87,6 +88,7 @@ static int set_cpuid(struct vcpu *v)
 		c->entries[i].ecx = CPUID0_ECX;
 		c->entries[i].edx = CPUID0_EDX;
 	}
+	v->win_cr4 = win_cr4(c->entries, c->nent);
 	if (ioctl(v->fd, KVM_SET_CPUID2, c) < 0)
 		set_err(v, "KVM_SET_CPUID2");
 	else
@@ -97,14 +99,15 @@ out:
 }
 
 /* The Windows-layout guest starts in its scheduler at CPL 0 with Windows'
- * selectors, GS base = KPCR, on the kernel's page tables (the boot block). */
+ * selectors, CR4 as Windows sets it, GS base = KPCR, on the kernel's page
+ * tables (the boot block). */
 static int set_sregs_win(struct vcpu *v, struct kvm_sregs *s)
 {
 	const uint8_t *mem = v->vm->mem;
 
 	s->cr0 = CR0_PE_MP_ET_NE_WP_PG;
 	s->cr3 = win_boot(mem, WIN_BOOT_OFF_CR3);
-	s->cr4 = CR4_PAE_OSFXSR_OSXMMEXCPT;
+	s->cr4 = v->win_cr4;
 	s->efer = GUEST_EFER;
 	s->cs = flat_seg(WIN_SEL_KERNEL_CS, 1, 0);
 	s->ss = flat_seg(WIN_SEL_KERNEL_SS, 0, 0);
@@ -202,8 +205,9 @@ static int set_msrs(struct vcpu *v)
 	if (v->vm->win) {
 		m.e[0].data = WIN_STAR;
 		m.e[1].data = win_boot(v->vm->mem, WIN_BOOT_OFF_LSTAR);
+		/* the user GS base (a TEB) until the scheduler's first SWAPGS */
 		m.e[m.hdr.nmsrs++] = (struct kvm_msr_entry){
-			.index = MSR_KERNEL_GS_BASE, .data = win_boot(v->vm->mem, WIN_BOOT_OFF_KPCR)};
+			.index = MSR_KERNEL_GS_BASE, .data = win_boot(v->vm->mem, WIN_BOOT_OFF_TEB)};
 	}
 	if (ioctl(v->fd, KVM_SET_MSRS, &m) != (int)m.hdr.nmsrs) {
 		set_err(v, "KVM_SET_MSRS");
@@ -321,8 +325,6 @@ static void log_step(struct vcpu *v)
 static int handle_go(struct vcpu *v, uint8_t *data)
 {
 	uint32_t val = GO_VALUE;
-	sigset_t set;
-	int sig;
 
 	if (v->vm->dump_go && vmm_dump(v->vm, v->vm->dump_go)) {
 		set_err(v, v->vm->dump_go);
@@ -330,13 +332,21 @@ static int handle_go(struct vcpu *v, uint8_t *data)
 	}
 	printf("go cpu=%d%s\n", v->index, v->vm->go_wait ? " waiting" : "");
 	fflush(stdout);
-	if (v->vm->go_wait) {
-		sigemptyset(&set);
-		sigaddset(&set, SIGWINCH);
-		sigwait(&set, &sig);
-	}
+	if (v->vm->go_wait)
+		wait_signal(SIGWINCH);
 	memcpy(data, &val, 4);
 	return 0;
+}
+
+/* PORT_LOG number --log-wait: the program is at CPL 3, its OUT done; print
+ * "log N" and hold the vCPU until SIGWINCH (a tracer looks at it meanwhile). */
+static void log_wait(struct vcpu *v, uint64_t count)
+{
+	if (count != v->vm->log_wait)
+		return;
+	printf("log %llu cpu=%d waiting\n", (unsigned long long)count, v->index);
+	fflush(stdout);
+	wait_signal(SIGWINCH);
 }
 
 /* A port access; returns 1 when the program is done, -1 on a guest panic. */
@@ -360,7 +370,7 @@ static int handle_io(struct vcpu *v)
 		return 0;
 	case KVM_EXIT_IO_OUT << 16 | PORT_LOG:
 		__atomic_add_fetch(&v->vm->log_sum, val, __ATOMIC_RELAXED);
-		__atomic_add_fetch(&v->vm->log_count, 1, __ATOMIC_RELAXED);
+		log_wait(v, __atomic_add_fetch(&v->vm->log_count, 1, __ATOMIC_RELAXED));
 		return 0;
 	case KVM_EXIT_IO_OUT << 16 | PORT_IRQ:
 		/* KVM_INTERRUPT when KVM says the guest can take it (run_loop). */

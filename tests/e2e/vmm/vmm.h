@@ -26,6 +26,7 @@ struct vcpu {
 	uint64_t interrupted;  /* KVM_RUN returns with EINTR (a signal kicked it) */
 	double run_max;	       /* longest single KVM_RUN call, seconds */
 	int avx;	       /* its CPUID has XSAVE and AVX: CR4.OSXSAVE, XCR0 = 7 */
+	uint64_t win_cr4;      /* Windows' CR4 for its CPUID (--win) */
 	int exited;	       /* the thread is done (set last, atomically) */
 	int done;	       /* reached PORT_DONE */
 	uint32_t status;       /* EAX at PORT_DONE */
@@ -41,7 +42,8 @@ struct vmm {
 	uint8_t *mem; /* mem_size bytes of guest RAM */
 	uint64_t mem_size;
 	int win;		  /* the Windows-layout guest (win/winlayout.h) */
-	int go_wait;	  /* PORT_GO waits for SIGUSR2 */
+	int go_wait;	  /* PORT_GO waits for SIGWINCH */
+	uint64_t log_wait;	  /* the PORT_LOG write (1, 2, ...) that waits for SIGWINCH */
 	const char *dump_go; /* write guest RAM here at PORT_GO */
 	int nr_vcpus;
 	uint64_t arg;		 /* initial RDI of every vCPU */
@@ -65,6 +67,8 @@ struct vmm {
 
 /* main.c */
 double now_seconds(void);
+/* Wait (in this thread, with @sig blocked) until @sig arrives. */
+void wait_signal(int sig);
 
 /* vcpu.c */
 int vcpu_create(struct vmm *vm, int index, char *err, size_t errlen);

@@ -4,8 +4,10 @@
  * option ROM enters here in 32-bit flat protected mode, paging off,
  * interrupts off, after SeaBIOS.  The stub puts the CPU in the state the
  * lab's VMM gives the guest (vmm/vcpu.c, set_sregs_win and set_msrs): long
- * mode, Windows' GDT, IDT, TSS and selectors, STAR/LSTAR/SFMASK, GS base
- * and KERNEL_GS_BASE = KPCR, all from the boot block.  It prints "ready" on
+ * mode with CR4 as Windows sets it (each feature where CPUID has it, as
+ * win/wincpu.c decides for the VMM), Windows' GDT, IDT, TSS and selectors,
+ * STAR/LSTAR/SFMASK, GS base = KPCR and KERNEL_GS_BASE = a TEB, all from
+ * the boot block.  It prints "ready" on
  * COM1 and waits for "s" there -- meanwhile a tracer finds the kernel from
  * these registers as it would in Windows -- then enters the scheduler with
  * the boot block's RIP and RSP and every other register zero.
@@ -29,7 +31,9 @@
 #define MSR_KERNEL_GS_BASE 0xc0000102
 #define CR0_PE_MP_ET_NE_PG 0x80040033
 #define CR0_WP		   0x10000
-#define CR4_PAE_OSFXSR_OSXMMEXCPT 0x620
+
+/* EDI |= FLAG if bit BIT of REG (after CPUID) is set. */
+#define CR4_IF(reg, bit, flag) test reg, 1 << (bit); jz 9f; or edi, flag; 9:
 
 	.intel_syntax noprefix
 	.text
@@ -61,9 +65,28 @@ entry32:
 	add	eax, 0x200000
 	add	edi, 8
 	loop	1b
-	/* Long mode.  WP stays off until Windows' GDT is written (below). */
-	mov	eax, CR4_PAE_OSFXSR_OSXMMEXCPT
-	mov	cr4, eax
+	/* CR4 (winlayout.h WIN_CR4_*), then long mode.  WP stays off until
+	 * Windows' GDT is written (below). */
+	mov	edi, WIN_CR4_ALWAYS
+	mov	eax, 1
+	cpuid
+	CR4_IF(edx, 2, WIN_CR4_DE)
+	CR4_IF(edx, 3, WIN_CR4_PSE)
+	CR4_IF(edx, 7, WIN_CR4_MCE)
+	CR4_IF(edx, 13, WIN_CR4_PGE)
+	CR4_IF(ecx, 26, WIN_CR4_OSXSAVE)
+	xor	eax, eax
+	cpuid
+	cmp	eax, 7
+	jb	2f
+	mov	eax, 7
+	xor	ecx, ecx
+	cpuid
+	CR4_IF(ecx, 2, WIN_CR4_UMIP)
+	CR4_IF(ebx, 0, WIN_CR4_FSGSBASE)
+	CR4_IF(ebx, 7, WIN_CR4_SMEP)
+	CR4_IF(ebx, 20, WIN_CR4_SMAP)
+2:	mov	cr4, edi
 	mov	eax, WIN_PVH_PML4_PA
 	mov	cr3, eax
 	mov	ecx, MSR_EFER
@@ -120,7 +143,7 @@ entry64:
 	mov	rax, qword ptr [BOOT(WIN_BOOT_OFF_KPCR)]
 	call	wrmsr64
 	mov	ecx, MSR_KERNEL_GS_BASE
-	mov	rax, qword ptr [BOOT(WIN_BOOT_OFF_KPCR)]
+	mov	rax, qword ptr [BOOT(WIN_BOOT_OFF_TEB)]
 	call	wrmsr64
 
 	com1_puts msg_ready

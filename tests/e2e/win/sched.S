@@ -6,7 +6,8 @@
  * CPL 3 under the process's own CR3 (its user DTB with KVA shadow).
  *
  *   start     pick the first runnable slot and SYSRETQ into it.
- *   syscall   (ntoskrnl's KiSystemCall64 jumps here) load the kernel DTB,
+ *   syscall   (ntoskrnl's KiSystemCall64[Shadow], the LSTAR, jumps here)
+ *             SWAPGS, load the kernel DTB,
  *             save the caller's context in its slot, count the call;
  *             RAX = 1 (exit) retires the process.  At the LINK_AT-th call
  *             the late process is linked at the tail of PsActiveProcessHead
@@ -15,7 +16,7 @@
  *             Then round robin to the next runnable slot: write its entry
  *             PTE if it has one pending (the page becomes resident only
  *             now, right before its first instruction), load its CR3 and
- *             context, SYSRETQ.  Nothing left: PORT_DONE with the number of
+ *             context, SWAPGS, SYSRETQ.  Nothing left: PORT_DONE with the number of
  *             system calls.
  *   panic     stubs for vectors 1-31 report the vector on PORT_PANIC.
  * It never touches a stack: the user RSP is saved and restored as is.
@@ -55,6 +56,7 @@ start:
 
 	.org WIN_SCHED_SYSCALL_OFF
 syscall_entry:				/* RCX = user RIP, R11 = user RFLAGS */
+	swapgs				/* GS base: the KPCR, as Windows' entry has it */
 	mov	qword ptr [rip + D_SCRATCH], rax
 	mov	rax, qword ptr [rip + D_KCR3]
 	mov	cr3, rax
@@ -141,6 +143,7 @@ run:
 	mov	r14, qword ptr [rax + WIN_S_GPR + 14 * 8]
 	mov	r15, qword ptr [rax + WIN_S_GPR + 15 * 8]
 	mov	rax, qword ptr [rax + WIN_S_GPR + 0 * 8]
+	swapgs				/* GS base: the TEB in user mode, the KPCR in KERNEL_GS_BASE */
 	sysretq
 
 go_com1:				/* RDX = the slot that ran last */

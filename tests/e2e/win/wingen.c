@@ -3,23 +3,31 @@
  * svmtrace-e2e-wingen: lay out the lab's Windows-layout L2 guest.
  *
  *   svmtrace-e2e-wingen --profile ISF --sched SCHED.bin --dll DLL
- *                       --out PREFIX NAME=PE...
+ *                       [--seed N] [--kva-shadow] --out PREFIX NAME=PE...
  *
  * The Windows side comes from the VMI tests' generator (tests/vmi/gen):
  * ntoskrnl's headers and symbols at the profile's RVAs, KPCR, IDT, the
  * processor start block, EPROCESS list, PEBs, loader lists and the PE
- * images, KVA-shadow user page tables.  Added here, to make it run:
+ * images, KVA-shadow user page tables, all placed at random from --seed
+ * (default 1) as KASLR and ASLR would.  Added here, to make it run:
  * a GDT and TSS with Windows' selectors, the scheduler (sched.S) with its
  * data page, kernel stack and process slots, IDT vectors 1-31 to its panic
- * stubs, a JMP from KiSystemCall64 (the LSTAR) to its system call entry,
- * every page a system call touches before it reloads CR3 mapped in each
- * KVA-shadow space, one user stack per process, and the boot block
- * (winlayout.h) from which the VMM and the model start the vCPU.
+ * stubs, a JMP from the LSTAR to its system call entry, the programs'
+ * imports bound to the DLL (winbind.c), every page a system call touches
+ * before it reloads CR3 mapped in each KVA-shadow space, one user stack per
+ * process at a random place, and the boot block (winlayout.h) from which
+ * the VMM and the model start the vCPU.
+ *
+ * Without --kva-shadow the kernel is what Windows runs on AMD, where KVA
+ * shadow is off: LSTAR = KiSystemCall64, IDT[0] = KiDivideErrorFault, no
+ * process has a user DTB.  With it, the kernel is a KVA-shadow one: LSTAR =
+ * KiSystemCall64Shadow, IDT[0] = KiDivideErrorFaultShadow, and NAME2 runs
+ * under its user DTB.
  *
  * The processes, in slot order (NAME=PE pairs, in this order):
  *   1 System (pid 4, no user code)
  *   2 NAME1 pid 1200: plain 4K image
- *   3 NAME2 pid 1204: KVA shadow, runs under its user DTB
+ *   3 NAME2 pid 1204: with --kva-shadow, runs under its user DTB
  *   4 NAME3 pid 1208: entry page not resident (demand-zero PTE) until the
  *     scheduler first runs it
  *   5 NAME4 pid 1212: not in the process list until the scheduler links
@@ -27,15 +35,16 @@
  *
  * Writes PREFIX.elf (a QEMU-style ELF core of the initial memory: the VMM
  * and the model load its PT_LOADs, svmtrace-vmi reads it as a dump),
- * PREFIX.expect (the generator's record of what VMI must find) and
+ * PREFIX.expect (the generator's record of what VMI must find, with a
+ * "discovery lstar=SYMBOL idt0=SYMBOL" line) and
  * PREFIX.targets, one line per process:
  *   NAME PID DTB USER-DTB-or-0 ENTRY-VA ENTRY-GPA STATE
  * STATE is valid, lazy or late.
  */
 #include "../../vmi/gen/gen_win.h"
 #include "lib/vmi/isf.h"
-#include "lib/vmi/pe.h"
 #include "../guest/layout.h"
+#include "winbind.h"
 #include "winlayout.h"
 
 #include <getopt.h>
@@ -43,9 +52,12 @@
 #include <string.h>
 
 #define WIN_LINK_AT 3 /* after each of the first three processes yielded once */
+#define USTACK_LO   0x0000001000000000ULL
+#define USTACK_HI   0x000000ff00000000ULL
 
 static const char usage[] =
-	"usage: svmtrace-e2e-wingen --profile ISF --sched SCHED.bin --dll DLL --out PREFIX\n"
+	"usage: svmtrace-e2e-wingen --profile ISF --sched SCHED.bin --dll DLL [--seed N]\n"
+	"       [--kva-shadow] --out PREFIX\n"
 	"       NAME=PE NAME=PE NAME=PE NAME=PE   (plain, KVA shadow, lazy entry, late)\n";
 
 static void put64(uint8_t *p, uint64_t v)
@@ -109,12 +121,24 @@ static uint64_t symbol_va(struct gen_win *g, const char *name)
 	return g->kbase + rva;
 }
 
+/* The system call entry and IDT[0] handler of this kernel: KVA shadow's or not. */
+static const char *lstar_symbol(const struct gen_win *g)
+{
+	return g->idt_shadow ? "KiSystemCall64Shadow" : "KiSystemCall64";
+}
+
+static const char *divide_symbol(const struct gen_win *g)
+{
+	return g->idt_shadow ? "KiDivideErrorFaultShadow" : "KiDivideErrorFault";
+}
+
 static void load_sched(struct gen_win *g, const char *path)
 {
 	uint8_t code[WIN_SCHED_CODE_MAX] = { 0 };
 	uint8_t panic0[] = { 0xb8, 0, 0, 0, 0, 0xe7, PORT_PANIC, 0xeb, 0xfe };
-	uint8_t jmp[5] = { 0xe9 };
-	uint64_t lstar = symbol_va(g, "KiSystemCall64"), rel;
+	/* jmp qword ptr [rip]; then the target: ntoskrnl may lie further than 2 GiB away */
+	uint8_t jmp[14] = { 0xff, 0x25 };
+	uint64_t lstar = symbol_va(g, lstar_symbol(g)), target;
 	FILE *f = fopen(path, "rb");
 	size_t n;
 	int v;
@@ -129,12 +153,12 @@ static void load_sched(struct gen_win *g, const char *path)
 	gen_vwrite(g->kernel, WIN_SCHED_CODE_VA, code, sizeof(code));
 	gen_map(g->kernel, WIN_SCHED_DATA_VA, WIN_SCHED_DATA_PA, GEN_PAGE, GEN_RW | GEN_NX);
 
-	/* LSTAR is ntoskrnl's KiSystemCall64, which jumps to the scheduler. */
-	rel = WIN_SCHED_CODE_VA + WIN_SCHED_SYSCALL_OFF - (lstar + 5);
-	memcpy(jmp + 1, &rel, 4);
+	/* LSTAR is ntoskrnl's KiSystemCall64[Shadow], which jumps to the scheduler. */
+	target = WIN_SCHED_CODE_VA + WIN_SCHED_SYSCALL_OFF;
+	memcpy(jmp + 6, &target, 8);
 	gen_vwrite(g->kernel, lstar, jmp, sizeof(jmp));
-	/* Vector 0 stays KiDivideErrorFault (kernel discovery reads it): a stub there. */
-	gen_vwrite(g->kernel, symbol_va(g, "KiDivideErrorFault"), panic0, sizeof(panic0));
+	/* Vector 0 stays KiDivideErrorFault[Shadow] (kernel discovery reads it): a stub there. */
+	gen_vwrite(g->kernel, symbol_va(g, divide_symbol(g)), panic0, sizeof(panic0));
 	for (v = 1; v < WIN_IDT_VECTORS; v++)
 		idt_gate(g, v, WIN_SCHED_CODE_VA + WIN_SCHED_PANIC_OFF + 16 * (uint64_t)v);
 }
@@ -144,7 +168,7 @@ static void load_sched(struct gen_win *g, const char *path)
  * per-processor data in the shadow tables. */
 static void shadow_kernel_pages(struct gen_win *g, struct gen_space *sh)
 {
-	uint64_t pages[] = { symbol_va(g, "KiSystemCall64") & ~(GEN_PAGE - 1),
+	uint64_t pages[] = { symbol_va(g, lstar_symbol(g)) & ~(GEN_PAGE - 1),
 			     WIN_SCHED_CODE_VA,
 			     WIN_SCHED_CODE_VA + GEN_PAGE,
 			     WIN_SCHED_DATA_VA,
@@ -160,7 +184,7 @@ static void shadow_kernel_pages(struct gen_win *g, struct gen_space *sh)
 
 struct slot {
 	const char *name, *state;
-	uint64_t pid, dtb, user_dtb, entry, entry_gpa, links;
+	uint64_t pid, dtb, user_dtb, entry, entry_gpa, links, stack;
 	uint64_t pte_va, pte;
 };
 
@@ -172,38 +196,12 @@ static void write_slot(struct gen_win *g, int i, const struct slot *s, int runna
 	put64(b + WIN_S_CR3, s->user_dtb ? s->user_dtb : s->dtb);
 	put64(b + WIN_S_RIP, s->entry);
 	put64(b + WIN_S_RFLAGS, WIN_USER_RFLAGS);
-	put64(b + WIN_S_GPR + 4 * 8, WIN_USTACK_VA + WIN_USTACK_PAGES * GEN_PAGE - 0x28);
+	put64(b + WIN_S_GPR + 4 * 8, s->stack + WIN_USTACK_PAGES * GEN_PAGE - 0x28);
 	put64(b + WIN_S_PTE_VA, s->pte_va);
 	put64(b + WIN_S_PTE, s->pte);
 	put64(b + WIN_S_PID, s->pid);
 	gen_vwrite(g->kernel, WIN_SCHED_DATA_VA + WIN_SLOT_OFF + WIN_SLOT_SIZE * (uint64_t)i, b,
 		   sizeof(b));
-}
-
-static int image_read(const void *ctx, uint32_t rva, void *buf, size_t len,
-		      struct svmtrace_error *err)
-{
-	const struct gen_pe *pe = ctx;
-
-	if (rva > pe->size_of_image || len > pe->size_of_image - rva)
-		return SVMTRACE_E_FORMAT;
-	memcpy(buf, pe->image + rva, len);
-	return 0;
-}
-
-/* The programs call the DLL at a fixed RVA (winlayout.h): make sure it is there. */
-static void check_dll_call(const struct gen_pe *dll, const char *path)
-{
-	struct pe_reader r = { image_read, dll };
-	struct svmtrace_error err;
-	struct pe_image img;
-	uint32_t rva;
-
-	if (pe_parse(&r, &img, &err) || pe_export_find(&r, &img, WIN_DLL_CALL_NAME, &rva, &err))
-		gen_die("%s: %s", path, err.message);
-	if (rva != WIN_DLL_CALL_RVA)
-		gen_die("%s: %s is at RVA 0x%x, the programs call 0x%x (winlayout.h)", path,
-			WIN_DLL_CALL_NAME, rva, WIN_DLL_CALL_RVA);
 }
 
 static uint64_t kread64(struct gen_win *g, uint64_t va)
@@ -224,6 +222,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "profile", required_argument, NULL, 'p' }, { "sched", required_argument, NULL, 's' },
 		{ "dll", required_argument, NULL, 'd' },     { "out", required_argument, NULL, 'o' },
+		{ "seed", required_argument, NULL, 'S' },    { "kva-shadow", no_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *profile = NULL, *sched = NULL, *dll = NULL, *out = NULL;
@@ -231,10 +230,13 @@ int main(int argc, char **argv)
 	struct slot slots[4] = { 0 };
 	struct svmtrace_error err;
 	struct gen_win g = { 0 };
-	uint64_t boot[WIN_BOOT_OFF_MEMSIZE / 8 + 1] = { 0 };
+	uint64_t boot[WIN_BOOT_SIZE / 8] = { 0 }, teb = 0;
+	const char *exe_paths[4];
 	char path[4096];
 	FILE *targets;
 	int opt, i;
+
+	g.seed = 1;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
@@ -249,6 +251,12 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 			out = optarg;
+			break;
+		case 'S':
+			g.seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'k':
+			g.idt_shadow = true;
 			break;
 		default:
 			fputs(usage, stderr);
@@ -268,31 +276,42 @@ int main(int argc, char **argv)
 			gen_die("%s: expected NAME=PE", argv[optind + i]);
 		*eq = 0;
 		slots[i].name = argv[optind + i];
+		exe_paths[i] = eq + 1;
 		gen_pe_load(eq + 1, &pes[i]);
 	}
 	gen_pe_load(dll, &g.dll);
-	check_dll_call(&g.dll, dll);
 	g.dll_name = strrchr(dll, '/') ? strrchr(dll, '/') + 1 : dll;
 	g.exe = pes[0];
-	g.m = gen_phys_new(WIN_MEM_SIZE, 7);
+	g.m = gen_phys_new(WIN_MEM_SIZE, (uint32_t)g.seed);
+	/* The fixed low pages, so that the start block goes elsewhere. */
+	gen_phys_page(g.m, WIN_BOOT_GPA);
+	gen_phys_page(g.m, WIN_SCHED_DATA_PA);
 	snprintf(path, sizeof(path), "%s.expect", out);
 	g.expect = fopen(path, "w");
 	if (!g.expect)
 		gen_die("%s: cannot create", path);
 
 	gen_win_kernel(&g);
+	fprintf(g.expect, "discovery lstar=%s idt0=%s\n", lstar_symbol(&g), divide_symbol(&g));
+	for (i = 0; i < 4; i++)
+		if (!win_bind_imports(&pes[i], exe_paths[i], &g.dll, dll, g.dll_base))
+			gen_die("%s imports nothing from %s", exe_paths[i], dll);
 	build_gdt_tss(&g);
 	load_sched(&g, sched);
 	gen_win_process(&g, &(struct gen_proc){ .pid = 4, .name = "System", .system = true });
 	for (i = 0; i < 4; i++) {
 		struct gen_proc p = { .pid = 1200 + 4 * (uint64_t)i, .ppid = 4, .name = slots[i].name,
-				      .pe = &pes[i], .kva_shadow = i == 1,
+				      .pe = &pes[i], .kva_shadow = g.idt_shadow && i == 1,
 				      .entry = i == 2 ? ENTRY_DEMAND_ZERO : ENTRY_VALID };
 		struct slot *s = &slots[i];
 		uint64_t page;
 
 		gen_win_process(&g, &p);
-		gen_map_new(g.last_space, WIN_USTACK_VA, WIN_USTACK_PAGES, GEN_US | GEN_RW | GEN_NX);
+		if (!teb)
+			teb = g.last_teb; /* every process's user GS base (one thread's TEB) */
+		s->stack = gen_win_place(&g, g.last_space, USTACK_LO, USTACK_HI, WIN_USTACK_PAGES,
+					 GEN_PAGE);
+		gen_map_new(g.last_space, s->stack, WIN_USTACK_PAGES, GEN_US | GEN_RW | GEN_NX);
 		s->pid = p.pid;
 		s->dtb = gen_space_pml4(g.last_space);
 		s->user_dtb = g.last_shadow ? gen_space_pml4(g.last_shadow) : 0;
@@ -346,9 +365,10 @@ int main(int argc, char **argv)
 	boot[WIN_BOOT_OFF_GDT / 8] = WIN_GDT_VA;
 	boot[WIN_BOOT_OFF_IDT / 8] = g.idt;
 	boot[WIN_BOOT_OFF_TSS / 8] = WIN_TSS_VA;
-	boot[WIN_BOOT_OFF_LSTAR / 8] = symbol_va(&g, "KiSystemCall64");
+	boot[WIN_BOOT_OFF_LSTAR / 8] = symbol_va(&g, lstar_symbol(&g));
 	boot[WIN_BOOT_OFF_KPCR / 8] = g.kpcr;
 	boot[WIN_BOOT_OFF_MEMSIZE / 8] = WIN_MEM_SIZE;
+	boot[WIN_BOOT_OFF_TEB / 8] = teb;
 	gen_phys_write(g.m, WIN_BOOT_GPA, boot, sizeof(boot));
 
 	gen_win_finish(&g);

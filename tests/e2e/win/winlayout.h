@@ -28,9 +28,30 @@
 #define WIN_BOOT_OFF_GDT     0x20
 #define WIN_BOOT_OFF_IDT     0x28
 #define WIN_BOOT_OFF_TSS     0x30
-#define WIN_BOOT_OFF_LSTAR   0x38 /* ntoskrnl's KiSystemCall64 */
-#define WIN_BOOT_OFF_KPCR    0x40 /* GS base and KERNEL_GS_BASE */
+#define WIN_BOOT_OFF_LSTAR   0x38 /* ntoskrnl's KiSystemCall64[Shadow] */
+#define WIN_BOOT_OFF_KPCR    0x40 /* GS base (the scheduler runs at CPL 0) */
 #define WIN_BOOT_OFF_MEMSIZE 0x48
+#define WIN_BOOT_OFF_TEB     0x50 /* KERNEL_GS_BASE: the user GS base SWAPGS brings */
+#define WIN_BOOT_SIZE	     0x58
+
+/*
+ * CR4 as Windows 10 19041 and Windows 11 22000 set it (the value a Windows
+ * 10/11 kernel writes, 0x350ef8 with PGE: DE PSE PAE MCE PGE OSFXSR
+ * OSXMMEXCPT UMIP FSGSBASE OSXSAVE SMEP SMAP; no PCIDE, which Windows uses
+ * only with KVA shadow on Intel, no PKE, no CET in these builds), each
+ * feature bit where the vCPU's CPUID offers it (win/wincpu.c, pvhboot.S).
+ * EFER is SCE LME LMA NXE (guest/layout.h GUEST_EFER), as Windows x64 has it.
+ */
+#define WIN_CR4_ALWAYS	 0x620 /* PAE OSFXSR OSXMMEXCPT: x86-64 has them */
+#define WIN_CR4_DE	 (1 << 3)  /* CPUID 1 EDX bit 2 */
+#define WIN_CR4_PSE	 (1 << 4)  /* CPUID 1 EDX bit 3 */
+#define WIN_CR4_MCE	 (1 << 6)  /* CPUID 1 EDX bit 7 */
+#define WIN_CR4_PGE	 (1 << 7)  /* CPUID 1 EDX bit 13 */
+#define WIN_CR4_UMIP	 (1 << 11) /* CPUID 7 ECX bit 2 */
+#define WIN_CR4_FSGSBASE (1 << 16) /* CPUID 7 EBX bit 0 */
+#define WIN_CR4_OSXSAVE	 (1 << 18) /* CPUID 1 ECX bit 26 (XSAVE) */
+#define WIN_CR4_SMEP	 (1 << 20) /* CPUID 7 EBX bit 7 */
+#define WIN_CR4_SMAP	 (1 << 21) /* CPUID 7 EBX bit 20 */
 
 /* Windows' GDT selectors (KGDT64_*) and MSRs. */
 #define WIN_SEL_KERNEL_CS 0x10
@@ -43,12 +64,12 @@
 #define WIN_STAR	  ((0x23ull << 48) | (0x10ull << 32))
 #define WIN_IDT_VECTORS	  32
 
-/* Kernel virtual addresses of the lab's own kernel pieces (the generator
- * puts ntoskrnl at 0xfffff80412600000, the KPCR and IDT at
- * 0xfffff80410a00000 and 0xfffff80410a20000). */
+/* Kernel virtual addresses of the lab's own kernel pieces, at fixed places
+ * clear of where the generator draws ntoskrnl, the KPCR and the IDT from
+ * (tests/vmi/gen/gen_win.c: ntoskrnl below 0xfffff80400000000). */
 #define WIN_SCHED_CODE_VA 0xfffff80410c00000 /* sched.S, linked here */
 #define WIN_SCHED_CODE_MAX 0x2000
-#define WIN_SCHED_SYSCALL_OFF 0x100 /* system call entry (KiSystemCall64 jumps here) */
+#define WIN_SCHED_SYSCALL_OFF 0x100 /* system call entry (the LSTAR jumps here) */
 #define WIN_SCHED_PANIC_OFF 0x400 /* vector v's stub at + v * 16 */
 #define WIN_SCHED_DATA_VA 0xfffff80410c10000 /* one page, at PA 0xc000 */
 #define WIN_SCHED_DATA_PA 0xc000
@@ -57,15 +78,9 @@
 #define WIN_KSTACK_VA	  0xfffff80410c30000 /* one page; top = + 0x1000 */
 #define WIN_PTE_WINDOW_VA 0xfffff80410c40000 /* page tables the scheduler edits */
 
-/* The DLL every process has in its loader list (ntdll.dll, programs/ntdll.S)
- * is mapped here (the generator's DLL_VA); the programs call the function
- * it exports at WIN_DLL_CALL_RVA (its .text start; wingen checks). */
-#define WIN_DLL_VA	 0x00007ffb12340000
-#define WIN_DLL_CALL_RVA 0x1000
-#define WIN_DLL_CALL_NAME "NtTestAlert"
-
-/* Each process: its PE image at the generator's image base, a stack. */
-#define WIN_USTACK_VA	 0x000000c5a0c00000
+/* Each process: its PE image at the base the generator drew for it, bound
+ * to the DLL every process has (ntdll.dll, at one base the generator drew),
+ * and a stack of this many pages at a place drawn for it. */
 #define WIN_USTACK_PAGES 2
 #define WIN_USER_RFLAGS	 0x3002 /* IOPL 3 (the programs use the lab's ports) */
 

@@ -36,6 +36,10 @@ struct gen_phys *gen_phys_new(uint64_t size, uint32_t seed);
 void gen_phys_free(struct gen_phys *m);
 uint64_t gen_phys_size(const struct gen_phys *m);
 
+/* Levels of page tables every address space gets: 4, or 5 (CR4.LA57). */
+void gen_phys_set_paging(struct gen_phys *m, int levels);
+int gen_phys_paging(const struct gen_phys *m);
+
 /* The page at @pa (page-aligned), created zeroed; dies beyond memory. */
 uint8_t *gen_phys_page(struct gen_phys *m, uint64_t pa);
 
@@ -44,6 +48,12 @@ uint64_t gen_phys_alloc(struct gen_phys *m);
 
 /* Keep [pa, pa + len) out of gen_phys_alloc()'s reach (large pages). */
 void gen_phys_reserve(struct gen_phys *m, uint64_t pa, uint64_t len);
+
+/* A free, reserved, @size-aligned run of @size bytes (a large page), scattered. */
+uint64_t gen_phys_alloc_large(struct gen_phys *m, uint64_t size);
+
+/* Has the page at @pa been written or allocated? */
+bool gen_phys_has(const struct gen_phys *m, uint64_t pa);
 
 void gen_phys_write(struct gen_phys *m, uint64_t pa, const void *buf, size_t len);
 
@@ -54,8 +64,9 @@ void gen_phys_each(const struct gen_phys *m,
 /* ---- address spaces (gen_space.c) ---- */
 
 /*
- * An address space: a PML4 the generator fills, and its own record of which
- * physical page backs each virtual page it mapped (no page walk needed).
+ * An address space: a PML4 (a PML5 with five levels) the generator fills,
+ * and its own record of which physical page backs each virtual page it
+ * mapped (no page walk needed).
  */
 struct gen_space;
 
@@ -85,8 +96,14 @@ void gen_vwrite_u64(struct gen_space *s, uint64_t va, uint64_t v);
 void gen_vwrite_u32(struct gen_space *s, uint64_t va, uint32_t v);
 void gen_vwrite_u16(struct gen_space *s, uint64_t va, uint16_t v);
 
-/* Copy @from's PML4 entries [first, last] into @to. */
+/* Copy @from's top-level (PML4 or PML5) entries [first, last] into @to. */
 void gen_space_share(struct gen_space *to, const struct gen_space *from, int first, int last);
+
+/* Top-level entry @slot of @s. */
+uint64_t gen_space_top_entry(const struct gen_space *s, int slot);
+
+/* Point top-level entry @slot of @s at its own table (Windows' self-map). */
+void gen_space_self_map(struct gen_space *s, int slot);
 
 /* ---- PE files (gen_pe.c) ---- */
 

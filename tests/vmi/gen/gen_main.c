@@ -11,6 +11,13 @@
  *          demand-zero; KVA shadow; a truncated name; no loader list yet
  *   small  System, a 4K process, transition, prototype, KVA shadow: for
  *          fuzzing seeds (use with a small --mem-size)
+ *
+ * --la57 builds five-level page tables (a PML5 on top) and records
+ * CR4.LA57 in the ELF core's vCPU notes.  --seed N (default 1) places the
+ * kernel, its data, images, the DLL, PEBs and physical frames (gen_win.c).
+ * --user-vcpu-only writes the ELF core with one vCPU, the one in user mode
+ * of the KVA-shadow process (GS base = its TEB, KERNEL_GS_BASE = KPCR, CR3
+ * = its user DTB), as a dump taken at that moment.
  */
 #include "gen_win.h"
 #include "lib/vmi/isf.h"
@@ -47,7 +54,8 @@ static const struct gen_proc small[] = {
 static const char usage[] =
 	"usage: vmi-genimage --profile ISF --exe EXE --dll DLL --out PREFIX\n"
 	"       [--scenario full|small] [--mem-size BYTES] [--decoys N]\n"
-	"       [--corrupt cycle|blink|unmapped|outside] [--idt-shadow] [--old-qemu-notes]\n";
+	"       [--corrupt cycle|blink|unmapped|outside] [--idt-shadow] [--old-qemu-notes]\n"
+	"       [--la57] [--seed N] [--user-vcpu-only]\n";
 
 static char *out_name(const char *prefix, const char *ext)
 {
@@ -71,13 +79,16 @@ int main(int argc, char **argv)
 		{ "corrupt", required_argument, NULL, 'c' },
 		{ "idt-shadow", no_argument, NULL, 'i' },
 		{ "old-qemu-notes", no_argument, NULL, 'q' },
+		{ "la57", no_argument, NULL, 'l' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "user-vcpu-only", no_argument, NULL, 'u' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *profile = NULL, *exe = NULL, *dll = NULL, *out = NULL, *corrupt = NULL;
 	const struct gen_proc *procs = full;
 	size_t nr = sizeof(full) / sizeof(full[0]), i;
-	uint64_t mem_size = 4ULL << 30, decoys = 0;
-	bool old_notes = false;
+	uint64_t mem_size = 4ULL << 30, decoys = 0, seed = 1;
+	bool old_notes = false, la57 = false, user_only = false;
 	struct svmtrace_error err;
 	struct gen_win g = { 0 };
 	char *path;
@@ -112,6 +123,15 @@ int main(int argc, char **argv)
 		case 'q':
 			old_notes = true;
 			break;
+		case 'l':
+			la57 = true;
+			break;
+		case 'S':
+			seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'u':
+			user_only = true;
+			break;
 		case 's':
 			if (!strcmp(optarg, "small")) {
 				procs = small;
@@ -133,7 +153,10 @@ int main(int argc, char **argv)
 		gen_die("%s", err.message);
 	gen_pe_load(exe, &g.exe);
 	gen_pe_load(dll, &g.dll);
-	g.m = gen_phys_new(mem_size, 1);
+	g.m = gen_phys_new(mem_size, (uint32_t)seed);
+	g.seed = seed;
+	if (la57)
+		gen_phys_set_paging(g.m, 5);
 	path = out_name(out, ".expect");
 	g.expect = fopen(path, "w");
 	if (!g.expect)
@@ -161,7 +184,9 @@ int main(int argc, char **argv)
 	gen_write_raw(g.m, path);
 	free(path);
 	path = out_name(out, ".elf");
-	gen_write_elf(g.m, g.vcpus, g.nr_vcpus, old_notes, path);
+	if (user_only && g.nr_vcpus < 2)
+		gen_die("--user-vcpu-only needs a KVA-shadow process in the scenario");
+	gen_write_elf(g.m, g.vcpus + user_only, user_only ? 1 : g.nr_vcpus, old_notes, path);
 	free(path);
 	if (fclose(g.expect))
 		gen_die("writing the expect file failed");

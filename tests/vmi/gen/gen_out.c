@@ -111,7 +111,7 @@ static void set64(uint8_t *p, size_t off, uint64_t v)
 }
 
 /* The PT_NOTE contents for @n vCPUs; returns its size (buf NULL: size only). */
-static size_t notes(uint8_t *buf, const struct gen_vcpu *v, int n, bool old)
+static size_t notes(uint8_t *buf, const struct gen_vcpu *v, int n, bool old, int levels)
 {
 	uint8_t prs[PRSTATUS_SIZE], qs[QEMU_STATE_FULL];
 	uint32_t qsize = old ? QEMU_STATE_OLD : QEMU_STATE_FULL, one = 1;
@@ -134,7 +134,9 @@ static size_t notes(uint8_t *buf, const struct gen_vcpu *v, int n, bool old)
 		set64(qs, 152 + 24 * 9 + 16, v[i].idtr);    /* idt.base */
 		set64(qs, 392 + 8 * 0, 0x80050033);	    /* cr0: PG PE ... */
 		set64(qs, 392 + 8 * 3, v[i].cr3);
-		set64(qs, 392 + 8 * 4, 0x350ef8); /* cr4: PAE PGE PCIDE ... */
+		/* cr4 as Windows 10/11 sets it (PAE PGE OSFXSR UMIP FSGSBASE OSXSAVE
+		 * SMEP SMAP ...), LA57 with five-level tables */
+		set64(qs, 392 + 8 * 4, 0x350ef8 | (levels == 5 ? 1ULL << 12 : 0));
 		if (!old)
 			set64(qs, 432, v[i].kernel_gs_base);
 		pos += note(buf ? buf + pos : NULL, "QEMU", 0, qs, qsize);
@@ -161,7 +163,7 @@ void gen_write_elf(const struct gen_phys *m, const struct gen_vcpu *vcpus, int n
 		   bool old_qemu_notes, const char *path)
 {
 	struct runs r = { 0 };
-	size_t note_size = notes(NULL, vcpus, nr_vcpus, old_qemu_notes), i;
+	size_t note_size = notes(NULL, vcpus, nr_vcpus, old_qemu_notes, gen_phys_paging(m)), i;
 	uint8_t *note_buf = calloc(1, note_size);
 	struct elf_ctx c = { create(path), path, 0 };
 	Elf64_Ehdr eh = { 0 };
@@ -187,7 +189,7 @@ void gen_write_elf(const struct gen_phys *m, const struct gen_vcpu *vcpus, int n
 	nph.p_type = PT_NOTE;
 	nph.p_offset = sizeof(eh) + (r.n + 1) * sizeof(Elf64_Phdr);
 	nph.p_filesz = nph.p_memsz = note_size;
-	notes(note_buf, vcpus, nr_vcpus, old_qemu_notes);
+	notes(note_buf, vcpus, nr_vcpus, old_qemu_notes, gen_phys_paging(m));
 	data = (nph.p_offset + note_size + GEN_PAGE - 1) & ~(GEN_PAGE - 1);
 	for (i = 0; i < r.n; i++) {
 		r.ph[i].p_offset = data;

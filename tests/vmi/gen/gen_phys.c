@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SCATTER_LOW (16ULL << 20)
+#define SCATTER_LOW  (16ULL << 20)
+#define SCATTER_HIGH (1ULL << 30)
 
 struct reserved {
 	uint64_t pa, len;
@@ -23,6 +24,7 @@ struct gen_phys {
 	struct reserved res[8];
 	int nr_res;
 	uint64_t rng;
+	int levels; /* of every address space's page tables */
 };
 
 void gen_die(const char *fmt, ...)
@@ -49,7 +51,20 @@ struct gen_phys *gen_phys_new(uint64_t size, uint32_t seed)
 	m->size = size;
 	gen_hash_init(&m->index);
 	m->rng = seed * 2654435761ULL + 1;
+	m->levels = 4;
 	return m;
+}
+
+void gen_phys_set_paging(struct gen_phys *m, int levels)
+{
+	if (levels != 4 && levels != 5)
+		gen_die("%d levels of page tables (4 or 5)", levels);
+	m->levels = levels;
+}
+
+int gen_phys_paging(const struct gen_phys *m)
+{
+	return m->levels;
 }
 
 void gen_phys_free(struct gen_phys *m)
@@ -100,32 +115,74 @@ void gen_phys_reserve(struct gen_phys *m, uint64_t pa, uint64_t len)
 	m->res[m->nr_res++] = (struct reserved){ pa, len };
 }
 
-static int is_reserved(const struct gen_phys *m, uint64_t pa)
+static uint64_t next_random(struct gen_phys *m)
+{
+	m->rng = m->rng * 6364136223846793005ULL + 1442695040888963407ULL;
+	return m->rng >> 17;
+}
+
+/* Does [pa, pa + len) overlap a reserved region? */
+static int is_reserved(const struct gen_phys *m, uint64_t pa, uint64_t len)
 {
 	int i;
 
 	for (i = 0; i < m->nr_res; i++)
-		if (pa - m->res[i].pa < m->res[i].len)
+		if (m->res[i].pa < pa + len && pa < m->res[i].pa + m->res[i].len)
 			return 1;
 	return 0;
 }
 
+/* Pages scatter below here; above it (in memory of 2 GiB or more) large
+ * pages find free runs. */
+static uint64_t scatter_top(const struct gen_phys *m)
+{
+	return m->size >= 2 * SCATTER_HIGH ? SCATTER_HIGH : m->size;
+}
+
 uint64_t gen_phys_alloc(struct gen_phys *m)
 {
-	uint64_t frames = (m->size - SCATTER_LOW) / GEN_PAGE, i;
+	uint64_t frames = (scatter_top(m) - SCATTER_LOW) / GEN_PAGE, i;
 	int tries;
 
 	for (tries = 0; tries < 1000000; tries++) {
-		uint64_t pa;
+		uint64_t pa = SCATTER_LOW + next_random(m) % frames * GEN_PAGE;
 
-		m->rng = m->rng * 6364136223846793005ULL + 1442695040888963407ULL;
-		pa = SCATTER_LOW + (m->rng >> 17) % frames * GEN_PAGE;
-		if (!is_reserved(m, pa) && !gen_hash_get(&m->index, pa / GEN_PAGE, &i)) {
+		if (!is_reserved(m, pa, GEN_PAGE) && !gen_hash_get(&m->index, pa / GEN_PAGE, &i)) {
 			gen_phys_page(m, pa);
 			return pa;
 		}
 	}
 	gen_die("guest memory is full");
+}
+
+bool gen_phys_has(const struct gen_phys *m, uint64_t pa)
+{
+	uint64_t i;
+
+	return gen_hash_get(&m->index, pa / GEN_PAGE, &i);
+}
+
+uint64_t gen_phys_alloc_large(struct gen_phys *m, uint64_t size)
+{
+	uint64_t low = scatter_top(m) < m->size ? scatter_top(m) : SCATTER_LOW;
+	uint64_t first = (low + size - 1) / size, slots = m->size / size, i;
+	int tries;
+
+	if (slots <= first)
+		gen_die("a %llu MiB page needs more than %llu MiB of memory (--mem-size)",
+			(unsigned long long)(size >> 20), (unsigned long long)(m->size >> 20));
+	for (tries = 0; tries < 1000; tries++) {
+		uint64_t pa = (first + next_random(m) % (slots - first)) * size;
+		bool free = !is_reserved(m, pa, size);
+
+		for (i = 0; free && i < m->nr_pages; i++)
+			free = m->pfns[i] * GEN_PAGE - pa >= size;
+		if (free) {
+			gen_phys_reserve(m, pa, size);
+			return pa;
+		}
+	}
+	gen_die("no free %llu MiB run of memory left", (unsigned long long)(size >> 20));
 }
 
 void gen_phys_write(struct gen_phys *m, uint64_t pa, const void *buf, size_t len)

@@ -67,7 +67,7 @@ void gen_map(struct gen_space *s, uint64_t va, uint64_t pa, uint64_t size, uint6
 	if (va % size || pa % size)
 		gen_die("map 0x%llx -> 0x%llx: not aligned to 0x%llx", (unsigned long long)va,
 			(unsigned long long)pa, (unsigned long long)size);
-	for (level = 4; level > leaf; level--)
+	for (level = gen_phys_paging(s->m); level > leaf; level--)
 		table = next_table(s, table, va, level);
 	*entry(s, table, va, leaf) = pa | flags | GEN_P | (leaf > 1 ? GEN_PS : 0);
 	if (leaf == 1)
@@ -157,4 +157,14 @@ void gen_space_share(struct gen_space *to, const struct gen_space *from, int fir
 	memcpy(copy, src, sizeof(copy));
 	memcpy((uint64_t *)gen_phys_page(to->m, to->pml4) + first, copy + first,
 	       (size_t)(last - first + 1) * sizeof(uint64_t));
+}
+
+uint64_t gen_space_top_entry(const struct gen_space *s, int slot)
+{
+	return ((const uint64_t *)gen_phys_page(s->m, s->pml4))[slot];
+}
+
+void gen_space_self_map(struct gen_space *s, int slot)
+{
+	((uint64_t *)gen_phys_page(s->m, s->pml4))[slot] = s->pml4 | GEN_P | GEN_RW | GEN_NX;
 }

@@ -9,25 +9,75 @@
 
 #include <string.h>
 
-#define KERNEL_BASE		0xfffff80412600000ULL
-#define KPCR_VA			0xfffff80410a00000ULL
-#define IDT_VA			0xfffff80410a20000ULL
-#define POOL_VA			0xffff9a8000000000ULL
-#define PROTO_VA		0xffffb08000000000ULL
+/*
+ * Where things go: ranges like those Windows x64 draws from, a random place
+ * in each (g->seed).  ntoskrnl is 2 MiB aligned as KASLR puts it; images
+ * 64 KiB aligned, each at one base in every process that maps it; the DLL
+ * at one base in every process.  The lab's own kernel pieces
+ * (tests/e2e/win/winlayout.h, 0xfffff80410c00000 on) stay clear of them.
+ */
+#define KERNEL_LO		0xfffff80000000000ULL
+#define KERNEL_HI		0xfffff80400000000ULL
+#define KDATA_LO		0xfffff80600000000ULL /* KPCR, IDT */
+#define KDATA_HI		0xfffff80700000000ULL
+#define POOL_LO			0xffff9b0000000000ULL
+#define POOL_HI			0xffffa00000000000ULL
+#define PROTO_LO		0xffffb00000000000ULL
+#define PROTO_HI		0xffffb80000000000ULL
+#define PEB_LO			0x0000001000000000ULL /* PEB, TEB two pages above */
+#define PEB_HI			0x000000ff00000000ULL
+#define LDR_LO			0x0000010000000000ULL /* the loader's heap */
+#define LDR_HI			0x0000030000000000ULL
+#define EXE_1G_LO		0x00007f0000000000ULL
+#define EXE_2M_LO		0x00007ff000000000ULL
+#define EXE_LO			0x00007ff600000000ULL
+#define DLL_LO			0x00007ff800000000ULL
+#define DLL_HI			0x00007fff00000000ULL
+#define STARTBLOCK_LO		0x1000 /* in the low 64 KiB the lab's PVH boot keeps */
+#define STARTBLOCK_HI		0x10000
+#define IMAGE_ALIGN		0x10000
 #define UNMAPPED_VA		0xffff9a7f00000000ULL
 #define OUTSIDE_VA		0xffff9a7e00000000ULL
 #define SUBSECTION_VA		0xffffc00012345670ULL
-#define TEB_VA			0x000000c5a0b2f000ULL
-#define PEB_VA			0x000000c5a0b2d000ULL
-#define LDR_VA			0x0000021a4c5e0000ULL
-#define EXE_4K_VA		0x00007ff7a1230000ULL
-#define EXE_2M_VA		0x00007ff600000000ULL
-#define EXE_1G_VA		0x00007fc000000000ULL
-#define DLL_VA			0x00007ffb12340000ULL
-#define LARGE_2M_PA		0x20000000ULL
-#define LARGE_1G_PA		0x40000000ULL
+#define TEB_OFFSET		0x2000 /* from the PEB */
 #define KERNEL_RDATA		0x1000 /* export and debug directories */
 #define PROTECTION_EXECUTE_READ 3ULL
+
+/* splitmix64 over g->rng (seeded from g->seed by gen_win_kernel). */
+static uint64_t random64(struct gen_win *g)
+{
+	uint64_t z = (g->rng += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static bool free_in(const struct gen_space *s, uint64_t va, uint64_t pages)
+{
+	uint64_t i;
+
+	for (i = 0; i < pages; i++)
+		if (gen_space_has(s, va + i * GEN_PAGE))
+			return false;
+	return true;
+}
+
+uint64_t gen_win_place(struct gen_win *g, struct gen_space *s, uint64_t lo, uint64_t hi,
+		       uint64_t pages, uint64_t align)
+{
+	uint64_t slots = (hi - lo - pages * GEN_PAGE) / align + 1;
+	int tries;
+
+	for (tries = 0; tries < 1000; tries++) {
+		uint64_t va = lo + random64(g) % slots * align;
+
+		if (free_in(s, va, pages))
+			return va;
+	}
+	gen_die("no room for %llu pages in 0x%llx..0x%llx", (unsigned long long)pages,
+		(unsigned long long)lo, (unsigned long long)hi);
+}
 
 static uint64_t field(struct gen_win *g, const char *type, const char *name)
 {
@@ -223,21 +273,24 @@ void gen_win_kernel(struct gen_win *g)
 					    "KiSystemStartup" };
 	static const char *const data[] = { "PsActiveProcessHead", "PsInitialSystemProcess",
 					    "PsLoadedModuleList" };
-	uint64_t max_rva = 0, rva, startblock[0xa8 / 8] = { 0 };
+	uint64_t max_rva = 0, rva, startblock[0xa8 / 8] = { 0 }, size, at;
 	const char *divide = g->idt_shadow ? "KiDivideErrorFaultShadow" : "KiDivideErrorFault";
 	size_t i;
 
+	g->rng = g->seed;
 	g->kernel = gen_space_new(g->m, NULL);
-	g->kbase = KERNEL_BASE;
-	g->pool = POOL_VA;
-	g->proto_slots = PROTO_VA;
 	for (i = 0; i < sizeof(code) / sizeof(code[0]); i++)
 		if (symbol(g, code[i], &rva) && rva > max_rva)
 			max_rva = rva;
 	for (i = 0; i < sizeof(data) / sizeof(data[0]); i++)
 		if (need_symbol(g, data[i]) > max_rva)
 			max_rva = need_symbol(g, data[i]);
-	kernel_headers(g, (uint32_t)((max_rva + 0x10000) & ~0xfffULL));
+	size = (max_rva + 0x10000) & ~0xfffULL;
+	g->kbase = gen_win_place(g, g->kernel, KERNEL_LO, KERNEL_HI, size / GEN_PAGE, GEN_2M);
+	g->pool = gen_win_place(g, g->kernel, POOL_LO, POOL_HI, 1, GEN_2M);
+	g->proto_slots = gen_win_place(g, g->kernel, PROTO_LO, PROTO_HI, 1, GEN_2M);
+	g->dll_base = DLL_LO + random64(g) % ((DLL_HI - DLL_LO) / IMAGE_ALIGN) * IMAGE_ALIGN;
+	kernel_headers(g, (uint32_t)size);
 	for (i = 0; i < sizeof(code) / sizeof(code[0]); i++)
 		kernel_code(g, code[i]);
 
@@ -250,22 +303,29 @@ void gen_win_kernel(struct gen_win *g)
 	kernel_page(g, g->kbase + need_symbol(g, "PsLoadedModuleList"));
 
 	/* KPCR (Self, IdtBase) and the IDT, whose vector 0 is the divide handler. */
-	g->kpcr = KPCR_VA;
-	g->idt = IDT_VA;
+	g->kpcr = gen_win_place(g, g->kernel, KDATA_LO, KDATA_HI, 1, GEN_PAGE);
 	gen_map_new(g->kernel, g->kpcr, 1, GEN_RW | GEN_NX);
+	g->idt = gen_win_place(g, g->kernel, KDATA_LO, KDATA_HI, 1, GEN_PAGE);
 	gen_map_new(g->kernel, g->idt, 1, GEN_RW | GEN_NX);
 	gen_vwrite_u64(g->kernel, g->kpcr + field(g, "_KPCR", "Self"), g->kpcr);
 	gen_vwrite_u64(g->kernel, g->kpcr + field(g, "_KPCR", "IdtBase"), g->idt);
 	idt_gate(g, g->kbase + need_symbol(g, divide));
 
-	/* The processor start block at 0x1000: signature, kernel hint, PML4. */
+	/* The processor start block, a free low page: signature, kernel hint, PML4. */
+	do
+		at = STARTBLOCK_LO + random64(g) % ((STARTBLOCK_HI - STARTBLOCK_LO) / GEN_PAGE) *
+					     GEN_PAGE;
+	while (gen_phys_has(g->m, at));
 	startblock[0] = 0x00000001000650e9ULL;
 	startblock[0x70 / 8] = g->kbase + need_symbol(g, "KiSystemStartup");
 	startblock[0xa0 / 8] = gen_space_pml4(g->kernel);
-	gen_phys_write(g->m, 0x1000, startblock, sizeof(startblock));
+	gen_phys_write(g->m, at, startblock, sizeof(startblock));
 
 	fprintf(g->expect, "kernel 0x%016llx %s-%u\n", (unsigned long long)g->kbase,
 		isf_pdb_guid(g->isf), isf_pdb_age(g->isf));
+	fprintf(g->expect, "layout seed %llu kpcr 0x%016llx idt 0x%016llx startblock 0x%llx\n",
+		(unsigned long long)g->seed, (unsigned long long)g->kpcr,
+		(unsigned long long)g->idt, (unsigned long long)at);
 }
 
 /* Link @links at the tail of the process list. */
@@ -344,30 +404,48 @@ static const struct gen_pe *image_of(struct gen_win *g, const struct gen_proc *p
 	return p->pe ? p->pe : &g->exe;
 }
 
+/* The image's base: drawn the first time the image is mapped (this way). */
+static uint64_t image_base(struct gen_win *g, const struct gen_pe *pe, enum gen_mapping map)
+{
+	static const uint64_t lo[] = { [MAP_4K] = EXE_LO, [MAP_2M] = EXE_2M_LO,
+				       [MAP_1G] = EXE_1G_LO };
+	static const uint64_t hi[] = { [MAP_4K] = DLL_LO, [MAP_2M] = EXE_LO,
+				       [MAP_1G] = EXE_2M_LO };
+	static const uint64_t align[] = { [MAP_4K] = IMAGE_ALIGN, [MAP_2M] = GEN_2M,
+					  [MAP_1G] = GEN_1G };
+	struct gen_image_base *b;
+	int i;
+
+	for (i = 0; i < g->nr_images; i++)
+		if (g->images[i].pe == pe && g->images[i].map == map)
+			return g->images[i].base;
+	if (g->nr_images == (int)(sizeof(g->images) / sizeof(g->images[0])))
+		gen_die("too many images");
+	b = &g->images[g->nr_images++];
+	*b = (struct gen_image_base){ pe, map,
+				      lo[map] + random64(g) % ((hi[map] - lo[map]) / align[map]) *
+							align[map] };
+	return b->base;
+}
+
 static uint64_t map_image(struct gen_win *g, struct gen_space *s, const struct gen_proc *p)
 {
 	const struct gen_pe *pe = image_of(g, p);
+	uint64_t base = image_base(g, pe, p->map), size = p->map == MAP_1G ? GEN_1G : GEN_2M;
 
 	switch (p->map) {
 	case MAP_2M:
-		if (pe->size_of_image > GEN_2M)
-			gen_die("image too large for one 2 MiB page");
-		gen_phys_reserve(g->m, LARGE_2M_PA, GEN_2M);
-		gen_map(s, EXE_2M_VA, LARGE_2M_PA, GEN_2M, GEN_US | GEN_RW);
-		gen_vwrite(s, EXE_2M_VA, pe->image, pe->size_of_image);
-		return EXE_2M_VA;
 	case MAP_1G:
-		if (gen_phys_size(g->m) < LARGE_1G_PA + GEN_1G)
-			gen_die("a 1 GiB page needs at least 2 GiB of memory (--mem-size)");
-		gen_phys_reserve(g->m, LARGE_1G_PA, GEN_1G);
-		gen_map(s, EXE_1G_VA, LARGE_1G_PA, GEN_1G, GEN_US | GEN_RW);
-		gen_vwrite(s, EXE_1G_VA, pe->image, pe->size_of_image);
-		return EXE_1G_VA;
+		if (pe->size_of_image > size)
+			gen_die("image too large for one large page");
+		gen_map(s, base, gen_phys_alloc_large(g->m, size), size, GEN_US | GEN_RW);
+		gen_vwrite(s, base, pe->image, pe->size_of_image);
+		return base;
 	case MAP_4K:
 		break;
 	}
-	map_image_4k(g, s, pe, EXE_4K_VA, p->share_image ? g->last_user : NULL);
-	return EXE_4K_VA;
+	map_image_4k(g, s, pe, base, p->share_image ? g->last_user : NULL);
+	return base;
 }
 
 /* A prototype PTE slot in paged pool holding @value; returns its VA. */
@@ -473,17 +551,17 @@ static uint64_t loader_list(struct gen_win *g, struct gen_space *s, const struct
 			    uint64_t image)
 {
 	const char *names[2] = { p->name, g->dll_name ? g->dll_name : "helper.dll" };
-	uint64_t bases[2] = { image, DLL_VA };
+	uint64_t bases[2] = { image, g->dll_base };
 	const struct gen_pe *pes[2] = { image_of(g, p), &g->dll };
-	uint64_t head = LDR_VA + field(g, "_PEB_LDR_DATA", "InLoadOrderModuleList");
+	uint64_t ldr = gen_win_place(g, s, LDR_LO, LDR_HI, 2, IMAGE_ALIGN);
+	uint64_t head = ldr + field(g, "_PEB_LDR_DATA", "InLoadOrderModuleList");
 	uint64_t links = field(g, "_LDR_DATA_TABLE_ENTRY", "InLoadOrderLinks"), prev = head;
 	int i;
 
-	gen_map_new(s, LDR_VA, 2, GEN_US | GEN_RW | GEN_NX);
-	map_image_4k(g, s, &g->dll, DLL_VA, p->share_image ? g->last_user : NULL);
+	gen_map_new(s, ldr, 2, GEN_US | GEN_RW | GEN_NX);
+	map_image_4k(g, s, &g->dll, g->dll_base, p->share_image ? g->last_user : NULL);
 	for (i = 0; i < 2; i++) {
-		uint64_t e = LDR_VA + 0x100 + 0x200 * (uint64_t)i,
-			 text = LDR_VA + 0x1000 + 0x400 * i;
+		uint64_t e = ldr + 0x100 + 0x200 * (uint64_t)i, text = ldr + 0x1000 + 0x400 * i;
 		char path[300];
 
 		snprintf(path, sizeof(path), "C:\\svmtrace\\tests\\%s", names[i]);
@@ -504,7 +582,7 @@ static uint64_t loader_list(struct gen_win *g, struct gen_space *s, const struct
 	}
 	gen_vwrite_u64(s, prev, head);	   /* last Flink -> head */
 	gen_vwrite_u64(s, head + 8, prev); /* head Blink -> last */
-	return LDR_VA;
+	return ldr;
 }
 
 /* The KVA-shadow user page tables: the user half plus the few kernel pages
@@ -527,7 +605,7 @@ static struct gen_space *shadow_space(struct gen_win *g)
 void gen_win_process(struct gen_win *g, const struct gen_proc *p)
 {
 	struct gen_space *s, *sh = NULL;
-	uint64_t image, peb = PEB_VA, ldr = 0, dtb, user_dtb = 0;
+	uint64_t image, peb, ldr = 0, dtb, user_dtb = 0;
 
 	if (p->system) {
 		g->last_eprocess = eprocess_new(g, p, gen_space_pml4(g->kernel), 0, 0, 0);
@@ -539,6 +617,7 @@ void gen_win_process(struct gen_win *g, const struct gen_proc *p)
 	s = gen_space_new(g->m, g->kernel);
 	image = map_image(g, s, p);
 	entry_pte(g, s, p, image);
+	peb = gen_win_place(g, s, PEB_LO, PEB_HI, TEB_OFFSET / GEN_PAGE + 1, GEN_PAGE);
 	gen_map_new(s, peb, 1, GEN_US | GEN_RW | GEN_NX);
 	if (!p->no_ldr)
 		ldr = loader_list(g, s, p, image);
@@ -556,10 +635,11 @@ void gen_win_process(struct gen_win *g, const struct gen_proc *p)
 	g->last_space = s;
 	g->last_shadow = sh;
 	g->last_image = image;
+	g->last_teb = peb + TEB_OFFSET;
 	g->last_entry = image + image_of(g, p)->entry_rva;
 	expect_process(g, p, dtb, user_dtb, peb, image);
 	if (sh) {
-		g->vcpus[1] = (struct gen_vcpu){ user_dtb | 1, TEB_VA, g->kpcr, g->idt };
+		g->vcpus[1] = (struct gen_vcpu){ user_dtb | 1, peb + TEB_OFFSET, g->kpcr, g->idt };
 		g->nr_vcpus = 2;
 	}
 	g->spaces[g->nr_spaces] = s;
@@ -592,15 +672,21 @@ void gen_win_corrupt(struct gen_win *g, const char *how)
 
 void gen_win_finish(struct gen_win *g)
 {
-	int i;
+	int i, slot;
 
+	/* The self-map slot: a random kernel-half top-level entry still free. */
+	do
+		slot = 256 + (int)(random64(g) % 256);
+	while (gen_space_top_entry(g->kernel, slot));
+	gen_space_self_map(g->kernel, slot);
 	for (i = 0; i < g->nr_spaces; i++) {
 		gen_space_share(g->spaces[i], g->kernel, 256, 511);
+		gen_space_self_map(g->spaces[i], slot);
 		if (g->shadows[i])
 			gen_space_share(g->shadows[i], g->spaces[i], 0, 255);
 	}
 	/* vCPU 0 runs in kernel mode with the System page tables. */
-	g->vcpus[0] = (struct gen_vcpu){ gen_space_pml4(g->kernel), g->kpcr, TEB_VA, g->idt };
+	g->vcpus[0] = (struct gen_vcpu){ gen_space_pml4(g->kernel), g->kpcr, g->last_teb, g->idt };
 	if (!g->nr_vcpus)
 		g->nr_vcpus = 1;
 }

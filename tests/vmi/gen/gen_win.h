@@ -35,12 +35,25 @@ struct gen_proc {
 	const struct gen_pe *pe; /* its image; NULL: gen_win.exe */
 };
 
+/* Where one image is mapped, in every process that maps it (Windows
+ * randomizes an image's base once per boot, not per process). */
+struct gen_image_base {
+	const struct gen_pe *pe;
+	enum gen_mapping map;
+	uint64_t base;
+};
+
 struct gen_win {
 	struct gen_phys *m;
 	struct isf *isf;
 	FILE *expect;
+	uint64_t seed; /* placement, as KASLR and ASLR would pick it */
+	uint64_t rng;
 	struct gen_space *kernel;
 	uint64_t kbase, head, tail, kpcr, idt;
+	uint64_t dll_base; /* the DLL's base in every process */
+	struct gen_image_base images[64];
+	int nr_images;
 	bool idt_shadow; /* IDT[0] -> KiDivideErrorFaultShadow */
 	uint64_t pool, proto_slots;
 	struct gen_pe exe, dll;
@@ -54,15 +67,28 @@ struct gen_win {
 	struct gen_vcpu vcpus[2];
 	/* What gen_win_process() made last (for builders that run the processes). */
 	struct gen_space *last_space, *last_shadow;
-	uint64_t last_eprocess, last_links, last_image, last_entry;
+	uint64_t last_eprocess, last_links, last_image, last_entry, last_teb;
 	int nr_vcpus;
 };
 
+/*
+ * Lay out the kernel: ntoskrnl at a random 2 MiB-aligned base (as KASLR
+ * does), KPCR, IDT, pools and the processor start block at random places;
+ * g->seed chooses them (and g->m's own seed the physical frames).
+ */
 void gen_win_kernel(struct gen_win *g);
+
+/* A random @align-aligned VA in [lo, hi) whose @pages pages @s has not mapped. */
+uint64_t gen_win_place(struct gen_win *g, struct gen_space *s, uint64_t lo, uint64_t hi,
+		       uint64_t pages, uint64_t align);
 void gen_win_process(struct gen_win *g, const struct gen_proc *p);
 /* Break the process list: "cycle", "blink", "unmapped" or "outside". */
 void gen_win_corrupt(struct gen_win *g, const char *how);
-/* Share the kernel half with every process; set up the vCPUs. */
+/*
+ * Share the kernel half with every process, give each address space its
+ * self-map entry (Windows maps every PML4 into itself at a random
+ * kernel-half slot); set up the vCPUs.
+ */
 void gen_win_finish(struct gen_win *g);
 
 #endif

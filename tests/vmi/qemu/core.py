@@ -3,7 +3,8 @@
 
   core.py params ELF RAW STUB TABLES  patch the stub's parameter block with
                                       vCPU 0 of the generator's ELF core
-                                      (CR3, GS bases, IDTR) and TABLES
+                                      (CR3, GS bases, IDTR, CR4.LA57) and
+                                      TABLES
   core.py split RAW LOW HIGH          RAW without 0xa0000..0xfffff (ROM and
                                       VGA hole, where a loader cannot write)
   core.py qmp SOCKET CORE WAIT        QMP: wait until vCPU 0 halts in long
@@ -47,22 +48,23 @@ def elf_notes(data):
 
 def params(elf, raw, stub, tables):
     qemu = [d for n, t, d in elf_notes(open(elf, "rb").read()) if n == b"QEMU"][0]
-    cr3, = struct.unpack_from("<Q", qemu, 392 + 3 * 8)
+    cr3, cr4 = struct.unpack_from("<QQ", qemu, 392 + 3 * 8)
     gs, = struct.unpack_from("<Q", qemu, 152 + 24 * 4 + 16)
     idt, = struct.unpack_from("<Q", qemu, 152 + 24 * 9 + 16)
     kgs, = struct.unpack_from("<Q", qemu, 432) if len(qemu) >= 440 else (0,)
     with open(raw, "rb") as f:
         f.seek(cr3 & ~0xFFF)
         if f.read(8) != bytes(8):
-            sys.exit("the kernel DTB's PML4 entry 0 is in use: the stub needs it")
+            sys.exit("the kernel DTB's entry 0 is in use: the stub needs it")
     b = bytearray(open(stub, "rb").read())
     # dtb, gs_base, kernel_gs_base, lstar (unused: QEMU's notes have none),
-    # IDTR (limit, base), tables: stub.S's layout
+    # IDTR (limit, base), tables, LA57: stub.S's layout
+    la57 = cr4 >> 12 & 1
     struct.pack_into("<QQQQ", b, PARAMS, cr3, gs, kgs, 0)
     struct.pack_into("<HQ", b, PARAMS + 32, 0xFFF, idt)
-    struct.pack_into("<Q", b, PARAMS + 48, int(tables, 0))
+    struct.pack_into("<QQ", b, PARAMS + 48, int(tables, 0), la57)
     open(stub, "wb").write(b)
-    print("cr3=%#x gs=%#x kernel_gs=%#x idt=%#x" % (cr3, gs, kgs, idt))
+    print("cr3=%#x gs=%#x kernel_gs=%#x idt=%#x la57=%d" % (cr3, gs, kgs, idt, la57))
 
 
 def split(raw, low, high):

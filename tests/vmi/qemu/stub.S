@@ -6,10 +6,11 @@
  * real x86-64 ELF core with real register notes (tests/vmi/qemu_core.sh).
  *
  * From the reset vector: protected mode, then long mode with CR3 = the
- * kernel's DTB.  The stub runs from ROM at 0xffff0000, which the kernel's
- * page tables do not map, so it first points the DTB's PML4 entry 0 (empty:
- * the System process has no user half) at its own identity map of the top
- * 2 MiB below 4 GiB, in two pages at PARAM_TABLES.  Then it loads GS base,
+ * kernel's DTB (five-level paging, CR4.LA57, when param_la57 says so).  The
+ * stub runs from ROM at 0xffff0000, which the kernel's page tables do not
+ * map, so it first points the DTB's top-level entry 0 (empty: the System
+ * process has no user half) at its own identity map of the top 2 MiB below
+ * 4 GiB, in two pages at PARAM_TABLES (three with a PML4 under the PML5).  Then it loads GS base,
  * KERNEL_GS_BASE, LSTAR and IDTR with the values in the parameter block
  * (patched in by the test) and halts with interrupts off.
  *
@@ -39,24 +40,29 @@ protected_mode:
 	movw %ax, %ds
 	movw %ax, %es
 	movw %ax, %ss
-	/* PDPT and PD at tables, tables + 4K: 2 MiB page 0xffe00000 */
+	/* PDPT, PD (and PML4) at tables, tables + 4K (+ 8K): 2 MiB page 0xffe00000 */
 	movl param_tables, %edi
 	movl %edi, %ecx
 	xorl %eax, %eax
-	movl $(8192 / 4), %ecx
+	movl $(12288 / 4), %ecx
 	rep stosl
 	movl param_tables, %edi
 	leal 0x1003(%edi), %eax		/* PDPT[3] -> PD, present + writable */
 	movl %eax, 3 * 8(%edi)
 	movl $0xffe00083, 0x1000 + 511 * 8(%edi) /* PD[511]: 2 MiB, present, RW, PS */
-	movl param_dtb, %ebx		/* PML4[0] of the kernel's DTB -> PDPT */
+	leal 3(%edi), %eax		/* what the DTB's entry 0 points at: the PDPT */
+	movl $0x20, %edx		/* CR4.PAE */
+	cmpl $0, param_la57
+	je 2f
+	movl %eax, 0x2000(%edi)		/* five levels: PML4[0] -> PDPT */
+	leal 0x2003(%edi), %eax		/* and the PML5's entry 0 -> that PML4 */
+	orl $0x1000, %edx		/* CR4.LA57 */
+2:	movl param_dtb, %ebx		/* entry 0 of the kernel's DTB */
 	andl $0xfffff000, %ebx
-	movl param_tables, %eax
-	orl $3, %eax
 	movl %eax, (%ebx)
 	movl $0, 4(%ebx)
 	movl %cr4, %eax
-	orl $0x20, %eax			/* PAE */
+	orl %edx, %eax
 	movl %eax, %cr4
 	movl param_dtb, %eax
 	movl %eax, %cr3
@@ -110,6 +116,7 @@ idt_desc:
 param_idt_base:		.quad 0
 	.align 8
 param_tables:		.quad 0
+param_la57:		.quad 0
 
 	/* The reset vector: ROM + 0xfff0, CS base 0xffff0000. */
 	.org 0xfff0

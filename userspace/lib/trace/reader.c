@@ -7,13 +7,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <lz4.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "lib/trace/decode.h"
 #include "lib/trace/error.h"
+#include "lib/trace/lz4_block.h"
 #include "lib/trace/wire.h"
 
 #define INPUT_BUFFER (1u << 20)
@@ -119,7 +119,6 @@ static int next_frame(struct svmtrace_reader *r)
 	size_t have = fill(r, WIRE_FRAME_HEADER_SIZE);
 	const uint8_t *p = r->in + r->in_pos;
 	uint32_t decoded, stored;
-	int n;
 
 	if (r->status)
 		return r->status;
@@ -146,14 +145,11 @@ static int next_frame(struct svmtrace_reader *r)
 		r->cur = p; /* raw: decode in place */
 		r->sum.frames_raw++;
 	} else {
-		n = LZ4_decompress_safe((const char *)p, (char *)r->frame, (int)stored,
-					(int)decoded);
-		if (n != (int)decoded)
-			return trace_error(&r->err, SVMTRACE_E_FORMAT, r->name, r->offset,
-					   "LZ4 block of %u bytes does not decode to exactly %u "
-					   "bytes (%s)",
-					   stored, decoded,
-					   n < 0 ? "malformed or longer" : "shorter");
+		char why[160];
+
+		if (lz4_block_decode(p, stored, r->frame, decoded, why, sizeof(why)))
+			return trace_error(&r->err, SVMTRACE_E_FORMAT, r->name, r->offset, "%s",
+					   why);
 		r->cur = r->frame;
 		r->sum.frames_lz4++;
 	}

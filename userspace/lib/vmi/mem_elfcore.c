@@ -95,9 +95,11 @@ static int note_qemu(struct svmtrace_vmi_mem *mem, unsigned int index, const uin
 	if (mem->vcpu_note)
 		return 0; /* EM_386: not a 64-bit kernel's registers */
 	v->cr3 = le64(desc + QEMU_CR(3));
+	v->cr4 = le64(desc + QEMU_CR(4));
 	v->gs_base = le64(desc + QEMU_GS_BASE);
 	v->idtr_base = le64(desc + QEMU_IDT_BASE);
-	v->valid |= SVMTRACE_VMI_REG_CR3 | SVMTRACE_VMI_REG_GS_BASE | SVMTRACE_VMI_REG_IDTR;
+	v->valid |= SVMTRACE_VMI_REG_CR3 | SVMTRACE_VMI_REG_CR4 | SVMTRACE_VMI_REG_GS_BASE |
+		    SVMTRACE_VMI_REG_IDTR;
 	if (size >= QEMU_KERNEL_GS_BASE + 8) {
 		v->kernel_gs_base = le64(desc + QEMU_KERNEL_GS_BASE);
 		v->valid |= SVMTRACE_VMI_REG_KERNEL_GS_BASE;

@@ -198,7 +198,7 @@ void mem_live_vcpu_from_state(const struct svmtrace_vcpu_state *st, struct svmtr
 	if (!(st->efer & (1ULL << 10)) || !(st->cr0 & (1ULL << 31)))
 		return; /* not in long mode with paging (yet) */
 	v->valid = SVMTRACE_VMI_REG_CR3 | SVMTRACE_VMI_REG_IDTR | SVMTRACE_VMI_REG_KERNEL_GS_BASE |
-		   SVMTRACE_VMI_REG_GS_BASE;
+		   SVMTRACE_VMI_REG_GS_BASE | SVMTRACE_VMI_REG_CR4;
 	if (st->lstar)
 		v->valid |= SVMTRACE_VMI_REG_LSTAR;
 }

@@ -78,6 +78,15 @@ int svmtrace_vmi_open(const struct svmtrace_vmi_mem *mem, const char *profiles,
 		vmi->profile = vmi->owned_profile;
 		rc = attach(vmi, err);
 	}
+	/* The same method again, now that the profile can name its anchor
+	 * (kept as found when the anchor is not the symbol it should be). */
+	if (!rc) {
+		struct svmtrace_vmi_kernel named;
+
+		if (!svmtrace_vmi_kernel_probe(mem, vmi->profile, vmi->kernel.method, &named, NULL) &&
+		    named.base == vmi->kernel.base)
+			vmi->kernel = named;
+	}
 	if (rc) {
 		svmtrace_vmi_close(vmi);
 		return rc;

@@ -12,11 +12,19 @@
  *   idtr        IDTR -> IDT[0] handler = KiDivideErrorFault[Shadow]
  *   startblock  the processor start block the boot processor leaves in the
  *               first MiB (works on raw images without CPU state)
+ *   pescan      physical memory alone: the kernel's CodeView record, found
+ *               in a scan of every page and mapped back (win_pescan.c)
+ *
+ * Each records what it started from (anchor, the symbol it is, where it
+ * came from), so that a caller can tell which path found the kernel.
  */
 #include "lib/vmi/mem_driver.h"
 #include "lib/vmi/win_pe_reader.h"
+#include "lib/vmi/win_probe.h"
 #include "lib/vmi/vmi_error.h"
 #include "lib/vmi/x86_walk.h"
+
+#include <stdarg.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -28,16 +36,14 @@
 #define STARTBLOCK_SIGNATURE_MASK 0xffffffffffff00ffULL /* byte 1: jmp offset */
 #define STARTBLOCK_KERNEL_HINT	  0x70
 #define STARTBLOCK_PML4		  0xa0
-#define MAX_DTBS		  16
 
 static const char *const kernel_pdbs[] = { "ntkrnlmp.pdb", "ntoskrnl.pdb", "ntkrnlpa.pdb",
 					   "ntkrpamp.pdb" };
 
 static const char *const method_names[SVMTRACE_VMI_METHOD_COUNT] = {
-	[SVMTRACE_VMI_METHOD_LSTAR] = "lstar",
-	[SVMTRACE_VMI_METHOD_KPCR] = "kpcr",
-	[SVMTRACE_VMI_METHOD_IDTR] = "idtr",
-	[SVMTRACE_VMI_METHOD_STARTBLOCK] = "startblock",
+	[SVMTRACE_VMI_METHOD_LSTAR] = "lstar",	 [SVMTRACE_VMI_METHOD_KPCR] = "kpcr",
+	[SVMTRACE_VMI_METHOD_IDTR] = "idtr",	 [SVMTRACE_VMI_METHOD_STARTBLOCK] = "startblock",
+	[SVMTRACE_VMI_METHOD_PESCAN] = "pescan",
 };
 
 const char *svmtrace_vmi_method_name(enum svmtrace_vmi_method method)
@@ -45,15 +51,32 @@ const char *svmtrace_vmi_method_name(enum svmtrace_vmi_method method)
 	return (unsigned int)method < SVMTRACE_VMI_METHOD_COUNT ? method_names[method] : "?";
 }
 
-struct probe {
-	struct svmtrace_vmi s; /* memory and (maybe) profile; no kernel yet */
-	uint64_t dtbs[MAX_DTBS];
-	unsigned int nr_dtbs;
-};
-
-static bool is_kernel_va(uint64_t va)
+bool probe_kernel_pdb(const char *name)
 {
-	return va >> 47 == 0x1ffff;
+	size_t i;
+
+	for (i = 0; i < sizeof(kernel_pdbs) / sizeof(kernel_pdbs[0]); i++)
+		if (!strcasecmp(name, kernel_pdbs[i]))
+			return true;
+	return false;
+}
+
+/* Where the anchor of a kernel just found came from. */
+__attribute__((format(printf, 3, 4))) static void anchored(struct svmtrace_vmi_kernel *k,
+							   uint64_t anchor, const char *fmt, ...)
+{
+	va_list ap;
+
+	k->anchor = anchor;
+	va_start(ap, fmt);
+	vsnprintf(k->source, sizeof(k->source), fmt, ap);
+	va_end(ap);
+}
+
+/* The upper, kernel half of the guest's linear addresses (48 or 57 bits). */
+static bool is_kernel_va(const struct probe *pr, uint64_t va)
+{
+	return va >> 63 && x86_canonical(va, (int)pr->s.kernel.paging_levels);
 }
 
 /* Is there an ntoskrnl image at @base in @dtb?  Fills @k. */
@@ -65,7 +88,6 @@ static int kernel_at(const struct probe *pr, uint64_t dtb, uint64_t base,
 	struct pe_codeview cv;
 	struct pe_image img;
 	char dll[32];
-	size_t i;
 	int rc;
 
 	rc = pe_parse(&r, &img, err);
@@ -73,10 +95,7 @@ static int kernel_at(const struct probe *pr, uint64_t dtb, uint64_t base,
 		rc = pe_codeview(&r, &img, &cv, err);
 	if (rc)
 		return rc;
-	for (i = 0; i < sizeof(kernel_pdbs) / sizeof(kernel_pdbs[0]); i++)
-		if (!strcasecmp(cv.pdb_name, kernel_pdbs[i]))
-			break;
-	if (i == sizeof(kernel_pdbs) / sizeof(kernel_pdbs[0]))
+	if (!probe_kernel_pdb(cv.pdb_name))
 		return vmi_fail(err, SVMTRACE_E_NOT_FOUND, "image at 0x%llx is %s, not the kernel",
 				(unsigned long long)base, cv.pdb_name);
 	if (!pe_export_dll_name(&r, &img, dll, sizeof(dll), NULL) &&
@@ -87,6 +106,7 @@ static int kernel_at(const struct probe *pr, uint64_t dtb, uint64_t base,
 	memset(k, 0, sizeof(*k));
 	k->base = base;
 	k->dtb = dtb;
+	k->paging_levels = pr->s.kernel.paging_levels;
 	k->size_of_image = img.size_of_image;
 	snprintf(k->pdb_name, sizeof(k->pdb_name), "%s", cv.pdb_name);
 	snprintf(k->id, sizeof(k->id), "%s", cv.id);
@@ -98,19 +118,20 @@ static int kernel_at(const struct probe *pr, uint64_t dtb, uint64_t base,
  * must contain the anchor.  Unmapped stretches are skipped a whole table
  * entry at a time.
  */
-static int scan_down(const struct probe *pr, uint64_t dtb, uint64_t anchor, int must_cover,
-		     struct svmtrace_vmi_kernel *k, struct svmtrace_error *err)
+int probe_scan_down(const struct probe *pr, uint64_t dtb, uint64_t anchor, int must_cover,
+		    struct svmtrace_vmi_kernel *k, struct svmtrace_error *err)
 {
 	uint64_t va = anchor & ~(X86_PAGE_SIZE - 1), lowest = anchor - KERNEL_SCAN_SPAN;
 
-	if (!is_kernel_va(anchor))
+	if (!is_kernel_va(pr, anchor))
 		return vmi_fail(err, SVMTRACE_E_NOT_FOUND, "0x%llx is not a kernel address",
 				(unsigned long long)anchor);
-	while (va >= lowest && is_kernel_va(va)) {
+	while (va >= lowest && is_kernel_va(pr, va)) {
 		struct svmtrace_vmi_translation t;
 		uint8_t mz[2];
 
-		if (x86_translate(pr->s.mem, dtb, va, NULL, &t, NULL)) {
+		if (x86_translate(pr->s.mem, dtb, (int)pr->s.kernel.paging_levels, va, NULL, &t,
+				  NULL)) {
 			va = (va & ~(t.page_size - 1)) - X86_PAGE_SIZE;
 			continue;
 		}
@@ -125,18 +146,26 @@ static int scan_down(const struct probe *pr, uint64_t dtb, uint64_t anchor, int 
 			(unsigned long long)anchor, (unsigned long long)dtb);
 }
 
-/* With a profile for this very kernel, @anchor must be one of two symbols. */
-static int check_symbol(const struct probe *pr, const struct svmtrace_vmi_kernel *k,
-			uint64_t anchor, const char *what, const struct win_symbol *a,
+/*
+ * With a profile for this very kernel, @anchor must be symbol @a or its
+ * KVA-shadow twin @a"Shadow" (@b); k->anchor_symbol says which.
+ */
+static int check_symbol(const struct probe *pr, struct svmtrace_vmi_kernel *k, uint64_t anchor,
+			const char *what, const char *a_name, const struct win_symbol *a,
 			const struct win_symbol *b, struct svmtrace_error *err)
 {
 	const struct svmtrace_vmi_profile *p = pr->s.profile;
 
 	if (!p || strcasecmp(p->id, k->id))
 		return 0; /* the caller compares GUIDs */
-	if ((a->present && anchor == k->base + a->rva) ||
-	    (b->present && anchor == k->base + b->rva))
+	if (a->present && anchor == k->base + a->rva) {
+		snprintf(k->anchor_symbol, sizeof(k->anchor_symbol), "%s", a_name);
 		return 0;
+	}
+	if (b->present && anchor == k->base + b->rva) {
+		snprintf(k->anchor_symbol, sizeof(k->anchor_symbol), "%sShadow", a_name);
+		return 0;
+	}
 	return vmi_fail(err, SVMTRACE_E_CORRUPT,
 			"%s 0x%llx is not where the profile puts it (kernel base 0x%llx + RVA "
 			"0x%llx or 0x%llx)",
@@ -149,11 +178,11 @@ static int scan_any(const struct probe *pr, uint64_t first, uint64_t anchor, int
 		    struct svmtrace_vmi_kernel *k, struct svmtrace_error *err)
 {
 	unsigned int i;
-	int rc = scan_down(pr, first, anchor, must_cover, k, err);
+	int rc = probe_scan_down(pr, first, anchor, must_cover, k, err);
 
 	for (i = 0; rc && i < pr->nr_dtbs; i++)
 		if (pr->dtbs[i] != first)
-			rc = scan_down(pr, pr->dtbs[i], anchor, must_cover, k, NULL);
+			rc = probe_scan_down(pr, pr->dtbs[i], anchor, must_cover, k, NULL);
 	return rc;
 }
 
@@ -179,8 +208,11 @@ static int from_idt(const struct probe *pr, uint64_t dtb, uint64_t idt,
 
 	if (!rc)
 		rc = scan_any(pr, dtb, handler, 1, k, err);
+	if (!rc)
+		k->anchor = handler;
 	if (!rc && p)
-		rc = check_symbol(pr, k, handler, "IDT[0] handler", &p->sym.ki_divide_error_fault,
+		rc = check_symbol(pr, k, handler, "IDT[0] handler", "KiDivideErrorFault",
+				  &p->sym.ki_divide_error_fault,
 				  &p->sym.ki_divide_error_fault_shadow, err);
 	return rc;
 }
@@ -209,9 +241,12 @@ static int method_lstar(const struct probe *pr, struct svmtrace_vmi_kernel *k,
 		if (!(v->valid & SVMTRACE_VMI_REG_LSTAR))
 			continue;
 		rc = scan_any(pr, win_dtb_mask(v->cr3), v->lstar, 1, k, err);
+		if (!rc)
+			anchored(k, v->lstar, "vCPU %u LSTAR", i);
 		if (!rc && p)
-			rc = check_symbol(pr, k, v->lstar, "LSTAR", &p->sym.ki_system_call64,
-					  &p->sym.ki_system_call64_shadow, err);
+			rc = check_symbol(pr, k, v->lstar, "LSTAR", "KiSystemCall64",
+					  &p->sym.ki_system_call64, &p->sym.ki_system_call64_shadow,
+					  err);
 		if (!rc)
 			return 0;
 	}
@@ -230,8 +265,11 @@ static int method_idtr(const struct probe *pr, struct svmtrace_vmi_kernel *k,
 		if (!(v->valid & SVMTRACE_VMI_REG_IDTR))
 			continue;
 		rc = from_idt(pr, win_dtb_mask(v->cr3), v->idtr_base, k, err);
-		if (!rc)
+		if (!rc) {
+			anchored(k, k->anchor, "vCPU %u IDTR 0x%llx -> IDT[0]", i,
+				 (unsigned long long)v->idtr_base);
 			return 0;
+		}
 	}
 	return rc;
 }
@@ -264,6 +302,7 @@ static int method_kpcr(const struct probe *pr, struct svmtrace_vmi_kernel *k,
 		return vmi_fail(err, SVMTRACE_E_NOT_FOUND,
 				"needs a profile for the KPCR layout (give --profiles FILE)");
 	for (i = 0; i < svmtrace_vmi_mem_vcpu_count(pr->s.mem); i++) {
+		static const char *const regs[2] = { "GS base", "KERNEL_GS_BASE" };
 		const struct svmtrace_vmi_vcpu *v = svmtrace_vmi_mem_vcpu(pr->s.mem, i);
 		uint64_t pcr[2] = { v->valid & SVMTRACE_VMI_REG_GS_BASE ? v->gs_base : 0,
 				    v->valid & SVMTRACE_VMI_REG_KERNEL_GS_BASE ? v->kernel_gs_base
@@ -272,20 +311,24 @@ static int method_kpcr(const struct probe *pr, struct svmtrace_vmi_kernel *k,
 		for (j = 0; j < 2; j++) {
 			unsigned int d;
 
-			if (!is_kernel_va(pcr[j]))
+			if (!is_kernel_va(pr, pcr[j]))
 				continue;
 			rc = from_kpcr(pr, win_dtb_mask(v->cr3), pcr[j], k, err);
 			for (d = 0; rc && d < pr->nr_dtbs; d++)
 				rc = from_kpcr(pr, pr->dtbs[d], pcr[j], k, err);
-			if (!rc)
+			if (!rc) {
+				anchored(k, k->anchor, "vCPU %u %s -> KPCR 0x%llx -> IDT[0]", i,
+					 regs[j], (unsigned long long)pcr[j]);
 				return 0;
+			}
 		}
 	}
 	return rc;
 }
 
-/* The processor start block in the first MiB: DTB and a kernel address. */
-static int find_startblock(const struct svmtrace_vmi_mem *mem, uint64_t *pml4, uint64_t *hint)
+/* The processor start block in the first MiB: where, its DTB and a kernel address. */
+static int find_startblock(const struct svmtrace_vmi_mem *mem, uint64_t *at, uint64_t *pml4,
+			   uint64_t *hint)
 {
 	uint64_t pa;
 
@@ -297,7 +340,8 @@ static int find_startblock(const struct svmtrace_vmi_mem *mem, uint64_t *pml4, u
 		    svmtrace_vmi_mem_read(mem, pa + STARTBLOCK_KERNEL_HINT, hint, 8, NULL) ||
 		    svmtrace_vmi_mem_read(mem, pa + STARTBLOCK_PML4, pml4, 8, NULL))
 			continue;
-		if (is_kernel_va(*hint) && !(*pml4 & 0xfff) && *pml4)
+		*at = pa;
+		if (*hint >> 63 && !(*pml4 & 0xfff) && *pml4)
 			return 0;
 	}
 	return -1;
@@ -306,25 +350,29 @@ static int find_startblock(const struct svmtrace_vmi_mem *mem, uint64_t *pml4, u
 static int method_startblock(const struct probe *pr, struct svmtrace_vmi_kernel *k,
 			     struct svmtrace_error *err)
 {
-	uint64_t pml4, hint;
+	uint64_t at, pml4, hint;
+	int rc;
 
-	if (find_startblock(pr->s.mem, &pml4, &hint))
+	if (find_startblock(pr->s.mem, &at, &pml4, &hint))
 		return vmi_fail(err, SVMTRACE_E_NOT_FOUND,
 				"no processor start block in the first MiB of %s",
 				svmtrace_vmi_mem_name(pr->s.mem));
-	return scan_down(pr, pml4, hint, 0, k, err);
+	rc = probe_scan_down(pr, pml4, hint, 0, k, err);
+	if (!rc)
+		anchored(k, hint, "start block at GPA 0x%llx", (unsigned long long)at);
+	return rc;
 }
 
 static void probe_init(struct probe *pr, const struct svmtrace_vmi_mem *mem,
 		       const struct svmtrace_vmi_profile *profile)
 {
-	uint64_t pml4, hint;
+	uint64_t at, pml4, hint;
 	unsigned int i, j;
 
 	memset(pr, 0, sizeof(*pr));
 	pr->s.mem = mem;
 	pr->s.profile = profile;
-	for (i = 0; i < svmtrace_vmi_mem_vcpu_count(mem) && pr->nr_dtbs < MAX_DTBS - 1; i++) {
+	for (i = 0; i < svmtrace_vmi_mem_vcpu_count(mem) && pr->nr_dtbs < PROBE_MAX_DTBS - 1; i++) {
 		const struct svmtrace_vmi_vcpu *v = svmtrace_vmi_mem_vcpu(mem, i);
 		uint64_t dtb = win_dtb_mask(v->cr3);
 
@@ -333,8 +381,25 @@ static void probe_init(struct probe *pr, const struct svmtrace_vmi_mem *mem,
 		if (j == pr->nr_dtbs && (v->valid & SVMTRACE_VMI_REG_CR3) && dtb)
 			pr->dtbs[pr->nr_dtbs++] = dtb;
 	}
-	if (!find_startblock(mem, &pml4, &hint))
+	if (!find_startblock(mem, &at, &pml4, &hint))
 		pr->dtbs[pr->nr_dtbs++] = pml4;
+}
+
+/*
+ * How many levels of page tables the guest uses, from the first vCPU record
+ * that holds CR4 (all vCPUs of one kernel agree); 0 when none does.
+ */
+static int guest_paging_levels(const struct svmtrace_vmi_mem *mem)
+{
+	unsigned int i;
+
+	for (i = 0; i < svmtrace_vmi_mem_vcpu_count(mem); i++) {
+		const struct svmtrace_vmi_vcpu *v = svmtrace_vmi_mem_vcpu(mem, i);
+
+		if (v->valid & SVMTRACE_VMI_REG_CR4)
+			return x86_paging_levels(v->cr4);
+	}
+	return 0;
 }
 
 int svmtrace_vmi_kernel_probe(const struct svmtrace_vmi_mem *mem,
@@ -348,18 +413,28 @@ int svmtrace_vmi_kernel_probe(const struct svmtrace_vmi_mem *mem,
 		[SVMTRACE_VMI_METHOD_KPCR] = method_kpcr,
 		[SVMTRACE_VMI_METHOD_IDTR] = method_idtr,
 		[SVMTRACE_VMI_METHOD_STARTBLOCK] = method_startblock,
+		[SVMTRACE_VMI_METHOD_PESCAN] = probe_pescan,
 	};
+	int known = guest_paging_levels(mem), levels, rc;
 	struct probe pr;
-	int rc;
 
 	if ((unsigned int)method >= SVMTRACE_VMI_METHOD_COUNT)
 		return vmi_fail(err, SVMTRACE_E_INVALID, "no kernel discovery method %d",
 				(int)method);
 	probe_init(&pr, mem, profile);
+	levels = known ? known : X86_PML4E;
+	pr.s.kernel.paging_levels = (uint32_t)levels;
 	rc = methods[method](&pr, out, err);
+	if (rc && !known) { /* no CR4 recorded: five levels (LA57) may find it */
+		levels = X86_PML5E;
+		pr.s.kernel.paging_levels = (uint32_t)levels;
+		if (!methods[method](&pr, out, NULL))
+			rc = 0;
+	}
 	if (rc)
 		return vmi_prefix(err, rc, "%s", method_names[method]);
 	out->method = method;
+	out->paging_levels = (uint32_t)levels;
 	return 0;
 }
 

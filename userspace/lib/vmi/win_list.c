@@ -43,9 +43,9 @@ static int visited_add(struct visited *v, uint64_t va)
 	}
 }
 
-static int bad_pointer(uint64_t va)
+static int bad_pointer(const struct svmtrace_vmi *vmi, uint64_t va)
 {
-	return !va || !x86_canonical(va) || (va & 7);
+	return !va || !x86_canonical(va, (int)vmi->kernel.paging_levels) || (va & 7);
 }
 
 /* Read @link's Flink and Blink. */
@@ -70,7 +70,7 @@ int win_list_walk(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t head, s
 		return vmi_prefix(err, SVMTRACE_E_CORRUPT, "%s: list head at VA 0x%llx", what,
 				  (unsigned long long)head);
 	while (cur != head) {
-		if (bad_pointer(cur)) {
+		if (bad_pointer(vmi, cur)) {
 			rc = vmi_fail(err, SVMTRACE_E_CORRUPT,
 				      "%s is corrupt: entry %zu at VA 0x%llx has Flink 0x%llx, not "
 				      "a kernel list pointer",

@@ -68,7 +68,8 @@ static int prototype(const struct svmtrace_vmi *vmi, uint64_t entry, uint64_t va
 				"VA 0x%llx is a mapped-file page not faulted in yet (its PTE "
 				"0x%llx refers to the VAD)",
 				(unsigned long long)va, (unsigned long long)entry);
-	rc = x86_translate(vmi->mem, vmi->kernel.dtb, proto_va, &dec, &where, err);
+	rc = x86_translate(vmi->mem, vmi->kernel.dtb, (int)vmi->kernel.paging_levels, proto_va,
+			   &dec, &where, err);
 	if (!rc)
 		rc = svmtrace_vmi_mem_read(vmi->mem, where.gpa, &pp, sizeof(pp), err);
 	if (rc)

@@ -16,7 +16,8 @@ int svmtrace_vmi_translate(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_
 	struct x86_decoder dec = win_pte_decoder(vmi);
 
 	/* Without a profile (kernel discovery) only hardware-valid pages count. */
-	return x86_translate(vmi->mem, dtb, va, vmi->profile ? &dec : NULL, out, err);
+	return x86_translate(vmi->mem, dtb, (int)vmi->kernel.paging_levels, va,
+			     vmi->profile ? &dec : NULL, out, err);
 }
 
 int svmtrace_vmi_read_va(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t va, void *buf,

@@ -6,9 +6,9 @@
 
 const char *x86_level_name(int level)
 {
-	static const char *const names[] = { "?", "PTE", "PDE", "PDPTE", "PML4E" };
+	static const char *const names[] = { "?", "PTE", "PDE", "PDPTE", "PML4E", "PML5E" };
 
-	return level >= X86_PTE && level <= X86_PML4E ? names[level] : names[0];
+	return level >= X86_PTE && level <= X86_PML5E ? names[level] : names[0];
 }
 
 uint64_t x86_level_span(int level)
@@ -16,11 +16,17 @@ uint64_t x86_level_span(int level)
 	return 1ULL << (12 + 9 * (level - 1));
 }
 
-int x86_canonical(uint64_t va)
+int x86_paging_levels(uint64_t cr4)
 {
-	uint64_t top = va >> 47;
+	return cr4 & X86_CR4_LA57 ? 5 : 4;
+}
 
-	return top == 0 || top == 0x1ffff;
+int x86_canonical(uint64_t va, int levels)
+{
+	unsigned int bits = 12 + 9 * (unsigned int)levels; /* 48 or 57 */
+	uint64_t top = va >> (bits - 1);
+
+	return top == 0 || top == (~0ULL >> (bits - 1));
 }
 
 static unsigned int level_index(uint64_t va, int level)
@@ -28,7 +34,7 @@ static unsigned int level_index(uint64_t va, int level)
 	return (va >> (12 + 9 * (level - 1))) & 0x1ff;
 }
 
-int x86_translate(const struct svmtrace_vmi_mem *mem, uint64_t dtb, uint64_t va,
+int x86_translate(const struct svmtrace_vmi_mem *mem, uint64_t dtb, int levels, uint64_t va,
 		  const struct x86_decoder *dec, struct svmtrace_vmi_translation *out,
 		  struct svmtrace_error *err)
 {
@@ -37,11 +43,14 @@ int x86_translate(const struct svmtrace_vmi_mem *mem, uint64_t dtb, uint64_t va,
 
 	memset(out, 0, sizeof(*out));
 	out->va = va;
-	out->page_size = x86_level_span(X86_PML4E);
-	if (!x86_canonical(va))
-		return vmi_fail(err, SVMTRACE_E_NOT_FOUND, "VA 0x%llx is not canonical",
-				(unsigned long long)va);
-	for (level = X86_PML4E;; level--) { /* every X86_PTE iteration returns */
+	if (levels != X86_PML4E && levels != X86_PML5E)
+		return vmi_fail(err, SVMTRACE_E_INVALID, "%d levels of page tables (4 or 5)",
+				levels);
+	out->page_size = x86_level_span(levels);
+	if (!x86_canonical(va, levels))
+		return vmi_fail(err, SVMTRACE_E_NOT_FOUND, "VA 0x%llx is not canonical (%d-level "
+				"paging)", (unsigned long long)va, levels);
+	for (level = levels;; level--) { /* every X86_PTE iteration returns */
 		uint64_t entry_pa = table + 8ULL * level_index(va, level);
 		uint64_t entry, frame;
 

@@ -6,8 +6,11 @@
  * image at the generator's image base, not at ImageBase.
  *
  * ROUNDS times: compute on the entry page and on the next page (a call
- * across pages, a RIP-relative table in .data, a loop), log the result on
- * PORT_LOG, yield (system call 0).  Then exit (system call 1).  Every
+ * across pages, a RIP-relative table in .data, a loop), call ntdll.dll's
+ * NtTestAlert through the import address table (the image imports it; the
+ * image builder binds it to wherever it put ntdll, as Windows' loader
+ * does), log the result on PORT_LOG, yield (system call 0).  Then exit
+ * (system call 1).  Every
  * yield switches to another process's CR3, so a tracer's session ends
  * there, and each resumption re-enters the entry page (the gate).
  */
@@ -22,8 +25,7 @@ start:
 	xor	r12d, r12d
 	lea	r13, [rip + table]
 1:	call	work
-	movabs	rax, WIN_DLL_VA + WIN_DLL_CALL_RVA
-	call	rax
+	call	qword ptr [rip + __imp_NtTestAlert]
 	add	r12d, 1
 	mov	eax, ebx
 	out	PORT_LOG, eax
