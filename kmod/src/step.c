@@ -605,27 +605,6 @@ static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 }
 
 /*
- * The DR6 bits of a #DB that make it the guest's own besides a single
- * step: BD, BT, and B0-B3 of breakpoints the guest's DR7 enables.  The CPU
- * may set B0-B3 for a breakpoint whose address matched although it is not
- * enabled (SDM 18.2.3; QEMU's TCG does, with whatever the host left in
- * DR0-3): such a bit does not make our single-step the guest's.
- */
-static u64 guest_db_bits(struct kvm_vcpu *vcpu, u64 dr6)
-{
-	unsigned long dr7 = vcpu->arch.dr7;
-	u64 bits = dr6 & (DR6_BD | DR6_BT);
-	int i;
-
-	if (!(dr6 & DR_TRAP_BITS))
-		return bits;	/* every step of ours: no DR0-3 match to look at */
-	for (i = 0; i < 4; i++)
-		if ((dr6 & BIT(i)) && (dr7 & (3UL << (i * 2))))
-			bits |= BIT(i);
-	return bits;
-}
-
-/*
  * Armed with SVMTRACE_TARGET_F_FROM_NEXT, a VM exit of a vCPU that is not
  * stepping may start a session (the unlocked tests; from_next_begin()
  * repeats them under vt->lock).
@@ -735,21 +714,8 @@ static __always_inline bool plain_due(struct kvm_vcpu *vcpu, struct svmtrace_vm 
 {
 	return READ_ONCE(vt->mode) == SVMTRACE_MODE_STEPPING && !READ_ONCE(vm->paused) &&
 	       READ_ONCE(vt->iret_pass) == SVMTRACE_IRET_NONE && !nmi_rflags && (dr6 & DR6_BS) &&
-	       !guest_db_bits(vcpu, dr6) && !(vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP) &&
+	       !svmtrace_guest_db_bits(vcpu, dr6) && !(vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP) &&
 	       !is_guest_mode(vcpu);
-}
-
-/*
- * A single-step that was ours alone: BS is not in the payload of a DR0-3
- * #DB on the same instruction, and not in the DR6 a guest that owns its
- * debug registers reads (KVM copied the VMCB's into vcpu->arch.dr6 when it
- * synced them at this exit).
- */
-static void clear_bs(struct kvm_vcpu *vcpu, u64 *dr6)
-{
-	if (vcpu->arch.dr6 == *dr6)
-		vcpu->arch.dr6 &= ~DR6_BS;
-	*dr6 &= ~DR6_BS;
 }
 
 /*
@@ -777,7 +743,7 @@ int __svmtrace_db_fastpath(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u6
 	r = plain_step(vcpu, vt->vm, vt, true);
 	mutex_unlock(&vt->lock);
 	if (r)
-		clear_bs(vcpu, dr6);
+		svmtrace_dr6_drop_own(vcpu, dr6);
 	return r;
 }
 EXPORT_SYMBOL_GPL(__svmtrace_db_fastpath);
@@ -799,12 +765,13 @@ int __svmtrace_db_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *d
 	if (!vt)
 		return 0;
 	vm = vt->vm;
+	svmtrace_dr6_native(vcpu, vt, dr6);
 	if (plain_due(vcpu, vm, vt, *dr6, nmi_rflags)) {
 		mutex_lock(&vt->lock);
 		r = plain_step(vcpu, vm, vt, false);
 		mutex_unlock(&vt->lock);
 		if (r) {
-			clear_bs(vcpu, dr6);
+			svmtrace_dr6_drop_own(vcpu, dr6);
 			return r;
 		}
 	}
@@ -838,10 +805,10 @@ int __svmtrace_db_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *d
 			return done ? SVMTRACE_DB_DONE : 0;
 		}
 	}
-	done = handle_step(vcpu, vm, vt, true, guest_db_bits(vcpu, *dr6), nmi_rflags,
+	done = handle_step(vcpu, vm, vt, true, svmtrace_guest_db_bits(vcpu, *dr6), nmi_rflags,
 			   &bs_ours);
 	if (bs_ours)
-		clear_bs(vcpu, dr6);
+		svmtrace_dr6_drop_own(vcpu, dr6);
 	return done ? SVMTRACE_DB_DONE : 0;
 }
 EXPORT_SYMBOL_GPL(__svmtrace_db_exit);
@@ -934,7 +901,8 @@ static noinline void lost_tf(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 /*
  * Any VM exit of a VM while some VM is armed (interrupts on, kvm->srcu
  * held, before KVM handles the exit).  A vCPU we left stepping is checked
- * for a TF that went without a trap (lost_tf).  Armed with
+ * for a TF that went without a trap (lost_tf); a MOV DR exit may let the
+ * guest run that MOV with its own debug registers (debugreg.c).  Armed with
  * SVMTRACE_TARGET_F_FROM_NEXT, a vCPU that is in
  * user mode of a targeted address space and not stepping starts a session
  * (no gate): the instruction it runs next is the first step.  Threads that
@@ -971,10 +939,12 @@ void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code)
 		mutex_lock(&vt->lock);
 		lost_tf(vcpu, vm, vt, exit_code);
 		mutex_unlock(&vt->lock);
-		return;
-	}
-	if (from_next_due(vm, vt))
+	} else if (from_next_due(vm, vt)) {
 		from_next_begin(vcpu, vm, vt);
+	}
+	/* After lost_tf(): the TF it takes back steps this MOV. */
+	if (exit_code >= SVM_EXIT_READ_DR0 && exit_code <= SVM_EXIT_WRITE_DR7)
+		svmtrace_dr_exit(vcpu, vt, exit_code);
 }
 EXPORT_SYMBOL_GPL(__svmtrace_vcpu_exit);
 
