@@ -486,7 +486,6 @@ void svmtrace_iret_exit(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 		   !event_in_flight(vcpu)) {
 		/* (with an event in flight, its handler's IRET comes back here) */
 		rflags = static_call(kvm_x86_get_rflags)(vcpu);
-		svmtrace_db_handler_iret(vcpu, vm, vt, rflags);
 		if (vt->tf_live || (rflags & X86_EFLAGS_TF)) {
 			vt->iret_pass = SVMTRACE_IRET_BARE;
 		} else {

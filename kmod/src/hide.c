@@ -278,42 +278,6 @@ void svmtrace_nmi_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svm
 		vt->tf_live = true;
 }
 
-/*
- * The IRET exit of the guest's #DB handler under --kernel (vt->lock held,
- * @rflags the vCPU's), entered without a VM exit since (the session it
- * ended is still closed) and with no TF left: the frame got none of ours
- * (__svmtrace_event_injected(); a POPF that cleared the guest's TF was the
- * trap), so nothing would step the code it returns to until the next VM
- * exit.  Set TF in the RFLAGS image the IRET is about to pop, as for an
- * NMI frame: the handler has read its frame, and the trap after the first
- * instruction it returns to starts the next session.
- */
-void svmtrace_db_handler_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
-			      struct svmtrace_vcpu *vt, unsigned long rflags)
-{
-	const struct svmtrace_target *t = rcu_dereference_protected(vm->armed,
-								      lockdep_is_held(&vt->lock));
-	u64 frame[2], image;
-	gpa_t gpa;
-
-	if (!t || !(t->flags & SVMTRACE_TARGET_F_KERNEL) || !vt->tf_live || vt->in_session ||
-	    !vt->iret_pending || vt->silent || !vt->ring || (rflags & X86_EFLAGS_TF) ||
-	    !is_64_bit_mode(vcpu))
-		return;
-	/* RIP, CS, RFLAGS: only a return to CPL 3 (from CPL 0 the frame has our TF). */
-	gpa = kvm_mmu_gva_to_gpa_system(vcpu, kvm_rsp_read(vcpu) + 8, NULL);
-	if (gpa == INVALID_GPA || offset_in_page(gpa) > PAGE_SIZE - 16 ||
-	    kvm_vcpu_read_guest(vcpu, gpa, frame, sizeof(frame)) || (frame[0] & 3) != 3)
-		return;
-	gpa += 8;
-	image = frame[1];
-	/* The guest's TF as follow_iret() takes it: from CPL 0 the frame has ours. */
-	vt->guest_tf = (image & X86_EFLAGS_TF) && vt->iret_guest_tf;
-	vt->iret_pending = false;
-	image |= X86_EFLAGS_TF;
-	kvm_vcpu_write_guest(vcpu, gpa, &image, sizeof(image));
-}
-
 /* A new starting point (session start, after KVM's own step): no repair. */
 void svmtrace_hide_restart(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 {

@@ -435,14 +435,18 @@ static void silent_end(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct 
  * A single-step trap although we did not leave TF set.  While a capture is
  * armed, a thread of a targeted address space can bring our TF back from a
  * frame saved while we stepped it (an interrupt frame, the R11 of a
- * SYSCALL), here or on another vCPU: take it over instead of letting the
- * guest see a #DB it did not ask for.  Anything else is the guest's own.
+ * SYSCALL), here or on another vCPU, on its way back to user mode: take it
+ * over instead of letting the guest see a #DB it did not ask for.
+ * Anything else is the guest's own -- a trap in kernel mode above all: the
+ * guest kernel stepping itself (TF by POPF or IRET, over instructions KVM
+ * completes, after MOV SS), which a user-only capture must not swallow.
  */
 static bool adopt_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu)
 {
 	struct svmtrace_target *t = armed(vm, vt);
 
-	if (!t || !vt->ring || !svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
+	if (!t || !vt->ring || static_call(kvm_x86_get_cpl)(vcpu) != 3 ||
+	    !svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
 		return false;
 	/* Where this vCPU stepped last was maybe another thread: no repairs. */
 	vt->prev_valid = false;
@@ -859,9 +863,11 @@ static u32 lost_reason(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
  * returns through a frame without it, or a failed VM entry.  Stepping
  * must not end silently: the session ends with the reason, and where the
  * vCPU still runs the target (--kernel: any CPL; else user mode) TF is
- * taken back at once and a new session starts with the next step.  A
- * user-only session whose target is in its kernel waits instead: the
- * frame may still bring TF back (adopt_step).
+ * taken back at once and a new session starts with the next step.  At the
+ * IRET exit of a handler that made no exit before it (an INT3 at CPL 0
+ * under --kernel, whose frame holds our TF), that step is the IRET's: the
+ * hole ends there.  A user-only session whose target is in its kernel
+ * waits instead: the frame may still bring TF back (adopt_step).
  */
 static noinline void lost_tf(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 			     struct svmtrace_vcpu *vt, u32 exit_code)
@@ -901,8 +907,10 @@ static noinline void lost_tf(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 /*
  * Any VM exit of a VM while some VM is armed (interrupts on, kvm->srcu
  * held, before KVM handles the exit).  A vCPU we left stepping is checked
- * for a TF that went without a trap (lost_tf); a MOV DR exit may let the
- * guest run that MOV with its own debug registers (debugreg.c).  Armed with
+ * for a TF that went without a trap (lost_tf), at an IRET exit as well (a
+ * handler that made no exit before it; frames.c then decides how the IRET
+ * runs); a MOV DR exit may let the guest run that MOV with its own debug
+ * registers (debugreg.c).  Armed with
  * SVMTRACE_TARGET_F_FROM_NEXT, a vCPU that is in
  * user mode of a targeted address space and not stepping starts a session
  * (no gate): the instruction it runs next is the first step.  Threads that
@@ -929,6 +937,12 @@ void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code)
 	if (!vt)
 		return;
 	if (exit_code == SVM_EXIT_IRET) {
+		/* An IRET back from a handler that ran without our TF and without an exit. */
+		if (rcu_access_pointer(vm->armed) && READ_ONCE(vt->tf_live)) {
+			mutex_lock(&vt->lock);
+			lost_tf(vcpu, vm, vt, exit_code);
+			mutex_unlock(&vt->lock);
+		}
 		svmtrace_iret_exit(vcpu, vm, vt);
 		return;
 	}

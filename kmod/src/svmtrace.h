@@ -421,8 +421,6 @@ static inline bool svmtrace_legacy_prefix(u8 b)
 
 /* hide.c */
 void svmtrace_nmi_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt);
-void svmtrace_db_handler_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
-			      struct svmtrace_vcpu *vt, unsigned long rflags);
 void svmtrace_hide_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
 void svmtrace_hide_repair(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip, u64 rsp);
 
