@@ -559,11 +559,21 @@ static bool guest_db_delivered(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 	       !(vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP);
 }
 
+/* Where a step handle_step() is given comes from. */
+enum step_source {
+	STEP_DB_EXIT,		/* a #DB exit: the CPU's trap */
+	STEP_EMULATED,		/* KVM completed the instruction (kvm_vcpu_do_singlestep()) */
+	STEP_MMIO_WRITTEN,	/* ... with an MMIO write userspace completed: */
+				/* KVM takes no trap for it (complete_emulated_mmio()) */
+};
+
 /*
  * One single-step trap (or KVM-completed step) with TF set.  Returns true
  * when it was ours alone; false when KVM must go on with its stock handling
  * (the guest's own TF or breakpoints, KVM_SET_GUEST_DEBUG single-stepping,
- * KVM's NMI-window single-step).
+ * KVM's NMI-window single-step).  After an MMIO write (@src) KVM delivers
+ * no #DB to anyone: the step is only recorded, and a trap of the guest's
+ * own TF stays lost as on stock KVM.
  *
  * @nmi_rflags: KVM's saved RFLAGS while it single-steps to an NMI window
  * (svm->nmi_singlestep_guest_rflags), else NULL.  TF there means our TF was
@@ -571,14 +581,16 @@ static bool guest_db_delivered(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
  * makes disable_nmi_singlestep() leave our TF in place.
  */
 static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
-			bool db_exit, bool guest_bits, u64 *nmi_rflags, bool *bs_ours)
+			enum step_source src, bool guest_bits, u64 *nmi_rflags, bool *bs_ours)
 {
 	bool ran_ours = !nmi_rflags || (*nmi_rflags & X86_EFLAGS_TF);
+	bool db_exit = src == STEP_DB_EXIT;
 	bool others_step, guests, produced;
 
 	*bs_ours = false;
 	mutex_lock(&vt->lock);
-	if (!vt->tf_live && (guest_bits || !ran_ours || !adopt_step(vm, vt, vcpu))) {
+	if (!vt->tf_live && (guest_bits || !ran_ours || src == STEP_MMIO_WRITTEN ||
+			     !adopt_step(vm, vt, vcpu))) {
 		if (db_exit)
 			vt->stats.db_foreign++;
 		mutex_unlock(&vt->lock);
@@ -596,7 +608,7 @@ static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 	if (session_step(vcpu, vm, vt, ran_ours, &produced)) {
 		if (nmi_rflags)
 			*nmi_rflags |= X86_EFLAGS_TF;
-		else if (guest_db_delivered(vcpu, vm, vt, guests))
+		else if (src != STEP_MMIO_WRITTEN && guest_db_delivered(vcpu, vm, vt, guests))
 			handler_entered(vm, vt, vcpu);
 	} else if (nmi_rflags && !vt->guest_tf) {
 		/* We let go of TF: disable_nmi_singlestep() must not restore it. */
@@ -809,8 +821,8 @@ int __svmtrace_db_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *d
 			return done ? SVMTRACE_DB_DONE : 0;
 		}
 	}
-	done = handle_step(vcpu, vm, vt, true, svmtrace_guest_db_bits(vcpu, *dr6), nmi_rflags,
-			   &bs_ours);
+	done = handle_step(vcpu, vm, vt, STEP_DB_EXIT, svmtrace_guest_db_bits(vcpu, *dr6),
+			   nmi_rflags, &bs_ours);
 	if (bs_ours)
 		svmtrace_dr6_drop_own(vcpu, dr6);
 	return done ? SVMTRACE_DB_DONE : 0;
@@ -827,8 +839,30 @@ bool __svmtrace_emulated_step(struct kvm_vcpu *vcpu)
 	if (WARN_ON_ONCE(irqs_disabled()) || is_guest_mode(vcpu))
 		return false;
 	vt = svmtrace_vcpu_of(vcpu, &vm);
-	return vt && handle_step(vcpu, vm, vt, false, false, NULL, &bs_ours);
+	return vt && handle_step(vcpu, vm, vt, STEP_EMULATED, false, NULL, &bs_ours);
 }
+
+/*
+ * complete_emulated_mmio(), at the next KVM_RUN (interrupts on, kvm->srcu
+ * held): userspace completed the MMIO write of an instruction KVM emulated
+ * (KVM_EXIT_MMIO: MOV, PUSH, ENTER, XCHG, XADD ... to device memory), and
+ * KVM returns to the guest without the single-step trap it takes after
+ * every other instruction it completes.  With TF set when it began (the
+ * instruction left TF as it was), that is our step: recorded here.
+ */
+void __svmtrace_mmio_written(struct kvm_vcpu *vcpu)
+{
+	struct svmtrace_vcpu *vt;
+	struct svmtrace_vm *vm;
+	bool bs_ours;
+
+	if (is_guest_mode(vcpu) || !(static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF))
+		return;
+	vt = svmtrace_vcpu_of(vcpu, &vm);
+	if (vt && READ_ONCE(vt->tf_live))
+		handle_step(vcpu, vm, vt, STEP_MMIO_WRITTEN, false, NULL, &bs_ours);
+}
+
 
 /*
  * Our TF went without a trap while the vCPU still runs the target: the
