@@ -735,6 +735,18 @@ static __always_inline bool plain_due(struct kvm_vcpu *vcpu, struct svmtrace_vm 
 }
 
 /*
+ * Of the plain steps offered to the IRQs-off fastpath (from
+ * svm_exit_handlers_fastpath() and svm_vcpu_run()'s loop of plain steps,
+ * which enter the guest again at once), every SVMTRACE_IRQOFF_STEPS-th
+ * goes the full way, where KVM takes the host's interrupts and looks for a
+ * reschedule, a signal or a request: at most that many steps run in a row
+ * with interrupts off.  Any host interrupt ends such a run of entries
+ * anyway (the next VMRUN exits with SVM_EXIT_INTR); this bound does not
+ * depend on it.
+ */
+#define SVMTRACE_IRQOFF_STEPS 256
+
+/*
  * The plain step from svm_exit_handlers_fastpath(), interrupts off, no SRCU
  * (hooks.h): the tests and the work of __svmtrace_db_exit()'s plain step,
  * nothing else.  vt->lock is a mutex: only tried.  mutex_trylock() and
@@ -754,7 +766,13 @@ int __svmtrace_db_fastpath(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u6
 	int r;
 
 	lockdep_assert_irqs_disabled();
-	if (!vt || !plain_due(vcpu, vt->vm, vt, *dr6, NULL) || !mutex_trylock(&vt->lock))
+	if (!vt || !plain_due(vcpu, vt->vm, vt, *dr6, NULL))
+		return 0;
+	if (++vt->irqoff_steps >= SVMTRACE_IRQOFF_STEPS) {
+		vt->irqoff_steps = 0;
+		return 0;
+	}
+	if (!mutex_trylock(&vt->lock))
 		return 0;
 	r = plain_step(vcpu, vt->vm, vt, true);
 	mutex_unlock(&vt->lock);
@@ -862,7 +880,6 @@ void __svmtrace_mmio_written(struct kvm_vcpu *vcpu)
 	if (vt && READ_ONCE(vt->tf_live))
 		handle_step(vcpu, vm, vt, STEP_MMIO_WRITTEN, false, NULL, &bs_ours);
 }
-
 
 /*
  * Our TF went without a trap while the vCPU still runs the target: the

@@ -140,6 +140,7 @@ struct svmtrace_vcpu {
 	u64 dr_exit;		/* ... if it is exit number dr_exit + 1 */
 	u64 dr_rip;		/* the MOV DR's RIP: a trap moves RIP */
 	u64 dr6_guest;		/* the guest's DR6 after the MOV */
+	u32 irqoff_steps;	/* step.c: plain steps offered to the IRQs-off fastpath */
 	u32 start_gate;		/* id for the session_start slot */
 	bool prev_valid;	/* prev_rip/prev_rsp: where the last step ended */
 	u64 prev_rip;
