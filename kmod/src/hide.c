@@ -227,10 +227,14 @@ static void follow_iret(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip
  * (tf_live is off meanwhile: a trap in the handler is not ours).  The IRET
  * exit puts it into the frame's RFLAGS image (svmtrace_nmi_iret), so the
  * IRET restores it as it would have, and the trap after the next
- * instruction is ours again.
+ * instruction is ours again.  Under --kernel the handler is the target's
+ * too: TF stays ours (tf_live), and as after any event that took it, the
+ * first exit in the handler -- its IRET's at the latest -- ends the session
+ * and follows the handler from there (step.c, lost_tf()).
  */
 void __svmtrace_nmi_injected(struct kvm_vcpu *vcpu)
 {
+	const struct svmtrace_target *t;
 	struct svmtrace_vcpu *vt;
 	struct svmtrace_vm *vm;
 
@@ -241,13 +245,16 @@ void __svmtrace_nmi_injected(struct kvm_vcpu *vcpu)
 		return;
 	mutex_lock(&vt->lock);
 	svmtrace_iret_event(vcpu, vt);	/* the NMI comes before an IRET we step over */
+	t = rcu_dereference_protected(vm->armed, lockdep_is_held(&vt->lock));
 	if (vt->tf_live && !vt->guest_tf && !vt->silent &&
 	    (static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF)) {
 		static_call(kvm_x86_set_rflags)(vcpu, static_call(kvm_x86_get_rflags)(vcpu) &
 						       ~X86_EFLAGS_TF);
-		vt->tf_live = false;
-		/* After a stop no step of ours follows the handler either. */
-		vt->nmi_parked = !!rcu_access_pointer(vm->armed);
+		if (!t || !(t->flags & SVMTRACE_TARGET_F_KERNEL)) {
+			vt->tf_live = false;
+			/* After a stop no step of ours follows the handler either. */
+			vt->nmi_parked = !!t;
+		}
 	}
 	mutex_unlock(&vt->lock);
 }
