@@ -145,6 +145,7 @@ model_expect int3k int3k 1 0 --cpl0
 model_expect int3k-kernel int3k 1 0 --cpl0 --kernel
 model_expect pause pause 1 0
 model_expect mmio-kernel mmio 1 0 --kernel
+model_expect nmi-kernel nmi 1 0 --kernel
 
 # --- one L1 boot for every scenario ------------------------------------------
 sets="packaged bench-stock"

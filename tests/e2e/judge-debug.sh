@@ -64,7 +64,7 @@ judge_pause_steplog() {
 
 judge_debug() {
 	for name in dbgregs int3k selfstep-cpl0-user pause dbgregs-kernel int3k-kernel pause-kernel \
-		mmio-kernel; do
+		mmio-kernel nmi-kernel; do
 		judge_capture_rc "$name"
 		judge_audit "$name"
 	done
@@ -82,6 +82,8 @@ judge_debug() {
 		judge_armed_results "$name" "$run/expect/pause"
 		judge_debug_trace "$name" "$run/l1/packaged/pause.steps.csv"
 	done
-	judge_armed_results mmio-kernel "$run/expect/mmio"
-	judge_debug_trace mmio-kernel "$run/expect/mmio-kernel/expected_cpu0.csv" --holes
+	for name in mmio nmi; do
+		judge_armed_results "$name-kernel" "$run/expect/$name"
+		judge_debug_trace "$name-kernel" "$run/expect/$name-kernel/expected_cpu0.csv" --holes
+	done
 }

@@ -15,8 +15,8 @@
 #   once more under stock single-stepping (pause.steps.csv: does QEMU's TCG
 #   trap after PAUSE?).  selfstep-cpl0 runs in run_set already.
 # debug_captured DIR: each captured user-only (DIR/SCENARIO) and with
-#   --kernel (DIR/SCENARIO-kernel; selfstep-cpl0's is issue 13's, run by
-#   capture_set), and mmio (programs.list) with --kernel too.
+#   --kernel (DIR/SCENARIO-kernel; selfstep-cpl0's with --kernel is run by
+#   capture_set), and mmio and nmi (programs.list) with --kernel too.
 DEBUG_PROGRAMS="dbgregs dbgregs --cpl0
 int3k int3k --cpl0
 selfstep-cpl0 selfstep --cpl0 -a 1
@@ -46,6 +46,8 @@ debug_captured() {
 				echo "capture $scenario: $(cat "$1/$scenario/timeout.txt")" >>"$set_dir/failures"
 		done
 	done
-	capture_run "$1/mmio-kernel" kernel.bin mmio.bin -- --policy block --kernel ||
-		echo "capture mmio-kernel: $(cat "$1/mmio-kernel/timeout.txt")" >>"$set_dir/failures"
+	for name in mmio nmi; do
+		capture_run "$1/$name-kernel" kernel.bin "$name.bin" -- --policy block --kernel ||
+			echo "capture $name-kernel: $(cat "$1/$name-kernel/timeout.txt")" >>"$set_dir/failures"
+	done
 }

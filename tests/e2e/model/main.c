@@ -146,8 +146,6 @@ static int run_cpu(struct model_cpu *c, struct model_io *io, struct model_trace 
 			if (ours)
 				trace_lost(t, 0);
 		}
-		if (t->kernel && c->our_tf && (c->nmi_pending || c->irq_pending))
-			return kernel_unmodelled(c, "an NMI or interrupt");
 		/* A queued NMI arrives at the next boundary while NMIs are
 		 * unmasked; IRETQ unmasks them. */
 		if (ev == EV_IRET)
@@ -157,6 +155,8 @@ static int run_cpu(struct model_cpu *c, struct model_io *io, struct model_trace 
 			c->nmi_masked = 1;
 			if (model_raise_exception(c, 2))
 				return -1;
+			if (traced_cpl && c->our_tf)
+				trace_lost(t, 0);
 		}
 		/* The interrupt PORT_IRQ asked for arrives at the first
 		 * boundary with IF set (the VMM injects it when KVM says the
@@ -166,6 +166,8 @@ static int run_cpu(struct model_cpu *c, struct model_io *io, struct model_trace 
 			c->irq_pending = 0;
 			if (model_raise_exception(c, c->irq_vector))
 				return -1;
+			if (traced_cpl && c->our_tf)
+				trace_lost(t, 0);
 		}
 	}
 	snprintf(c->error, sizeof(c->error), "no PORT_DONE within %llu instructions",

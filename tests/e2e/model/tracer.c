@@ -27,7 +27,7 @@
  *     the new session's start.  Any earlier exit (a host interrupt) starts
  *     it sooner, so the records between are written as "hole": the trace
  *     may have them or not, and its session_start is one of them or that
- *     instruction's.  (SYSCALL, NMIs and interrupts under --kernel are not
+ *     instruction's.  (SYSCALL and SYSRET under --kernel are not
  *     modelled: run_cpu refuses them.)
  */
 #include <string.h>
