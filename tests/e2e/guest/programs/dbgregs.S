@@ -27,6 +27,7 @@
  * tracer can come.
  */
 #include "layout.h"
+#include "gate.h"
 
 #define DR6_FIXED 0xffff0ff0
 #define DR6_BS	  0x4000
@@ -38,17 +39,11 @@
 #define DR7_L2	  0x10
 #define DR7_L3	  0x40
 #define DB_ESCAPE 32
-/* The handler's address as linked (the program is linked at USER_VA). */
-#define HANDLER	  (USER_VA + db_handler - start)
-
 	.intel_syntax noprefix
 	.code64
 	.text
 start:
-	mov	rax, qword ptr [rip + gate_lo]
-	mov	qword ptr [IDT_GPA + 16], rax
-	mov	rax, qword ptr [rip + gate_hi]
-	mov	qword ptr [IDT_GPA + 24], rax
+	idt_gate 1, db_handler
 	xor	ebx, ebx
 	/* 1. instruction breakpoint, RF set by the handler */
 	lea	rax, [rip + bp1]
@@ -133,10 +128,6 @@ db_handler:				/* frame: RIP CS RFLAGS RSP SS */
 	iretq
 
 	.balign 8
-gate_lo:				/* 64-bit interrupt gate, DPL 0 */
-	.quad	(HANDLER & 0xffff) | (SEL_KERNEL_CS << 16) | (0x8e << 40) | (((HANDLER >> 16) & 0xffff) << 48)
-gate_hi:
-	.quad	HANDLER >> 32
 db_count:
 	.quad	0
 db_rip_sum:

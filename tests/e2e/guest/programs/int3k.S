@@ -11,18 +11,13 @@
  * lab kernel's handler, which drops TF from its frame as well.
  */
 #include "layout.h"
-
-/* The handler's address as linked (the program is linked at USER_VA). */
-#define HANDLER (USER_VA + bp_handler - start)
+#include "gate.h"
 
 	.intel_syntax noprefix
 	.code64
 	.text
 start:
-	mov	rax, qword ptr [rip + gate_lo]
-	mov	qword ptr [IDT_GPA + 3 * 16], rax
-	mov	rax, qword ptr [rip + gate_hi]
-	mov	qword ptr [IDT_GPA + 3 * 16 + 8], rax
+	idt_gate 3, bp_handler
 	mov	ebx, 5
 	int3
 	add	ebx, 1
@@ -46,10 +41,6 @@ bp_handler:				/* frame: RIP (after the INT3) CS RFLAGS RSP SS */
 	iretq
 
 	.balign 8
-gate_lo:				/* 64-bit interrupt gate, DPL 0 */
-	.quad	(HANDLER & 0xffff) | (SEL_KERNEL_CS << 16) | (0x8e << 40) | (((HANDLER >> 16) & 0xffff) << 48)
-gate_hi:
-	.quad	HANDLER >> 32
 bp_count:
 	.quad	0
 bp_rip_sum:
