@@ -27,6 +27,7 @@
  * tracer can come.
  */
 #include "layout.h"
+#include "program.h"
 #include "gate.h"
 
 #define DR6_FIXED 0xffff0ff0
@@ -78,18 +79,14 @@ bp2:	add	ebx, 2
 	xor	r15d, r15d
 4:	test	r15d, r15d
 	jz	5f
-	pushfq
-	or	qword ptr [rsp], 0x100
-	popfq				/* TF: a #DB after each instruction */
+	tf_on				/* TF: a #DB after each instruction */
 5:	mov	qword ptr [rip + data], rbx	/* B1 */
 	add	ebx, 4
 	mov	rcx, qword ptr [rip + data + 8]	/* B3 */
 	add	ebx, 8
 	mov	qword ptr [rip + data + 8], rbx	/* B3 */
 	add	ebx, 16
-	pushfq
-	and	qword ptr [rsp], ~0x100
-	popfq				/* TF off (this one still traps) */
+	tf_off				/* TF off (this one still traps) */
 	inc	r15d
 	cmp	r15d, 2
 	jb	4b
@@ -104,9 +101,7 @@ bp2:	add	ebx, 2
 	mov	eax, r12d
 	out	PORT_LOG, eax
 	mov	eax, r14d
-	out	PORT_LOG, eax
-	xor	eax, eax
-	out	PORT_DONE, eax
+	log_done
 
 db_handler:				/* frame: RIP CS RFLAGS RSP SS */
 	inc	qword ptr [rip + db_count]	/* first: see above */

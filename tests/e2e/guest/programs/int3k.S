@@ -11,6 +11,7 @@
  * lab kernel's handler, which drops TF from its frame as well.
  */
 #include "layout.h"
+#include "program.h"
 #include "gate.h"
 
 	.intel_syntax noprefix
@@ -28,9 +29,7 @@ start:
 	mov	r12, qword ptr [rip + bp_count]
 	mov	r13, qword ptr [rip + bp_rip_sum]
 	mov	eax, ebx
-	out	PORT_LOG, eax
-	xor	eax, eax
-	out	PORT_DONE, eax
+	log_done
 
 bp_handler:				/* frame: RIP (after the INT3) CS RFLAGS RSP SS */
 	inc	qword ptr [rip + bp_count]

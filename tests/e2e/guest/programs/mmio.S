@@ -10,6 +10,7 @@
  * (a push), LEAVE and POP (reads).
  */
 #include "layout.h"
+#include "program.h"
 
 	.intel_syntax noprefix
 	.code64
@@ -33,6 +34,4 @@ start:
 	mov	rsp, rdi
 	add	rbx, rcx
 	mov	eax, ebx
-	out	PORT_LOG, eax
-	xor	eax, eax
-	out	PORT_DONE, eax
+	log_done

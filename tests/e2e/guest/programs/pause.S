@@ -8,6 +8,7 @@
  * PAUSE names that RIP for the lab.
  */
 #include "layout.h"
+#include "program.h"
 
 	.intel_syntax noprefix
 	.code64
@@ -21,6 +22,4 @@ after_pause:
 	dec	ecx
 	jnz	1b
 	mov	eax, ebx
-	out	PORT_LOG, eax
-	xor	eax, eax
-	out	PORT_DONE, eax
+	log_done
