@@ -486,7 +486,6 @@ void svmtrace_iret_exit(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 		   !event_in_flight(vcpu)) {
 		/* (with an event in flight, its handler's IRET comes back here) */
 		rflags = static_call(kvm_x86_get_rflags)(vcpu);
-		svmtrace_db_handler_iret(vcpu, vm, vt, rflags);
 		if (vt->tf_live || (rflags & X86_EFLAGS_TF)) {
 			vt->iret_pass = SVMTRACE_IRET_BARE;
 		} else {
@@ -513,12 +512,13 @@ void svmtrace_iret_bare_done(struct svmtrace_vcpu *vt)
  * @dr6).  *@done is false when the #DB is not about that IRET (BARE: the
  * caller handles it as any step).  Else true when nothing in it is the
  * guest's: its BS is ours, counted as db_foreign for the exit audit (a
- * DR0-3 hit at the IRET's target stays the guest's).
+ * data breakpoint the IRET hit stays the guest's; an execute breakpoint
+ * at the IRET's target is not this #DB's: svmtrace_guest_db_bits()).
  */
 bool svmtrace_iret_trap(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			u64 *dr6, bool *done)
 {
-	bool ours;
+	bool ours, alone;
 
 	mutex_lock(&vt->lock);
 	ours = vt->iret_pass == SVMTRACE_IRET_STEP;
@@ -532,12 +532,11 @@ bool svmtrace_iret_trap(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 	*done = ours;
 	if (!ours)
 		return false;
-	if (vcpu->arch.dr6 == *dr6)
-		vcpu->arch.dr6 &= ~DR6_BS;
-	*dr6 &= ~DR6_BS;
+	alone = !svmtrace_guest_db_bits(vcpu, *dr6);
+	svmtrace_dr6_drop_own(vcpu, dr6);
 	if (static_call(kvm_x86_get_cpl)(vcpu) == 3)
 		user_return(vcpu, vm, vt);
-	return !(*dr6 & DR_TRAP_BITS);
+	return alone;
 }
 
 /*

@@ -227,10 +227,14 @@ static void follow_iret(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip
  * (tf_live is off meanwhile: a trap in the handler is not ours).  The IRET
  * exit puts it into the frame's RFLAGS image (svmtrace_nmi_iret), so the
  * IRET restores it as it would have, and the trap after the next
- * instruction is ours again.
+ * instruction is ours again.  Under --kernel the handler is the target's
+ * too: TF stays ours (tf_live), and as after any event that took it, the
+ * first exit in the handler -- its IRET's at the latest -- ends the session
+ * and follows the handler from there (step.c, lost_tf()).
  */
 void __svmtrace_nmi_injected(struct kvm_vcpu *vcpu)
 {
+	const struct svmtrace_target *t;
 	struct svmtrace_vcpu *vt;
 	struct svmtrace_vm *vm;
 
@@ -241,13 +245,16 @@ void __svmtrace_nmi_injected(struct kvm_vcpu *vcpu)
 		return;
 	mutex_lock(&vt->lock);
 	svmtrace_iret_event(vcpu, vt);	/* the NMI comes before an IRET we step over */
+	t = rcu_dereference_protected(vm->armed, lockdep_is_held(&vt->lock));
 	if (vt->tf_live && !vt->guest_tf && !vt->silent &&
 	    (static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF)) {
 		static_call(kvm_x86_set_rflags)(vcpu, static_call(kvm_x86_get_rflags)(vcpu) &
 						       ~X86_EFLAGS_TF);
-		vt->tf_live = false;
-		/* After a stop no step of ours follows the handler either. */
-		vt->nmi_parked = !!rcu_access_pointer(vm->armed);
+		if (!t || !(t->flags & SVMTRACE_TARGET_F_KERNEL)) {
+			vt->tf_live = false;
+			/* After a stop no step of ours follows the handler either. */
+			vt->nmi_parked = !!t;
+		}
 	}
 	mutex_unlock(&vt->lock);
 }
@@ -276,42 +283,6 @@ void svmtrace_nmi_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svm
 	image |= X86_EFLAGS_TF;
 	if (!kvm_vcpu_write_guest(vcpu, gpa, &image, sizeof(image)))
 		vt->tf_live = true;
-}
-
-/*
- * The IRET exit of the guest's #DB handler under --kernel (vt->lock held,
- * @rflags the vCPU's), entered without a VM exit since (the session it
- * ended is still closed) and with no TF left: the frame got none of ours
- * (__svmtrace_event_injected(); a POPF that cleared the guest's TF was the
- * trap), so nothing would step the code it returns to until the next VM
- * exit.  Set TF in the RFLAGS image the IRET is about to pop, as for an
- * NMI frame: the handler has read its frame, and the trap after the first
- * instruction it returns to starts the next session.
- */
-void svmtrace_db_handler_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
-			      struct svmtrace_vcpu *vt, unsigned long rflags)
-{
-	const struct svmtrace_target *t = rcu_dereference_protected(vm->armed,
-								      lockdep_is_held(&vt->lock));
-	u64 frame[2], image;
-	gpa_t gpa;
-
-	if (!t || !(t->flags & SVMTRACE_TARGET_F_KERNEL) || !vt->tf_live || vt->in_session ||
-	    !vt->iret_pending || vt->silent || !vt->ring || (rflags & X86_EFLAGS_TF) ||
-	    !is_64_bit_mode(vcpu))
-		return;
-	/* RIP, CS, RFLAGS: only a return to CPL 3 (from CPL 0 the frame has our TF). */
-	gpa = kvm_mmu_gva_to_gpa_system(vcpu, kvm_rsp_read(vcpu) + 8, NULL);
-	if (gpa == INVALID_GPA || offset_in_page(gpa) > PAGE_SIZE - 16 ||
-	    kvm_vcpu_read_guest(vcpu, gpa, frame, sizeof(frame)) || (frame[0] & 3) != 3)
-		return;
-	gpa += 8;
-	image = frame[1];
-	/* The guest's TF as follow_iret() takes it: from CPL 0 the frame has ours. */
-	vt->guest_tf = (image & X86_EFLAGS_TF) && vt->iret_guest_tf;
-	vt->iret_pending = false;
-	image |= X86_EFLAGS_TF;
-	kvm_vcpu_write_guest(vcpu, gpa, &image, sizeof(image));
 }
 
 /* A new starting point (session start, after KVM's own step): no repair. */

@@ -35,6 +35,7 @@ int __svmtrace_db_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *d
 		       u64 *nmi_rflags);
 int __svmtrace_db_fastpath(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *dr6);
 bool __svmtrace_emulated_step(struct kvm_vcpu *vcpu);
+void __svmtrace_mmio_written(struct kvm_vcpu *vcpu);
 int __svmtrace_vcpu_request(struct kvm_vcpu *vcpu);
 void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code);
 void __svmtrace_nmi_injected(struct kvm_vcpu *vcpu);
@@ -125,6 +126,18 @@ static inline int svmtrace_db_fastpath(struct kvm_vcpu *vcpu, struct svmtrace_vc
 static inline bool svmtrace_emulated_step(struct kvm_vcpu *vcpu)
 {
 	return static_branch_unlikely(&svmtrace_live) && __svmtrace_emulated_step(vcpu);
+}
+
+/*
+ * complete_emulated_mmio(), at the KVM_RUN after KVM_EXIT_MMIO (interrupts
+ * on, kvm->srcu held): userspace completed the MMIO write of an emulated
+ * instruction, which KVM finishes without the single-step trap it takes
+ * after any other instruction it completes; the tracer records its step.
+ */
+static inline void svmtrace_mmio_written(struct kvm_vcpu *vcpu)
+{
+	if (static_branch_unlikely(&svmtrace_live))
+		__svmtrace_mmio_written(vcpu);
 }
 
 /*

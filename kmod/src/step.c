@@ -435,14 +435,18 @@ static void silent_end(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct 
  * A single-step trap although we did not leave TF set.  While a capture is
  * armed, a thread of a targeted address space can bring our TF back from a
  * frame saved while we stepped it (an interrupt frame, the R11 of a
- * SYSCALL), here or on another vCPU: take it over instead of letting the
- * guest see a #DB it did not ask for.  Anything else is the guest's own.
+ * SYSCALL), here or on another vCPU, on its way back to user mode: take it
+ * over instead of letting the guest see a #DB it did not ask for.
+ * Anything else is the guest's own -- a trap in kernel mode above all: the
+ * guest kernel stepping itself (TF by POPF or IRET, over instructions KVM
+ * completes, after MOV SS), which a user-only capture must not swallow.
  */
 static bool adopt_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu)
 {
 	struct svmtrace_target *t = armed(vm, vt);
 
-	if (!t || !vt->ring || !svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
+	if (!t || !vt->ring || static_call(kvm_x86_get_cpl)(vcpu) != 3 ||
+	    !svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
 		return false;
 	/* Where this vCPU stepped last was maybe another thread: no repairs. */
 	vt->prev_valid = false;
@@ -555,11 +559,21 @@ static bool guest_db_delivered(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 	       !(vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP);
 }
 
+/* Where a step handle_step() is given comes from. */
+enum step_source {
+	STEP_DB_EXIT,		/* a #DB exit: the CPU's trap */
+	STEP_EMULATED,		/* KVM completed the instruction (kvm_vcpu_do_singlestep()) */
+	STEP_MMIO_WRITTEN,	/* ... with an MMIO write userspace completed: */
+				/* KVM takes no trap for it (complete_emulated_mmio()) */
+};
+
 /*
  * One single-step trap (or KVM-completed step) with TF set.  Returns true
  * when it was ours alone; false when KVM must go on with its stock handling
  * (the guest's own TF or breakpoints, KVM_SET_GUEST_DEBUG single-stepping,
- * KVM's NMI-window single-step).
+ * KVM's NMI-window single-step).  After an MMIO write (@src) KVM delivers
+ * no #DB to anyone: the step is only recorded, and a trap of the guest's
+ * own TF stays lost as on stock KVM.
  *
  * @nmi_rflags: KVM's saved RFLAGS while it single-steps to an NMI window
  * (svm->nmi_singlestep_guest_rflags), else NULL.  TF there means our TF was
@@ -567,14 +581,16 @@ static bool guest_db_delivered(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
  * makes disable_nmi_singlestep() leave our TF in place.
  */
 static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
-			bool db_exit, bool guest_bits, u64 *nmi_rflags, bool *bs_ours)
+			enum step_source src, bool guest_bits, u64 *nmi_rflags, bool *bs_ours)
 {
 	bool ran_ours = !nmi_rflags || (*nmi_rflags & X86_EFLAGS_TF);
+	bool db_exit = src == STEP_DB_EXIT;
 	bool others_step, guests, produced;
 
 	*bs_ours = false;
 	mutex_lock(&vt->lock);
-	if (!vt->tf_live && (guest_bits || !ran_ours || !adopt_step(vm, vt, vcpu))) {
+	if (!vt->tf_live && (guest_bits || !ran_ours || src == STEP_MMIO_WRITTEN ||
+			     !adopt_step(vm, vt, vcpu))) {
 		if (db_exit)
 			vt->stats.db_foreign++;
 		mutex_unlock(&vt->lock);
@@ -592,7 +608,7 @@ static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 	if (session_step(vcpu, vm, vt, ran_ours, &produced)) {
 		if (nmi_rflags)
 			*nmi_rflags |= X86_EFLAGS_TF;
-		else if (guest_db_delivered(vcpu, vm, vt, guests))
+		else if (src != STEP_MMIO_WRITTEN && guest_db_delivered(vcpu, vm, vt, guests))
 			handler_entered(vm, vt, vcpu);
 	} else if (nmi_rflags && !vt->guest_tf) {
 		/* We let go of TF: disable_nmi_singlestep() must not restore it. */
@@ -602,27 +618,6 @@ static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 		vt->stats.steps_unrecorded++;
 	mutex_unlock(&vt->lock);
 	return !guest_bits && !others_step;
-}
-
-/*
- * The DR6 bits of a #DB that make it the guest's own besides a single
- * step: BD, BT, and B0-B3 of breakpoints the guest's DR7 enables.  The CPU
- * may set B0-B3 for a breakpoint whose address matched although it is not
- * enabled (SDM 18.2.3; QEMU's TCG does, with whatever the host left in
- * DR0-3): such a bit does not make our single-step the guest's.
- */
-static u64 guest_db_bits(struct kvm_vcpu *vcpu, u64 dr6)
-{
-	unsigned long dr7 = vcpu->arch.dr7;
-	u64 bits = dr6 & (DR6_BD | DR6_BT);
-	int i;
-
-	if (!(dr6 & DR_TRAP_BITS))
-		return bits;	/* every step of ours: no DR0-3 match to look at */
-	for (i = 0; i < 4; i++)
-		if ((dr6 & BIT(i)) && (dr7 & (3UL << (i * 2))))
-			bits |= BIT(i);
-	return bits;
 }
 
 /*
@@ -735,22 +730,21 @@ static __always_inline bool plain_due(struct kvm_vcpu *vcpu, struct svmtrace_vm 
 {
 	return READ_ONCE(vt->mode) == SVMTRACE_MODE_STEPPING && !READ_ONCE(vm->paused) &&
 	       READ_ONCE(vt->iret_pass) == SVMTRACE_IRET_NONE && !nmi_rflags && (dr6 & DR6_BS) &&
-	       !guest_db_bits(vcpu, dr6) && !(vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP) &&
+	       !svmtrace_guest_db_bits(vcpu, dr6) && !(vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP) &&
 	       !is_guest_mode(vcpu);
 }
 
 /*
- * A single-step that was ours alone: BS is not in the payload of a DR0-3
- * #DB on the same instruction, and not in the DR6 a guest that owns its
- * debug registers reads (KVM copied the VMCB's into vcpu->arch.dr6 when it
- * synced them at this exit).
+ * Of the plain steps offered to the IRQs-off fastpath (from
+ * svm_exit_handlers_fastpath() and svm_vcpu_run()'s loop of plain steps,
+ * which enter the guest again at once), every SVMTRACE_IRQOFF_STEPS-th
+ * goes the full way, where KVM takes the host's interrupts and looks for a
+ * reschedule, a signal or a request: at most that many steps run in a row
+ * with interrupts off.  Any host interrupt ends such a run of entries
+ * anyway (the next VMRUN exits with SVM_EXIT_INTR); this bound does not
+ * depend on it.
  */
-static void clear_bs(struct kvm_vcpu *vcpu, u64 *dr6)
-{
-	if (vcpu->arch.dr6 == *dr6)
-		vcpu->arch.dr6 &= ~DR6_BS;
-	*dr6 &= ~DR6_BS;
-}
+#define SVMTRACE_IRQOFF_STEPS 256
 
 /*
  * The plain step from svm_exit_handlers_fastpath(), interrupts off, no SRCU
@@ -772,12 +766,18 @@ int __svmtrace_db_fastpath(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u6
 	int r;
 
 	lockdep_assert_irqs_disabled();
-	if (!vt || !plain_due(vcpu, vt->vm, vt, *dr6, NULL) || !mutex_trylock(&vt->lock))
+	if (!vt || !plain_due(vcpu, vt->vm, vt, *dr6, NULL))
+		return 0;
+	if (++vt->irqoff_steps >= SVMTRACE_IRQOFF_STEPS) {
+		vt->irqoff_steps = 0;
+		return 0;
+	}
+	if (!mutex_trylock(&vt->lock))
 		return 0;
 	r = plain_step(vcpu, vt->vm, vt, true);
 	mutex_unlock(&vt->lock);
 	if (r)
-		clear_bs(vcpu, dr6);
+		svmtrace_dr6_drop_own(vcpu, dr6);
 	return r;
 }
 EXPORT_SYMBOL_GPL(__svmtrace_db_fastpath);
@@ -799,12 +799,13 @@ int __svmtrace_db_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *d
 	if (!vt)
 		return 0;
 	vm = vt->vm;
+	svmtrace_dr6_native(vcpu, vt, dr6);
 	if (plain_due(vcpu, vm, vt, *dr6, nmi_rflags)) {
 		mutex_lock(&vt->lock);
 		r = plain_step(vcpu, vm, vt, false);
 		mutex_unlock(&vt->lock);
 		if (r) {
-			clear_bs(vcpu, dr6);
+			svmtrace_dr6_drop_own(vcpu, dr6);
 			return r;
 		}
 	}
@@ -838,10 +839,10 @@ int __svmtrace_db_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *d
 			return done ? SVMTRACE_DB_DONE : 0;
 		}
 	}
-	done = handle_step(vcpu, vm, vt, true, guest_db_bits(vcpu, *dr6), nmi_rflags,
-			   &bs_ours);
+	done = handle_step(vcpu, vm, vt, STEP_DB_EXIT, svmtrace_guest_db_bits(vcpu, *dr6),
+			   nmi_rflags, &bs_ours);
 	if (bs_ours)
-		clear_bs(vcpu, dr6);
+		svmtrace_dr6_drop_own(vcpu, dr6);
 	return done ? SVMTRACE_DB_DONE : 0;
 }
 EXPORT_SYMBOL_GPL(__svmtrace_db_exit);
@@ -856,7 +857,28 @@ bool __svmtrace_emulated_step(struct kvm_vcpu *vcpu)
 	if (WARN_ON_ONCE(irqs_disabled()) || is_guest_mode(vcpu))
 		return false;
 	vt = svmtrace_vcpu_of(vcpu, &vm);
-	return vt && handle_step(vcpu, vm, vt, false, false, NULL, &bs_ours);
+	return vt && handle_step(vcpu, vm, vt, STEP_EMULATED, false, NULL, &bs_ours);
+}
+
+/*
+ * complete_emulated_mmio(), at the next KVM_RUN (interrupts on, kvm->srcu
+ * held): userspace completed the MMIO write of an instruction KVM emulated
+ * (KVM_EXIT_MMIO: MOV, PUSH, ENTER, XCHG, XADD ... to device memory), and
+ * KVM returns to the guest without the single-step trap it takes after
+ * every other instruction it completes.  With TF set when it began (the
+ * instruction left TF as it was), that is our step: recorded here.
+ */
+void __svmtrace_mmio_written(struct kvm_vcpu *vcpu)
+{
+	struct svmtrace_vcpu *vt;
+	struct svmtrace_vm *vm;
+	bool bs_ours;
+
+	if (is_guest_mode(vcpu) || !(static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF))
+		return;
+	vt = svmtrace_vcpu_of(vcpu, &vm);
+	if (vt && READ_ONCE(vt->tf_live))
+		handle_step(vcpu, vm, vt, STEP_MMIO_WRITTEN, false, NULL, &bs_ours);
 }
 
 /*
@@ -892,9 +914,11 @@ static u32 lost_reason(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
  * returns through a frame without it, or a failed VM entry.  Stepping
  * must not end silently: the session ends with the reason, and where the
  * vCPU still runs the target (--kernel: any CPL; else user mode) TF is
- * taken back at once and a new session starts with the next step.  A
- * user-only session whose target is in its kernel waits instead: the
- * frame may still bring TF back (adopt_step).
+ * taken back at once and a new session starts with the next step.  At the
+ * IRET exit of a handler that made no exit before it (an INT3 at CPL 0
+ * under --kernel, whose frame holds our TF), that step is the IRET's: the
+ * hole ends there.  A user-only session whose target is in its kernel
+ * waits instead: the frame may still bring TF back (adopt_step).
  */
 static noinline void lost_tf(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 			     struct svmtrace_vcpu *vt, u32 exit_code)
@@ -934,7 +958,10 @@ static noinline void lost_tf(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 /*
  * Any VM exit of a VM while some VM is armed (interrupts on, kvm->srcu
  * held, before KVM handles the exit).  A vCPU we left stepping is checked
- * for a TF that went without a trap (lost_tf).  Armed with
+ * for a TF that went without a trap (lost_tf), at an IRET exit as well (a
+ * handler that made no exit before it; frames.c then decides how the IRET
+ * runs); a MOV DR exit may let the guest run that MOV with its own debug
+ * registers (debugreg.c).  Armed with
  * SVMTRACE_TARGET_F_FROM_NEXT, a vCPU that is in
  * user mode of a targeted address space and not stepping starts a session
  * (no gate): the instruction it runs next is the first step.  Threads that
@@ -961,6 +988,12 @@ void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code)
 	if (!vt)
 		return;
 	if (exit_code == SVM_EXIT_IRET) {
+		/* An IRET back from a handler that ran without our TF and without an exit. */
+		if (rcu_access_pointer(vm->armed) && READ_ONCE(vt->tf_live)) {
+			mutex_lock(&vt->lock);
+			lost_tf(vcpu, vm, vt, exit_code);
+			mutex_unlock(&vt->lock);
+		}
 		svmtrace_iret_exit(vcpu, vm, vt);
 		return;
 	}
@@ -971,10 +1004,12 @@ void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code)
 		mutex_lock(&vt->lock);
 		lost_tf(vcpu, vm, vt, exit_code);
 		mutex_unlock(&vt->lock);
-		return;
-	}
-	if (from_next_due(vm, vt))
+	} else if (from_next_due(vm, vt)) {
 		from_next_begin(vcpu, vm, vt);
+	}
+	/* After lost_tf(): the TF it takes back steps this MOV. */
+	if (exit_code >= SVM_EXIT_READ_DR0 && exit_code <= SVM_EXIT_WRITE_DR7)
+		svmtrace_dr_exit(vcpu, vt, exit_code);
 }
 EXPORT_SYMBOL_GPL(__svmtrace_vcpu_exit);
 

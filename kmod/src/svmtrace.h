@@ -31,6 +31,7 @@
 #include <linux/kvm_host.h>
 #include <linux/mutex.h>
 #include <linux/wait.h>
+#include <asm/debugreg.h>
 #include <asm/kvm_page_track.h>
 #include <svmtrace/abi.h>
 
@@ -130,6 +131,16 @@ struct svmtrace_vcpu {
 	u64 sys_rsp;		/* ... user RSP of its park */
 	gfn_t sys_gfn;		/* ... and the return point's page */
 	int silent_gate;	/* gate to close after the silent step */
+	/*
+	 * debugreg.c, the vCPU thread's own (no lock): after a MOV DR exit
+	 * while TF steps it, the guest runs that one MOV with its own debug
+	 * registers (KVM_DEBUGREG_WONT_EXIT).
+	 */
+	bool dr_native;		/* the next exit ends that run ... */
+	u64 dr_exit;		/* ... if it is exit number dr_exit + 1 */
+	u64 dr_rip;		/* the MOV DR's RIP: a trap moves RIP */
+	u64 dr6_guest;		/* the guest's DR6 after the MOV */
+	u32 irqoff_steps;	/* step.c: plain steps offered to the IRQs-off fastpath */
 	u32 start_gate;		/* id for the session_start slot */
 	bool prev_valid;	/* prev_rip/prev_rsp: where the last step ended */
 	u64 prev_rip;
@@ -331,6 +342,65 @@ void svmtrace_iret_bare_done(struct svmtrace_vcpu *vt);
 bool svmtrace_iret_trap(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			u64 *dr6, bool *done);
 
+/* debugreg.c */
+void svmtrace_dr_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u32 exit_code);
+void svmtrace_dr6_native(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 *dr6);
+
+/*
+ * B0-B3 of the breakpoints @dr7 makes execute breakpoints (R/W 00),
+ * enabled or not.
+ */
+static __always_inline u64 svmtrace_exec_bp_bits(unsigned long dr7)
+{
+	u64 bits = 0;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (!((dr7 >> (16 + i * 4)) & 3))
+			bits |= BIT(i);
+	return bits;
+}
+
+/*
+ * The bits of a single-step #DB's DR6 (@dr6, BS set) that make it the
+ * guest's as well: BD, BT, and B0-B3 of the data and I/O breakpoints its
+ * DR7 enables (the stepped instruction hit them: a trap, delivered with
+ * the same #DB).  Not B0-B3 of execute breakpoints: the trap stops before
+ * the instruction at RIP, and a breakpoint on that one is its own fault,
+ * taken when it runs unless the guest's RF suppresses it (QEMU's TCG
+ * reports the B bit with the trap already; hardware does not).  Nor B0-B3
+ * of breakpoints DR7 does not enable, which CPUs may set (SDM 18.2.3; TCG
+ * does, with whatever DR0-3 hold).
+ */
+static __always_inline u64 svmtrace_guest_db_bits(struct kvm_vcpu *vcpu, u64 dr6)
+{
+	unsigned long dr7 = vcpu->arch.dr7;
+	u64 bits = dr6 & (DR6_BD | DR6_BT);
+	int i;
+
+	if (!(dr6 & DR_TRAP_BITS))
+		return bits;	/* every step of ours: no DR0-3 match to look at */
+	for (i = 0; i < 4; i++)
+		if ((dr6 & BIT(i)) && (dr7 & (3UL << (i * 2))) && ((dr7 >> (16 + i * 4)) & 3))
+			bits |= BIT(i);
+	return bits;
+}
+
+/*
+ * A single-step trap that was ours: neither its BS nor the B bit of an
+ * execute breakpoint at RIP goes into the #DB payload KVM builds from the
+ * VMCB's DR6 (@dr6) when the guest gets the same #DB for its own bits.
+ * The DR6 the guest reads, vcpu->arch.dr6, has none of ours: KVM runs it
+ * with DR6_ACTIVE_LOW, and a run with the guest's own DR6 is put right by
+ * svmtrace_dr6_native().
+ */
+static __always_inline void svmtrace_dr6_drop_own(struct kvm_vcpu *vcpu, u64 *dr6)
+{
+	*dr6 &= ~DR6_BS;
+	if (unlikely(*dr6 & DR_TRAP_BITS))
+		*dr6 &= ~svmtrace_exec_bp_bits(vcpu->arch.dr7);
+}
+
 /* xstate.c */
 void svmtrace_xstate_fill(struct kvm_vcpu *vcpu, struct svmtrace_slot *s);
 
@@ -352,8 +422,6 @@ static inline bool svmtrace_legacy_prefix(u8 b)
 
 /* hide.c */
 void svmtrace_nmi_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt);
-void svmtrace_db_handler_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
-			      struct svmtrace_vcpu *vt, unsigned long rflags);
 void svmtrace_hide_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
 void svmtrace_hide_repair(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip, u64 rsp);
 

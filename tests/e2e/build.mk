@@ -23,7 +23,8 @@ define e2e_flat
 endef
 $(E2E_DIR)/guest/kernel.bin: $(E2E_GUEST)/kernel.S $(E2E_GUEST)/layout.h
 	$(call e2e_flat,0x8000)
-$(E2E_DIR)/guest/%.bin: $(E2E_GUEST)/programs/%.S $(E2E_GUEST)/layout.h $(E2E_GUEST)/program.h
+$(E2E_DIR)/guest/%.bin: $(E2E_GUEST)/programs/%.S $(E2E_GUEST)/layout.h $(E2E_GUEST)/program.h \
+		$(E2E_GUEST)/gate.h
 	$(call e2e_flat,0x400000)
 
 all: $(E2E_BINS)

@@ -13,7 +13,7 @@
 #     wedges the guest, non-root is refused, rmmod works afterwards;
 #   - the --xstate capture of ymm.bin (judge-xstate.sh): YMM0-15 and
 #     XSTATE_BV after every step as ymm.S's instructions define them;
-#   - the L1 kernel log has no WARNING/BUG/Oops;
+#   - the L1 kernel log has no WARNING/BUG/Oops, soft lockup or RCU stall;
 # and reports stock single-step and ring capture throughput and their
 # ratio.  Prints "N passed, N failed".
 # Environment: BUILD (default build), E2E_TIMEOUT (L1 seconds, default 420),
@@ -61,13 +61,17 @@ programs=$(grep -v '^#' "$here/programs.list" | awk 'NF { print $1 }')
 steplogs=$(grep -v '^#' "$here/programs.list" | awk 'NF && ($4 == "yes" || $4 == "only") { print $1 }')
 adds="--add $bin/svmtrace-e2e-vmm --add $guest/kernel.bin --add $guest/bench.bin --add $guest/ipi.bin"
 adds="$adds --add $guest/running.bin --add $guest/hostile.bin --add $guest/drheavy.bin"
+adds="$adds --add $guest/dbgregs.bin --add $guest/int3k.bin --add $guest/pause.bin"
 adds="$adds --add $here/l1-lab.sh --add $here/l1-capture.sh --add $here/l1-lifecycle.sh"
+adds="$adds --add $here/l1-debug.sh"
 adds="$adds --add $here/programs.list"
-model_expect() {	# model_expect NAME PROGRAM VCPUS ARG
-	mkdir -p "$run/expect/$1"
-	"$bin/svmtrace-e2e-model" -c "$3" -a "$4" -o "$run/expect/$1" "$guest/kernel.bin" \
-		"$guest/$2.bin" >"$run/expect/$1/results.txt" ||
-		bad "model/$1" "the model cannot replay it: $(grep failed "$run/expect/$1/results.txt")"
+model_expect() {	# model_expect NAME PROGRAM VCPUS ARG [MODEL-OPTION...]
+	name=$1 prog=$2 vcpus=$3 arg=$4
+	shift 4
+	mkdir -p "$run/expect/$name"
+	"$bin/svmtrace-e2e-model" -c "$vcpus" -a "$arg" "$@" -o "$run/expect/$name" "$guest/kernel.bin" \
+		"$guest/$prog.bin" >"$run/expect/$name/results.txt" ||
+		bad "model/$name" "the model cannot replay it: $(grep failed "$run/expect/$name/results.txt")"
 }
 oracle_programs=
 while read -r name vcpus arg steplog; do
@@ -140,6 +144,16 @@ model_expect bench-kill bench 1 25000
 model_expect frames-stop frames 1 400
 model_expect bench-kick bench 1 300
 model_expect running running 1 2000
+# The guest's own debugging (l1-debug.sh): untraced and traced user-only
+# (CPL-0 programs: no records), and --kernel.
+debug_programs="dbgregs int3k pause"
+model_expect dbgregs dbgregs 1 0 --cpl0
+model_expect dbgregs-kernel dbgregs 1 0 --cpl0 --kernel
+model_expect int3k int3k 1 0 --cpl0
+model_expect int3k-kernel int3k 1 0 --cpl0 --kernel
+model_expect pause pause 1 0
+model_expect mmio-kernel mmio 1 0 --kernel
+model_expect nmi-kernel nmi 1 0 --kernel
 
 # --- one L1 boot for every scenario ------------------------------------------
 sets="packaged bench-stock"
@@ -180,7 +194,7 @@ done
 for set in packaged ${modules:+ours}; do
 	dir=$run/l1/$set
 	[ ! -s "$dir/failures" ] || bad "$set/scenarios" "$(tr '\n' ';' <"$dir/failures")"
-	for name in $programs $win_images; do
+	for name in $programs $win_images $debug_programs; do
 		if [ -s "$dir/$name.txt" ] && results "$dir/$name.txt" >"$run/$set-$name.got" &&
 			results "$run/expect/$name/results.txt" | diff -u - "$run/$set-$name.got" >"$run/$set-$name.diff"; then
 			ok "$set/$name/results" "results equal the model's"
@@ -239,18 +253,29 @@ if [ -n "$modules" ]; then
 		results "$run/l1/packaged/$name.txt" >"$run/packaged-$name.got"
 		results "$run/l1/ours/$name.txt" >"$run/ours-$name.got"
 	done
-	for name in $programs $win_images selfstep-cpl0 drheavy; do
+	for name in $programs $win_images selfstep-cpl0 drheavy $debug_programs; do
 		if [ -s "$run/packaged-$name.got" ] && cmp -s "$run/packaged-$name.got" "$run/ours-$name.got"; then
 			ok "unarmed/$name" "results on our modules, unarmed, equal the packaged modules'"
 		else
 			bad "unarmed/$name" "results on our modules, unarmed, differ from the packaged modules'"
 		fi
 	done
+	. "$here/judge-debug.sh"
+	judge_debug
 fi
 if [ -s "$run/l1/dmesg.txt" ] && ! grep -E 'WARNING|BUG|Oops|Call Trace' "$run/l1/dmesg.txt"; then
 	ok l1/dmesg "L1 kernel log has no WARNING/BUG/Oops"
 else
 	bad l1/dmesg "L1 kernel log has warnings (see $run/l1/dmesg.txt)"
+fi
+# A CPU that does not schedule for 20 s (soft lockup; L1 panics on one) or
+# holds up RCU for 21 s (stall): the kernel log, or the console when the
+# panic kept L1 from writing it.
+lockups='soft lockup|rcu: INFO|rcu_.*stall|detected stalls|hung_task|blocked for more than'
+if [ -s "$run/l1/console.log" ] && ! grep -E "$lockups" "$run/l1/console.log" "$run/l1/dmesg.txt" 2>/dev/null; then
+	ok l1/lockups "no soft lockup, RCU stall or hung task in L1's kernel log or console"
+else
+	bad l1/lockups "L1 reported a soft lockup, RCU stall or hung task (or wrote no console log)"
 fi
 
 # --- benchmark report ----------------------------------------------------------

@@ -8,8 +8,9 @@
 # SET capture: load our KVM and trace with svmtrace-capture (l1-capture.sh):
 # every program, backpressure (block with a slow consumer, drop with a tiny
 # ring), a consumer killed while armed (block and drop), the lifecycle
-# scenarios (l1-lifecycle.sh), a non-root attempt, svmtrace-abi-check; then
-# unload KVM (rmmod after a session).
+# scenarios (l1-lifecycle.sh), the guest's own debugging (l1-debug.sh), a
+# non-root attempt, svmtrace-abi-check; then unload KVM (rmmod after a
+# session).
 # SET bench, SET bench-stock: three rounds, each single-stepping bench.bin
 # with stock KVM_SET_GUEST_DEBUG on the packaged modules, then (bench only)
 # on ours unarmed and with a ring capture (capture/bench-rN), so the
@@ -27,6 +28,7 @@ drheavy_args="--cpl0 --dr-intercept -a 20"	# drheavy.S; --dr-intercept: docs/lab
 cd /e2e
 . ./l1-capture.sh
 . ./l1-lifecycle.sh
+. ./l1-debug.sh
 . ./l1-win.sh
 
 run_set() {	# run_set SET
@@ -62,6 +64,7 @@ run_set() {	# run_set SET
 		echo "vmm selfstep --cpl0 exited $?" >>"$set_dir/failures"
 	svmtrace-e2e-vmm $drheavy_args kernel.bin drheavy.bin >"$set_dir/drheavy.txt" 2>&1 ||
 		echo "vmm drheavy exited $?" >>"$set_dir/failures"
+	debug_untraced "$set_dir"
 	kvm-modules unload >>"$set_dir/load.txt" 2>&1 || echo "kvm-modules unload failed" >>"$set_dir/failures"
 }
 
@@ -184,6 +187,7 @@ capture_set() {
 			echo "capture $name-kernel: $(cat "$set_dir/$name-kernel/timeout.txt")" >>"$set_dir/failures"
 	done
 	dr_back_to_back "$set_dir/drheavy"
+	debug_captured "$set_dir"
 	from_next_run "$set_dir/from-next"
 	# Paused before the guest runs: every step is one the audit must find
 	# in the module's steps_unrecorded (nothing recorded, no session start).

@@ -91,6 +91,8 @@ static void build_page_tables(uint8_t *mem)
 		put64(mem, PT_KERNEL_GPA + i * 8, (i << 12) | PTE_P | PTE_W);
 	for (uint64_t i = 0; i < USER_SPAN >> 12; i++)
 		put64(mem, PT_USER_GPA + i * 8, (USER_GPA + (i << 12)) | PTE_P | PTE_W | PTE_U);
+	/* User: the device page above the stacks. */
+	put64(mem, PT_USER_GPA + ((MMIO_VA - USER_VA) >> 12) * 8, MMIO_GPA | PTE_P | PTE_W | PTE_U);
 }
 
 /* Read a whole flat image of at most max bytes to dst. */

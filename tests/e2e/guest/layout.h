@@ -74,6 +74,17 @@
 #define USER_ENTRY(cpu)	    (USER_VA + (cpu)*0x1000)
 #define USER_VA_TO_GPA(va)  ((va)-USER_VA + USER_GPA)
 
+/*
+ * A page of device memory above the stacks: no RAM behind MMIO_GPA, so KVM
+ * hands every access to the VMM (KVM_EXIT_MMIO).  A write adds the value
+ * written to the log checksum (log_sum, log_count), a read returns
+ * MMIO_READ_VALUE plus the offset in the page, zero-extended from the
+ * access size (counted in input_count).
+ */
+#define MMIO_GPA	0x800000
+#define MMIO_VA		(USER_VA + USER_SPAN - 0x1000)
+#define MMIO_READ_VALUE 0x3c3c0000
+
 #define USER_RFLAGS 0x3002 /* IOPL 3 (user I/O allowed), IF 0 */
 #define MAX_VCPUS   2
 

@@ -4,7 +4,10 @@
  * displacements) and execute the subset of x86-64 the lab programs and the
  * lab kernel use, with the architectural RFLAGS results.  Flags the manual
  * leaves undefined are reported in c->undefined_flags so checkers ignore
- * them.
+ * them.  The debug registers are the architecture's, with the choices it
+ * leaves open made as QEMU's TCG (the lab's CPU) makes them: every #DB
+ * writes B0-B3 anew, with the execute breakpoints at the RIP it reports
+ * (enabled or not) besides the data breakpoints hit.
  */
 #include <stdio.h>
 #include <string.h>
@@ -14,7 +17,6 @@
 #define RFLAGS_FIXED 0x2ull
 #define RFLAGS_IOPL  0x3000ull
 #define RFLAGS_NT    0x4000ull
-#define RFLAGS_RF    0x10000ull
 #define RFLAGS_AC    0x40000ull
 #define RFLAGS_ID    0x200000ull
 /* What POPFQ may change at CPL 3 with IOPL 3 (IOPL itself only at CPL 0). */
@@ -48,7 +50,7 @@ static int fetch(struct model_cpu *c, struct insn *in, unsigned int n, uint64_t 
 	*v = 0;
 	if (in->len + n > 15)
 		return fail(c, in, "instruction longer than 15 bytes");
-	if (model_read(c, in->start + in->len, v, n))
+	if (model_fetch(c, in->start + in->len, v, n))
 		return -1;
 	in->len += n;
 	return 0;
@@ -429,6 +431,80 @@ static int raise_user(struct model_cpu *c, const struct insn *in, uint64_t vecto
 	return model_raise_exception(c, (int)vector);
 }
 
+/*
+ * MOV to or from a debug register (CPL 0).  The CPU takes the operand as a
+ * register whatever mod says.  DR4 and DR5 are DR6 and DR7 (CR4.DE is
+ * clear); DR6 and DR7 read their fixed bits as 1.  Always a VM exit under
+ * KVM: the first MOV DR after any exit is intercepted.
+ */
+static int do_mov_dr(struct model_cpu *c, struct insn *in, int write)
+{
+	int dr;
+
+	if (decode_modrm(c, in))
+		return -1;
+	finish(c, in);
+	dr = in->reg == 4 || in->reg == 5 ? in->reg + 2 : in->reg;
+	if (c->cpl != 0 || dr > 7)
+		return fail(c, in, "only MOV DR0-DR7 at CPL 0 is in the model's subset");
+	c->vm_exit = 1;
+	if (!write) {
+		c->gpr[in->rm & 15] = c->dr[dr];
+		return 0;
+	}
+	if (dr == 6)
+		c->dr[6] = c->gpr[in->rm & 15] | DR6_FIXED;
+	else if (dr == 7)
+		c->dr[7] = c->gpr[in->rm & 15] | DR7_FIXED;
+	else
+		c->dr[dr] = c->gpr[in->rm & 15];
+	return 0;
+}
+
+/* XADD r/m, r: the sum to r/m, r/m's old value to r, flags as ADD. */
+static int do_xadd(struct model_cpu *c, struct insn *in)
+{
+	uint64_t a, b, r;
+
+	if (decode_modrm(c, in))
+		return -1;
+	finish(c, in);
+	if (rm_get(c, in, &a))
+		return -1;
+	b = reg_get(c, in->reg, in->bits);
+	r = (a + b) & mask_of(in->bits);
+	set_arith(c, flags_add(a, b, r, in->bits));
+	if (rm_set(c, in, r))
+		return -1;
+	reg_set(c, in->reg, a, in->bits);
+	return 0;
+}
+
+uint64_t model_exec_bp_matches(const struct model_cpu *c, uint64_t rip)
+{
+	uint64_t bits = 0;
+
+	for (int i = 0; i < 4; i++)
+		if (!((c->dr[7] >> (16 + i * 4)) & 3) && c->dr[i] == rip)
+			bits |= 1ull << i;
+	return bits;
+}
+
+int model_exec_breakpoint(struct model_cpu *c)
+{
+	uint64_t enabled = 0;
+
+	if (c->rflags & RFLAGS_RF)
+		return 0;
+	for (int i = 0; i < 4; i++)
+		if ((c->dr[7] >> (i * 2)) & 3)
+			enabled |= 1ull << i;
+	if (!(model_exec_bp_matches(c, c->rip) & enabled))
+		return 0;
+	c->dr[6] = (c->dr[6] & ~0xfull) | model_exec_bp_matches(c, c->rip);
+	return model_raise_exception(c, 1) ? -1 : 1;
+}
+
 /* Opcodes after 0x0f. */
 static int step_0f(struct model_cpu *c, struct model_io *io, struct insn *in, enum model_event *ev)
 {
@@ -452,6 +528,10 @@ static int step_0f(struct model_cpu *c, struct model_io *io, struct insn *in, en
 			return fail(c, in, "only SWAPGS at CPL 0 of opcode 0f 01 is in the model's subset");
 		return 0;
 	}
+	if (op == 0x21 || op == 0x23) /* mov r64, drN / mov drN, r64 */
+		return do_mov_dr(c, in, op == 0x23);
+	if (op == 0xc1) /* xadd r/m, r */
+		return do_xadd(c, in);
 	if (op == 0x22) { /* mov crN, r64 */
 		if (decode_modrm(c, in))
 			return -1;
@@ -468,6 +548,7 @@ static int step_0f(struct model_cpu *c, struct model_io *io, struct insn *in, en
 		c->next_rip_override = 1;
 		return raise_user(c, in, 6);
 	case 0xa2:
+		c->vm_exit = 1;
 		return do_cpuid(c, in);
 	case 0x05:
 		if (c->cpl != 3)
@@ -507,8 +588,20 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 	c->undefined_flags = 0;
 	c->next_rip_override = 0;
 	c->trap_shadow = 0;
+	c->dr_hits = 0;
+	c->vm_exit = 0;
+	c->raised_int = 0;
 	if (fetch(c, &in, 1, &op))
 		return -1;
+	if (op == 0xf3) { /* REP: only PAUSE (F3 90) takes it */
+		if (fetch(c, &in, 1, &op))
+			return -1;
+		if (op != 0x90)
+			return fail(c, &in, "an F3 prefix other than PAUSE's");
+		finish(c, &in);
+		c->rip = in.next;
+		return 0;
+	}
 	if (op == 0x66) { /* operand size: only PUSHFW takes it */
 		in.o16 = 1;
 		if (fetch(c, &in, 1, &op))
@@ -588,6 +681,46 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 		if (do_alu_rm(c, &in, 8, reg_get(c, in.reg, in.bits)))
 			return -1;
 		break;
+	case 0x87: /* xchg r/m, r */
+		if (decode_modrm(c, &in))
+			return -1;
+		finish(c, &in);
+		if (rm_get(c, &in, &v) || rm_set(c, &in, reg_get(c, in.reg, in.bits)))
+			return -1;
+		reg_set(c, in.reg, v, in.bits);
+		break;
+	case 0xa9: /* test eAX, imm32 */
+		if (fetch(c, &in, 4, &imm))
+			return -1;
+		finish(c, &in);
+		in.rm = RAX;
+		if (do_alu_rm(c, &in, 8, sext(imm, 4)))
+			return -1;
+		break;
+	case 0xc8: /* enter imm16, 0 */
+		if (fetch(c, &in, 2, &imm) || fetch(c, &in, 1, &v))
+			return -1;
+		finish(c, &in);
+		if (v != 0)
+			return fail(c, &in, "ENTER with a nesting level");
+		if (push64(c, c->gpr[RBP]))
+			return -1;
+		c->gpr[RBP] = c->gpr[RSP];
+		c->gpr[RSP] -= imm;
+		break;
+	case 0xc9: /* leave */
+		finish(c, &in);
+		c->gpr[RSP] = c->gpr[RBP];
+		if (pop64(c, &v))
+			return -1;
+		c->gpr[RBP] = v;
+		break;
+	case 0xcc: /* int3 */
+		finish(c, &in);
+		c->rip = in.next;
+		c->raised_int = 1;
+		*ev = EV_RAISED;
+		return model_raise_exception(c, 3);
 	case 0x89: /* mov r/m, r */
 		if (decode_modrm(c, &in))
 			return -1;
@@ -770,6 +903,7 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 		if (fetch(c, &in, 1, &imm))
 			return -1;
 		finish(c, &in);
+		c->vm_exit = 1;
 		if (do_port(c, io, &in, op == 0xe7, imm, ev))
 			return -1;
 		if (*ev == EV_DONE)
@@ -801,12 +935,14 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 			return fail(c, &in, "IRETQ from CPL 3 to CPL 0");
 		finish(c, &in);
 		*ev = EV_IRET;
+		c->vm_exit = 1; /* intercepted while a capture is armed */
 		return do_iret(c);
 	case 0xcd: /* int imm8 */
 		if (fetch(c, &in, 1, &imm))
 			return -1;
 		finish(c, &in);
 		c->rip = in.next;
+		c->raised_int = 1;
 		*ev = EV_RAISED;
 		return raise_user(c, &in, imm);
 	case 0x0f:

@@ -43,6 +43,9 @@ static const char usage[] =
 	"  -t, --target-cr3 C   (with --win) a CR3 of the target set; repeat\n"
 	"  -c, --vcpus N        vCPUs (1-2, default 1)\n"
 	"  -a, --arg X          initial RDI of every vCPU\n"
+	"  -0, --cpl0           run the program at CPL 0 (as the VMM's --cpl0)\n"
+	"  -k, --kernel         the records of a --kernel capture: every CPL, and a\n"
+	"                       session end where an event takes the tracer's TF\n"
 	"  -o, --expect DIR     write DIR/expected_cpuN.csv: the records a tracer must\n"
 	"                       produce (cpu,index,kind,rip,rflags,cr3,reason,rax..r15,\n"
 	"                       rflags_undefined)\n"
@@ -62,14 +65,14 @@ static void init_cpu_win(struct model_cpu *c, uint8_t *mem)
 	c->gpr[RSP] = win_boot(mem, WIN_BOOT_OFF_RSP);
 }
 
-static void init_cpu(struct model_cpu *c, int index, uint8_t *mem, uint64_t arg)
+static void init_cpu(struct model_cpu *c, int index, uint8_t *mem, uint64_t arg, int cpl0)
 {
 	memset(c, 0, sizeof(*c));
 	c->index = index;
 	c->mem = mem;
 	c->mem_size = GUEST_MEM_SIZE;
 	c->lstar = KERNEL_SYSCALL_ENTRY;
-	c->cpl = 3;
+	c->cpl = cpl0 ? 0 : 3;
 	c->rip = USER_ENTRY(index);
 	c->rflags = USER_RFLAGS;
 	c->cr3 = PML4_GPA;
@@ -77,37 +80,72 @@ static void init_cpu(struct model_cpu *c, int index, uint8_t *mem, uint64_t arg)
 	c->gpr[RDI] = arg;
 }
 
+/* What --kernel does not model (tracer.c): -1 with c->error set. */
+static int kernel_unmodelled(struct model_cpu *c, const char *what)
+{
+	snprintf(c->error, sizeof(c->error), "%s while traced with --kernel (RIP 0x%llx)", what,
+		 (unsigned long long)c->rip);
+	return -1;
+}
+
 /* Run one vCPU to PORT_DONE; 0 on success. */
 static int run_cpu(struct model_cpu *c, struct model_io *io, struct model_trace *t,
 		   uint64_t max_steps)
 {
 	for (uint64_t steps = 0; steps < max_steps; steps++) {
-		int from_user = c->cpl == 3;
+		int traced_cpl = t->kernel || c->cpl == 3;
 		int tf_before = !!(c->rflags & RFLAGS_TF);
 		enum model_event ev;
-		int ours;
+		int ours, db, r;
 
-		if (from_user && trace_fetch(t, c))
+		if (traced_cpl && trace_fetch(t, c))
 			return -1;
-		ours = from_user && c->our_tf;
+		/* An instruction breakpoint's #DB comes before the instruction. */
+		r = model_exec_breakpoint(c);
+		if (r < 0)
+			return -1;
+		if (r) {
+			if (traced_cpl && c->our_tf)
+				trace_lost(t, 0);
+			continue;
+		}
+		ours = traced_cpl && c->our_tf;
 		if (model_step(c, io, &ev))
 			return -1;
 		if (ev == EV_DONE) {
 			trace_stop(t);
 			return 0;
 		}
-		if (c->trap_shadow || ev == EV_RAISED)
+		/* RF holds off instruction breakpoints until an instruction
+		 * completes; IRETQ loads it. */
+		if (ev != EV_IRET)
+			c->rflags &= ~RFLAGS_RF;
+		if (ev == EV_RAISED) {
+			if (ours)
+				trace_lost(t, c->raised_int);
 			continue;
+		}
+		if (c->trap_shadow)
+			continue;
+		if (t->kernel && ours && (ev == EV_SYSCALL || ev == EV_SYSRET))
+			return kernel_unmodelled(c, "SYSCALL or SYSRET");
 		/* Our trap: after a CPL-3 instruction, except that SYSCALL masks
 		 * TF and SYSRET brings it back, trapping at the user RIP. */
 		if (ev == EV_SYSRET ? c->our_tf : ours && ev != EV_SYSCALL)
 			trace_step(t, c);
 		/* The guest's own #DB: a trap for TF set before the instruction
 		 * (after it for SYSCALL and SYSRET, whose TF is the one they
-		 * leave behind). */
-		if ((ev == EV_SYSCALL || ev == EV_SYSRET ? !!(c->rflags & RFLAGS_TF) : tf_before))
+		 * leave behind), or for the data breakpoints it hit; DR6 as the
+		 * lab's CPU writes it (exec.c). */
+		db = ev == EV_SYSCALL || ev == EV_SYSRET ? !!(c->rflags & RFLAGS_TF) : tf_before;
+		if (db || c->dr_hits) {
+			c->dr[6] = (c->dr[6] & ~0xfull) | c->dr_hits |
+				   model_exec_bp_matches(c, c->rip) | (db ? DR6_BS : 0);
 			if (model_raise_exception(c, 1))
 				return -1;
+			if (ours)
+				trace_lost(t, 0);
+		}
 		/* A queued NMI arrives at the next boundary while NMIs are
 		 * unmasked; IRETQ unmasks them. */
 		if (ev == EV_IRET)
@@ -117,6 +155,8 @@ static int run_cpu(struct model_cpu *c, struct model_io *io, struct model_trace 
 			c->nmi_masked = 1;
 			if (model_raise_exception(c, 2))
 				return -1;
+			if (traced_cpl && c->our_tf)
+				trace_lost(t, 0);
 		}
 		/* The interrupt PORT_IRQ asked for arrives at the first
 		 * boundary with IF set (the VMM injects it when KVM says the
@@ -126,6 +166,8 @@ static int run_cpu(struct model_cpu *c, struct model_io *io, struct model_trace 
 			c->irq_pending = 0;
 			if (model_raise_exception(c, c->irq_vector))
 				return -1;
+			if (traced_cpl && c->our_tf)
+				trace_lost(t, 0);
 		}
 	}
 	snprintf(c->error, sizeof(c->error), "no PORT_DONE within %llu instructions",
@@ -138,6 +180,8 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{"vcpus", required_argument, NULL, 'c'},
 		{"arg", required_argument, NULL, 'a'},
+		{"cpl0", no_argument, NULL, '0'},
+		{"kernel", no_argument, NULL, 'k'},
 		{"expect", required_argument, NULL, 'o'},
 		{"max-steps", required_argument, NULL, 'n'},
 		{"help", no_argument, NULL, 'h'},
@@ -152,13 +196,19 @@ int main(int argc, char **argv)
 	struct model_io io = {0};
 	const char *expect = NULL;
 	uint64_t arg = 0, max_steps = 100000000, n;
-	int nr_vcpus = 1, c, ok = 1;
+	int nr_vcpus = 1, c, ok = 1, cpl0 = 0, kernel = 0;
 	char err[512];
 	uint8_t *mem;
 
 	cli_progname = "svmtrace-e2e-model";
-	while ((c = getopt_long(argc, argv, "c:a:o:n:hW:g:t:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:a:0ko:n:hW:g:t:", opts, NULL)) != -1) {
 		switch (c) {
+		case '0':
+			cpl0 = 1;
+			break;
+		case 'k':
+			kernel = 1;
+			break;
 		case 'W':
 			win_image = optarg;
 			break;
@@ -223,13 +273,16 @@ int main(int argc, char **argv)
 	}
 
 	for (int i = 0; i < nr_vcpus; i++) {
-		struct model_trace trace = {.gates = &gates};
+		struct model_trace trace = {.gates = &gates, .kernel = kernel};
 		char path[4096];
 
 		if (win_image)
 			init_cpu_win(&cpus[i], mem);
 		else
-			init_cpu(&cpus[i], i, mem, arg);
+			init_cpu(&cpus[i], i, mem, arg, cpl0);
+		cpus[i].io = &io;
+		cpus[i].dr[6] = DR6_FIXED;
+		cpus[i].dr[7] = DR7_FIXED;
 		if (expect) {
 			snprintf(path, sizeof(path), "%s/expected_cpu%d.csv", expect, i);
 			trace.out = fopen(path, "w");

@@ -2,7 +2,10 @@
 /*
  * Guest-virtual memory for the model: a 4-level walk of the page tables in
  * the image (4 KiB pages only, as image.c builds them), enforcing present,
- * user and write bits, byte by byte so accesses may cross pages.
+ * user and write bits, byte by byte so accesses may cross pages.  Data
+ * accesses (not instruction fetches) also go past the debug registers'
+ * data breakpoints, and an access to the lab guest's device page
+ * (layout.h, beyond its RAM) is the VMM's, whole, as KVM hands it over.
  */
 #include <stdio.h>
 #include <string.h>
@@ -31,7 +34,7 @@ int model_translate(struct model_cpu *c, uint64_t va, int write, uint64_t *gpa)
 		table = pte & PTE_ADDR;
 	}
 	*gpa = table | (va & 0xfff);
-	if (*gpa < c->mem_size)
+	if (*gpa < c->mem_size || model_is_mmio(c, *gpa))
 		return 0;
 fault:
 	snprintf(c->error, sizeof(c->error), "page fault (%s) at 0x%llx, CPL %d, RIP 0x%llx",
@@ -40,7 +43,52 @@ fault:
 	return -1;
 }
 
-int model_read(struct model_cpu *c, uint64_t va, void *buf, unsigned int len)
+int model_is_mmio(const struct model_cpu *c, uint64_t gpa)
+{
+	return gpa >= c->mem_size && gpa - MMIO_GPA < 0x1000;
+}
+
+/* Bytes a breakpoint of DR7's LEN field @len covers. */
+static uint64_t bp_len(uint64_t len)
+{
+	return len == 2 ? 8 : len + 1;
+}
+
+/*
+ * A data access to [va, va + len): the data breakpoints DR7 enables for
+ * it (R/W 01 writes, 11 reads and writes) that it touches.
+ */
+static void watch(struct model_cpu *c, uint64_t va, unsigned int len, int write)
+{
+	uint64_t dr7 = c->dr[7], type, n, start;
+
+	for (int i = 0; i < 4; i++) {
+		type = (dr7 >> (16 + i * 4)) & 3;
+		n = bp_len((dr7 >> (18 + i * 4)) & 3);
+		start = c->dr[i] & ~(n - 1);
+		if ((dr7 >> (i * 2)) & 3 && (type == 3 || (type == 1 && write)) &&
+		    va < start + n && start < va + len)
+			c->dr_hits |= 1ull << i;
+	}
+}
+
+/* The device page: one access of @len bytes at @gpa (layout.h). */
+static void mmio(struct model_cpu *c, uint64_t gpa, void *buf, unsigned int len, int write)
+{
+	uint64_t v = 0;
+
+	if (write) {
+		memcpy(&v, buf, len);
+		c->io->log_sum += v;
+		c->io->log_count++;
+		return;
+	}
+	v = MMIO_READ_VALUE + (gpa - MMIO_GPA);
+	memcpy(buf, &v, len);
+	c->io->input_count++;
+}
+
+int model_fetch(struct model_cpu *c, uint64_t va, void *buf, unsigned int len)
 {
 	uint8_t *p = buf;
 	uint64_t gpa;
@@ -48,20 +96,54 @@ int model_read(struct model_cpu *c, uint64_t va, void *buf, unsigned int len)
 	for (unsigned int i = 0; i < len; i++) {
 		if (model_translate(c, va + i, 0, &gpa))
 			return -1;
+		if (model_is_mmio(c, gpa))
+			return model_fail_at(c, va + i, "an instruction fetch from the device page");
 		p[i] = c->mem[gpa];
 	}
 	return 0;
 }
 
-int model_write(struct model_cpu *c, uint64_t va, const void *buf, unsigned int len)
+static int access(struct model_cpu *c, uint64_t va, void *buf, unsigned int len, int write)
 {
-	const uint8_t *p = buf;
+	uint8_t *p = buf;
 	uint64_t gpa;
 
+	watch(c, va, len, write);
+	if (model_translate(c, va, write, &gpa))
+		return -1;
+	if (model_is_mmio(c, gpa)) {
+		if (len > 8 || (gpa & 0xfff) + len > 0x1000)
+			return model_fail_at(c, va, "an access that leaves the device page");
+		mmio(c, gpa, buf, len, write);
+		c->vm_exit = 1;
+		return 0;
+	}
 	for (unsigned int i = 0; i < len; i++) {
-		if (model_translate(c, va + i, 1, &gpa))
+		if (model_translate(c, va + i, write, &gpa))
 			return -1;
-		c->mem[gpa] = p[i];
+		if (model_is_mmio(c, gpa))
+			return model_fail_at(c, va + i, "an access that runs into the device page");
+		if (write)
+			c->mem[gpa] = p[i];
+		else
+			p[i] = c->mem[gpa];
 	}
 	return 0;
+}
+
+int model_read(struct model_cpu *c, uint64_t va, void *buf, unsigned int len)
+{
+	return access(c, va, buf, len, 0);
+}
+
+int model_write(struct model_cpu *c, uint64_t va, const void *buf, unsigned int len)
+{
+	return access(c, va, (void *)buf, len, 1);
+}
+
+int model_fail_at(struct model_cpu *c, uint64_t va, const char *what)
+{
+	snprintf(c->error, sizeof(c->error), "%s at 0x%llx, RIP 0x%llx", what,
+		 (unsigned long long)va, (unsigned long long)c->rip);
+	return -1;
 }

@@ -24,7 +24,14 @@
 #define RFLAGS_IF    0x200ull
 #define RFLAGS_DF    0x400ull
 #define RFLAGS_OF    0x800ull
+#define RFLAGS_RF    0x10000ull
 #define RFLAGS_ARITH (RFLAGS_CF | RFLAGS_PF | RFLAGS_AF | RFLAGS_ZF | RFLAGS_SF | RFLAGS_OF)
+
+/* Debug registers (a CPU's reset values; CR4.DE is clear, so DR4 and DR5
+ * are DR6 and DR7). */
+#define DR6_FIXED 0xffff0ff0ull
+#define DR6_BS	  0x4000ull
+#define DR7_FIXED 0x400ull
 
 enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI }; /* x86 encoding order */
 
@@ -38,9 +45,13 @@ enum model_event {
 	EV_RAISED,  /* INT n or a fault: delivered through the IDT, no trap */
 };
 
+struct model_io;
+
 /* Session end reasons (include/svmtrace/abi.h SVMTRACE_END_*). */
 #define MODEL_END_STOP	0
 #define MODEL_END_CR3	1
+#define MODEL_END_INT	5
+#define MODEL_END_EVENT 6
 
 struct model_cpu {
 	int index;
@@ -59,6 +70,11 @@ struct model_cpu {
 	int nmi_masked;		  /* in the NMI handler, until IRETQ */
 	int irq_pending;	  /* PORT_IRQ asked for irq_vector */
 	int irq_vector;
+	uint64_t dr[8];		  /* DR0-DR3, DR6, DR7 (4 and 5 unused) */
+	uint64_t dr_hits;	  /* B0-B3: data breakpoints this instruction hit */
+	int vm_exit;		  /* this instruction always makes a VM exit */
+	int raised_int;		  /* ... raised its event itself (INT n, INT3) */
+	struct model_io *io;	  /* where the device page's accesses count */
 	uint32_t status;	  /* EAX at PORT_DONE */
 	uint8_t *mem;		  /* mem_size bytes, shared by all vCPUs */
 	uint64_t mem_size;
@@ -71,10 +87,15 @@ struct model_io {
 	uint64_t log_sum, log_count, input_count;
 };
 
-/* mem.c: linear (virtual) memory through the guest's own page tables. */
+/* mem.c: linear (virtual) memory through the guest's own page tables.
+ * model_read/model_write are data accesses (data breakpoints, the device
+ * page); model_fetch reads instruction bytes. */
 int model_translate(struct model_cpu *c, uint64_t va, int write, uint64_t *gpa);
+int model_is_mmio(const struct model_cpu *c, uint64_t gpa);
 int model_read(struct model_cpu *c, uint64_t va, void *buf, unsigned int len);
 int model_write(struct model_cpu *c, uint64_t va, const void *buf, unsigned int len);
+int model_fetch(struct model_cpu *c, uint64_t va, void *buf, unsigned int len);
+int model_fail_at(struct model_cpu *c, uint64_t va, const char *what);
 
 /* flags.c: RFLAGS after an ALU operation of `bits` (32 or 64) width. */
 uint64_t flags_add(uint64_t a, uint64_t b, uint64_t r, int bits);
@@ -82,6 +103,12 @@ uint64_t flags_sub(uint64_t a, uint64_t b, uint64_t r, int bits);
 uint64_t flags_logic(uint64_t r, int bits);
 uint64_t flags_szp(uint64_t r, int bits);
 
+/* exec.c: B0-B3 of the execute breakpoints (enabled or not) at @rip, as
+ * QEMU's TCG reports them in DR6 with every #DB. */
+uint64_t model_exec_bp_matches(const struct model_cpu *c, uint64_t rip);
+/* exec.c: an enabled execute breakpoint at RIP that RF does not suppress:
+ * deliver its #DB (a fault: nothing executes); 1 when it did. */
+int model_exec_breakpoint(struct model_cpu *c);
 /* exec.c: execute one instruction; -1 with c->error set on anything unknown. */
 int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev);
 /* exec.c: deliver a trap or interrupt without error code (#DB, NMI)

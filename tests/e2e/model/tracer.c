@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The capture semantics the lab checks (DESIGN.md, seed 000), written down
- * independently of the kmod:
+ * independently of the kmod (docs/kmod.md says what the kmod does):
  *
  *   - Gate n is vCPU n's entry page (or, for the Windows-layout guest, the
  *     --gate-gpa pages).  The first fetch from a closed gate
@@ -16,8 +16,19 @@
  *   - Stopping ends an open session the same way with reason 0 (stop).
  *   - INT n, exceptions and SYSCALL from user mode do not lose our TF:
  *     the tracer keeps it out of the frame / R11 and takes it back on the
- *     way to user mode (exec.c), so a session goes on across them.  (The
- *     tracer's --kernel mode, where they end a session, is not modelled.)
+ *     way to user mode (exec.c), so a session goes on across them.
+ *   - --kernel (t->kernel): every instruction of the targeted address
+ *     space is a record, at any CPL.  An event delivered to a handler takes
+ *     our TF with it (delivery clears TF): the session ends right there,
+ *     repeating the last record (reason 5, int, when INT n or INT3 raised
+ *     it, else 6, event), and the tracer takes TF back at the next VM exit.
+ *     That is the first instruction that always exits (exec.c: IN, OUT,
+ *     CPUID, MOV DR, IRETQ, a device access) at the latest: its record is
+ *     the new session's start.  Any earlier exit (a host interrupt) starts
+ *     it sooner, so the records between are written as "hole": the trace
+ *     may have them or not, and its session_start is one of them or that
+ *     instruction's.  (SYSCALL and SYSRET under --kernel are not
+ *     modelled: run_cpu refuses them.)
  */
 #include <string.h>
 
@@ -103,12 +114,23 @@ void trace_step(struct model_trace *t, struct model_cpu *c)
 		end_session(t, 1);
 		memset(t->gates->open, 0, sizeof(t->gates->open));
 		c->our_tf = 0;
+	} else if (t->in_hole && !c->vm_exit) {
+		emit(t, c, "hole", (unsigned int)t->start_gate, c->undefined_flags);
 	} else {
 		emit(t, c, t->start_pending ? "session_start" : "instruction",
 		     t->start_pending ? (unsigned int)t->start_gate : 0, c->undefined_flags);
 		t->start_pending = 0;
+		t->in_hole = 0;
 		t->last = *c;
 	}
+}
+
+void trace_lost(struct model_trace *t, int by_int)
+{
+	if (!t->kernel || !t->in_session)
+		return;
+	end_session(t, by_int ? MODEL_END_INT : MODEL_END_EVENT);
+	t->in_session = t->start_pending = t->in_hole = 1;
 }
 
 void trace_stop(struct model_trace *t)

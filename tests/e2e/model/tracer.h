@@ -25,6 +25,8 @@ struct model_gates {
 struct model_trace {
 	FILE *out; /* expected_cpuN.csv, or NULL */
 	struct model_gates *gates;
+	int kernel;  /* --kernel: every CPL is traced */
+	int in_hole; /* --kernel: our TF went with an event, back at the next VM exit */
 	int in_session, start_pending, start_gate;
 	int silent, silent_gate; /* stepping one instruction off a foreign gate fetch */
 	unsigned long long rows;
@@ -39,6 +41,9 @@ int trace_fetch(struct model_trace *t, struct model_cpu *c);
 int trace_stepping(const struct model_trace *t);
 /* A single-step trap of ours arrived with the CPU in state c. */
 void trace_step(struct model_trace *t, struct model_cpu *c);
+/* --kernel: an event delivered to a handler took our TF (@by_int: INT n or
+ * INT3 raised it). */
+void trace_lost(struct model_trace *t, int by_int);
 /* The program ended and the capture is stopped. */
 void trace_stop(struct model_trace *t);
 

@@ -60,9 +60,9 @@ struct vmm {
 	struct vcpu vcpus[MAX_VCPUS];
 
 	/* Device model: totals over all vCPUs (updated atomically). */
-	uint64_t log_sum; /* sum of EAX written to PORT_LOG */
+	uint64_t log_sum; /* sum of EAX written to PORT_LOG and of MMIO writes */
 	uint64_t log_count;
-	uint64_t input_count; /* reads of PORT_INPUT */
+	uint64_t input_count; /* reads of PORT_INPUT and of the device page */
 };
 
 /* main.c */

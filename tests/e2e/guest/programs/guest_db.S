@@ -6,8 +6,8 @@
  * POPFQ clears it (that POPFQ still traps: TF was set when it began).  Its
  * kernel counts the 14 #DBs and sums their frame RIPs.
  *
- * Not here, because QEMU 7.2's TCG cannot deliver them to an L2 guest (see
- * docs/lab-internals.md): ICEBP (raises #UD) and DR0-DR3 breakpoints (never fire).
+ * Not here: ICEBP, which raises #UD in L2 under QEMU 7.2's TCG
+ * (docs/lab-internals.md), and DR0-DR3 breakpoints (dbgregs.S).
  */
 #include "layout.h"
 #include "program.h"
