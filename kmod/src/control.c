@@ -314,6 +314,15 @@ static int ctl_arm(struct svmtrace_ctl *ctl)
 	rcu_assign_pointer(vm->armed, &vm->target);
 	mutex_unlock(&vm->lock);
 	svmtrace_gates_zap(vm, &vm->target);
+	if (svmtrace_watches_pending(vm)) {
+		/*
+		 * Every vCPU leaves the guest (and enters it again with the
+		 * returns to user mode intercepted) before the first walk:
+		 * a page mapped after it is walked at such a return (watch.c).
+		 */
+		kvm_make_all_cpus_request(ctl->kvm, KVM_REQ_SVMTRACE | KVM_REQUEST_WAIT);
+		svmtrace_watches_start(vm);
+	}
 	return 0;
 }
 
@@ -329,9 +338,9 @@ static int ctl_stop(struct svmtrace_ctl *ctl)
 	synchronize_rcu();
 	svmtrace_sessions_stop(vm, SVMTRACE_END_STOP);
 	mutex_unlock(&vm->lock);
+	svmtrace_watches_stop(vm);	/* no watched gate gets a page behind the zap */
 	bitmap_zero(vm->gate_open, SVMTRACE_MAX_GATES);
 	svmtrace_gates_zap(vm, &vm->target);
-	svmtrace_watches_stop(vm);
 	WRITE_ONCE(vm->paused, false);
 	vm->state = SVMTRACE_STATE_TARGETED;
 	return 0;

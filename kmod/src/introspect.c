@@ -20,23 +20,36 @@
 #include "svmtrace.h"
 #include "x86.h"
 
-/* Every page of [gpa, gpa + len) is in a user memslot (kvm->srcu held). */
+/* Every page of [gpa, gpa + len) is in a user memslot. */
 static bool range_is_ram(struct kvm *kvm, u64 gpa, u32 len)
 {
 	gfn_t gfn, last = gpa_to_gfn(gpa + len - 1);
+	bool ram = true;
+	int idx;
 
-	for (gfn = gpa_to_gfn(gpa); gfn <= last; gfn++)
-		if (!kvm_is_visible_memslot(gfn_to_memslot(kvm, gfn)))
-			return false;
-	return true;
+	idx = srcu_read_lock(&kvm->srcu);
+	for (gfn = gpa_to_gfn(gpa); ram && gfn <= last; gfn++)
+		ram = kvm_is_visible_memslot(gfn_to_memslot(kvm, gfn));
+	srcu_read_unlock(&kvm->srcu, idx);
+	return ram;
 }
 
-/* A reference on the page behind @gpa in the VMM's @mm (kvm->srcu held). */
+/*
+ * A reference on the page behind @gpa in the VMM's @mm.  kvm->srcu is held
+ * only to find the address: the page itself may be slow to come (swapped
+ * out, userfaultfd), and a reader inside kvm->srcu would hold up every
+ * memslot update (and so vCPU creation) meanwhile.  The reference keeps
+ * the page; a memslot moved in between is read where it was.
+ */
 static int gpa_page(struct kvm *kvm, struct mm_struct *mm, u64 gpa, struct page **page)
 {
-	unsigned long hva = gfn_to_hva(kvm, gpa_to_gfn(gpa));
+	unsigned long hva;
 	long got;
+	int idx;
 
+	idx = srcu_read_lock(&kvm->srcu);
+	hva = gfn_to_hva(kvm, gpa_to_gfn(gpa));
+	srcu_read_unlock(&kvm->srcu, idx);
 	if (kvm_is_error_hva(hva))
 		return -ENXIO;
 	mmap_read_lock(mm);
@@ -48,7 +61,7 @@ static int gpa_page(struct kvm *kvm, struct mm_struct *mm, u64 gpa, struct page 
 /*
  * A naturally aligned u64 of guest memory, for the tracer itself, from any
  * thread (kvm_read_guest() reads through current->mm, which is the VMM's
- * only in its own threads).  kvm->srcu is held.
+ * only in its own threads).  No lock of the tracer's may be held.
  */
 int svmtrace_read_guest_u64(struct kvm *kvm, u64 gpa, u64 *val)
 {
@@ -69,7 +82,11 @@ int svmtrace_read_guest_u64(struct kvm *kvm, u64 gpa, u64 *val)
 	return 0;
 }
 
-/* Copy @n bytes at @gpa (inside one page) to @buf through the VMM's mm. */
+/*
+ * Copy @n bytes at @gpa (inside one page) to @buf through the VMM's mm:
+ * resolved and referenced first, copied with no lock held (the caller's
+ * buffer may fault, or be userfaultfd memory of its own).
+ */
 static int copy_gpa_page(struct kvm *kvm, struct mm_struct *mm, u64 gpa, void __user *buf,
 			 u32 n)
 {
@@ -94,7 +111,7 @@ int svmtrace_read_gpa(struct kvm *kvm, void __user *arg)
 	struct mm_struct *mm = kvm->mm;
 	void __user *buf;
 	u32 n, done = 0;
-	int idx, r = 0;
+	int r = 0;
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
@@ -104,7 +121,6 @@ int svmtrace_read_gpa(struct kvm *kvm, void __user *arg)
 	buf = u64_to_user_ptr(req.buf);
 	if (!mmget_not_zero(mm))
 		return -ESRCH;	/* the VMM's address space is gone */
-	idx = srcu_read_lock(&kvm->srcu);
 	if (!range_is_ram(kvm, req.gpa, req.len))
 		r = -ENXIO;
 	while (!r && done < req.len) {
@@ -115,7 +131,6 @@ int svmtrace_read_gpa(struct kvm *kvm, void __user *arg)
 			r = -EINTR;
 		cond_resched();
 	}
-	srcu_read_unlock(&kvm->srcu, idx);
 	mmput(mm);
 	return r;
 }

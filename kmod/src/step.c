@@ -987,6 +987,9 @@ void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code)
 	vt = svmtrace_vcpu_of(vcpu, &vm);
 	if (!vt)
 		return;
+	/* A watched gate without its page: the target may have mapped it (watch.c). */
+	if (unlikely(READ_ONCE(vm->watch.pending)))
+		svmtrace_watches_exit(vcpu, vm);
 	if (exit_code == SVM_EXIT_IRET) {
 		/* An IRET back from a handler that ran without our TF and without an exit. */
 		if (rcu_access_pointer(vm->armed) && READ_ONCE(vt->tf_live)) {

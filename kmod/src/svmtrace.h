@@ -19,9 +19,10 @@
  *                     MMU hooks, vt->lock for the step handlers (stop clears
  *                     it, then takes every vt->lock)
  *   vm->park_lock     the parked threads (frames.c), a spinlock inside vt->lock
- *   watch.lock        watched tables and the GPA of each watched gate, which
- *                     goes from INVALID_GPA to its page once while armed
- *                     (lockless readers use READ_ONCE)
+ *   watch.lock        the GPA of each watched gate, which goes from
+ *                     INVALID_GPA to its page once while armed, and the
+ *                     count of those still without one (lockless readers
+ *                     use READ_ONCE)
  */
 #ifndef ARCH_X86_KVM_SVMTRACE_SVMTRACE_H
 #define ARCH_X86_KVM_SVMTRACE_SVMTRACE_H
@@ -32,7 +33,6 @@
 #include <linux/mutex.h>
 #include <linux/wait.h>
 #include <asm/debugreg.h>
-#include <asm/kvm_page_track.h>
 #include <svmtrace/abi.h>
 
 /* CR3 bits that name an address space (PCID and flags excluded). */
@@ -154,14 +154,10 @@ struct svmtrace_vcpu {
 	struct svmtrace_counters stats;
 };
 
-/* watch.c: the page tables watched for SVMTRACE_GATE_F_WATCH gates. */
+/* watch.c: the SVMTRACE_GATE_F_WATCH gates still without a page. */
 struct svmtrace_watches {
 	struct mutex lock;
-	struct kvm_page_track_notifier_node node;
-	bool registered;			/* node is on the VM's notifier list */
-	u32 pending;				/* watched gates not mapped yet */
-	unsigned long tracking[BITS_TO_LONGS(SVMTRACE_MAX_GATES)];
-	gfn_t table[SVMTRACE_MAX_GATES];	/* the write-tracked table, per gate */
+	u32 pending;				/* watched gates not mapped yet, 0 unarmed */
 };
 
 struct svmtrace_vm {
@@ -323,6 +319,8 @@ void svmtrace_gate_mapped(struct svmtrace_vm *vm, const struct svmtrace_gate *ga
 
 /* watch.c */
 void svmtrace_watches_arm(struct svmtrace_vm *vm);
+void svmtrace_watches_start(struct svmtrace_vm *vm);
+void svmtrace_watches_exit(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm);
 void svmtrace_watches_stop(struct svmtrace_vm *vm);
 u32 svmtrace_watches_pending(struct svmtrace_vm *vm);
 

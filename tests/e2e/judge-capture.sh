@@ -101,7 +101,7 @@ judge_audit_paused() {
 
 judge_capture_set() {
 	[ ! -s "$cap/failures" ] || bad capture/scenarios "$(tr '\n' ';' <"$cap/failures")"
-	for name in $programs bench-r1 bench-r2 bench-r3 block-slow; do
+	for name in $programs bench-r1 bench-r2 bench-r3 block-slow watch-pte watch-pml4; do
 		case $name in
 		bench-r*) expect=$run/expect/bench ;;
 		block-slow) expect=$run/expect/straight ;;

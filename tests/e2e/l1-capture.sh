@@ -13,7 +13,8 @@
 #   dance times out, timeout.txt.
 #
 # CAPTURE_CR3, when set, replaces the guest's CR3 as the target (a gate
-# fetched from a foreign address space).  Every capture runs with the exit
+# fetched from a foreign address space); CAPTURE_GATES, when set, replaces
+# the --gate-gpa options (e.g. a watched gate, --gate-va VA).  Every capture runs with the exit
 # audit (--audit) unless CAPTURE_AUDIT is set to something else (empty).
 # Hooks: CAPTURE_BEFORE_START and CAPTURE_AFTER_START, when set, are run
 # (eval) right before and right after the guest is started, with $vmm_pid
@@ -51,7 +52,7 @@ capture_run() {
 	fi
 	grep AnonHugePages "/proc/$vmm_pid/smaps_rollup" >"$dir/thp.txt" 2>&1
 	ready=$(grep '^ready ' "$dir/vmm.txt")
-	gates=$(echo "$ready" | tr ' ' '\n' | sed -n 's/^gate[0-9]*=/--gate-gpa /p' | tr '\n' ' ')
+	gates=${CAPTURE_GATES:-$(echo "$ready" | tr ' ' '\n' | sed -n 's/^gate[0-9]*=/--gate-gpa /p' | tr '\n' ' ')}
 	cr3=${CAPTURE_CR3:-$(echo "$ready" | tr ' ' '\n' | sed -n 's/^cr3=//p')}
 
 	# shellcheck disable=SC2086

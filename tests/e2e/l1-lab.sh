@@ -110,6 +110,11 @@ capture_set() {
 		capture_run "$set_dir/$name" -c "$vcpus" -a "$arg" kernel.bin "$name.bin" -- \
 			--policy block || echo "capture $name: $(cat "$set_dir/$name/timeout.txt")" >>"$set_dir/failures"
 	done
+	# Watched gates (issue 25 point 1): lazy.bin's entry page is mapped on
+	# demand while its other pages take TLB misses, by a missing PTE in its
+	# own page table and under a missing PML4 entry (layout.h: the aliases).
+	watch_run "$set_dir/watch-pte" 0 0x504000
+	watch_run "$set_dir/watch-pml4" 1 0x8000004000
 	# YMM0-15 and XSTATE_BV with every step (judge-xstate.sh).
 	capture_run "$set_dir/ymm-xstate" kernel.bin ymm.bin -- --policy block --xstate ||
 		echo "capture ymm-xstate: $(cat "$set_dir/ymm-xstate/timeout.txt")" >>"$set_dir/failures"
@@ -199,6 +204,16 @@ capture_set() {
 	nonroot_attempt "$set_dir/nonroot"
 	abi_check "$set_dir/abi-check"
 	kvm-modules unload >>"$set_dir/load.txt" 2>&1 || echo "rmmod after capture failed" >>"$set_dir/failures"
+}
+
+# watch_run DIR ARG GATE-VA: lazy.bin traced from a watched gate at
+# GATE-VA (--gate-va), its page not mapped when the capture arms.  A
+# tracer that stalls the walks of its tables never lets the guest finish:
+# a minute is plenty, the run takes seconds.
+watch_run() {
+	CAPTURE_GATES="--gate-va $3" CAPTURE_RUN_SECONDS=60 capture_run "$1" -a "$2" kernel.bin \
+		lazy.bin -- --policy block ||
+		echo "capture ${1##*/}: $(cat "$1/timeout.txt")" >>"$set_dir/failures"
 }
 
 # from_next_run DIR: a process that is already running (running.bin, 2000

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Lay out the lab guest in memory (see layout.h): GDT with kernel, user and
- * TSS descriptors, one TSS per vCPU, an IDT whose vectors 1, 2, 6, 13 and
- * INT_VECTOR are the kernel's #DB, NMI, #UD, #GP and INT n handlers, IRQ_VECTOR
- * its external interrupt handler, and whose other
+ * TSS descriptors, one TSS per vCPU, an IDT whose vectors 1, 2, 6, 13, 14 and
+ * INT_VECTOR are the kernel's #DB, NMI, #UD, #GP, #PF and INT n handlers,
+ * IRQ_VECTOR its external interrupt handler, and whose other
  * vectors report a panic, 4-level page tables
  * with 4 KiB pages (and a second PML4 sharing them: another CR3 that maps
- * the same memory), then the kernel and program images.
+ * the same memory) but for the lazy pages, then the kernel and program
+ * images.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -66,6 +67,7 @@ static void build_idt(uint8_t *mem)
 			     : v == 2	     ? KERNEL_NMI_HANDLER
 			     : v == 6	     ? KERNEL_UD_HANDLER
 			     : v == 13	     ? KERNEL_GP_HANDLER
+			     : v == 14	     ? KERNEL_PF_HANDLER
 			     : v == IRQ_VECTOR ? KERNEL_IRQ_HANDLER
 			     : v == INT_VECTOR ? KERNEL_INT_HANDLER
 					     : KERNEL_EXC_STUBS + v * KERNEL_EXC_STUB_SIZE;
@@ -93,6 +95,9 @@ static void build_page_tables(uint8_t *mem)
 		put64(mem, PT_USER_GPA + i * 8, (USER_GPA + (i << 12)) | PTE_P | PTE_W | PTE_U);
 	/* User: the device page above the stacks. */
 	put64(mem, PT_USER_GPA + ((MMIO_VA - USER_VA) >> 12) * 8, MMIO_GPA | PTE_P | PTE_W | PTE_U);
+	/* The lazy pages: mapped by the kernel at their first touch (layout.h). */
+	for (uint64_t i = 0; i < LAZY_PAGES; i++)
+		put64(mem, PT_USER_GPA + ((LAZY_PTE_VA - USER_VA) >> 12 << 3) + i * 8, 0);
 }
 
 /* Read a whole flat image of at most max bytes to dst. */
