@@ -412,6 +412,7 @@ static bool take_thread(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 	}
 	vt->prev_rip = rip;
 	vt->prev_rsp = rsp;
+	vt->prev_cpl = 3;	/* a return to user mode */
 	vt->prev_valid = true;
 	return true;
 }

@@ -701,7 +701,7 @@ static __always_inline int plain_step(struct kvm_vcpu *vcpu, struct svmtrace_vm 
 	if (!s)
 		return 0;
 	vt->stats.db_exits++;
-	svmtrace_hide_step(vcpu, vt, kvm_rip_read(vcpu), kvm_rsp_read(vcpu));
+	svmtrace_hide_step(vcpu, vt, kvm_rip_read(vcpu), kvm_rsp_read(vcpu), cpl);
 	rflags = rflags_raw(vcpu);
 	if (!svmtrace_test_lose_step()) {
 		fill_state(s, vcpu, vt, kernel, rflags);

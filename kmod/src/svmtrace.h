@@ -142,7 +142,8 @@ struct svmtrace_vcpu {
 	u64 dr6_guest;		/* the guest's DR6 after the MOV */
 	u32 irqoff_steps;	/* step.c: plain steps offered to the IRQs-off fastpath */
 	u32 start_gate;		/* id for the session_start slot */
-	bool prev_valid;	/* prev_rip/prev_rsp: where the last step ended */
+	bool prev_valid;	/* prev_*: where the last step ended */
+	u8 prev_cpl;		/* ... the CPL the next instruction runs at */
 	u64 prev_rip;
 	u64 prev_rsp;
 	struct svmtrace_ring *ring;
@@ -399,6 +400,25 @@ static __always_inline void svmtrace_dr6_drop_own(struct kvm_vcpu *vcpu, u64 *dr
 		*dr6 &= ~svmtrace_exec_bp_bits(vcpu->arch.dr7);
 }
 
+/* access.c: guest memory with the rights of the instruction that made the access. */
+gpa_t svmtrace_gva_to_gpa(struct kvm_vcpu *vcpu, gva_t gva, u64 access);
+int svmtrace_read_as(struct kvm_vcpu *vcpu, int cpl, gva_t gva, void *buf, unsigned int len);
+int svmtrace_write_as(struct kvm_vcpu *vcpu, int cpl, gva_t gva, const void *buf,
+		      unsigned int len);
+int svmtrace_fetch_as(struct kvm_vcpu *vcpu, int cpl, gva_t rip, void *buf, unsigned int len);
+
+/* The page-fault error code bits of a data access at @cpl (@write). */
+static inline u64 svmtrace_data_access(int cpl, bool write)
+{
+	return (cpl == 3 ? PFERR_USER_MASK : 0) | (write ? PFERR_WRITE_MASK : 0);
+}
+
+/* ... of an instruction fetch at @cpl. */
+static inline u64 svmtrace_fetch_access(int cpl)
+{
+	return (cpl == 3 ? PFERR_USER_MASK : 0) | PFERR_FETCH_MASK;
+}
+
 /* xstate.c */
 void svmtrace_xstate_fill(struct kvm_vcpu *vcpu, struct svmtrace_slot *s);
 
@@ -435,14 +455,18 @@ static __always_inline bool svmtrace_hide_due(const struct svmtrace_vcpu *vt, u6
 	return vt->prev_valid && (rsp != vt->prev_rsp || rip == vt->prev_rip + 2);
 }
 
-/* After a traced step that ended at @rip, @rsp: repair, remember where it ended. */
+/*
+ * After a traced step that ended at @rip, @rsp, @cpl: repair, remember where
+ * it ended.
+ */
 static __always_inline void svmtrace_hide_step(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt,
-					       u64 rip, u64 rsp)
+					       u64 rip, u64 rsp, int cpl)
 {
 	if (svmtrace_hide_due(vt, rip, rsp))
 		svmtrace_hide_repair(vcpu, vt, rip, rsp);
 	vt->prev_rip = rip;
 	vt->prev_rsp = rsp;
+	vt->prev_cpl = cpl;
 	vt->prev_valid = true;
 }
 void svmtrace_hide_restart(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);

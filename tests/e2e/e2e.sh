@@ -74,7 +74,7 @@ model_expect() {	# model_expect NAME PROGRAM VCPUS ARG [MODEL-OPTION...]
 		bad "model/$me_name" "the model cannot replay it: $(grep failed "$me_dir/results.txt")"
 }
 oracle_programs=
-while read -r name vcpus arg steplog; do
+while read -r name vcpus arg steplog _; do
 	if [ "$steplog" = only ]; then oracle_programs="$oracle_programs $name"
 	else model_expect "$name" "$name" "$vcpus" "$arg"; fi
 	adds="$adds --add $guest/$name.bin"

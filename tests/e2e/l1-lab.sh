@@ -38,12 +38,14 @@ run_set() {	# run_set SET
 		echo "kvm-modules load $1 failed" >>"$set_dir/failures"
 		return
 	fi
-	grep -v "^#" programs.list | while read -r name vcpus arg steplog; do
+	grep -v "^#" programs.list | while read -r name vcpus arg steplog opts; do
 		[ -n "$name" ] || continue
-		svmtrace-e2e-vmm -c "$vcpus" -a "$arg" kernel.bin "$name.bin" \
+		# shellcheck disable=SC2086 # opts: VMM options, a list
+		svmtrace-e2e-vmm -c "$vcpus" -a "$arg" $opts kernel.bin "$name.bin" \
 			>"$set_dir/$name.txt" 2>&1 || echo "vmm $name exited $?" >>"$set_dir/failures"
 		[ "$steplog" != no ] || continue
-		svmtrace-e2e-vmm -c "$vcpus" -a "$arg" -s -l "$set_dir/$name.steps.csv" kernel.bin \
+		# shellcheck disable=SC2086
+		svmtrace-e2e-vmm -c "$vcpus" -a "$arg" $opts -s -l "$set_dir/$name.steps.csv" kernel.bin \
 			"$name.bin" >"$set_dir/$name.steps.txt" 2>&1 ||
 			echo "vmm --singlestep $name exited $?" >>"$set_dir/failures"
 	done
@@ -105,9 +107,10 @@ capture_set() {
 		echo "kvm-modules load ours failed" >>"$set_dir/failures"
 		return
 	fi
-	grep -v '^#' programs.list | while read -r name vcpus arg steplog; do
+	grep -v '^#' programs.list | while read -r name vcpus arg steplog opts; do
 		[ -n "$name" ] || continue
-		capture_run "$set_dir/$name" -c "$vcpus" -a "$arg" kernel.bin "$name.bin" -- \
+		# shellcheck disable=SC2086
+		capture_run "$set_dir/$name" -c "$vcpus" -a "$arg" $opts kernel.bin "$name.bin" -- \
 			--policy block || echo "capture $name: $(cat "$set_dir/$name/timeout.txt")" >>"$set_dir/failures"
 	done
 	# Watched gates (issue 25 point 1): lazy.bin's entry page is mapped on

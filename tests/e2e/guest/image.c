@@ -81,8 +81,11 @@ static void build_idt(uint8_t *mem)
 	}
 }
 
-static void build_page_tables(uint8_t *mem)
+static void build_page_tables(uint8_t *mem, int cpl0)
 {
+	/* A program at CPL 0 is kernel code: on user pages SMEP and SMAP fault it. */
+	uint64_t user = cpl0 ? 0 : PTE_U;
+
 	put64(mem, PML4_GPA, PDPT_GPA | PTE_P | PTE_W | PTE_U);
 	put64(mem, PML4_ALT_GPA, PDPT_GPA | PTE_P | PTE_W | PTE_U);
 	put64(mem, PDPT_GPA, PD_GPA | PTE_P | PTE_W | PTE_U);
@@ -92,9 +95,9 @@ static void build_page_tables(uint8_t *mem)
 	for (uint64_t i = 1; i < 512; i++)
 		put64(mem, PT_KERNEL_GPA + i * 8, (i << 12) | PTE_P | PTE_W);
 	for (uint64_t i = 0; i < USER_SPAN >> 12; i++)
-		put64(mem, PT_USER_GPA + i * 8, (USER_GPA + (i << 12)) | PTE_P | PTE_W | PTE_U);
+		put64(mem, PT_USER_GPA + i * 8, (USER_GPA + (i << 12)) | PTE_P | PTE_W | user);
 	/* User: the device page above the stacks. */
-	put64(mem, PT_USER_GPA + ((MMIO_VA - USER_VA) >> 12) * 8, MMIO_GPA | PTE_P | PTE_W | PTE_U);
+	put64(mem, PT_USER_GPA + ((MMIO_VA - USER_VA) >> 12) * 8, MMIO_GPA | PTE_P | PTE_W | user);
 	/* The lazy pages: mapped by the kernel at their first touch (layout.h). */
 	for (uint64_t i = 0; i < LAZY_PAGES; i++)
 		put64(mem, PT_USER_GPA + ((LAZY_PTE_VA - USER_VA) >> 12 << 3) + i * 8, 0);
@@ -122,14 +125,14 @@ static int load_file(uint8_t *dst, const char *path, size_t max, char *err, size
 	return failed ? -1 : 0;
 }
 
-int guest_image_load(uint8_t *mem, const char *kernel_path, const char *program_path, char *err,
-		     size_t errlen)
+int guest_image_load(uint8_t *mem, const char *kernel_path, const char *program_path, int cpl0,
+		     char *err, size_t errlen)
 {
 	if (load_file(mem + KERNEL_GPA, kernel_path, KERNEL_MAX, err, errlen) ||
 	    load_file(mem + USER_GPA, program_path, USER_MAX, err, errlen))
 		return -1;
 	build_gdt(mem);
 	build_idt(mem);
-	build_page_tables(mem);
+	build_page_tables(mem, cpl0);
 	return 0;
 }

@@ -281,7 +281,7 @@ int main(int argc, char **argv)
 		mem = calloc(1, GUEST_MEM_SIZE);
 		if (!mem)
 			die("out of memory");
-		if (guest_image_load(mem, argv[optind], argv[optind + 1], err, sizeof(err)))
+		if (guest_image_load(mem, argv[optind], argv[optind + 1], 0, err, sizeof(err)))
 			die("%s", err);
 		if (!gates.nr) {	/* the entry pages */
 			gates.nr = nr_vcpus;

@@ -24,7 +24,10 @@ import sys
 TF = 0x100
 GPRS = ["rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",
         "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"]
-PROGRAMS = {"sort": 1, "hash": 1, "threads": 3}   # threads per program
+PROGRAMS = {"sort": 1, "hash": 1, "threads": 3, "flags": 1}   # threads per program
+# What L2's Linux must have enabled of what L1's emulated CPU offers: SMEP
+# and SMAP (CR4).
+PROTECTIONS = {"smep", "smap"}
 STACK = 16384                                      # threads.c STACK
 passed = failed = 0
 
@@ -93,11 +96,17 @@ def compare(cap, ref, code):
                       TF out of R11 (EFER.SCE off: SYSCALL faults and is
                       emulated without it, docs/kmod.md, "Frames and R11"), so
                       the traced run sees the untraced value.
-    Not allowed: any other R11 difference, TF in the capture's R11 above
-    all (the kmod's TF visible to the guest).
+      ptrace-tf-in-pushf  other GPRs as ptrace's run has them, with TF,
+                      where the capture's have none: a PUSHF image (flags)
+                      and what the program computes from it.  Under ptrace
+                      the TF is the guest's own and PUSHF stores it; the kmod
+                      clears its TF in the image, so the traced run sees
+                      the untraced value.
+    Not allowed: any other R11 or GPR difference, TF in the capture's
+    registers above all (the kmod's TF visible to the guest).
     """
     errors, extra = [], 0
-    counts = {"syscall-return": 0, "ptrace-tf-in-r11": 0}
+    counts = {"syscall-return": 0, "ptrace-tf-in-r11": 0, "ptrace-tf-in-pushf": 0}
     i, j, prev = 0, 0, None
     while i < len(cap) and j < len(ref):
         c, r = cap[i], ref[j]
@@ -113,6 +122,10 @@ def compare(cap, ref, code):
         diffs += [g for g in GPRS if c[g] != r[g]]
         if diffs == ["r11"] and r["r11"] == c["r11"] | TF and not c["r11"] & TF:
             counts["ptrace-tf-in-r11"] += 1
+            diffs = []
+        elif diffs and "rip" not in diffs and "rflags" not in diffs and "r11" not in diffs and \
+                all(r[g] == c[g] | TF and not c[g] & TF for g in diffs):
+            counts["ptrace-tf-in-pushf"] += 1
             diffs = []
         if diffs:
             if len(errors) < 6:
@@ -245,6 +258,14 @@ def main():
         bad("l2", open(fails).read().replace("\n", "; "))
     console = os.path.join(a.results, "console.txt")
     text = open(console, errors="replace").read() if os.path.exists(console) else ""
+    m = re.search(r"svmtrace-os: cpu-protections(( \w+)*)", text)
+    have = set(m.group(1).split()) if m else set()
+    if PROTECTIONS <= have:
+        ok("l2/protections", "L2's Linux runs with " + ", ".join(sorted(have)) +
+           " (CR4.SMEP, CR4.SMAP)")
+    else:
+        bad("l2/protections", f"L2's Linux lacks {sorted(PROTECTIONS - have)} "
+            f"(has {sorted(have)})")
     m = re.search(r"svmtrace-os: aslr (\d+) cpus (\d+)", text)
     if m and m.group(1) == "0" and m.group(2) == "2":
         ok("l2/booted", "Debian's kernel reached its init with 2 vCPUs, ASLR off")
@@ -262,6 +283,14 @@ def main():
             ok(f"{prog}/results", "both runs printed " + ", ".join(sorted(outs)))
         else:
             bad(f"{prog}/results", f"traced run {outs}, ptrace run {pl}")
+        tf = [re.sub(r"\r", "", l) for l in text.splitlines()
+              if l.startswith(f"svmtrace-os: {prog} tf=")]
+        if prog == "flags":
+            # The TF bits its PUSHF images had: none traced (ptrace's are its own).
+            if tf == [f"svmtrace-os: {prog} tf=0x{0:016x}"]:
+                ok(f"{prog}/no-tf", "no TF in any PUSHF image of the traced run")
+            else:
+                bad(f"{prog}/no-tf", f"the traced run saw {tf}")
         for run in ("rusage", "ptrace-rusage"):
             f = os.path.join(a.results, f"{prog}.{run}")
             if os.path.exists(f):
