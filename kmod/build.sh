@@ -105,7 +105,7 @@ write_kbuild() {
 # svmtrace: the tracer lives in kvm.ko; kvm-amd.ko calls it from its hooks.
 ccflags-y += -I $(src)/svmtrace/include
 kvm-y += svmtrace/control.o svmtrace/attach.o svmtrace/ring.o svmtrace/gate.o \
-	 svmtrace/introspect.o svmtrace/watch.o svmtrace/access.o \
+	 svmtrace/introspect.o svmtrace/watch.o svmtrace/access.o svmtrace/decode.o \
 	 svmtrace/step.o svmtrace/hide.o svmtrace/frames.o svmtrace/testparam.o \
 	 svmtrace/xstate.o svmtrace/debugreg.o
 KBUILD

@@ -331,6 +331,8 @@ void svmtrace_session_begin(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			    struct kvm_vcpu *vcpu, u32 gate_id);
 void svmtrace_silent_begin(struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu, int gate);
 void svmtrace_sessions_stop(struct svmtrace_vm *vm, u32 reason);
+void svmtrace_session_gap(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
+			  struct kvm_vcpu *vcpu, u32 reason);
 
 /* frames.c */
 void svmtrace_parks_clear(struct svmtrace_vm *vm);
@@ -406,6 +408,16 @@ int svmtrace_read_as(struct kvm_vcpu *vcpu, int cpl, gva_t gva, void *buf, unsig
 int svmtrace_write_as(struct kvm_vcpu *vcpu, int cpl, gva_t gva, const void *buf,
 		      unsigned int len);
 int svmtrace_fetch_as(struct kvm_vcpu *vcpu, int cpl, gva_t rip, void *buf, unsigned int len);
+
+/* decode.c: an instruction's opcode past its prefixes. */
+#define SVMTRACE_INSN_MAX 15
+struct svmtrace_insn {
+	u8 bytes[SVMTRACE_INSN_MAX];
+	u8 op;		/* index of the first opcode byte (the next one is read too) */
+	bool rex_w;	/* a REX.W right before it (64-bit mode) */
+	bool lock;	/* a LOCK prefix */
+};
+int svmtrace_insn_fetch(struct kvm_vcpu *vcpu, int cpl, u64 rip, struct svmtrace_insn *in);
 
 /* The page-fault error code bits of a data access at @cpl (@write). */
 static inline u64 svmtrace_data_access(int cpl, bool write)

@@ -142,6 +142,7 @@ model_expect bench bench 1 "$bench_iterations"
 model_expect bench-drop bench 1 2000
 model_expect bench-kill bench 1 25000
 model_expect frames-stop frames 1 400
+model_expect intpfx-stop intpfx 1 400
 model_expect bench-kick bench 1 300
 model_expect running running 1 2000
 # The guest's own debugging (l1-debug.sh): untraced and traced user-only

@@ -82,6 +82,14 @@ finish_run() {
 	kill -INT "$cap_pid" 2>/dev/null
 	wait "$cap_pid"; echo $? >"$1/capture.rc"
 	kill -USR1 "$vmm_pid" 2>/dev/null
+	# A vCPU the capture left in a loop of exits would hold the VMM (and
+	# this lab) for good: a minute, then it is killed, and the run fails.
+	n=600
+	while kill -0 "$vmm_pid" 2>/dev/null && [ $n -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
+	if kill -0 "$vmm_pid" 2>/dev/null; then
+		echo "the VMM did not exit within 60 s of the capture's stop" >>"$1/timeout.txt"
+		kill -9 "$vmm_pid"
+	fi
 	wait "$vmm_pid"; echo $? >"$1/vmm.rc"
 	keep_traces "$1"
 }

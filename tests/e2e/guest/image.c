@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Lay out the lab guest in memory (see layout.h): GDT with kernel, user and
- * TSS descriptors, one TSS per vCPU, an IDT whose vectors 1, 2, 6, 13, 14 and
- * INT_VECTOR are the kernel's #DB, NMI, #UD, #GP, #PF and INT n handlers,
+ * TSS descriptors, one TSS per vCPU, an IDT whose vectors 1, 2, 3, 6, 13, 14
+ * and INT_VECTOR are the kernel's #DB, NMI, #BP, #UD, #GP, #PF and INT n
+ * handlers,
  * IRQ_VECTOR its external interrupt handler, and whose other
  * vectors report a panic, 4-level page tables
  * with 4 KiB pages (and a second PML4 sharing them: another CR3 that maps
@@ -68,14 +69,15 @@ static void build_idt(uint8_t *mem)
 			     : v == 6	     ? KERNEL_UD_HANDLER
 			     : v == 13	     ? KERNEL_GP_HANDLER
 			     : v == 14	     ? KERNEL_PF_HANDLER
+			     : v == 3	     ? KERNEL_BP_HANDLER
 			     : v == IRQ_VECTOR ? KERNEL_IRQ_HANDLER
 			     : v == INT_VECTOR ? KERNEL_INT_HANDLER
 					     : KERNEL_EXC_STUBS + v * KERNEL_EXC_STUB_SIZE;
-		uint64_t dpl = v == INT_VECTOR ? 3 : 0;
+		uint64_t dpl = v == INT_VECTOR || v == 3 ? 3 : 0;
 		uint64_t lo = (h & 0xffff) | ((uint64_t)SEL_KERNEL_CS << 16) | (0xeull << 40) |
 			      (dpl << 45) | (1ull << 47) | (((h >> 16) & 0xffff) << 48);
 
-		/* 64-bit interrupt gate; only INT_VECTOR may be raised from CPL 3 */
+		/* 64-bit interrupt gate; only INT_VECTOR and INT3 may be raised from CPL 3 */
 		put64(mem, IDT_GPA + v * 16, lo);
 		put64(mem, IDT_GPA + v * 16 + 8, h >> 32);
 	}

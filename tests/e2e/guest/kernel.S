@@ -39,6 +39,9 @@
  *     writes the entry that maps the faulting page -- for LAZY_PML4_VA the
  *     missing PML4 entry and the tables below it first -- and returns to
  *     the faulting instruction; any other #PF is a panic.
+ *   - #BP handler (vector 3, a DPL-3 gate: INT3 from CPL 3): collects the TF
+ *     bit of its frame's RFLAGS image in KDATA_FRAME_TF (a tracer's TF must
+ *     not show there) and returns past the INT3.
  *   - every other vector reports itself on PORT_PANIC and stops there.
  * Entry points sit at fixed addresses (layout.h) so the VMM and the model
  * need no symbol table.  It never touches the user stack.
@@ -183,3 +186,12 @@ pf_handler:				/* frame: error code, RIP CS RFLAGS RSP SS */
 9:	mov	eax, 14
 	out	PORT_PANIC, eax
 	jmp	.
+
+	.org KERNEL_BP_HANDLER - KERNEL_GPA
+bp_handler:				/* trap frame: RIP (past INT3) CS RFLAGS RSP SS */
+	push	rax
+	mov	rax, qword ptr [rsp + 24]
+	and	eax, 0x100
+	or	qword ptr [KDATA_FRAME_TF], rax
+	pop	rax
+	iretq

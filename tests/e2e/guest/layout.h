@@ -50,6 +50,7 @@
 #define KERNEL_GP_HANDLER    0x8480 /* IDT vector 13: skips a HLT */
 #define KERNEL_IRQ_HANDLER   0x84c0 /* IDT vector IRQ_VECTOR: counts interrupts */
 #define KERNEL_PF_HANDLER    0x8500 /* IDT vector 14: maps the lazy pages below */
+#define KERNEL_BP_HANDLER    0x85c0 /* IDT vector 3 (INT3 from CPL 3): collects frame TF */
 
 /*
  * Demand paging: two aliases of the program image's first LAZY_PAGES pages

@@ -627,6 +627,10 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 		return faulted < 0 ? -1 : 0;
 	if (fetch(c, &in, 1, &op))
 		return -1;
+	/* Segment overrides that 64-bit mode ignores. */
+	while (op == 0x26 || op == 0x2e || op == 0x36 || op == 0x3e)
+		if (fetch(c, &in, 1, &op))
+			return -1;
 	if (op == 0xf3) { /* REP: only PAUSE (F3 90) takes it */
 		if (fetch(c, &in, 1, &op))
 			return -1;
@@ -636,7 +640,7 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 		c->rip = in.next;
 		return 0;
 	}
-	if (op == 0x66) { /* operand size: only PUSHFW takes it */
+	if (op == 0x66) { /* operand size: only PUSHFW and INT n take it */
 		in.o16 = 1;
 		if (fetch(c, &in, 1, &op))
 			return -1;
@@ -650,7 +654,8 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 			return -1;
 	}
 	in.bits = in.rex_w ? 64 : 32;
-	if (in.o16 && (in.rex_w || op != 0x9c))
+	/* INT n pushes a 64-bit frame in 64-bit mode, whatever the operand size. */
+	if (in.o16 && op != 0xcd && (in.rex_w || op != 0x9c))
 		return fail(c, &in, "operand-size prefix outside the model's subset");
 
 	switch (op) {

@@ -58,6 +58,8 @@ static const char usage[] =
 	"                       the bare in-kernel #DB that bench-step-cost compares with)\n"
 	"  -S, --svme           start with EFER.SVME set, like a guest that runs a\n"
 	"                       hypervisor of its own (Windows with VBS)\n"
+	"  -B, --debug-at-log   at every write to PORT_LOG, KVM_SET_GUEST_DEBUG(ENABLE), as\n"
+	"                       a debugger attaching does (KVM rewrites its #BP intercept)\n"
 	"  -P, --no-smap        CR4.SMAP off (on by default where the CPU has it; QEMU 7.2's\n"
 	"                       TCG faults an IRETQ at CPL 3 under it, docs/lab.md)\n"
 	"  -i, --input-delay-us U  answer each read of PORT_INPUT after U microseconds\n"
@@ -251,6 +253,7 @@ int main(int argc, char **argv)
 		{ "cpl0", no_argument, NULL, '0' },
 		{ "svme", no_argument, NULL, 'S' },
 		{ "no-smap", no_argument, NULL, 'P' },
+		{ "debug-at-log", no_argument, NULL, 'B' },
 		{ "dr-intercept", no_argument, NULL, 'd' },
 		{ "quiet-db", no_argument, NULL, 'q' },
 		{ "kick-ms", required_argument, NULL, 'k' },
@@ -274,7 +277,7 @@ int main(int argc, char **argv)
 	double t0;
 
 	cli_progname = "svmtrace-e2e-vmm";
-	while ((c = getopt_long(argc, argv, "c:a:wHsl:x0dqSPk:L:i:hW:gO:R:G:D:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:a:wHsl:x0dqSPBk:L:i:hW:gO:R:G:D:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'W':
 			win_image = optarg;
@@ -334,6 +337,9 @@ int main(int argc, char **argv)
 			break;
 		case 'P':
 			vm.no_smap = 1;
+			break;
+		case 'B':
+			vm.debug_at_log = 1;
 			break;
 		case 'd':
 			vm.dr_intercept = 1;

@@ -382,6 +382,14 @@ static int handle_io(struct vcpu *v)
 	case KVM_EXIT_IO_OUT << 16 | PORT_LOG:
 		__atomic_add_fetch(&v->vm->log_sum, val, __ATOMIC_RELAXED);
 		log_wait(v, __atomic_add_fetch(&v->vm->log_count, 1, __ATOMIC_RELAXED));
+		if (v->vm->debug_at_log) {
+			struct kvm_guest_debug dbg = { .control = KVM_GUESTDBG_ENABLE };
+
+			if (ioctl(v->fd, KVM_SET_GUEST_DEBUG, &dbg) < 0) {
+				set_err(v, "KVM_SET_GUEST_DEBUG");
+				return -1;
+			}
+		}
 		return 0;
 	case KVM_EXIT_IO_OUT << 16 | PORT_IRQ:
 		/* KVM_INTERRUPT when KVM says the guest can take it (run_loop). */

@@ -53,6 +53,7 @@ struct vmm {
 	int cpl0;		 /* the program runs at CPL 0 (it may WRMSR) */
 	int svme;		 /* EFER.SVME set, as by a guest hypervisor (VBS) */
 	int no_smap;		 /* CR4.SMAP off (QEMU's TCG and IRETQ at CPL 3) */
+	int debug_at_log;	 /* KVM_SET_GUEST_DEBUG(ENABLE) at every PORT_LOG */
 	int dr_intercept;	 /* KVM_GUESTDBG_ENABLE alone: MOV DR always exits */
 	uint64_t kick_ms;	 /* --kick-ms: signal the vCPU threads this often */
 	uint64_t input_delay_us; /* --input-delay-us: each PORT_INPUT read takes this long */
