@@ -15,6 +15,7 @@
 #include <generated/utsrelease.h>
 
 #include "hooks.h"
+#include "irq.h"
 #include "svm/svm.h"
 #include "svmtrace.h"
 
@@ -284,6 +285,24 @@ static int check_vcpus(struct kvm *kvm)
 	return 0;
 }
 
+/*
+ * What the host must give the tracer: nested paging -- a gate is an NPT
+ * entry without execute permission; under shadow paging (kvm_amd npt=0) no
+ * gate ever opens and a fetch of a gate page loops in the shadow MMU's
+ * fault path -- and interrupts that KVM injects: with AVIC (kvm_amd
+ * avic=1) the CPU delivers them into the guest itself, past the injection
+ * hooks that keep the tracer's TF out of their frames (frames.c), and
+ * whether AVIC is inhibited for a VM changes at run time.
+ */
+static int check_host(struct kvm *kvm)
+{
+	if (!tdp_enabled)
+		return -ENXIO;
+	if (enable_apicv && irqchip_in_kernel(kvm))
+		return -EBUSY;
+	return 0;
+}
+
 static int ctl_arm(struct svmtrace_ctl *ctl)
 {
 	struct svmtrace_vm *vm = ctl->vm;
@@ -293,7 +312,9 @@ static int ctl_arm(struct svmtrace_ctl *ctl)
 		return -EALREADY;
 	if (vm->state != SVMTRACE_STATE_TARGETED)
 		return -ENOENT;
-	r = check_vcpus(ctl->kvm);
+	r = check_host(ctl->kvm);
+	if (!r)
+		r = check_vcpus(ctl->kvm);
 	if (r)
 		return r;
 	mutex_lock(&vm->lock);

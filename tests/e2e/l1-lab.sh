@@ -206,7 +206,29 @@ capture_set() {
 	lifecycle_runs "$set_dir"
 	nonroot_attempt "$set_dir/nonroot"
 	abi_check "$set_dir/abi-check"
+	npt_refusal "$set_dir/npt0"
 	kvm-modules unload >>"$set_dir/load.txt" 2>&1 || echo "rmmod after capture failed" >>"$set_dir/failures"
+}
+
+# npt_refusal DIR: our kvm_amd with npt=0 (shadow paging), where no gate can
+# work (issue 25 point 4): arm must be refused with its one line, and the
+# guest, never armed, must run as untraced.  Leaves those modules loaded.
+npt_refusal() {
+	mkdir -p "$1"
+	kvm-modules unload >>"$set_dir/load.txt" 2>&1
+	if ! kvm-modules load ours npt=0 >>"$set_dir/load.txt" 2>&1; then
+		echo "kvm-modules load ours npt=0 failed" >>"$set_dir/failures"
+		return
+	fi
+	cat /sys/module/kvm_amd/parameters/npt >"$1/npt"
+	svmtrace-e2e-vmm --wait kernel.bin straight.bin >"$1/vmm.txt" 2>&1 &
+	pid=$!
+	wait_line "$1/vmm.txt" '^ready ' 30 "$pid"
+	timeout 60 svmtrace-capture --vmm-pid "$pid" --gate-gpa 0x100000 --cr3 0x3000 \
+		--out /tmp/npt0 --quiet >"$1/capture.txt" 2>&1
+	echo $? >"$1/capture.rc"
+	kill -USR1 "$pid"
+	wait "$pid"; echo $? >"$1/vmm.rc"
 }
 
 # watch_run DIR ARG GATE-VA: lazy.bin traced from a watched gate at
