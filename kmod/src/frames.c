@@ -214,6 +214,7 @@ void svmtrace_iret_event(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 	if (vt->iret_pass == SVMTRACE_IRET_STEP) {
 		svmtrace_set_tf(vcpu, false);
 		vt->iret_pass = SVMTRACE_IRET_NONE;
+		vt->iret_resume = false;
 	}
 }
 
@@ -492,6 +493,22 @@ static void user_return(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 }
 
 /*
+ * The IRET of an NMI or #DB handler that returns to code our TF stepped
+ * before the handler (hide.c; vt->lock held): stepped with our TF, which
+ * the trap after it takes back for good (svmtrace_iret_trap()), where it
+ * used to be written into the handler's frame.  So our TF is never in guest
+ * memory, where a snapshot (savevm, a migration) could take it to a host
+ * without the tracer.
+ */
+static void iret_resume(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
+{
+	lockdep_assert_held(&vt->lock);
+	svmtrace_set_tf(vcpu, true);
+	vt->iret_pass = SVMTRACE_IRET_STEP;
+	vt->iret_resume = true;
+}
+
+/*
  * An IRET exit, before the IRET runs (exit hook; the NMI frame hide.c
  * waits for is served first).  It runs once without the intercept: with
  * our TF, so that the trap after it says where it went, unless a TF steps
@@ -503,8 +520,9 @@ void svmtrace_iret_exit(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 
 	mutex_lock(&vt->lock);
 	if (vt->nmi_parked) {
-		svmtrace_nmi_iret(vcpu, vm, vt);
 		vt->iret_pass = SVMTRACE_IRET_BARE;
+		if (svmtrace_nmi_iret(vcpu, vm, vt))
+			iret_resume(vcpu, vt);
 	} else if (armed(vm, vt) && vt->iret_pass == SVMTRACE_IRET_NONE &&
 		   !event_in_flight(vcpu)) {
 		/* (with an event in flight, its handler's IRET comes back here) */
@@ -541,15 +559,24 @@ void svmtrace_iret_bare_done(struct svmtrace_vcpu *vt)
 bool svmtrace_iret_trap(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			u64 *dr6, bool *done)
 {
-	bool ours, alone;
+	bool ours, alone, resume;
 
 	mutex_lock(&vt->lock);
 	ours = vt->iret_pass == SVMTRACE_IRET_STEP;
+	resume = ours && vt->iret_resume;
 	if (vt->iret_pass == SVMTRACE_IRET_BARE)
 		vt->iret_pass = SVMTRACE_IRET_NONE;
 	if (ours) {
 		vt->iret_pass = SVMTRACE_IRET_NONE;
+		vt->iret_resume = false;
 		vt->stats.db_foreign++;
+	}
+	if (resume && armed(vm, vt) && vt->ring && !vt->silent) {
+		/* Back where the handler came: our stepping goes on from here. */
+		if (!vt->tf_live)
+			vt->guest_tf = static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF;
+		vt->tf_live = true;
+		svmtrace_set_tf(vcpu, true);
 	}
 	mutex_unlock(&vt->lock);
 	*done = ours;
@@ -557,7 +584,7 @@ bool svmtrace_iret_trap(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 		return false;
 	alone = !svmtrace_guest_db_bits(vcpu, *dr6);
 	svmtrace_dr6_drop_own(vcpu, dr6);
-	if (static_call(kvm_x86_get_cpl)(vcpu) == 3)
+	if (!resume && static_call(kvm_x86_get_cpl)(vcpu) == 3)
 		user_return(vcpu, vm, vt);
 	return alone;
 }

@@ -25,10 +25,13 @@
  * stock KVM, and its own PUSHF images keep their TF.
  *
  * NMI frames: KVM intercepts the IRET of every NMI it injects, so our TF is
- * kept out of the frame and written into it at that IRET.
+ * kept out of the frame and that IRET is stepped, to take it back after.
  *
- * The VMM does not see our TF either: KVM_GET_REGS masks it, and
- * KVM_SET_REGS keeps it set while taking the VMM's TF as the guest's own.
+ * The VMM does not see our TF either: KVM_GET_REGS masks it (also the TF an
+ * IRET is stepped with, frames.c), and KVM_SET_REGS keeps it set while
+ * taking the VMM's TF as the guest's own.  So a snapshot (savevm, a
+ * migration) never carries it: restored on a host without the tracer, the
+ * guest goes on without a #DB of ours.
  *
  * Not followed: TF the guest sets with an IRET (or SYSRET) we do not step --
  * a user-only session's return from its kernel -- or with IRETD/IRETW.
@@ -208,13 +211,14 @@ static void follow_iret(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip
  * kvm->srcu held) and intercepts its handler's IRET.  Delivery would push
  * RFLAGS with our TF into the NMI frame, where the guest's handler reads
  * it (issue 10, hazard 2): take our TF out of RFLAGS first and park it
- * (tf_live is off meanwhile: a trap in the handler is not ours).  The IRET
- * exit puts it into the frame's RFLAGS image (svmtrace_nmi_iret), so the
- * IRET restores it as it would have, and the trap after the next
- * instruction is ours again.  Under --kernel the handler is the target's
- * too: TF stays ours (tf_live), and as after any event that took it, the
- * first exit in the handler -- its IRET's at the latest -- ends the session
- * and follows the handler from there (step.c, lost_tf()).
+ * (tf_live is off meanwhile: a trap in the handler is not ours).  At the
+ * IRET exit (svmtrace_nmi_iret()) that IRET is stepped with our TF
+ * (frames.c, iret_pass STEP), and the trap after it, where the NMI came,
+ * takes our TF back: the trap after the next instruction is ours again.
+ * Our TF is never in guest memory.  Under --kernel the handler is the
+ * target's too: TF stays ours (tf_live), and as after any event that took
+ * it, the first exit in the handler -- its IRET's at the latest -- ends the
+ * session and follows the handler from there (step.c, lost_tf()).
  */
 void __svmtrace_nmi_injected(struct kvm_vcpu *vcpu)
 {
@@ -246,27 +250,17 @@ EXPORT_SYMBOL_GPL(__svmtrace_nmi_injected);
 
 /*
  * The IRET exit of an NMI handler whose frame we kept our TF out of (exit
- * hook, vt->lock held): set TF in the RFLAGS image the IRET is about to pop
- * (RIP, CS, RFLAGS at RSP), so our stepping goes on where the NMI
- * interrupted it -- unless the capture stopped meanwhile.
+ * hook, vt->lock held): true when our stepping goes on where the NMI
+ * interrupted it -- the capture still armed -- and the IRET is to be
+ * stepped for that (frames.c, svmtrace_iret_exit()).
  */
-void svmtrace_nmi_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt)
+bool svmtrace_nmi_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt)
 {
-	struct x86_exception e;
-	u64 image;
-	gpa_t gpa;
-
+	lockdep_assert_held(&vt->lock);
 	if (!vt->nmi_parked)
-		return;
+		return false;
 	vt->nmi_parked = false;
-	if (!rcu_access_pointer(vm->armed) || !vt->ring)
-		return;
-	gpa = kvm_mmu_gva_to_gpa_system(vcpu, kvm_rsp_read(vcpu) + 16, &e);
-	if (gpa == INVALID_GPA || kvm_vcpu_read_guest(vcpu, gpa, &image, sizeof(image)))
-		return;
-	image |= X86_EFLAGS_TF;
-	if (!kvm_vcpu_write_guest(vcpu, gpa, &image, sizeof(image)))
-		vt->tf_live = true;
+	return rcu_access_pointer(vm->armed) && vt->ring;
 }
 
 /* A new starting point (session start, after KVM's own step): no repair. */
@@ -299,11 +293,17 @@ void svmtrace_hide_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 			   static_call(kvm_x86_get_cpl)(vcpu));
 }
 
+/* An IRET stepped with our TF (frames.c): that TF is ours alone. */
+static bool iret_stepped(const struct svmtrace_vcpu *vt)
+{
+	return READ_ONCE(vt->iret_pass) == SVMTRACE_IRET_STEP;
+}
+
 unsigned long __svmtrace_regs_get_rflags(struct kvm_vcpu *vcpu, unsigned long rflags)
 {
 	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, NULL);
 
-	if (vt && READ_ONCE(vt->tf_live) && !READ_ONCE(vt->guest_tf))
+	if (vt && ((READ_ONCE(vt->tf_live) && !READ_ONCE(vt->guest_tf)) || iret_stepped(vt)))
 		rflags &= ~X86_EFLAGS_TF;
 	return rflags;
 }
@@ -312,10 +312,12 @@ unsigned long __svmtrace_regs_set_rflags(struct kvm_vcpu *vcpu, unsigned long rf
 {
 	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, NULL);
 
-	if (!vt || !READ_ONCE(vt->tf_live))
+	if (!vt || (!READ_ONCE(vt->tf_live) && !iret_stepped(vt)))
 		return rflags;
 	mutex_lock(&vt->lock);
-	if (vt->tf_live) {
+	if (vt->iret_pass == SVMTRACE_IRET_STEP) {
+		rflags |= X86_EFLAGS_TF;	/* the IRET pops the guest's own */
+	} else if (vt->tf_live) {
 		bool stepping = static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF;
 
 		vt->guest_tf = rflags & X86_EFLAGS_TF;

@@ -125,6 +125,7 @@ struct svmtrace_vcpu {
 	bool iret_guest_tf;	/* ... and restores this TF of the guest's, whatever */
 				/* the frame says (it also holds ours) */
 	u8 iret_pass;		/* SVMTRACE_IRET_*: the next IRET (frames.c) */
+	bool iret_resume;	/* ... STEP: the trap after it resumes our stepping */
 	bool sys_last;		/* sys_*: this vCPU's SYSCALL parked last, until */
 	u64 sys_cr3;		/* ... its next return to user mode: the CR3, */
 	u64 sys_rip;		/* ... return point */
@@ -451,7 +452,7 @@ static inline bool svmtrace_legacy_prefix(u8 b)
 }
 
 /* hide.c */
-void svmtrace_nmi_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt);
+bool svmtrace_nmi_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt);
 void svmtrace_hide_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
 void svmtrace_hide_repair(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip, u64 rsp);
 
