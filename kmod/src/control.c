@@ -9,7 +9,9 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/kvm_host.h>
+#include <linux/memcontrol.h>
 #include <linux/miscdevice.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <generated/utsrelease.h>
@@ -212,13 +214,17 @@ static int add_vcpus(struct svmtrace_vm *vm, struct kvm *kvm, u32 nr, bool rings
  * KVM created a vCPU (kvm_arch_vcpu_postcreate(): the VMM's
  * KVM_CREATE_VCPU, process context, under the new vCPU's mutex, so before
  * its first KVM_RUN).  While a capture is armed it is traced like the
- * others from its first instruction -- untraced, it could not even run the
- * gate page, which stays non-executable for it -- and the consumer finds
- * its ring through SVMTRACE_STATUS (nr_vcpus grew) and SVMTRACE_GET_RING.
- * Otherwise the next arm adds it.
+ * others from its first instruction, and the consumer finds its ring
+ * through SVMTRACE_STATUS (nr_vcpus grew) and SVMTRACE_GET_RING.  Its
+ * state and ring are charged to the controller's memory cgroup, as the
+ * others' were at arm, not to the VMM's, which runs this.  When that
+ * allocation fails the vCPU runs untraced: the log says so, and the gates
+ * open for it (gate.c) rather than stop it.  Otherwise the next arm adds
+ * it.
  */
 void __svmtrace_vcpu_created(struct kvm_vcpu *vcpu)
 {
+	struct mem_cgroup *old;
 	struct svmtrace_vm *vm;
 	int r = 0;
 
@@ -229,8 +235,11 @@ void __svmtrace_vcpu_created(struct kvm_vcpu *vcpu)
 	if (!vm)
 		return;
 	mutex_lock(&vm->lock);
-	if (rcu_access_pointer(vm->armed))
+	if (rcu_access_pointer(vm->armed)) {
+		old = set_active_memcg(vm->memcg);
 		r = add_vcpus(vm, vcpu->kvm, vcpu->vcpu_idx + 1, true);
+		set_active_memcg(old);
+	}
 	mutex_unlock(&vm->lock);
 	if (r)
 		pr_err_ratelimited("svmtrace: vCPU %u created while armed is not traced (%d)\n",
@@ -326,6 +335,8 @@ static int ctl_arm(struct svmtrace_ctl *ctl)
 		return r;
 	}
 	vm->was_armed = true;
+	mem_cgroup_put(vm->memcg);
+	vm->memcg = get_mem_cgroup_from_mm(current->mm);
 	bitmap_zero(vm->gate_open, SVMTRACE_MAX_GATES);
 	svmtrace_adopt_reset(&vm->target);
 	vm->paused = false;

@@ -17,6 +17,7 @@
 
 #include "hooks.h"
 #include "kvm_cache_regs.h"
+#include "svm/svm.h"
 #include "svmtrace.h"
 #include "x86.h"
 
@@ -143,37 +144,36 @@ static u64 vcpu_msr(struct kvm_vcpu *vcpu, u32 index)
 }
 
 /*
- * Read without stopping the vCPU.  SVM keeps all of these in the VMCB or in
- * vcpu->arch, written at every VM exit, and its accessors only read them
- * (no lazily cached register is filled in here): a running vCPU yields the
- * values of its last exit.  With vcpu->mutex free (not in KVM_RUN) they
- * are consistent.
+ * Read without stopping the vCPU, from what lives as long as the vCPU:
+ * vcpu->arch and the VMCB of the vCPU's own (L1) state, vmcb01, whose save
+ * area the CPU writes at every VM exit.  Never through svm->vmcb and KVM's
+ * accessors: while the guest runs a nested guest of its own that points at
+ * vmcb02, which a nested exit on the vCPU's thread may free meanwhile.  A
+ * running vCPU yields the values of its last exit (the guest's own state
+ * while it runs a nested guest); with vcpu->mutex free (not in KVM_RUN) they
+ * are consistent.  MSR reads of LSTAR and KERNEL_GS_BASE come from vmcb01
+ * too (svm_get_msr()).
  */
 static void read_vcpu_state(struct kvm_vcpu *vcpu, struct svmtrace_vcpu_state *st)
 {
-	struct kvm_segment seg;
-	struct desc_ptr dt;
+	const struct vmcb_save_area *save = &to_svm(vcpu)->vmcb01.ptr->save;
 
 	st->rip = READ_ONCE(vcpu->arch.regs[VCPU_REGS_RIP]);
 	st->rsp = READ_ONCE(vcpu->arch.regs[VCPU_REGS_RSP]);
-	st->rflags = svmtrace_regs_get_rflags(vcpu, static_call(kvm_x86_get_rflags)(vcpu));
+	st->rflags = svmtrace_regs_get_rflags(vcpu, READ_ONCE(save->rflags));
 	st->cr0 = READ_ONCE(vcpu->arch.cr0);
 	st->cr3 = READ_ONCE(vcpu->arch.cr3);
 	st->cr4 = READ_ONCE(vcpu->arch.cr4);
 	st->efer = READ_ONCE(vcpu->arch.efer);
 	st->lstar = vcpu_msr(vcpu, MSR_LSTAR);
 	st->kernel_gs_base = vcpu_msr(vcpu, MSR_KERNEL_GS_BASE);
-	static_call(kvm_x86_get_segment)(vcpu, &seg, VCPU_SREG_GS);
-	st->gs_base = seg.base;
-	static_call(kvm_x86_get_segment)(vcpu, &seg, VCPU_SREG_FS);
-	st->fs_base = seg.base;
-	static_call(kvm_x86_get_idt)(vcpu, &dt);
-	st->idtr_base = dt.address;
-	st->idtr_limit = dt.size;
-	static_call(kvm_x86_get_gdt)(vcpu, &dt);
-	st->gdtr_base = dt.address;
-	st->gdtr_limit = dt.size;
-	st->cpl = static_call(kvm_x86_get_cpl)(vcpu);
+	st->gs_base = READ_ONCE(save->gs.base);
+	st->fs_base = READ_ONCE(save->fs.base);
+	st->idtr_base = READ_ONCE(save->idtr.base);
+	st->idtr_limit = READ_ONCE(save->idtr.limit);
+	st->gdtr_base = READ_ONCE(save->gdtr.base);
+	st->gdtr_limit = READ_ONCE(save->gdtr.limit);
+	st->cpl = READ_ONCE(save->cpl);
 	if (is_guest_mode(vcpu))
 		st->flags |= SVMTRACE_VCPU_STATE_F_GUEST_MODE;
 }

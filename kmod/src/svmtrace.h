@@ -178,6 +178,8 @@ struct svmtrace_vm {
 	atomic64_t seq;
 	u32 last_gate;			/* gate id of the newest session */
 	bool was_armed;			/* a vCPU may still carry our TF: stay registered */
+	struct mem_cgroup *memcg;	/* the controller's at arm: the rings of vCPUs */
+					/* created while armed are charged to it */
 	spinlock_t park_lock;		/* parks[], park_clock (frames.c) */
 	u64 park_clock;
 	struct svmtrace_park parks[SVMTRACE_MAX_PARKS];
