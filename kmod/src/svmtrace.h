@@ -486,7 +486,8 @@ static __always_inline void svmtrace_hide_step(struct kvm_vcpu *vcpu, struct svm
 }
 void svmtrace_hide_restart(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
 
-/* testparam.c */
+/* testparam.c: in the lab's build only (kmod/build.sh --lab). */
+#ifdef SVMTRACE_LAB
 extern unsigned int svmtrace_lose_step;
 bool svmtrace_test_lose_step_slow(void);
 
@@ -495,6 +496,12 @@ static __always_inline bool svmtrace_test_lose_step(void)
 {
 	return unlikely(READ_ONCE(svmtrace_lose_step)) && svmtrace_test_lose_step_slow();
 }
+#else
+static __always_inline bool svmtrace_test_lose_step(void)
+{
+	return false;
+}
+#endif
 
 /* control.c */
 int svmtrace_control_init(void);
