@@ -9,6 +9,7 @@
  * KVM_SET_GUEST_DEBUG, which makes KVM rewrite its own #BP intercept.
  */
 #include "layout.h"
+#include "program.h"
 
 	.intel_syntax noprefix
 	.code64
@@ -23,5 +24,4 @@ start:
 	out	PORT_LOG, eax		/* KVM_SET_GUEST_DEBUG after the first */
 	dec	ecx
 	jnz	1b
-	xor	eax, eax
-	out	PORT_DONE, eax
+	done

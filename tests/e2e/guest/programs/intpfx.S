@@ -12,6 +12,7 @@
  * IRETQ, one session, every instruction traced.
  */
 #include "layout.h"
+#include "program.h"
 
 	.intel_syntax noprefix
 	.code64
@@ -30,6 +31,4 @@ start:
 	dec	r12
 	jnz	1b
 	mov	eax, ebx
-	out	PORT_LOG, eax
-	xor	eax, eax
-	out	PORT_DONE, eax
+	log_done

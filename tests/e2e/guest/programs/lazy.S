@@ -15,6 +15,7 @@
  * program never gets there.
  */
 #include "layout.h"
+#include "program.h"
 
 	.intel_syntax noprefix
 	.code64
@@ -40,9 +41,7 @@ start:
 	add	ebx, eax
 	call	page1fn
 	mov	eax, ebx
-	out	PORT_LOG, eax
-	xor	eax, eax
-	out	PORT_DONE, eax
+	log_done
 
 	.org 0x1000
 page1fn:

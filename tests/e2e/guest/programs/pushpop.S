@@ -9,6 +9,7 @@
  * image that way leaves its TF there.  Logs the TF bits of the images.
  */
 #include "layout.h"
+#include "program.h"
 
 	.intel_syntax noprefix
 	.code64
@@ -26,6 +27,4 @@ start:
 	jnz	1b
 	mov	eax, ebx
 	and	eax, 0x100
-	out	PORT_LOG, eax		/* the TF the guest saw */
-	xor	eax, eax
-	out	PORT_DONE, eax
+	log_done			/* EAX: the TF the guest saw */
