@@ -3,7 +3,8 @@
  * svmtrace: the opcode of a guest instruction, past its prefixes, as the
  * CPU decodes it.  The tracer recognises a few instructions at their VM
  * exit or after their step (SYSCALL and SYSRET at their #UD, INT n at its
- * intercept, the INT n / INT3 / INTO / INT1 that took a TF away), and each
+ * intercept, the INT n / INT3 / INTO / INT1 that took a TF away, a MOV to a
+ * debug register for its source), and each
  * may carry prefixes the CPU ignores: `48 0F 05` is a SYSCALL, `2E CD 80`
  * an INT 0x80.  A decoder that took only the bare opcode left a prefixed
  * INT n to execute again and exit again, forever.
@@ -36,6 +37,7 @@ int svmtrace_insn_fetch(struct kvm_vcpu *vcpu, int cpl, u64 rip, struct svmtrace
 	if (svmtrace_fetch_as(vcpu, cpl, rip, in->bytes, n))
 		return -EFAULT;
 	in->rex_w = false;
+	in->rex_b = false;
 	in->lock = false;
 	for (i = 0; i + 1 < SVMTRACE_INSN_MAX; i++) {
 		if (i + 1 >= n) {
@@ -47,6 +49,7 @@ int svmtrace_insn_fetch(struct kvm_vcpu *vcpu, int cpl, u64 rip, struct svmtrace
 		b = in->bytes[i];
 		if (long64 && (b & 0xf0) == 0x40) {
 			in->rex_w = b & 8;
+			in->rex_b = b & 1;
 			continue;
 		}
 		if (b != 0x66 && !svmtrace_legacy_prefix(b)) {
@@ -54,6 +57,7 @@ int svmtrace_insn_fetch(struct kvm_vcpu *vcpu, int cpl, u64 rip, struct svmtrace
 			return 0;
 		}
 		in->rex_w = false;
+		in->rex_b = false;
 		in->lock |= b == 0xf0;
 	}
 	return -EINVAL;

@@ -418,6 +418,7 @@ struct svmtrace_insn {
 	u8 bytes[SVMTRACE_INSN_MAX];
 	u8 op;		/* index of the first opcode byte (the next one is read too) */
 	bool rex_w;	/* a REX.W right before it (64-bit mode) */
+	bool rex_b;	/* ... a REX.B (extends ModRM's r/m) */
 	bool lock;	/* a LOCK prefix */
 };
 int svmtrace_insn_fetch(struct kvm_vcpu *vcpu, int cpl, u64 rip, struct svmtrace_insn *in);
