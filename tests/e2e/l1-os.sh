@@ -50,7 +50,7 @@ if ! wait_line "$console" '^svmtrace-lab: ready' "$seconds" "$qemu"; then
 	exit 0
 fi
 stage booted
-for p in sort hash threads; do
+for p in flags xonly sort hash threads; do
 	d=$out/$p
 	mkdir -p "$d"
 	if ! wait_line "$console" "^svmtrace-os: $p gate=" 120 "$qemu"; then
