@@ -65,7 +65,8 @@ prepare_tree() {
 		note "extracting arch/x86/kvm and virt/kvm from $tarball"
 		rm -rf "$out"/pristine-* && mkdir -p "$pristine"
 		tar -xJf "$tarball" -C "$pristine" --strip-components=1 \
-			linux-source-6.1/arch/x86/kvm linux-source-6.1/virt/kvm linux-source-6.1/Makefile
+			linux-source-6.1/arch/x86/kvm linux-source-6.1/virt/kvm linux-source-6.1/Makefile \
+			linux-source-6.1/arch/x86/include/asm/kvm_host.h
 		sub=$(sed -n 's/^SUBLEVEL = //p' "$pristine/Makefile")
 		[ "$sub" = "$src_sub" ] || die "$tarball says SUBLEVEL $sub, package says $src_sub"
 		touch "$pristine/.complete"
@@ -84,7 +85,7 @@ prepare_tree() {
 		write_kbuild >"$tree/arch/x86/kvm/Kbuild"
 		echo "$stamp" >"$tree/.stamp"
 	fi
-	sync "$top"/kmod/src/* "$tree/arch/x86/kvm/svmtrace"
+	sync "$top"/kmod/src/*.[ch] "$top"/kmod/src/6.1/*.c "$tree/arch/x86/kvm/svmtrace"
 	sync "$top/include/svmtrace/abi.h" "$tree/arch/x86/kvm/svmtrace/include/svmtrace"
 }
 
@@ -94,6 +95,18 @@ patches() {
 		case ${p##*/} in *-lab-*) [ -n "$lab" ] || continue ;; esac
 		echo "$p"
 	done
+}
+
+# KVM_REQ_SVMTRACE (kmod/src/hooks.h) must be an arch request this KVM
+# leaves free: nothing else would notice two requests on one bit.
+check_request() {
+	ours=$(sed -n 's/^#define SVMTRACE_ARCH_REQ \([0-9]*\)$/\1/p' "$top/kmod/src/hooks.h")
+	[ -n "$ours" ] || die "kmod/src/hooks.h defines no SVMTRACE_ARCH_REQ"
+	if grep -Eo 'KVM_ARCH_REQ(_FLAGS)?\([0-9]+' "$pristine/arch/x86/include/asm/kvm_host.h" |
+		grep -Eq "\\($ours\$"; then
+		die "KVM of linux-source-6.1 $src_ver uses arch request $ours, which" \
+			"kmod/src/hooks.h takes for KVM_REQ_SVMTRACE"
+	fi
 }
 
 # sync FILE... DIR: copy the changed files only, so make stays incremental.
@@ -120,7 +133,7 @@ ccflags-y += -I $(src)/svmtrace/include
 kvm-y += svmtrace/control.o svmtrace/attach.o svmtrace/ring.o svmtrace/gate.o \
 	 svmtrace/introspect.o svmtrace/watch.o svmtrace/access.o svmtrace/decode.o \
 	 svmtrace/step.o svmtrace/hide.o svmtrace/frames.o svmtrace/xstate.o \
-	 svmtrace/debugreg.o
+	 svmtrace/debugreg.o svmtrace/compat.o
 KBUILD
 	[ -z "$lab" ] || cat <<'KBUILD'
 # The lab build: the test-only knobs (kmod/src/testparam.c).
@@ -169,5 +182,6 @@ check_vermagic() {
 
 resolve_kernel
 prepare_tree
+check_request
 build_modules
 check_vermagic
