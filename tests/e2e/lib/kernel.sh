@@ -3,6 +3,10 @@
 # `dpkg-deb -x` under the build tree -- never installed on the host, whose
 # kernel we cannot change anyway (DESIGN.md: the host /dev/kvm is not SVM).
 
+# The kernel series svmtrace supports and how a release names its series
+# (kernel_series_of): kmod/kernel.sh, shared with the build.
+. "$top/kmod/kernel.sh"
+
 # kernel_abi_of_module KO: the ABI (e.g. 6.1.0-57-amd64) a module was built
 # for, from its vermagic, so L1 boots exactly the kernel the kmod targets.
 kernel_abi_of_module() {
