@@ -15,7 +15,7 @@
 # runs one).
 KMOD_DIR := $(BUILD)/kmod
 KMOD_LAB_DIR := $(BUILD)/kmod-lab
-KMOD_SERIES ?= 6.1
+KMOD_SERIES ?= 6.1 6.12
 KMOD_DIRS = $(addprefix $(KMOD_DIR)/,$(KMOD_SERIES))
 KMOD_LAB_DIRS = $(addprefix $(KMOD_LAB_DIR)/,$(KMOD_SERIES))
 # --modules DIR for each kernel, as tests/e2e/kernels.sh takes them.
@@ -24,7 +24,8 @@ KMOD_LAB_MODULES = $(foreach d,$(KMOD_LAB_DIRS),--modules $(d))
 KMOD_INPUTS := kmod/build.sh kmod/kernel.sh \
 	$(wildcard kmod/patches/*/*.patch kmod/src/*.[ch] kmod/src/*/*.c) include/svmtrace/abi.h
 
-DEB_PACKAGES += linux-source-6.1 linux-headers-amd64 kmod patch binutils xz-utils
+DEB_PACKAGES += linux-source-6.1 linux-headers-amd64 linux-source-6.12 linux-headers-6.12-amd64 \
+	kmod patch binutils xz-utils
 
 .PHONY: kmod
 ifdef KVER

@@ -12,7 +12,7 @@
 # do (kernel_die), so that make, DKMS and apt show the user one sentence.
 
 # Series with a hook patch in kmod/patches/SERIES.
-KERNEL_SERIES_SUPPORTED="6.1"
+KERNEL_SERIES_SUPPORTED="6.1 6.12"
 
 kernel_die() {
 	echo "kmod: $*" >&2

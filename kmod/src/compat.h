@@ -40,6 +40,12 @@ void svmtrace_inject_page_fault(struct kvm_vcpu *vcpu, struct x86_exception *fau
 bool svmtrace_noncanonical(struct kvm_vcpu *vcpu, u64 la);
 
 /*
+ * vNMI is in use (kvm_amd's vnmi on a CPU with VNMI and vGIF, 6.5+): NMIs
+ * reach the guest without the IRET intercept hide.c needs.  ARM refuses.
+ */
+bool svmtrace_vnmi_active(void);
+
+/*
  * A gate closes (gate.c): take execute permission from the 4 KiB SPTE that
  * maps @gfn, faults in flight for it retrying.  1 when the TLBs were
  * flushed, 0 when no SPTE maps it executable, -1 when that is not possible

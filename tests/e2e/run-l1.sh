@@ -80,7 +80,7 @@ kdir=$build/kernel/$abi
 kernel_fetch "$abi" "$kdir" || die "cannot unpack linux-image-$abi"
 moddir=$kdir/root/lib/modules/$abi
 if [ -n "$modules" ]; then
-	want=$(modinfo -F vermagic "$moddir/kernel/arch/x86/kvm/kvm.ko")
+	want=$(modinfo -F vermagic "$moddir"/kernel/arch/x86/kvm/kvm.ko*)
 	for m in kvm.ko kvm-amd.ko; do
 		got=$(modinfo -F vermagic "$modules/$m")
 		[ "$got" = "$want" ] || die "$modules/$m vermagic '$got' differs from the image's '$want'"
@@ -102,13 +102,20 @@ cp "$busybox" "$root/bin/busybox"
 for a in $("$busybox" --list); do [ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"; done
 
 # Modules, in load order: 9p for the results share (and overlay for the
-# host's root), then KVM's closure.
+# host's root), then KVM's closure.  Compressed ones (6.12: .ko.xz) are
+# unpacked, so that busybox's insmod loads them and the order files name
+# plain .ko files.
 kernel_module_closure "$moddir" virtio_pci 9pnet_virtio 9p ${hostroot:+overlay} >"$root/lib/kvm/share.order"
 kernel_module_closure "$moddir" kvm-amd >"$root/lib/kvm/packaged.order"
 for m in $(cat "$root/lib/kvm/share.order" "$root/lib/kvm/packaged.order"); do
 	mkdir -p "$root/lib/kvm/packaged/$(dirname "$m")"
-	cp "$moddir/$m" "$root/lib/kvm/packaged/$m"
+	case $m in
+	*.ko.xz) xz -dc "$moddir/$m" >"$root/lib/kvm/packaged/${m%.xz}" ;;
+	*.ko.zst) zstd -qdc "$moddir/$m" >"$root/lib/kvm/packaged/${m%.zst}" ;;
+	*) cp "$moddir/$m" "$root/lib/kvm/packaged/$m" ;;
+	esac
 done
+sed -i 's/\.ko\.\(xz\|zst\)$/.ko/' "$root/lib/kvm/share.order" "$root/lib/kvm/packaged.order"
 if [ -n "$modules" ]; then
 	cp "$modules/kvm.ko" "$modules/kvm-amd.ko" "$root/lib/kvm/ours/"
 fi

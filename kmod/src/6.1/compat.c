@@ -34,6 +34,11 @@ bool svmtrace_noncanonical(struct kvm_vcpu *vcpu, u64 la)
 	return is_noncanonical_address(la, vcpu);
 }
 
+bool svmtrace_vnmi_active(void)
+{
+	return false;	/* KVM has no vNMI before 6.5 */
+}
+
 int svmtrace_mmu_deny_exec(struct kvm *kvm, gfn_t gfn)
 {
 	unsigned long hva = gfn_to_hva(kvm, gfn);

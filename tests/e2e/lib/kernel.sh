@@ -46,19 +46,22 @@ kernel_fetch() {
 }
 
 # kernel_module_closure MODDIR NAME...: every module file (relative to
-# MODDIR) that NAME... need, dependencies first, each once.
+# MODDIR) that NAME... need, dependencies first, each once; modules built
+# into the kernel (6.12's virtio_pci) need no file.
 kernel_module_closure() {
 	moddir=$1; shift
 	awk -v want="$*" '
+		FILENAME ~ /modules\.builtin$/ { name = $1; sub(/.*\//, "", name); sub(/\.ko$/, "", name)
+		  gsub(/-/, "_", name); builtin[name] = 1; next }
 		{ sub(/:$/, "", $1); name = $1; sub(/.*\//, "", name); sub(/\.ko.*$/, "", name)
 		  gsub(/-/, "_", name); path[name] = $1
 		  deps[name] = ""; for (i = 2; i <= NF; i++) { d = $i; sub(/.*\//, "", d)
 			sub(/\.ko.*$/, "", d); gsub(/-/, "_", d); deps[name] = deps[name] " " d } }
 		function visit(n,   k, a, i) {
-			if (n in seen) return; seen[n] = 1
+			if (n in seen || n in builtin) return; seen[n] = 1
 			if (!(n in path)) { print "kernel: no module " n > "/dev/stderr"; bad = 1; return }
 			k = split(deps[n], a, " "); for (i = k; i >= 1; i--) visit(a[i])
 			print path[n] }
 		END { n = split(want, w, " "); for (i = 1; i <= n; i++) { m = w[i]; gsub(/-/, "_", m); visit(m) }
-		      exit bad }' "$moddir/modules.dep"
+		      exit bad }' "$moddir/modules.builtin" "$moddir/modules.dep"
 }
