@@ -126,6 +126,7 @@ DEB_PACKAGES += gdb
 bench-step-cost: $(BUILD)/bin/svmtrace-e2e-vmm $(BUILD)/bin/svmtrace-capture $(E2E_BINS) \
 	$(E2E_DIR)/guest/steploop.bin kmod
 	BUILD=$(BUILD) tests/e2e/kernels.sh $(KMOD_MODULES) -- tests/e2e/step-cost.sh
+	BUILD=$(BUILD) tests/e2e/step-cost-kernels.sh $(KMOD_SERIES)
 BENCH_STEPS += bench-step-cost
 
 # Where those instructions go: per kernel function, counted by a QEMU TCG
