@@ -102,20 +102,11 @@ cp "$busybox" "$root/bin/busybox"
 for a in $("$busybox" --list); do [ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"; done
 
 # Modules, in load order: 9p for the results share (and overlay for the
-# host's root), then KVM's closure.  Compressed ones (6.12: .ko.xz) are
-# unpacked, so that busybox's insmod loads them and the order files name
-# plain .ko files.
-kernel_module_closure "$moddir" virtio_pci 9pnet_virtio 9p ${hostroot:+overlay} >"$root/lib/kvm/share.order"
-kernel_module_closure "$moddir" kvm-amd >"$root/lib/kvm/packaged.order"
-for m in $(cat "$root/lib/kvm/share.order" "$root/lib/kvm/packaged.order"); do
-	mkdir -p "$root/lib/kvm/packaged/$(dirname "$m")"
-	case $m in
-	*.ko.xz) xz -dc "$moddir/$m" >"$root/lib/kvm/packaged/${m%.xz}" ;;
-	*.ko.zst) zstd -qdc "$moddir/$m" >"$root/lib/kvm/packaged/${m%.zst}" ;;
-	*) cp "$moddir/$m" "$root/lib/kvm/packaged/$m" ;;
-	esac
-done
-sed -i 's/\.ko\.\(xz\|zst\)$/.ko/' "$root/lib/kvm/share.order" "$root/lib/kvm/packaged.order"
+# host's root), then KVM's closure.
+kernel_modules_unpack "$moddir" "$root/lib/kvm/packaged" "$root/lib/kvm/share.order" \
+	virtio_pci 9pnet_virtio 9p ${hostroot:+overlay} || die "cannot copy the image's modules"
+kernel_modules_unpack "$moddir" "$root/lib/kvm/packaged" "$root/lib/kvm/packaged.order" kvm-amd ||
+	die "cannot copy the image's modules"
 if [ -n "$modules" ]; then
 	cp "$modules/kvm.ko" "$modules/kvm-amd.ko" "$root/lib/kvm/ours/"
 fi

@@ -65,3 +65,23 @@ kernel_module_closure() {
 		END { n = split(want, w, " "); for (i = 1; i <= n; i++) { m = w[i]; gsub(/-/, "_", m); visit(m) }
 		      exit bad }' "$moddir/modules.builtin" "$moddir/modules.dep"
 }
+
+# kernel_modules_unpack MODDIR DEST ORDER NAME...: the modules NAME... need
+# (kernel_module_closure) copied under DEST, compressed ones (6.12 ships
+# .ko.xz) unpacked so that busybox's insmod loads them; ORDER gets their
+# paths under DEST in load order.
+kernel_modules_unpack() {
+	moddir=$1 dest=$2 order=$3; shift 3
+	kernel_module_closure "$moddir" "$@" >"$order.all" || return 1
+	: >"$order"
+	while read -r m; do
+		mkdir -p "$dest/$(dirname "$m")"
+		case $m in
+		*.ko.xz) xz -dc "$moddir/$m" >"$dest/${m%.xz}" || return 1; m=${m%.xz} ;;
+		*.ko.zst) zstd -qdc "$moddir/$m" >"$dest/${m%.zst}" || return 1; m=${m%.zst} ;;
+		*) cp "$moddir/$m" "$dest/$m" || return 1 ;;
+		esac
+		echo "$m" >>"$order"
+	done <"$order.all"
+	rm -f "$order.all"
+}
