@@ -10,7 +10,8 @@
 # must exist on every kernel with the same outcome; a check that passes on
 # one kernel and not on another is a failure (`FAIL: kernels/ID`), not a
 # known one.  Exits non-zero when a run failed or the rows differ.
-# Environment: BUILD (default build).
+# Environment: BUILD (default build), E2E_WIN_SEED (the seed every run lays
+# the Windows-layout guests out from; default: a new one, printed).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -29,6 +30,12 @@ lab=$1; shift
 name=$(basename "$lab" .sh)
 build=$top/${BUILD:-build}
 
+# One layout of the Windows-layout guests for every kernel (e2e.sh and
+# libvirt.sh lay them out anew from this seed), so that the runs differ in
+# the kernel alone.
+E2E_WIN_SEED=${E2E_WIN_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+export E2E_WIN_SEED
+echo "kernels: the Windows-layout guests from seed $E2E_WIN_SEED on every kernel"
 pids= series_list=
 for d in $dirs; do
 	[ -f "$d/kvm.ko" ] || { echo "kernels: $d/kvm.ko missing (make kmod)" >&2; exit 1; }
