@@ -150,8 +150,8 @@ packaged_module() {
 	if [ ! -e "$img/.complete" ]; then
 		note "fetching linux-image-$kver for its vermagic"
 		rm -rf "$img" && mkdir -p "$img/deb"
-		(cd "$img/deb" && apt-get download -q "linux-image-$kver" >"$img/apt.log" 2>&1) ||
-			{ cat "$img/apt.log" >&2; die "apt-get download linux-image-$kver failed"; }
+		kernel_image_download "$kver" "$img/deb" ||
+			{ cat "$img/deb/apt.log" >&2; die "apt-get download linux-image-$kver failed"; }
 		dpkg-deb --fsys-tarfile "$img"/deb/*.deb |
 			tar -x -C "$img" --wildcards '*/kernel/arch/x86/kvm/kvm.ko*'
 		rm -rf "$img/deb"

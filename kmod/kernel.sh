@@ -117,3 +117,13 @@ kernel_check_config() {
 	grep -q '^CONFIG_KVM_AMD=m' "$2" ||
 		kernel_die "$1 does not build kvm-amd as a module (CONFIG_KVM_AMD): nothing to replace"
 }
+
+# kernel_image_download KVER DIR: linux-image-KVER's .deb into DIR (apt-get
+# download; nothing is installed), else linux-image-KVER-unsigned's: the
+# same kernel and modules from Debian's linux source package, where the
+# signed one comes from linux-signed-amd64, which can lag behind it.  apt's
+# output goes to DIR/apt.log.
+kernel_image_download() {
+	(cd "$2" && { apt-get download -q "linux-image-$1" ||
+		apt-get download -q "linux-image-$1-unsigned"; }) >"$2/apt.log" 2>&1
+}

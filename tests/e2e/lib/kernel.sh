@@ -36,8 +36,8 @@ kernel_fetch() {
 	[ -e "$dir/.complete" ] && return 0
 	rm -rf "$dir" && mkdir -p "$dir/deb" || return 1
 	echo "kernel: fetching linux-image-$abi" >&2
-	(cd "$dir/deb" && apt-get download -q "linux-image-$abi" >/dev/null 2>"$dir/apt.log") || {
-		cat "$dir/apt.log" >&2; echo "kernel: apt-get download linux-image-$abi failed" >&2; return 1; }
+	kernel_image_download "$abi" "$dir/deb" || {
+		cat "$dir/deb/apt.log" >&2; echo "kernel: apt-get download linux-image-$abi failed" >&2; return 1; }
 	dpkg-deb -x "$dir"/deb/*.deb "$dir/root" || return 1
 	depmod -b "$dir/root" "$abi" || return 1
 	ln -s "root/boot/vmlinuz-$abi" "$dir/vmlinuz"
