@@ -17,15 +17,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 . "$here/lib/kernel.sh"
 
+usage() { echo "usage: kernels.sh --modules DIR... -- LAB [ARG...]" >&2; exit 2; }
 dirs=
-while [ $# -gt 0 ]; do
-	case $1 in
-	--modules) dirs="$dirs $2"; shift 2 ;;
-	--) shift; break ;;
-	*) echo "usage: kernels.sh --modules DIR... -- LAB [ARG...]" >&2; exit 2 ;;
-	esac
+while [ $# -ge 2 ] && [ "$1" = --modules ]; do
+	dirs="$dirs $2"
+	shift 2
 done
-[ $# -gt 0 ] && [ -n "$dirs" ] || { echo "usage: kernels.sh --modules DIR... -- LAB [ARG...]" >&2; exit 2; }
+[ $# -ge 2 ] && [ "$1" = -- ] && [ -n "$dirs" ] || usage
+shift
 lab=$1; shift
 name=$(basename "$lab" .sh)
 build=$top/${BUILD:-build}
