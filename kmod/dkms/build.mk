@@ -1,0 +1,26 @@
+# svmtrace-dkms: the modules' source as DKMS builds it, under
+# /usr/src/svmtrace-VERSION (make install, the svmtrace-dkms package): the
+# repository's kmod/build.sh, kmod/kernel.sh, the patches, kmod/src and
+# include/svmtrace/abi.h in their places, so kmod/build.sh runs there as it
+# does here, and dkms.conf (kmod/dkms/dkms.conf with the version and the
+# supported series of kmod/kernel.sh filled in).
+DKMS_CONF := $(BUILD)/dkms/dkms.conf
+DKMS_SOURCES = kmod/build.sh kmod/kernel.sh kmod/dkms/check.sh include/svmtrace/abi.h \
+	$(wildcard kmod/patches/*/*.patch kmod/src/*.[ch] kmod/src/*/*.c)
+DKMS_DEST = $(DESTDIR)/usr/src/svmtrace-$(SVMTRACE_VERSION)
+DEB_PACKAGES += dkms
+
+$(DKMS_CONF): kmod/dkms/dkms.conf kmod/kernel.sh debian/changelog
+	@mkdir -p $(@D)
+	series=$$(. ./kmod/kernel.sh && echo "$$KERNEL_SERIES_SUPPORTED" | sed 's/\./\\\\./g; s/ /|/g'); \
+	sed -e 's/#MODULE_VERSION#/$(SVMTRACE_VERSION)/' \
+		-e "s/^BUILD_EXCLUSIVE_KERNEL=.*/BUILD_EXCLUSIVE_KERNEL=\"^($$series)\\\\.\"/" $< >$@
+all: $(DKMS_CONF)
+
+.PHONY: install-dkms
+install-dkms: $(DKMS_CONF)
+	@set -e; for f in $(DKMS_SOURCES); do \
+		mode=644; [ ! -x $$f ] || mode=755; \
+		install -D -m $$mode $$f $(DKMS_DEST)/$$f; \
+	done
+	install -m 644 $(DKMS_CONF) $(DKMS_DEST)/dkms.conf
