@@ -4,6 +4,12 @@
 # include/svmtrace/abi.h in their places, so kmod/build.sh runs there as it
 # does here, and dkms.conf (kmod/dkms/dkms.conf with the version and the
 # supported series of kmod/kernel.sh filled in).
+#
+# kmod/dkms/modules_to_force_install goes to DKMS's list of that name: the
+# distribution's kvm.ko and ours both carry no MODULE_VERSION, which
+# DKMS's version check on installation reads as "the same module already
+# in the kernel" and then refuses to install ours; the entry
+# svmtrace_version-override skips that check (and only that) for svmtrace.
 DKMS_CONF := $(BUILD)/dkms/dkms.conf
 DKMS_SOURCES = kmod/build.sh kmod/kernel.sh kmod/dkms/check.sh include/svmtrace/abi.h \
 	$(wildcard kmod/patches/*/*.patch kmod/src/*.[ch] kmod/src/*/*.c)
@@ -24,3 +30,5 @@ install-dkms: $(DKMS_CONF)
 		install -D -m $$mode $$f $(DKMS_DEST)/$$f; \
 	done
 	install -m 644 $(DKMS_CONF) $(DKMS_DEST)/dkms.conf
+	install -D -m 644 kmod/dkms/modules_to_force_install \
+		$(DESTDIR)/usr/share/dkms/modules_to_force_install/svmtrace

@@ -1,11 +1,13 @@
 #!/bin/sh
-# kmod/dkms/check.sh build KVER | installed
+# kmod/dkms/check.sh build KVER [HEADERS] | installed
 #
 # What DKMS (dkms.conf) asks before and after building svmtrace's modules,
 # each answer one line on stderr saying what to do.
 #
-#   build KVER   (PRE_BUILD, and again before kmod/build.sh in MAKE): can
-#                kmod/build.sh build for KVER (kmod/kernel.sh: the series,
+#   build KVER [HEADERS]
+#                (PRE_BUILD, and again before kmod/build.sh in MAKE): can
+#                kmod/build.sh build for KVER against HEADERS (DKMS's
+#                kernel source directory) (kmod/kernel.sh: the series,
 #                PREEMPT_RT, the headers, linux-source-SERIES of their
 #                Debian version), and under Secure Boot, has DKMS a key to
 #                sign the modules with?  DKMS ignores PRE_BUILD's status
@@ -30,8 +32,8 @@ secure_boot() {
 
 case ${1:-} in
 build)
-	[ -n "${2:-}" ] || kernel_die "usage: kmod/dkms/check.sh build KVER | installed"
-	kernel_resolve "$2"
+	[ -n "${2:-}" ] || kernel_die "usage: kmod/dkms/check.sh build KVER [HEADERS] | installed"
+	kernel_resolve "$2" "${3:-}"
 	if secure_boot && [ ! -f "$mok_certificate" ]; then
 		kernel_die "Secure Boot is on and DKMS has no key to sign the modules with" \
 			"($mok_certificate; DKMS makes one with openssl): apt-get install openssl," \
@@ -44,6 +46,6 @@ installed)
 			"will not load: mokutil --import $mok_certificate, reboot, enroll it"
 	fi ;;
 *)
-	kernel_die "usage: kmod/dkms/check.sh build KVER | installed" ;;
+	kernel_die "usage: kmod/dkms/check.sh build KVER [HEADERS] | installed" ;;
 esac
 exit 0
