@@ -2,9 +2,12 @@
 # l1-deb.sh: the Debian packages as a user installs them, inside an L1 that
 # runs the host's userspace (run-l1.sh --hostroot), started by deb.sh.
 #   l1-deb.sh IMAGE PID
-# 1. The kernel's module directory is made writable (an overlay: L1 binds
-#    the unpacked image's modules read-only) and gets its headers' build
-#    link, as linux-headers-ABI gives it; man-db's trigger is off.
+# 1. The kernel's module directory is made writable (L1 binds the unpacked
+#    image's modules read-only), holding the modules L1 uses, and gets its
+#    headers' build link, as linux-headers-ABI gives it; the host's other kernels leave
+#    /boot (the postinst would build for the newest installed kernel too,
+#    under TCG: L1 is a machine with the one kernel it runs); man-db's
+#    trigger is off.
 # 2. dpkg -i of every /e2e/debs/*.deb: svmtrace-dkms's postinst loads
 #    /e2e/svmtrace-VERSION.dkms.tar.gz (put in its TARBALL_ROOT,
 #    /usr/share/svmtrace-dkms; the modules DKMS built on the host from this
@@ -36,8 +39,8 @@ state() {
 		echo "kvm_amd $(modinfo -n kvm_amd 2>&1)"
 		echo "dkms $(dkms status svmtrace 2>&1 | tr '\n' ' ')"
 		if modprobe kvm_amd 2>"$out/modprobe-$1.err"; then
-			echo "loaded kvm $(cat /sys/module/kvm/srcversion 2>/dev/null)" \
-				"kvm_amd $(cat /sys/module/kvm_amd/srcversion 2>/dev/null)"
+			echo "loaded kvm taint=$(cat /sys/module/kvm/taint)" \
+				"kvm_amd taint=$(cat /sys/module/kvm_amd/taint)"
 		else
 			echo "loaded none: $(cat "$out/modprobe-$1.err")"
 		fi
@@ -46,12 +49,24 @@ state() {
 }
 
 stage start
-mkdir -p /tmp/modules/upper /tmp/modules/work
-mount -t overlay overlay -o "lowerdir=$mods,upperdir=/tmp/modules/upper,workdir=/tmp/modules/work" \
-	"$mods" || { fail "cannot make $mods writable"; exit 1; }
+# What udev and systemd would set up: /dev/fd (DKMS uses <(...)), no dialogs.
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+export DEBIAN_FRONTEND=noninteractive
+# The kernel's module directory, writable, with the modules L1 uses (those
+# loaded, 9p and virtio's, and KVM's closure) in place of the image's 4000
+# (400 MB read over 9p: depmod, which DKMS runs on each install and
+# removal, took eight minutes on them under TCG).
+small=/tmp/modules
+for m in $( { cut -d' ' -f1 /proc/modules | xargs -r modinfo -n
+	modprobe --show-depends kvm_amd | awk '$1 == "insmod" { print $2 }'; } |
+	sed "s|.*/modules/$abi/||" | sort -u); do
+	mkdir -p "$small/${m%/*}" && cp "$mods/$m" "$small/$m"
+done
+cp "$mods"/modules.builtin* "$mods/modules.order" "$small/"
+mount --bind "$small" "$mods" && depmod -a "$abi" || { fail "cannot make $mods writable"; exit 1; }
 ln -sfn "/usr/src/linux-headers-$abi" "$mods/build"
+for c in /boot/config-*; do [ "$c" = "/boot/config-$abi" ] || rm -f "$c"; done
 rm -f /var/lib/man-db/auto-update
-for m in $(modinfo -n kvm kvm_amd); do modinfo -F srcversion "$m"; done >"$out/packaged.srcversion"
 mkdir -p /usr/share/svmtrace-dkms && cp /e2e/svmtrace-*.dkms.tar.gz /usr/share/svmtrace-dkms/
 stage prepared
 
@@ -77,7 +92,6 @@ cc -o /tmp/use /tmp/use.c $(pkg-config --cflags --libs svmtrace) >"$out/libuse.t
 stage library
 
 state installed
-for m in kvm kvm_amd; do modinfo -F srcversion "$(modinfo -n "$m")"; done >"$out/installed.srcversion"
 win_daemon_run "$out/win-daemon" "$1" pid "$2" || fail "svmtraced: $(cat "$out/win-daemon/timeout.txt")"
 stage traced
 rmmod kvm_amd kvm || fail "rmmod of the installed modules"
@@ -86,4 +100,5 @@ apt-get remove -y svmtrace-dkms >"$out/remove.txt" 2>&1
 echo $? >"$out/remove.rc"
 stage removed
 state removed
+find "$mods/updates" -name '*.ko*' >"$out/updates-after" 2>/dev/null
 rmmod kvm_amd kvm
