@@ -24,7 +24,7 @@
 #    (tests/deb/l1-deb.sh).  Judged here, the trace against the reference
 #    model as in make e2e.
 # Prints "N passed, N failed".  Environment: BUILD (default build),
-# DEB_TIMEOUT (L1 seconds, default 900), E2E_WIN_SEED (as make e2e).
+# DEB_TIMEOUT (L1 seconds, default 1500), E2E_WIN_SEED (as make e2e).
 set -u
 here=$(cd "$(dirname "$0")/../e2e" && pwd)	# the lab's judges use $here
 top=$(cd "$here/../.." && pwd)
@@ -107,7 +107,7 @@ adds="--add $run/debs --add $tarball --add $top/tests/deb/l1-deb.sh --add $here/
 adds="$adds --add $here/l1-win.sh --add $bin/svmtrace-e2e-vmm --add $win/win10.elf"
 adds="$adds --add $win/win10.targets $(ls "$top"/tests/data/profiles/*.json.xz | sed 's/^/--add /')"
 # shellcheck disable=SC2086
-nice "$here/run-l1.sh" --hostroot --kabi "$abi" --out "$run/l1" --timeout "${DEB_TIMEOUT:-900}" \
+nice "$here/run-l1.sh" --hostroot --kabi "$abi" --out "$run/l1" --timeout "${DEB_TIMEOUT:-1500}" \
 	$adds -- sh l1-deb.sh win10 1200 >"$run/l1.log" 2>&1
 echo "info: L1 ended with $?; stages (L1 uptime): $(tr '\n' ' ' <"$run/l1/deb/stages" 2>/dev/null)"
 d=$run/l1/deb
