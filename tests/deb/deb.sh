@@ -111,7 +111,6 @@ nice "$here/run-l1.sh" --hostroot --kabi "$abi" --out "$run/l1" --timeout "${DEB
 	$adds -- sh l1-deb.sh win10 1200 >"$run/l1.log" 2>&1
 echo "info: L1 ended with $?; stages (L1 uptime): $(tr '\n' ' ' <"$run/l1/deb/stages" 2>/dev/null)"
 d=$run/l1/deb
-cap=$run/l1/deb	# the lab's judges read $cap/NAME
 [ ! -s "$d/failures" ] || bad deb/l1/steps "$(tr '\n' ';' <"$d/failures")"
 
 installed=$(grep -c ' install ok installed$' "$d/installed.txt" 2>/dev/null)
@@ -143,6 +142,7 @@ fi
 
 . "$here/judge-capture.sh"
 . "$here/judge-win.sh"
+cap=$d	# the lab's judges read $cap/NAME (judge-capture.sh sets the lab's)
 judge_win_armed win-daemon win10 1200
 judge_capture_rc win-daemon
 judge_audit win-daemon
@@ -155,7 +155,7 @@ if [ "$(cat "$d/remove.rc" 2>/dev/null)" = 0 ] &&
 	grep -q "^kvm /lib/modules/$abi/kernel/arch/x86/kvm/kvm.ko$" "$s" 2>/dev/null &&
 	grep -q "^kvm_amd /lib/modules/$abi/kernel/arch/x86/kvm/kvm-amd.ko$" "$s" &&
 	grep -q "^dkms $" "$s" && grep -q '^loaded kvm taint= kvm_amd taint=$' "$s" &&
-	grep -q '^svmtrace_device absent$' "$s" && [ -z "$(ls "$d/updates-after" 2>/dev/null)" ]; then
+	grep -q '^svmtrace_device absent$' "$s" && [ -e "$d/updates-after" ] && [ ! -s "$d/updates-after" ]; then
 	ok deb/modules/removed "apt-get remove svmtrace-dkms: updates/dkms is empty, dkms status too, modinfo and modprobe find the distribution's modules again (untainted), no /dev/svmtrace"
 else
 	bad deb/modules/removed "apt-get remove exit $(cat "$d/remove.rc" 2>/dev/null): $(tr '\n' ';' <"$s" 2>/dev/null) left in updates: $(cat "$d/updates-after" 2>/dev/null)"
