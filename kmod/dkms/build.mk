@@ -3,7 +3,9 @@
 # repository's kmod/build.sh, kmod/kernel.sh, the patches, kmod/src and
 # include/svmtrace/abi.h in their places, so kmod/build.sh runs there as it
 # does here, and dkms.conf (kmod/dkms/dkms.conf with the version and the
-# supported series of kmod/kernel.sh filled in).
+# supported series of kmod/kernel.sh filled in).  The nested lab's
+# test-only knobs (kmod/patches/SERIES/*-lab-*.patch, kmod/src/testparam.c)
+# stay out: DKMS builds the modules users install, as make kmod does.
 #
 # kmod/dkms/modules_to_force_install goes to DKMS's list of that name: the
 # distribution's kvm.ko and ours both carry no MODULE_VERSION, which
@@ -12,7 +14,8 @@
 # svmtrace_version-override skips that check (and only that) for svmtrace.
 DKMS_CONF := $(BUILD)/dkms/dkms.conf
 DKMS_SOURCES = kmod/build.sh kmod/kernel.sh kmod/dkms/check.sh include/svmtrace/abi.h \
-	$(wildcard kmod/patches/*/*.patch kmod/src/*.[ch] kmod/src/*/*.c)
+	$(foreach f,$(wildcard kmod/patches/*/*.patch),$(if $(findstring -lab-,$(notdir $(f))),,$(f))) \
+	$(filter-out kmod/src/testparam.c,$(wildcard kmod/src/*.[ch] kmod/src/*/*.c))
 DKMS_DEST = $(DESTDIR)/usr/src/svmtrace-$(SVMTRACE_VERSION)
 DEB_PACKAGES += dkms
 
