@@ -60,6 +60,16 @@ abi=$(kernel_abi_pinned) || { echo "deb: cannot resolve the lab kernel's ABI" >&
 dk=$run/dkms
 mkdir -p "$dk/root"
 dpkg-deb -x "$debs/svmtrace-dkms_${version}_amd64.deb" "$dk/root"
+# The packaged source is the modules users install: none of the lab's
+# test-only knobs (kmod/build.sh --lab).
+src=$dk/root/usr/src/svmtrace-$version
+files=$(find "$src" -type f 2>/dev/null | wc -l)
+lab=$(find "$src" -name '*-lab-*' -o -name testparam.c 2>/dev/null)
+if [ -f "$src/dkms.conf" ] && [ -z "$lab" ]; then
+	ok deb/dkms/source "/usr/src/svmtrace-$version holds $files files, none of the lab's (*-lab-*.patch, testparam.c)"
+else
+	bad deb/dkms/source "/usr/src/svmtrace-$version ($files files) has no dkms.conf or holds the lab's test-only knobs: $(echo "$lab" | tr '\n' ' ')"
+fi
 # Not root: a user namespace makes us root over our own files.
 userns=; [ "$(id -u)" = 0 ] || userns=-r
 unshare $userns -m "$top/tests/deb/dkms-host.sh" "$version" "$abi" "$dk/root/usr/src" "$dk"
