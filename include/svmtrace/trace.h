@@ -239,6 +239,23 @@ struct svmtrace_raw_record {
 };
 _Static_assert(sizeof(struct svmtrace_raw_record) == 168, "raw record is 168 bytes");
 
+/*
+ * The flat 88-byte little-endian access record that `svmtrace-dump pack
+ * --mem` reads beside the raw records: one access of the instruction record
+ * whose sequence it names, in sequence order, in the instruction's order.
+ */
+struct svmtrace_raw_mem {
+	uint64_t seq;
+	uint64_t addr;
+	uint32_t size;
+	uint8_t kind; /* enum svmtrace_mem_kind */
+	uint8_t why;  /* enum svmtrace_mem_why of an unrecorded access, else 0 */
+	uint16_t reserved;
+	uint8_t read_value[SVMTRACE_MEM_MAX_VALUE];
+	uint8_t write_value[SVMTRACE_MEM_MAX_VALUE];
+};
+_Static_assert(sizeof(struct svmtrace_raw_mem) == 88, "raw access record is 88 bytes");
+
 /* A slot of @kind holding @raw's state (flags, reason and loss counts zero). */
 void svmtrace_slot_from_raw(const struct svmtrace_raw_record *raw, enum svmtrace_slot_kind kind,
 			    struct svmtrace_slot *slot);

@@ -8,11 +8,14 @@
  *            plugins.  Several files may be given (their union).
  *   tenet    Tenet's text trace for IDA: one line per instruction, the
  *            registers that changed and rip, all of them on a session's
- *            first line.
+ *            first line, then with memory operands the bytes the
+ *            instruction read (mr=) and wrote (mw=).
  *   x64dbg   x64dbg's .trace64: "TRAC", a JSON header, one block per
  *            instruction with its opcode bytes (from code.bin) and the
  *            REGDUMP registers that changed, all of them at the start and
- *            every 512 blocks.
+ *            every 512 blocks.  No memory: its blocks hold pointer-sized
+ *            old and new contents of every access, and a trace holds the
+ *            accessed bytes only (and no old value of a plain write).
  *
  * Each record's state is the state *before* the instruction at its rip,
  * which is what all three formats describe per line or block.
@@ -34,7 +37,8 @@ static const char export_usage[] =
 	"Write the trace for other tools (to standard output unless --out):\n"
 	"  --format drcov     drcov version 2 (module table + basic blocks) for Lighthouse\n"
 	"                     and Ghidra coverage plugins; several FILEs make one file\n"
-	"  --format tenet     Tenet text trace (register deltas per instruction) for IDA\n"
+	"  --format tenet     Tenet text trace (register deltas per instruction) for IDA,\n"
+	"                     with mr=/mw= memory entries when the trace has them\n"
 	"  --format x64dbg    x64dbg .trace64 (opcode bytes and register changes per\n"
 	"                     instruction) for x64dbg's trace view; one FILE\n"
 	"  --out FILE         write to FILE\n"
@@ -67,6 +71,7 @@ struct exporter {
 	uint64_t prev[18];
 	uint64_t blocks;
 	bool thread_written;
+	uint64_t mem_left_out; /* accesses the format cannot hold */
 };
 
 /* ---- drcov ---- */
@@ -215,6 +220,24 @@ static void drcov_write(struct exporter *x)
 
 /* ---- tenet ---- */
 
+static void tenet_bytes(struct exporter *x, const char *key, uint64_t addr, const uint8_t *b,
+			uint32_t n)
+{
+	fprintf(x->out, ",%s=0x%" PRIx64 ":", key, addr);
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(x->out, "%02x", b[i]);
+}
+
+/* mr= the bytes read, mw= the bytes written (both for an rmw); Tenet has no unrecorded access. */
+static void tenet_access(struct exporter *x, const struct svmtrace_mem_access *a)
+{
+	if (a->kind == SVMTRACE_MEM_READ || a->kind == SVMTRACE_MEM_RMW)
+		tenet_bytes(x, "mr", a->addr, a->read_value, a->size);
+	if (a->kind == SVMTRACE_MEM_WRITE || a->kind == SVMTRACE_MEM_RMW)
+		tenet_bytes(x, "mw", a->addr, a->write_value, a->size);
+	x->mem_left_out += a->kind == SVMTRACE_MEM_UNRECORDED;
+}
+
 /* Tenet's AMD64 names, our GPR order (svmtrace_gpr_names) plus rip. */
 static void tenet_record(struct exporter *x, const struct svmtrace_record *r)
 {
@@ -234,7 +257,10 @@ static void tenet_record(struct exporter *x, const struct svmtrace_record *r)
 		first = false;
 		x->prev[i] = s->gpr[i];
 	}
-	fprintf(x->out, "%srip=0x%" PRIx64 "\n", first ? "" : ",", s->rip);
+	fprintf(x->out, "%srip=0x%" PRIx64, first ? "" : ",", s->rip);
+	for (uint32_t k = 0; k < r->nr_mem; k++)
+		tenet_access(x, &r->mem[k]);
+	fputc('\n', x->out);
 	x->have_prev = true;
 }
 
@@ -285,6 +311,7 @@ static void x64dbg_record(struct exporter *x, const struct svmtrace_record *r)
 
 	if (r->kind == SVMTRACE_SLOT_SESSION_END)
 		return;
+	x->mem_left_out += r->nr_mem;
 	for (i = 0; i < SVMTRACE_NR_GPRS; i++)
 		regs[x64dbg_from_gpr[i]] = s->gpr[i];
 	regs[X64DBG_CIP] = s->rip;
@@ -422,6 +449,14 @@ int cmd_export(int argc, char **argv)
 	}
 	if (x.format == DRCOV)
 		drcov_write(&x);
+	if (x.mem_left_out && x.format == TENET)
+		warn("tenet: %" PRIu64 " memory accesses the capture could not record are not in "
+		     "the file (Tenet has no entry for them)",
+		     x.mem_left_out);
+	if (x.mem_left_out && x.format == X64DBG)
+		warn("x64dbg: the %" PRIu64 " memory accesses of the trace are not in the file "
+		     "(x64dbg's blocks need pointer-sized old and new contents of each)",
+		     x.mem_left_out);
 	if (fflush(x.out) || (out && fclose(x.out)))
 		die("%s: write failed: %s", out ? out : "standard output", strerror(errno));
 	free(x.bbs);
