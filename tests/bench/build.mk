@@ -21,3 +21,10 @@ BENCH_STEPS += bench-ring
 bench-analysis: all
 	BIN=$(BUILD)/bin BENCH_DIR=$(BUILD)/bench sh tests/bench/analysis.sh
 BENCH_STEPS += bench-analysis
+
+# Memory operands: file size with and without them on the trace workloads
+# (recorded with svmtrace-steprec --mem), per record and per access.
+.PHONY: bench-mem
+bench-mem: all
+	BIN=$(BUILD)/bin BENCH_DIR=$(BUILD)/bench sh tests/bench/mem.sh
+BENCH_STEPS += bench-mem

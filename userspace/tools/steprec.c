@@ -12,6 +12,9 @@
  * --threads follows every thread the process creates (PTRACE_O_TRACECLONE)
  * and writes each thread's records to OUT.TID: the lab's oracle for a
  * multi-threaded program traced in a Linux guest (docs/lab.md).
+ *
+ * --mem also writes each step's memory accesses (memops.c) to OUT.mem, the
+ * 88-byte records `svmtrace-dump pack --mem` reads.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -26,6 +29,7 @@
 #include <x86intrin.h>
 
 #include "common/cli.h"
+#include "tools/memops.h"
 #include <svmtrace/trace.h>
 
 static const char usage[] =
@@ -38,6 +42,9 @@ static const char usage[] =
 	"      --threads          step every thread of the process too; each thread's\n"
 	"                         records go to OUT.TID (not with --skip or OUT -)\n"
 	"      --cr3 X            CR3 value to store (default 0x1aa000)\n"
+	"      --mem              write each step's memory accesses to OUT.mem (88-byte\n"
+	"                         records for svmtrace-dump pack --mem; none for the\n"
+	"                         first record, which pack makes the session start)\n"
 	"  -o, --output OUT       output file\n";
 
 static void fill_record(struct svmtrace_raw_record *r, const struct user_regs_struct *u,
@@ -87,12 +94,13 @@ static pid_t start_child(char **argv)
 	return pid;
 }
 
-/* Step once; false when the child is gone. */
-static bool step(pid_t pid, int *exit_status)
+/* Step once; false when the child is gone.  *clean: no signal came in between. */
+static bool step(pid_t pid, int *exit_status, bool *clean)
 {
 	int status;
 	int sig = 0;
 
+	*clean = true;
 	for (;;) {
 		if (ptrace(PTRACE_SINGLESTEP, pid, NULL, (void *)(long)sig) < 0)
 			die("ptrace(SINGLESTEP): %s", strerror(errno));
@@ -106,6 +114,7 @@ static bool step(pid_t pid, int *exit_status)
 			return true;
 		/* A real signal: deliver it on the next step, record nothing. */
 		sig = WSTOPSIG(status);
+		*clean = false;
 	}
 }
 
@@ -206,6 +215,17 @@ static uint64_t step_threads(pid_t pid, const char *out, uint64_t max, uint64_t 
 	return total;
 }
 
+/* The accesses of the step that made record @seq. */
+static void write_mem(struct memops *mem, FILE *f, const char *path, pid_t pid, uint64_t seq,
+		      bool clean)
+{
+	struct svmtrace_raw_mem acc[SVMTRACE_MEM_MAX_ACCESSES];
+	unsigned int n = memops_after(mem, pid, seq, clean, acc);
+
+	if (n && fwrite(acc, sizeof(acc[0]), n, f) != n)
+		die("%s: write failed: %s", path, strerror(errno));
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -214,13 +234,17 @@ int main(int argc, char **argv)
 		{ "cr3", required_argument, NULL, 'c' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "threads", no_argument, NULL, 't' },
+		{ "mem", no_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t max = UINT64_MAX, skip = 0, cr3 = 0x1aa000, seq = 0;
 	const char *out = NULL;
-	bool threads = false;
+	bool threads = false, clean;
 	int exit_status = 0, c;
+	struct memops *mem = NULL;
+	FILE *mem_f = NULL;
+	char mem_path[4096];
 	struct user_regs_struct regs;
 	struct svmtrace_raw_record rec;
 	FILE *f;
@@ -243,6 +267,9 @@ int main(int argc, char **argv)
 			break;
 		case 't':
 			threads = true;
+			break;
+		case 'm':
+			mem = memops_open();
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -269,22 +296,42 @@ int main(int argc, char **argv)
 		die("%s: %s", out, strerror(errno));
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
 
+	if (mem) {
+		if (threads || !strcmp(out, "-"))
+			die("--mem writes OUT.mem: no --threads, no OUT -");
+		snprintf(mem_path, sizeof(mem_path), "%s.mem", out);
+		mem_f = fopen(mem_path, "wb");
+		if (!mem_f)
+			die("%s: %s", mem_path, strerror(errno));
+	}
+
 	pid = start_child(argv + optind);
-	while (seq < max && step(pid, &exit_status)) {
+	if (mem && ptrace(PTRACE_GETREGS, pid, NULL, &regs) < 0)
+		die("ptrace(GETREGS): %s", strerror(errno));
+	for (;;) {
+		if (mem)
+			memops_before(mem, pid, &regs);
+		if (seq >= max || !step(pid, &exit_status, &clean))
+			break;
+		if (ptrace(PTRACE_GETREGS, pid, NULL, &regs) < 0)
+			die("ptrace(GETREGS): %s", strerror(errno));
 		if (skip) {
 			skip--;
 			continue;
 		}
-		if (ptrace(PTRACE_GETREGS, pid, NULL, &regs) < 0)
-			die("ptrace(GETREGS): %s", strerror(errno));
 		fill_record(&rec, &regs, ++seq, cr3);
 		if (fwrite(&rec, sizeof(rec), 1, f) != 1)
 			die("%s: write failed: %s", out, strerror(errno));
+		if (mem && seq > 1)
+			write_mem(mem, mem_f, mem_path, pid, seq, clean);
 	}
 	if (seq == max)
 		kill(pid, SIGKILL);
 	if (fclose(f) != 0)
 		die("%s: %s", out, strerror(errno));
+	if (mem_f && fclose(mem_f) != 0)
+		die("%s: %s", mem_path, strerror(errno));
+	memops_close(mem);
 	fprintf(stderr, "svmtrace-steprec: %llu records\n", (unsigned long long)seq);
 	return 0;
 }
