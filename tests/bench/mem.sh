@@ -1,6 +1,6 @@
 #!/bin/sh
 # make bench (memory part): what memory operands cost in v5 files, on the
-# workloads of tests/bench/trace.sh recorded with their accesses
+# workloads of tests/bench/workloads.sh recorded with their accesses
 # (svmtrace-steprec --mem: each step's operands decoded with Capstone and
 # read with process_vm_readv before and after the step).  Per workload: the
 # accesses per record, the file without and with memory operands in bytes
@@ -17,20 +17,8 @@ RECORDS=${BENCH_RECORDS:-400000}
 ROUNDS=${BENCH_ROUNDS:-5}
 mkdir -p "$OUT"
 
-awk 'BEGIN { srand(7); for (i = 0; i < 40000; i++) print int(rand() * 1000000) }' >"$OUT/numbers"
-head -c 4000000 /dev/urandom >"$OUT/blob"
-
-record() {	# record NAME COMMAND...
-	name=$1
-	shift
-	[ -s "$OUT/$name.raw.mem" ] && return 0
-	"$BIN/svmtrace-steprec" --mem -n "$RECORDS" -o "$OUT/$name.raw" -- "$@" >/dev/null
-}
-record sort sort -n "$OUT/numbers"
-record perl perl -e 'my %h; $h{"k$_"} = $_ * 7 % 1000 for 1 .. 50000; my $s = 0; $s += $_ for values %h; print "$s\n"'
-record sha sha256sum "$OUT/blob"
-record b2 b2sum "$OUT/blob"
-record gzip gzip -6 -c "$OUT/numbers"
+. tests/bench/workloads.sh
+record_workloads --mem
 
 # the best CPU time of ROUNDS runs of a command, in seconds
 best() {
@@ -50,7 +38,7 @@ sizes() {
 echo "machine: $(nproc) CPUs; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-5s %7s %6s | %7s %7s | %8s %8s | %8s %8s\n' work records "acc/r" "B/r" "B/r mem" \
 	"B/acc raw" "B/acc lz4" "dec M/s" "mem M/s"
-for w in sort perl sha b2 gzip; do
+for w in $WORKLOADS; do
 	raw="$OUT/$w.raw"
 	n=$(( $(stat -c %s "$raw") / 168 ))
 	acc=$(( $(stat -c %s "$raw.mem") / 88 ))

@@ -27,6 +27,10 @@
 const char *scratch_path(const char *name);
 
 void write_bytes(const char *path, const void *data, size_t size);
+/* The whole file at @path (malloc'ed; *size its length). */
+uint8_t *read_whole(const char *path, size_t *size);
+/* The file at @path holds exactly @size bytes @want (@name for messages). */
+void expect_file_bytes(const char *path, const uint8_t *want, size_t size, const char *name);
 
 /* Byte builder for hand-made files, little-endian as docs/format.md says. */
 struct bytes {

@@ -377,37 +377,18 @@ static void write_records(const char *path, const struct svmtrace_writer_options
 	ck_assert_msg(svmtrace_writer_close(w, &err) == 0, "%s", err.message);
 }
 
-static uint8_t *slurp(const char *path, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *buf = malloc(1 << 24);
-
-	ck_assert_ptr_nonnull(f);
-	*size = fread(buf, 1, 1 << 24, f);
-	fclose(f);
-	return buf;
-}
-
 START_TEST(writer_produces_the_vector)
 {
 	const struct vector *v = &vectors[_i];
 	struct svmtrace_writer_options o;
 	const char *path = scratch_path(v->name);
-	uint8_t *got;
-	size_t size;
 
 	svmtrace_writer_options_init(&o);
 	o.cpu = v->cpu;
 	o.raw_frames = true;
 	o.mem = true;
 	write_records(path, &o, v->records, v->count, v->cpu);
-	got = slurp(path, &size);
-	ck_assert_uint_eq(size, v->size);
-	for (size_t i = 0; i < size; i++)
-		ck_assert_msg(got[i] == v->bytes[i],
-			      "%s: byte %zu is 0x%02x, the vector has 0x%02x", v->name, i, got[i],
-			      v->bytes[i]);
-	free(got);
+	expect_file_bytes(path, v->bytes, v->size, v->name);
 }
 END_TEST
 
@@ -429,7 +410,7 @@ START_TEST(without_mem_the_file_has_no_part)
 	svmtrace_writer_options_init(&o);
 	o.raw_frames = true;
 	write_records(path, &o, recs, 5, 0);
-	got = slurp(path, &size);
+	got = read_whole(path, &size);
 	/* the movs vector less its M flag and its seven memory parts (11 + 8 + 2 bytes) */
 	ck_assert_uint_eq(size, sizeof(movs_bytes) - 21);
 	ck_assert_uint_eq(got[12], 0x01);
@@ -594,7 +575,7 @@ START_TEST(loop_costs_a_byte_per_access)
 			}
 		}
 		ck_assert_int_eq(svmtrace_writer_close(w, &err), 0);
-		free(slurp(path, &bytes[mem]));
+		free(read_whole(path, &bytes[mem]));
 	}
 	/*
 	 * and the parts of full records (every 256th record) are explicit: a

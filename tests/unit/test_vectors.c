@@ -445,9 +445,6 @@ START_TEST(writer_produces_the_vector)
 	struct svmtrace_writer *w;
 	struct svmtrace_error err;
 	const char *path = scratch_path(v->name);
-	uint8_t *got;
-	size_t size;
-	FILE *f;
 
 	if (!v->writer_makes_it)
 		return;
@@ -484,17 +481,7 @@ START_TEST(writer_produces_the_vector)
 	}
 	ck_assert_msg(svmtrace_writer_close(w, &err) == 0, "%s", err.message);
 
-	f = fopen(path, "rb");
-	ck_assert_ptr_nonnull(f);
-	got = malloc(v->size + 1);
-	size = fread(got, 1, v->size + 1, f);
-	fclose(f);
-	ck_assert_uint_eq(size, v->size);
-	for (size_t i = 0; i < size; i++)
-		ck_assert_msg(got[i] == v->bytes[i],
-			      "%s: byte %zu is 0x%02x, the vector has 0x%02x", v->name, i, got[i],
-			      v->bytes[i]);
-	free(got);
+	expect_file_bytes(path, v->bytes, v->size, v->name);
 }
 END_TEST
 
