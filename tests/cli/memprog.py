@@ -214,8 +214,8 @@ def random_stream(n, seed):
                 continue
             val = lambda: bytes(rnd.getrandbits(8) for _ in range(size))
             r, w = val(), val()
-            if size <= 8 and rnd.random() < 0.5:  # a value a register holds
-                r = m.gpr[rnd.randrange(16)].to_bytes(8, "little")[:size]
+            if size <= 8 and rnd.random() < 0.5:  # a value a register (or the RIP) holds
+                r = (m.gpr + [m.rip])[rnd.randrange(17)].to_bytes(8, "little")[:size]
             if rnd.random() < 0.2:
                 w = r
             accs.append(acc(kind, addr, size, read=r, written=w))

@@ -345,8 +345,10 @@ class Decoder:
                 if not vals or len(vals[-1]) != a["size"]:
                     raise Bad("a repeated value with none of its size before it")
                 v = vals[-1]
-            else:
-                raise Bad("value source 3")
+            else:  # 3: the record's RIP
+                if a["size"] > 8:
+                    raise Bad("a RIP value of more than 8 bytes")
+                v = self.rip.to_bytes(8, "little")[:a["size"]]
             vals.append(v)
             a[name] = v
 

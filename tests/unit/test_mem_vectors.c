@@ -10,8 +10,9 @@
  *
  * Covered by the vectors: the header's M flag; parts with no access; an
  * explicit read with its value stored; a write repeating the value before
- * it (source 2); an address based on the frame's last access and one on the
- * access before it; the entry's prediction missed by its stride and taken
+ * it (source 2); a read of the RIP after the instruction (source 3, a ret);
+ * an address based on the frame's last access and one on the access before
+ * it; the entry's prediction missed by its stride and taken
  * (0x80 with a stored value); a full record's part (no table, base 0) with a
  * value from a register; a read-modify-write with its read value from a
  * register and its written value stored; an unrecorded access with its why.
@@ -257,9 +258,54 @@ static const struct expect stack_records[] = {
 	{ END, 17, 0x30, 0, 0x50000b, 0x206, 0x2000, STACK_GPRS(0x7fe8), 0, false, 0, {} },
 };
 
+/* clang-format off */
+/*
+ * ---- 3. ret at 0x401000: the return address it reads is the RIP after it
+ * (source 3).
+ */
+static const uint8_t ret_bytes[] = {
+	0x46, 0x54, 0x52, 0x43, 0x05, 0, 0, 0, 0x02, 0, 0, 0, /* FTRC v5 cpu 2 */
+	0x03, 0, 0, 0,                    /* framed | M */
+	0x51, 0, 0, 0, 0x51, 0, 0, 0,     /* frame: 81 decoded = 81 stored */
+	/* session start: seq 1, tsc 0, gate 0, rip 0x401000, rflags 0x202, cr3 0 */
+	0x02, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x00, 0x10, 0x40, 0, 0, 0, 0, 0,
+	0x82, 0x04, 0x00,
+	0, 0, 0, 0, 0, 0, 0,              /* rax rbx rcx rdx rsi rdi rbp */
+	0xf8, 0xff, 0x01,                 /* rsp 0x7ff8 */
+	0, 0, 0, 0, 0, 0, 0, 0,           /* r8-r15 */
+	/* seq 2: delta RIP|GPR: rip 0x400123 (-0xedd), rsp +8 */
+	0x0c, 0xb9, 0x3b, 0x80, 0x00, 0x10,
+	/* memory: 1 access: read, value = the RIP's 8 bytes */
+	0x01, 0x0d,
+	0xf0, 0xff, 0x03,                 /* address: the frame's last end (0) + 0x7ff8 */
+	0x08,                             /* size 8 */
+	/* session end: seq 3, tsc 0, stop, rip 0x400123 */
+	0x03, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0x23, 0x01, 0x40, 0, 0, 0, 0, 0,
+};
+/* clang-format on */
+
+static const struct expect ret_records[] = {
+	{ START, 1, 0, 0, 0x401000, 0x202, 0, { 0, 0, 0, 0, 0, 0, 0, 0x7ff8 }, 0, true, 0, {} },
+	{ INS,
+	  2,
+	  0,
+	  0,
+	  0x400123,
+	  0x202,
+	  0,
+	  { 0, 0, 0, 0, 0, 0, 0, 0x8000 },
+	  0,
+	  false,
+	  1,
+	  { { R, 0, 0x7ff8, 8, 0x400123, 0 } } },
+	{ END, 3, 0, 0, 0x400123, 0x202, 0, { 0, 0, 0, 0, 0, 0, 0, 0x8000 }, 0, false, 0, {} },
+};
+
 static const struct vector vectors[] = {
 	{ "movs", 0, movs_bytes, sizeof(movs_bytes), movs_records, 5 },
 	{ "stack", 1, stack_bytes, sizeof(stack_bytes), stack_records, 6 },
+	{ "ret", 2, ret_bytes, sizeof(ret_bytes), ret_records, 3 },
 };
 #define NVECTORS (sizeof(vectors) / sizeof(vectors[0]))
 
@@ -421,7 +467,7 @@ END_TEST
 
 /* ---- generated accesses, many frames ---- */
 
-static void random_access(uint64_t *rng, const uint64_t *gpr, uint64_t *base,
+static void random_access(uint64_t *rng, const uint64_t *gpr, uint64_t rip, uint64_t *base,
 			  struct svmtrace_mem_access *a)
 {
 	uint64_t r = test_rand(rng);
@@ -441,9 +487,10 @@ static void random_access(uint64_t *rng, const uint64_t *gpr, uint64_t *base,
 		a->read_value[i] = (uint8_t)test_rand(rng);
 		a->write_value[i] = (uint8_t)test_rand(rng);
 	}
-	if (r >> 11 & 1 && a->size <= 8) /* a value a register holds */
+	if (r >> 11 & 1 && a->size <= 8) /* a value a register holds, or the RIP */
 		for (uint32_t i = 0; i < a->size; i++)
-			a->read_value[i] = (uint8_t)(gpr[r >> 12 & 15] >> (8 * i));
+			a->read_value[i] =
+				(uint8_t)((r >> 16 & 1 ? rip : gpr[r >> 12 & 15]) >> (8 * i));
 }
 
 START_TEST(round_trip_over_frames)
@@ -476,7 +523,7 @@ START_TEST(round_trip_over_frames)
 		s.gpr[test_rand(&rng) % 16] += test_rand(&rng) % 3;
 		nr[n] = s.kind == INS ? (unsigned int)(test_rand(&rng) % 5) : 0;
 		for (unsigned int k = 0; k < nr[n]; k++)
-			random_access(&rng, (const uint64_t *)s.gpr, &base, &want[n][k]);
+			random_access(&rng, (const uint64_t *)s.gpr, s.rip, &base, &want[n][k]);
 		ck_assert_msg(svmtrace_writer_append_mem(w, &s, NULL, want[n], nr[n], &err) == 0,
 			      "%s", err.message);
 	}
@@ -594,40 +641,46 @@ END_TEST
 /* ---- refusals ---- */
 
 /*
- * The movs vector with its byte at @at replaced by @v; the reader must stop
- * with an error whose message contains @want.
+ * Vector @v with its byte at @at replaced by @b; the reader must stop with an
+ * error whose message contains @want.
  */
 struct broken {
+	int v;
 	size_t at;
-	uint8_t v;
+	uint8_t b;
 	const char *want;
 };
 
 static const struct broken broken[] = {
-	/* the first memory part's header (after 24 + 41 + 7 bytes) */
-	{ 72, 0x11, "memory part header 0x11 (expected 0..16 or 0x80)" },
-	{ 72, 0x80, "memory part predicts the accesses of 0x401000, which has no history" },
-	{ 73, 0x41, "descriptor 0x41 has reserved bits 0x40 set" },
-	{ 73, 0x0d, "value source 3 is not defined" },
-	{ 73, 0x21, "gives a source to a value a read access does not have" },
-	{ 73, 0x09, "read value repeats the value before it, and the record has none" },
-	{ 77, 0x00, "size 0 is outside 1..32" },
-	{ 77, 0x21, "size 33 is outside 1..32" },
-	{ 79, 0x12, "registers byte 0xfe names a register for a value not taken from one" },
+	/* movs: its first memory part's header is at 24 + 41 + 7 */
+	{ 0, 72, 0x11, "memory part header 0x11 (expected 0..16 or 0x80)" },
+	{ 0, 72, 0x80, "memory part predicts the accesses of 0x401000, which has no history" },
+	{ 0, 73, 0x41, "descriptor 0x41 has reserved bits 0x40 set" },
+	{ 0, 73, 0x21, "gives a source to a value a read access does not have" },
+	{ 0, 73, 0x09, "read value repeats the value before it, and the record has none" },
+	{ 0, 77, 0x00, "size 0 is outside 1..32" },
+	{ 0, 77, 0x21, "size 33 is outside 1..32" },
+	{ 0, 79, 0x12, "registers byte 0xfe names a register for a value not taken from one" },
+	/* stack: the anchor's write from rax, size 8 at 24 + 42 + 43 + 6 */
+	{ 1, 115, 0x10, "written value of 16 bytes from register rax (registers give at most 8)" },
+	/* ret: the read from the RIP, size 8 at 24 + 40 + 6 + 5 */
+	{ 2, 75, 0x09, "read value of 9 bytes from the RIP (at most 8)" },
 };
 
 START_TEST(reader_refuses_broken_parts)
 {
 	const struct broken *b = &broken[_i];
-	uint8_t buf[sizeof(movs_bytes)];
+	const struct vector *v = &vectors[b->v];
+	uint8_t buf[256];
 	struct svmtrace_reader *rd;
 	struct svmtrace_error err;
 	const struct svmtrace_record *r;
 	int ret;
 
-	memcpy(buf, movs_bytes, sizeof(buf));
-	buf[b->at] = b->v;
-	ck_assert_int_eq(svmtrace_reader_open_memory(buf, sizeof(buf), "broken", &rd, &err), 0);
+	ck_assert_uint_le(v->size, sizeof(buf));
+	memcpy(buf, v->bytes, v->size);
+	buf[b->at] = b->b;
+	ck_assert_int_eq(svmtrace_reader_open_memory(buf, v->size, "broken", &rd, &err), 0);
 	while ((ret = svmtrace_reader_next(rd, &r)) > 0)
 		;
 	ck_assert_int_eq(ret, SVMTRACE_E_FORMAT);

@@ -149,6 +149,37 @@ static bool is_string(unsigned int id)
 	return false;
 }
 
+/*
+ * The size of the state save area an instruction reads or writes, when
+ * Capstone gives its memory operand a size that is not the access's: 512
+ * bytes for FXSAVE/FXRSTOR, 0 (unknown: it depends on XCR0 and the
+ * requested features) for the XSAVE family.  -1: take Capstone's size.
+ */
+static long save_area(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_FXSAVE:
+	case X86_INS_FXSAVE64:
+	case X86_INS_FXRSTOR:
+	case X86_INS_FXRSTOR64:
+		return 512;
+	case X86_INS_XSAVE:
+	case X86_INS_XSAVE64:
+	case X86_INS_XSAVEC:
+	case X86_INS_XSAVEC64:
+	case X86_INS_XSAVEOPT:
+	case X86_INS_XSAVEOPT64:
+	case X86_INS_XSAVES:
+	case X86_INS_XSAVES64:
+	case X86_INS_XRSTOR:
+	case X86_INS_XRSTOR64:
+	case X86_INS_XRSTORS:
+	case X86_INS_XRSTORS64:
+		return 0;
+	}
+	return -1;
+}
+
 /* Instructions whose memory operand is an address, not an access. */
 static bool no_access(unsigned int id)
 {
@@ -190,11 +221,17 @@ static void explicit_ops(struct memops *m, pid_t pid, const cs_insn *in,
 			addr += u->fs_base;
 		else if (op->mem.segment == X86_REG_GS)
 			addr += u->gs_base;
-		access(m, pid,
-		       r && w ? SVMTRACE_MEM_RMW
-		       : r    ? SVMTRACE_MEM_READ
-			      : SVMTRACE_MEM_WRITE,
-		       addr, op->size);
+		if (save_area(in->id) >= 0)
+			unrecorded(m,
+				   save_area(in->id) ? SVMTRACE_MEM_WHY_TOO_LARGE
+						     : SVMTRACE_MEM_WHY_UNDECODED,
+				   addr, (uint32_t)save_area(in->id));
+		else
+			access(m, pid,
+			       r && w ? SVMTRACE_MEM_RMW
+			       : r    ? SVMTRACE_MEM_READ
+				      : SVMTRACE_MEM_WRITE,
+			       addr, op->size);
 	}
 }
 

@@ -142,12 +142,12 @@ static void part_done(struct mem_coder *c, struct mem_entry *e, bool hit, uint64
 /*
  * The source of a value: the one the entry's access used when it still
  * gives the value (so that the part stays predicted), else the value
- * before it, else the lowest GPR whose low bytes it is, else stored.
- * *reg gets the GPR.
+ * before it, else the lowest GPR whose low bytes it is, else the RIP's
+ * low bytes, else stored.  *reg gets the GPR.
  */
-static unsigned int choose_source(const uint8_t *value, uint32_t size, const uint64_t *gpr,
-				  const struct prev_value *prev, int hint, unsigned int hint_reg,
-				  unsigned int *reg)
+static unsigned int choose_source(const uint8_t *value, uint32_t size,
+				  const struct svmtrace_state *st, const struct prev_value *prev,
+				  int hint, unsigned int hint_reg, unsigned int *reg)
 {
 	bool prev_ok = prev->bytes && prev->size == size && !memcmp(prev->bytes, value, size);
 
@@ -156,24 +156,28 @@ static unsigned int choose_source(const uint8_t *value, uint32_t size, const uin
 		return WIRE_SRC_STORED;
 	if (hint == WIRE_SRC_PREV && prev_ok)
 		return WIRE_SRC_PREV;
-	if (hint == WIRE_SRC_REG && reg_matches(gpr[hint_reg], value, size)) {
+	if (hint == WIRE_SRC_REG && reg_matches(st->gpr[hint_reg], value, size)) {
 		*reg = hint_reg;
 		return WIRE_SRC_REG;
 	}
+	if (hint == WIRE_SRC_RIP && reg_matches(st->rip, value, size))
+		return WIRE_SRC_RIP;
 	if (prev_ok)
 		return WIRE_SRC_PREV;
 	for (unsigned int i = 0; i < SVMTRACE_NR_GPRS && size <= 8; i++) {
-		if (reg_matches(gpr[i], value, size)) {
+		if (reg_matches(st->gpr[i], value, size)) {
 			*reg = i;
 			return WIRE_SRC_REG;
 		}
 	}
+	if (reg_matches(st->rip, value, size))
+		return WIRE_SRC_RIP;
 	return WIRE_SRC_STORED;
 }
 
 /* Descriptor and registers of access @k (into c->desc/regs), sources chosen. */
 static void describe(struct mem_coder *c, const struct mem_entry *e, unsigned int k,
-		     const uint64_t *gpr, struct prev_value *prev)
+		     const struct svmtrace_state *st, struct prev_value *prev)
 {
 	const struct svmtrace_mem_access *a = &c->acc[k];
 	const struct mem_learned *l =
@@ -181,13 +185,13 @@ static void describe(struct mem_coder *c, const struct mem_entry *e, unsigned in
 	unsigned int rs = 0, ws = 0, rr = 0, wr = 0;
 
 	if (has_read(a->kind)) {
-		rs = choose_source(a->read_value, a->size, gpr, prev,
+		rs = choose_source(a->read_value, a->size, st, prev,
 				   l ? l->desc >> WIRE_MEM_RSRC & 3 : -1, l ? l->regs >> 4 : 0,
 				   &rr);
 		*prev = (struct prev_value){ a->read_value, a->size };
 	}
 	if (has_write(a->kind)) {
-		ws = choose_source(a->write_value, a->size, gpr, prev,
+		ws = choose_source(a->write_value, a->size, st, prev,
 				   l ? l->desc >> WIRE_MEM_WSRC & 3 : -1, l ? l->regs & 15 : 0,
 				   &wr);
 		*prev = (struct prev_value){ a->write_value, a->size };
@@ -227,7 +231,7 @@ static uint8_t *put_values(const struct mem_coder *c, unsigned int k, uint8_t *p
 	return p;
 }
 
-size_t mem_encode(struct mem_coder *c, bool delta, uint64_t from, const uint64_t *gpr,
+size_t mem_encode(struct mem_coder *c, bool delta, uint64_t from, const struct svmtrace_state *st,
 		  const struct svmtrace_mem_access *acc, unsigned int n, uint8_t *out)
 {
 	struct mem_entry *e = delta ? mem_slot(c, from) : NULL;
@@ -239,7 +243,7 @@ size_t mem_encode(struct mem_coder *c, bool delta, uint64_t from, const uint64_t
 	c->n = n;
 	memcpy(c->acc, acc, n * sizeof(*acc));
 	for (unsigned int k = 0; k < n; k++)
-		describe(c, pred, k, gpr, &prev);
+		describe(c, pred, k, st, &prev);
 	if (pred && part_predicted(c, pred)) {
 		out[0] = WIRE_MEM_PREDICTED;
 		for (unsigned int k = 0; k < n; k++)
@@ -304,8 +308,8 @@ static const uint8_t *get_varint(struct part_reader *r, const uint8_t *p, uint64
 /* One value of access @a from @src (read: @rd) into @dst. */
 static const uint8_t *get_value(struct part_reader *r, const uint8_t *p, unsigned int src,
 				unsigned int reg, const struct svmtrace_mem_access *a,
-				const uint64_t *gpr, struct prev_value *prev, uint8_t *dst,
-				const char *what)
+				const struct svmtrace_state *st, struct prev_value *prev,
+				uint8_t *dst, const char *what)
 {
 	switch (src) {
 	case WIRE_SRC_STORED:
@@ -322,7 +326,15 @@ static const uint8_t *get_value(struct part_reader *r, const uint8_t *p, unsigne
 				    "memory access %u: %s value of %u bytes from register %s "
 				    "(registers give at most 8)",
 				    r->k, what, a->size, svmtrace_gpr_names[reg]);
-		reg_bytes(gpr[reg], a->size, dst);
+		reg_bytes(st->gpr[reg], a->size, dst);
+		break;
+	case WIRE_SRC_RIP:
+		if (a->size > 8)
+			return FAIL(r,
+				    "memory access %u: %s value of %u bytes from the RIP "
+				    "(at most 8)",
+				    r->k, what, a->size);
+		reg_bytes(st->rip, a->size, dst);
 		break;
 	case WIRE_SRC_PREV:
 		if (!prev->bytes)
@@ -335,8 +347,6 @@ static const uint8_t *get_value(struct part_reader *r, const uint8_t *p, unsigne
 				    r->k, what, a->size, prev->size);
 		memcpy(dst, prev->bytes, a->size);
 		break;
-	default:
-		return FAIL(r, "memory access %u: %s value source 3 is not defined", r->k, what);
 	}
 	*prev = (struct prev_value){ dst, a->size };
 	return p;
@@ -344,24 +354,24 @@ static const uint8_t *get_value(struct part_reader *r, const uint8_t *p, unsigne
 
 static const uint8_t *get_values(struct part_reader *r, const uint8_t *p, unsigned int desc,
 				 unsigned int regs, struct svmtrace_mem_access *a,
-				 const uint64_t *gpr, struct prev_value *prev)
+				 const struct svmtrace_state *st, struct prev_value *prev)
 {
 	if (has_read(a->kind)) {
-		p = get_value(r, p, desc >> WIRE_MEM_RSRC & 3, regs >> 4, a, gpr, prev,
+		p = get_value(r, p, desc >> WIRE_MEM_RSRC & 3, regs >> 4, a, st, prev,
 			      a->read_value, "read");
 		if (!p)
 			return NULL;
 	}
 	if (has_write(a->kind))
-		p = get_value(r, p, desc >> WIRE_MEM_WSRC & 3, regs & 15, a, gpr, prev,
+		p = get_value(r, p, desc >> WIRE_MEM_WSRC & 3, regs & 15, a, st, prev,
 			      a->write_value, "written");
 	return p;
 }
 
 /* An explicit access @k at @p. */
 static const uint8_t *explicit_access(struct mem_coder *c, struct part_reader *r, const uint8_t *p,
-				      const struct mem_entry *pred, bool delta, const uint64_t *gpr,
-				      struct prev_value *prev)
+				      const struct mem_entry *pred, bool delta,
+				      const struct svmtrace_state *st, struct prev_value *prev)
 {
 	struct svmtrace_mem_access *a = &c->acc[r->k];
 	unsigned int desc, kind, rs, ws, regs = 0;
@@ -416,12 +426,12 @@ static const uint8_t *explicit_access(struct mem_coder *c, struct part_reader *r
 	a->size = (uint32_t)v;
 	c->desc[r->k] = (uint8_t)desc;
 	c->regs[r->k] = (uint8_t)regs;
-	return get_values(r, p, desc, regs, a, gpr, prev);
+	return get_values(r, p, desc, regs, a, st, prev);
 }
 
 /* A predicted access @k: entry @e's, at its next address; stored values at @p. */
 static const uint8_t *predicted_access(struct mem_coder *c, struct part_reader *r, const uint8_t *p,
-				       const struct mem_entry *e, const uint64_t *gpr,
+				       const struct mem_entry *e, const struct svmtrace_state *st,
 				       struct prev_value *prev)
 {
 	const struct mem_learned *l = &e->acc[r->k];
@@ -434,11 +444,12 @@ static const uint8_t *predicted_access(struct mem_coder *c, struct part_reader *
 	a->addr = l->addr + l->stride;
 	c->desc[r->k] = l->desc;
 	c->regs[r->k] = l->regs;
-	return get_values(r, p, l->desc, l->regs, a, gpr, prev);
+	return get_values(r, p, l->desc, l->regs, a, st, prev);
 }
 
-const uint8_t *mem_decode(struct mem_coder *c, bool delta, uint64_t from, const uint64_t *gpr,
-			  const uint8_t *p, const uint8_t *end, char *why, size_t why_size)
+const uint8_t *mem_decode(struct mem_coder *c, bool delta, uint64_t from,
+			  const struct svmtrace_state *st, const uint8_t *p, const uint8_t *end,
+			  char *why, size_t why_size)
 {
 	struct part_reader r = { end, why, why_size, 0 };
 	struct mem_entry *e = delta ? mem_slot(c, from) : NULL;
@@ -460,12 +471,12 @@ const uint8_t *mem_decode(struct mem_coder *c, bool delta, uint64_t from, const 
 				    : !pred ? "no history"
 					    : "none in its history");
 		for (r.k = 0; r.k < pred->n; r.k++)
-			if (!(p = predicted_access(c, &r, p, pred, gpr, &prev)))
+			if (!(p = predicted_access(c, &r, p, pred, st, &prev)))
 				return NULL;
 		c->n = pred->n;
 	} else if (head <= SVMTRACE_MEM_MAX_ACCESSES) {
 		for (r.k = 0; r.k < head; r.k++) {
-			if (!(p = explicit_access(c, &r, p, pred, delta, gpr, &prev)))
+			if (!(p = explicit_access(c, &r, p, pred, delta, st, &prev)))
 				return NULL;
 			c->n = r.k + 1;
 		}

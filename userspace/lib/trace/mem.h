@@ -54,17 +54,18 @@ void mem_frame_start(struct mem_coder *c);
 /*
  * Encode the @n accesses @acc of an instruction record at @out (room for
  * WIRE_MEM_MAX bytes): a delta (@delta) whose previous RIP was @from, or a
- * full record; @gpr is the record's state.  The caller has checked them
+ * full record; @st is the record's state (its GPRs and RIP).  The caller has checked them
  * (mem_access_check).  Returns the bytes written.
  */
-size_t mem_encode(struct mem_coder *c, bool delta, uint64_t from, const uint64_t *gpr,
+size_t mem_encode(struct mem_coder *c, bool delta, uint64_t from, const struct svmtrace_state *st,
 		  const struct svmtrace_mem_access *acc, unsigned int n, uint8_t *out);
 /*
  * Decode the memory part at @p into c->acc[0..c->n); arguments as for
  * mem_encode.  Returns the byte after it, or NULL with @why set.
  */
-const uint8_t *mem_decode(struct mem_coder *c, bool delta, uint64_t from, const uint64_t *gpr,
-			  const uint8_t *p, const uint8_t *end, char *why, size_t why_size);
+const uint8_t *mem_decode(struct mem_coder *c, bool delta, uint64_t from,
+			  const struct svmtrace_state *st, const uint8_t *p, const uint8_t *end,
+			  char *why, size_t why_size);
 
 /* NULL when @a is an access a file can hold, else what is wrong with it. */
 const char *mem_access_check(const struct svmtrace_mem_access *a);

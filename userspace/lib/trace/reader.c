@@ -267,7 +267,7 @@ mem_part(struct svmtrace_reader *r, const uint8_t *p, uint64_t from, bool predic
 	rec->nr_mem = 0;
 	if (!predicted && rec->kind != SVMTRACE_SLOT_INSTRUCTION)
 		return p;
-	next = mem_decode(&r->mem, !rec->anchor, from, r->dec.state.gpr, p, r->end, r->dec.why,
+	next = mem_decode(&r->mem, !rec->anchor, from, &r->dec.state, p, r->end, r->dec.why,
 			  sizeof(r->dec.why));
 	if (!next) {
 		r->cur = p;

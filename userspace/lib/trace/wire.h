@@ -93,6 +93,7 @@ _Static_assert(WIRE_END_MAX <= WIRE_RECORD_MAX, "a session end fits any record's
 #define WIRE_SRC_STORED	    0 /* the value's bytes follow */
 #define WIRE_SRC_REG	    1 /* the low bytes of a GPR of the record's state */
 #define WIRE_SRC_PREV	    2 /* the value right before it in the record */
+#define WIRE_SRC_RIP	    3 /* the low bytes of the record's RIP */
 #define WIRE_MEM_ACCESS_MAX (1 + 1 + 1 + 10 + 5 + 2 * 32)
 #define WIRE_MEM_MAX	    (1 + 16 * WIRE_MEM_ACCESS_MAX)
 

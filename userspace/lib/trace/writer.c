@@ -25,7 +25,8 @@ struct svmtrace_writer {
 	char *partial; /* path + ".partial" while writing */
 	struct svmtrace_writer_options opt;
 	struct encoder enc;
-	struct mem_coder mem; /* with opt.mem */
+	struct mem_coder mem;		/* with opt.mem */
+	struct svmtrace_state mem_state; /* the record's RIP and GPRs, for mem_encode */
 	size_t record_room;   /* the most bytes one record (and its memory part) takes */
 	bool started;	      /* at least one slot appended */
 	uint64_t last_seq;
@@ -245,11 +246,12 @@ static int check_mem(struct svmtrace_writer *w, const struct svmtrace_slot *s,
 static void append_mem(struct svmtrace_writer *w, const struct svmtrace_slot *s, bool delta,
 		       uint64_t from, const struct svmtrace_mem_access *mem, unsigned int nr)
 {
-	uint64_t gpr[SVMTRACE_NR_GPRS];
+	struct svmtrace_state *st = &w->mem_state;
 
+	st->rip = s->rip;
 	for (unsigned int i = 0; i < SVMTRACE_NR_GPRS; i++)
-		gpr[i] = s->gpr[i];
-	w->len += mem_encode(&w->mem, delta, from, gpr, mem, nr, w->frame + w->len);
+		st->gpr[i] = s->gpr[i];
+	w->len += mem_encode(&w->mem, delta, from, st, mem, nr, w->frame + w->len);
 }
 
 static int append(struct svmtrace_writer *w, const struct svmtrace_slot *s,
