@@ -369,7 +369,7 @@ class Decoder:
             for k in range(head):
                 desc = f.u8()
                 kind, rs, ws = desc & 3, desc >> 2 & 3, desc >> 4 & 3
-                if desc & 0xC0:
+                if desc & 0x80:
                     raise Bad("memory descriptor has reserved bits")
                 if (rs and kind not in (1, 3)) or (ws and kind not in (2, 3)):
                     raise Bad("memory descriptor gives a source to a value the kind has not")
@@ -381,7 +381,12 @@ class Decoder:
                     why = f.u8()
                     if not 1 <= why <= 4:
                         raise Bad("unrecorded access reason outside 1..4")
-                if pred and k < len(pred):
+                if desc & 0x40:  # B: the address counts from a GPR of the record's state
+                    b = f.u8()
+                    if b > 15:
+                        raise Bad("base register %d" % b)
+                    base = self.gpr[b]
+                elif pred and k < len(pred):
                     base = pred[k]["addr"] + pred[k]["stride"]
                 elif k:
                     base = accs[k - 1]["addr"] + accs[k - 1]["size"]
@@ -391,7 +396,7 @@ class Decoder:
                 size = f.varint()
                 if (kind and not 1 <= size <= 32) or size > 0xFFFFFFFF:
                     raise Bad("memory access size %d" % size)
-                a = {"kind": kind, "why": why, "addr": addr, "size": size, "desc": desc, "regs": regs}
+                a = {"kind": kind, "why": why, "addr": addr, "size": size, "desc": desc & 0xBF, "regs": regs}
                 self.values(f, a, regs, vals)
                 accs.append(a)
         else:

@@ -11,6 +11,7 @@
  * Covered by the vectors: the header's M flag; parts with no access; an
  * explicit read with its value stored; a write repeating the value before
  * it (source 2); a read of the RIP after the instruction (source 3, a ret);
+ * addresses counted from a base register;
  * an address based on the frame's last access and one on the access before
  * it; the entry's prediction missed by its stride and taken
  * (0x80 with a stored value); a full record's part (no table, base 0) with a
@@ -71,7 +72,7 @@ struct vector {
 static const uint8_t movs_bytes[] = {
 	0x46, 0x54, 0x52, 0x43, 0x05, 0, 0, 0, 0, 0, 0, 0, /* FTRC v5 cpu 0 */
 	0x03, 0, 0, 0,                    /* flags: framed | M (memory operands) */
-	0x65, 0, 0, 0, 0x65, 0, 0, 0,     /* frame: 101 decoded = 101 stored (raw) */
+	0x64, 0, 0, 0, 0x64, 0, 0, 0,     /* frame: 100 decoded = 100 stored (raw) */
 	/* session start: seq 1, tsc 0x100, gate 1, rip 0x401000 (no memory part) */
 	0x02, 0x01, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0x01, 0x00, 0x10, 0x40, 0, 0, 0, 0, 0,
 	0x82, 0x04,                       /* rflags 0x202 */
@@ -83,11 +84,13 @@ static const uint8_t movs_bytes[] = {
 	0x0c, 0x00, 0x34, 0x00, 0x01, 0x02, 0x02,
 	/* memory: 2 explicit accesses (the entry for 0x401000 has no history) */
 	0x02,
-	0x01,                             /* read, value stored */
-	0x80, 0x80, 0x01,                 /* address: the frame's last end (0) + 0x2000 */
+	0x41,                             /* read, value stored, base register */
+	0x04,                             /* base: rsi (0x2001 after the step) */
+	0x01,                             /* address: rsi - 1 (from the frame's last end 0: 3 bytes) */
 	0x01, 0x41,                       /* size 1, value 'A' */
 	0x22,                             /* write, value = the one before it */
-	0xfe, 0x3f,                       /* address: 0x2000 + 1 (access before) + 0xfff */
+	0xfe, 0x3f,                       /* address: 0x2000 + 1 (access before) + 0xfff;
+					     rdi - 1 would take as many bytes */
 	0x01,                             /* size 1 */
 	/* seq 3: delta, everything predicted */
 	0x00,
@@ -175,7 +178,7 @@ static const struct expect movs_records[] = {
 static const uint8_t stack_bytes[] = {
 	0x46, 0x54, 0x52, 0x43, 0x05, 0, 0, 0, 0x01, 0, 0, 0, /* FTRC v5 cpu 1 */
 	0x03, 0, 0, 0,                    /* framed | M */
-	0x95, 0, 0, 0, 0x95, 0, 0, 0,     /* frame: 149 decoded = 149 stored */
+	0x94, 0, 0, 0, 0x94, 0, 0, 0,     /* frame: 148 decoded = 148 stored */
 	/* session start: seq 10, tsc 0x10, gate 2, rip 0x500000 */
 	0x02, 0x0a, 0x10, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x00, 0x00, 0x50, 0, 0, 0, 0, 0,
 	0xc6, 0x04,                       /* rflags 0x246 */
@@ -190,9 +193,9 @@ static const uint8_t stack_bytes[] = {
 	0xe8, 0xff, 0x01,                 /* rsp 0x7fe8 */
 	0, 0, 0, 0, 0, 0, 0, 0,
 	0x02,                             /* dropped 2 */
-	/* memory: 1 access: write, value from a register; registers: rax */
-	0x01, 0x12, 0x00,
-	0xd0, 0xff, 0x03,                 /* address: 0 (a full record's base) + 0x7fe8 */
+	/* memory: 1 access: write, value from a register, base register; registers: rax */
+	0x01, 0x52, 0x00,
+	0x07, 0x00,                       /* address: rsp + 0 (from a full record's base 0: 3 bytes) */
 	0x08,                             /* size 8; the value is rax's 8 bytes */
 	/* seq 14: inc qword [rsp] at 0x500001: RIP +4, RFLAGS 0x246 ^ 0x40 */
 	0x14, 0x08, 0x40,
@@ -266,7 +269,7 @@ static const struct expect stack_records[] = {
 static const uint8_t ret_bytes[] = {
 	0x46, 0x54, 0x52, 0x43, 0x05, 0, 0, 0, 0x02, 0, 0, 0, /* FTRC v5 cpu 2 */
 	0x03, 0, 0, 0,                    /* framed | M */
-	0x51, 0, 0, 0, 0x51, 0, 0, 0,     /* frame: 81 decoded = 81 stored */
+	0x50, 0, 0, 0, 0x50, 0, 0, 0,     /* frame: 80 decoded = 80 stored */
 	/* session start: seq 1, tsc 0, gate 0, rip 0x401000, rflags 0x202, cr3 0 */
 	0x02, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x00, 0x10, 0x40, 0, 0, 0, 0, 0,
 	0x82, 0x04, 0x00,
@@ -275,9 +278,9 @@ static const uint8_t ret_bytes[] = {
 	0, 0, 0, 0, 0, 0, 0, 0,           /* r8-r15 */
 	/* seq 2: delta RIP|GPR: rip 0x400123 (-0xedd), rsp +8 */
 	0x0c, 0xb9, 0x3b, 0x80, 0x00, 0x10,
-	/* memory: 1 access: read, value = the RIP's 8 bytes */
-	0x01, 0x0d,
-	0xf0, 0xff, 0x03,                 /* address: the frame's last end (0) + 0x7ff8 */
+	/* memory: 1 access: read, value = the RIP's 8 bytes, base register */
+	0x01, 0x4d,
+	0x07, 0x0f,                       /* address: rsp (0x8000 after the ret) - 8 */
 	0x08,                             /* size 8 */
 	/* session end: seq 3, tsc 0, stop, rip 0x400123 */
 	0x03, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -457,10 +460,10 @@ START_TEST(without_mem_the_file_has_no_part)
 	o.raw_frames = true;
 	write_records(path, &o, recs, 5, 0);
 	got = read_whole(path, &size);
-	/* the movs vector less its M flag and its seven memory parts (11 + 8 + 2 bytes) */
-	ck_assert_uint_eq(size, sizeof(movs_bytes) - 21);
+	/* the movs vector less its M flag and its seven memory parts (10 + 8 + 2 bytes) */
+	ck_assert_uint_eq(size, sizeof(movs_bytes) - 20);
 	ck_assert_uint_eq(got[12], 0x01);
-	ck_assert_uint_eq(got[16], 101 - 21);
+	ck_assert_uint_eq(got[16], 100 - 20);
 	free(got);
 }
 END_TEST
@@ -655,16 +658,17 @@ static const struct broken broken[] = {
 	/* movs: its first memory part's header is at 24 + 41 + 7 */
 	{ 0, 72, 0x11, "memory part header 0x11 (expected 0..16 or 0x80)" },
 	{ 0, 72, 0x80, "memory part predicts the accesses of 0x401000, which has no history" },
-	{ 0, 73, 0x41, "descriptor 0x41 has reserved bits 0x40 set" },
+	{ 0, 73, 0x81, "descriptor 0x81 has reserved bits 0x80 set" },
+	{ 0, 74, 0x10, "base register 16 (expected 0..15)" },
 	{ 0, 73, 0x21, "gives a source to a value a read access does not have" },
 	{ 0, 73, 0x09, "read value repeats the value before it, and the record has none" },
-	{ 0, 77, 0x00, "size 0 is outside 1..32" },
-	{ 0, 77, 0x21, "size 33 is outside 1..32" },
-	{ 0, 79, 0x12, "registers byte 0xfe names a register for a value not taken from one" },
-	/* stack: the anchor's write from rax, size 8 at 24 + 42 + 43 + 6 */
-	{ 1, 115, 0x10, "written value of 16 bytes from register rax (registers give at most 8)" },
-	/* ret: the read from the RIP, size 8 at 24 + 40 + 6 + 5 */
-	{ 2, 75, 0x09, "read value of 9 bytes from the RIP (at most 8)" },
+	{ 0, 76, 0x00, "size 0 is outside 1..32" },
+	{ 0, 76, 0x21, "size 33 is outside 1..32" },
+	{ 0, 78, 0x12, "registers byte 0xfe names a register for a value not taken from one" },
+	/* stack: the anchor's write from rax, size 8 at 24 + 42 + 43 + 5 */
+	{ 1, 114, 0x10, "written value of 16 bytes from register rax (registers give at most 8)" },
+	/* ret: the read from the RIP, size 8 at 24 + 40 + 6 + 4 */
+	{ 2, 74, 0x09, "read value of 9 bytes from the RIP (at most 8)" },
 };
 
 START_TEST(reader_refuses_broken_parts)

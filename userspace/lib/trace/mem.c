@@ -231,6 +231,38 @@ static uint8_t *put_values(const struct mem_coder *c, unsigned int k, uint8_t *p
 	return p;
 }
 
+static unsigned int varint_len(uint64_t v)
+{
+	unsigned int n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * The GPR of @st to count @addr from when that, with its byte, is shorter
+ * than counting from @base (the address rules'); the lowest of the
+ * shortest.  -1: @base is as short.
+ */
+static int base_register(const struct svmtrace_state *st, uint64_t addr, uint64_t base)
+{
+	unsigned int best = varint_len(zigzag(addr - base));
+	int reg = -1;
+
+	for (int i = 0; i < SVMTRACE_NR_GPRS; i++) {
+		unsigned int len = 1 + varint_len(zigzag(addr - st->gpr[i]));
+
+		if (len < best) {
+			best = len;
+			reg = i;
+		}
+	}
+	return reg;
+}
+
 size_t mem_encode(struct mem_coder *c, bool delta, uint64_t from, const struct svmtrace_state *st,
 		  const struct svmtrace_mem_access *acc, unsigned int n, uint8_t *out)
 {
@@ -255,13 +287,20 @@ size_t mem_encode(struct mem_coder *c, bool delta, uint64_t from, const struct s
 			unsigned int rs = c->desc[k] >> WIRE_MEM_RSRC & 3;
 			unsigned int ws = c->desc[k] >> WIRE_MEM_WSRC & 3;
 
-			*p++ = c->desc[k];
+			uint64_t base = addr_base(c, pred, delta, k);
+			int reg = base_register(st, a->addr, base);
+
+			*p++ = c->desc[k] | (reg >= 0 ? WIRE_MEM_BASE : 0);
 			if ((has_read(a->kind) && rs == WIRE_SRC_REG) ||
 			    (has_write(a->kind) && ws == WIRE_SRC_REG))
 				*p++ = c->regs[k];
 			if (a->kind == SVMTRACE_MEM_UNRECORDED)
 				*p++ = a->why;
-			p = wire_put_varint(p, zigzag(a->addr - addr_base(c, pred, delta, k)));
+			if (reg >= 0) {
+				*p++ = (uint8_t)reg;
+				base = st->gpr[reg];
+			}
+			p = wire_put_varint(p, zigzag(a->addr - base));
 			p = wire_put_varint(p, a->size);
 			p = put_values(c, k, p);
 		}
@@ -375,7 +414,7 @@ static const uint8_t *explicit_access(struct mem_coder *c, struct part_reader *r
 {
 	struct svmtrace_mem_access *a = &c->acc[r->k];
 	unsigned int desc, kind, rs, ws, regs = 0;
-	uint64_t v;
+	uint64_t v, base;
 
 	if (p >= r->end)
 		return FAIL(r, "memory access %u runs past the end of the frame", r->k);
@@ -412,9 +451,19 @@ static const uint8_t *explicit_access(struct mem_coder *c, struct part_reader *r
 			return FAIL(r, "memory access %u: unrecorded for reason %u (expected 1..4)",
 				    r->k, a->why);
 	}
+	base = addr_base(c, pred, delta, r->k);
+	if (desc & WIRE_MEM_BASE) {
+		if (p >= r->end)
+			return FAIL(r, "memory access %u: base register byte runs past the frame",
+				    r->k);
+		if (*p >= SVMTRACE_NR_GPRS)
+			return FAIL(r, "memory access %u: base register %u (expected 0..15)", r->k,
+				    *p);
+		base = st->gpr[*p++];
+	}
 	if (!(p = get_varint(r, p, &v, "address")))
 		return NULL;
-	a->addr = addr_base(c, pred, delta, r->k) + unzigzag(v);
+	a->addr = base + unzigzag(v);
 	if (!(p = get_varint(r, p, &v, "size")))
 		return NULL;
 	if (kind != SVMTRACE_MEM_UNRECORDED && (v < 1 || v > SVMTRACE_MEM_MAX_VALUE))
@@ -424,7 +473,8 @@ static const uint8_t *explicit_access(struct mem_coder *c, struct part_reader *r
 		return FAIL(r, "memory access %u: size %llu does not fit in 32 bits", r->k,
 			    (unsigned long long)v);
 	a->size = (uint32_t)v;
-	c->desc[r->k] = (uint8_t)desc;
+	c->desc[r->k] =
+		(uint8_t)(desc & ~WIRE_MEM_BASE); /* how the address was stored: not learned */
 	c->regs[r->k] = (uint8_t)regs;
 	return get_values(r, p, desc, regs, a, st, prev);
 }
