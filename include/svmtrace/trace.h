@@ -40,8 +40,9 @@ struct svmtrace_state {
 
 /*
  * Memory operands (files written with svmtrace_writer_options.mem): each
- * instruction record carries the accesses its instruction made, in the
- * order it made them (docs/format.md, "Memory operands").
+ * record of a step (instruction or session start) carries the accesses its
+ * instruction made, in the order it made them (docs/format.md, "Memory
+ * operands").
  */
 #define SVMTRACE_MEM_MAX_ACCESSES 16 /* per instruction */
 #define SVMTRACE_MEM_MAX_VALUE	  32 /* bytes of a recorded value (a YMM operand) */
@@ -92,7 +93,7 @@ struct svmtrace_record {
 	uint64_t dropped;      /* records lost right before this one */
 	uint64_t frame_offset; /* file offset of the frame holding it */
 	const struct svmtrace_state *state;
-	/* instruction records of a file with memory operands: its accesses */
+	/* a step's record (not a session end) of a file with memory operands: its accesses */
 	uint32_t nr_mem;
 	const struct svmtrace_mem_access *mem;
 };
@@ -205,11 +206,10 @@ int svmtrace_writer_append_xstate(struct svmtrace_writer *writer,
 				  const struct svmtrace_slot_xstate *slot,
 				  struct svmtrace_error *err);
 /*
- * Append an instruction slot (and its YMM tail @x, or NULL) with the @nr
- * memory accesses @mem made; only in a writer opened with options.mem,
- * where svmtrace_writer_append() and _append_xstate() write instructions
- * with no access.  @nr 0..SVMTRACE_MEM_MAX_ACCESSES; session starts and
- * ends carry none.
+ * Append a slot (and its YMM tail @x, or NULL) with the @nr memory accesses
+ * its instruction made; only in a writer opened with options.mem, where
+ * svmtrace_writer_append() and _append_xstate() write steps with no access.
+ * @nr 0..SVMTRACE_MEM_MAX_ACCESSES; a session end has none.
  */
 int svmtrace_writer_append_mem(struct svmtrace_writer *writer, const struct svmtrace_slot *slot,
 			       const struct svmtrace_slot_xstate *x,

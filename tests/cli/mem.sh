@@ -8,7 +8,7 @@
 # reader (tests/cli/analysis/read_tenet.py); the reference decoder written
 # from docs/format.md (refdecode.py) printing what dump prints, also on
 # random accesses; and the refusals (--mem of a trace without memory
-# operands, access records naming no instruction or the session start).
+# operands, access records naming no record or the session end pack adds).
 set -eu
 . tests/lib/need.sh
 need_cmd python3 "the model of the programs' accesses and the independent readers"
@@ -132,12 +132,12 @@ echo "ok: 20000 random records' accesses as the model's, refdecode agrees"
 if "$D" dump --mem "$WORK/plain.v5" >/dev/null 2>"$WORK/err"; then echo "FAIL: --mem without memory operands"; exit 1; fi
 grep -q 'plain.v5: the trace has no memory operands (it was captured without --mem)' "$WORK/err"
 python3 -c 'import struct, sys
-open(sys.argv[1], "wb").write(struct.pack("<QQIBBH32s32s", 100, 0x1000, 1, 1, 0, 0, b"", b""))' "$WORK/start.mem"
-if "$D" pack --mem "$WORK/start.mem" "$M/decrypt.raw" "$WORK/x.v5" 2>"$WORK/err"; then echo "FAIL: access of the session start"; exit 1; fi
-grep -q 'start.mem: offset 0: sequence 100 is the session start, which has no accesses' "$WORK/err"
+open(sys.argv[1], "wb").write(struct.pack("<QQIBBH32s32s", 201, 0x1000, 1, 1, 0, 0, b"", b""))' "$WORK/end.mem"
+if "$D" pack --mem "$WORK/end.mem" "$M/decrypt.raw" "$WORK/x.v5" 2>"$WORK/err"; then echo "FAIL: access of the session end"; exit 1; fi
+grep -q 'end.mem: offset 0: access of sequence 201 names no record of' "$WORK/err"
 python3 -c 'import struct, sys
 open(sys.argv[1], "wb").write(struct.pack("<QQIBBH32s32s", 999, 0x1000, 1, 1, 0, 0, b"", b""))' "$WORK/late.mem"
 if "$D" pack --mem "$WORK/late.mem" "$M/decrypt.raw" "$WORK/x.v5" 2>"$WORK/err"; then echo "FAIL: access after the last record"; exit 1; fi
-grep -q 'late.mem: offset 0: access of sequence 999 names no instruction of' "$WORK/err"
+grep -q 'late.mem: offset 0: access of sequence 999 names no record of' "$WORK/err"
 [ ! -e "$WORK/x.v5" ] && [ ! -e "$WORK/x.v5.partial" ] || { echo "FAIL: pack left a file"; exit 1; }
 echo "ok: refusals"

@@ -197,9 +197,8 @@ def random_stream(n, seed):
 
     rnd = random.Random(seed)
     m = Machine({}, 0x400000, [rnd.getrandbits(64) for _ in range(16)])
-    m.start()
     cursor = 0x10000
-    for _ in range(n - 1):
+    for _ in range(n):  # the first is the session start: its step's accesses too
         m.rip = 0x400000 + 4 * rnd.randrange(8)
         m.gpr[rnd.randrange(16)] += rnd.randrange(3)
         m.gpr[rnd.randrange(16)] &= M64

@@ -424,7 +424,7 @@ class Decoder:
             return self.end(f, h)
         else:
             r = self.full(f, h)
-        if self.mem and r[0] == "instruction":
+        if self.mem and r[0] in ("instruction", "session_start"):  # the records of a step
             self.accesses = self.mem_part(f, t == 0, frm)
         return r
 

@@ -72,14 +72,15 @@ struct vector {
 static const uint8_t movs_bytes[] = {
 	0x46, 0x54, 0x52, 0x43, 0x05, 0, 0, 0, 0, 0, 0, 0, /* FTRC v5 cpu 0 */
 	0x03, 0, 0, 0,                    /* flags: framed | M (memory operands) */
-	0x64, 0, 0, 0, 0x64, 0, 0, 0,     /* frame: 100 decoded = 100 stored (raw) */
-	/* session start: seq 1, tsc 0x100, gate 1, rip 0x401000 (no memory part) */
+	0x65, 0, 0, 0, 0x65, 0, 0, 0,     /* frame: 101 decoded = 101 stored (raw) */
+	/* session start: seq 1, tsc 0x100, gate 1, rip 0x401000 */
 	0x02, 0x01, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0x01, 0x00, 0x10, 0x40, 0, 0, 0, 0, 0,
 	0x82, 0x04,                       /* rflags 0x202 */
 	0x80, 0x20,                       /* cr3 0x1000 */
 	0x00, 0x00, 0x03, 0x00,           /* rax 0, rbx 0, rcx 3, rdx 0 */
 	0x80, 0x40, 0x80, 0x60,           /* rsi 0x2000, rdi 0x3000 */
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0,     /* rbp, rsp, r8-r15 */
+	0x00,                             /* memory: none (the step into the gate accessed none) */
 	/* seq 2: delta RIP|GPR (no history): rip +0; mask rcx rsi rdi: -1 +1 +1 */
 	0x0c, 0x00, 0x34, 0x00, 0x01, 0x02, 0x02,
 	/* memory: 2 explicit accesses (the entry for 0x401000 has no history) */
@@ -101,7 +102,7 @@ static const uint8_t movs_bytes[] = {
 	0x04, 0x04,
 	/* memory predicted: 0x2001 + 1, 0x3001 + 1; the read's stored value 'C' */
 	0x80, 0x43,
-	/* session end: seq 5, tsc 0x200, stop, rip 0x401002 (no memory part) */
+	/* session end: seq 5, tsc 0x200, stop, rip 0x401002 (no memory part: no step) */
 	0x03, 0x05, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x02, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0x02, 0x10, 0x40, 0, 0, 0, 0, 0,
 };
@@ -178,7 +179,7 @@ static const struct expect movs_records[] = {
 static const uint8_t stack_bytes[] = {
 	0x46, 0x54, 0x52, 0x43, 0x05, 0, 0, 0, 0x01, 0, 0, 0, /* FTRC v5 cpu 1 */
 	0x03, 0, 0, 0,                    /* framed | M */
-	0x94, 0, 0, 0, 0x94, 0, 0, 0,     /* frame: 148 decoded = 148 stored */
+	0x95, 0, 0, 0, 0x95, 0, 0, 0,     /* frame: 149 decoded = 149 stored */
 	/* session start: seq 10, tsc 0x10, gate 2, rip 0x500000 */
 	0x02, 0x0a, 0x10, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x00, 0x00, 0x50, 0, 0, 0, 0, 0,
 	0xc6, 0x04,                       /* rflags 0x246 */
@@ -187,6 +188,7 @@ static const uint8_t stack_bytes[] = {
 	0, 0, 0, 0, 0, 0,                 /* rbx rcx rdx rsi rdi rbp */
 	0xf0, 0xff, 0x01,                 /* rsp 0x7ff0 */
 	0, 0, 0, 0, 0, 0, 0, 0,           /* r8-r15 */
+	0x00,                             /* memory: none */
 	/* seq 13 after 2 lost: anchor with G */
 	0x09, 0x0d, 0x20, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x01, 0x00, 0x50, 0, 0, 0, 0, 0,
 	0xc6, 0x04, 0x80, 0x40, 0xb4, 0x24, 0, 0, 0, 0, 0, 0,
@@ -269,13 +271,14 @@ static const struct expect stack_records[] = {
 static const uint8_t ret_bytes[] = {
 	0x46, 0x54, 0x52, 0x43, 0x05, 0, 0, 0, 0x02, 0, 0, 0, /* FTRC v5 cpu 2 */
 	0x03, 0, 0, 0,                    /* framed | M */
-	0x50, 0, 0, 0, 0x50, 0, 0, 0,     /* frame: 80 decoded = 80 stored */
+	0x51, 0, 0, 0, 0x51, 0, 0, 0,     /* frame: 81 decoded = 81 stored */
 	/* session start: seq 1, tsc 0, gate 0, rip 0x401000, rflags 0x202, cr3 0 */
 	0x02, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x00, 0x10, 0x40, 0, 0, 0, 0, 0,
 	0x82, 0x04, 0x00,
 	0, 0, 0, 0, 0, 0, 0,              /* rax rbx rcx rdx rsi rdi rbp */
 	0xf8, 0xff, 0x01,                 /* rsp 0x7ff8 */
 	0, 0, 0, 0, 0, 0, 0, 0,           /* r8-r15 */
+	0x00,                             /* memory: none */
 	/* seq 2: delta RIP|GPR: rip 0x400123 (-0xedd), rsp +8 */
 	0x0c, 0xb9, 0x3b, 0x80, 0x00, 0x10,
 	/* memory: 1 access: read, value = the RIP's 8 bytes, base register */
@@ -460,10 +463,10 @@ START_TEST(without_mem_the_file_has_no_part)
 	o.raw_frames = true;
 	write_records(path, &o, recs, 5, 0);
 	got = read_whole(path, &size);
-	/* the movs vector less its M flag and its seven memory parts (10 + 8 + 2 bytes) */
-	ck_assert_uint_eq(size, sizeof(movs_bytes) - 20);
+	/* the movs vector less its M flag and its four memory parts (1 + 10 + 8 + 2 bytes) */
+	ck_assert_uint_eq(size, sizeof(movs_bytes) - 21);
 	ck_assert_uint_eq(got[12], 0x01);
-	ck_assert_uint_eq(got[16], 100 - 20);
+	ck_assert_uint_eq(got[16], 101 - 21);
 	free(got);
 }
 END_TEST
@@ -524,7 +527,7 @@ START_TEST(round_trip_over_frames)
 		s.rip = 0x400000 +
 			4 * (test_rand(&rng) % 8); /* a few instructions, again and again */
 		s.gpr[test_rand(&rng) % 16] += test_rand(&rng) % 3;
-		nr[n] = s.kind == INS ? (unsigned int)(test_rand(&rng) % 5) : 0;
+		nr[n] = (unsigned int)(test_rand(&rng) % 5); /* the session start's step too */
 		for (unsigned int k = 0; k < nr[n]; k++)
 			random_access(&rng, (const uint64_t *)s.gpr, s.rip, &base, &want[n][k]);
 		ck_assert_msg(svmtrace_writer_append_mem(w, &s, NULL, want[n], nr[n], &err) == 0,
@@ -655,20 +658,22 @@ struct broken {
 };
 
 static const struct broken broken[] = {
-	/* movs: its first memory part's header is at 24 + 41 + 7 */
-	{ 0, 72, 0x11, "memory part header 0x11 (expected 0..16 or 0x80)" },
-	{ 0, 72, 0x80, "memory part predicts the accesses of 0x401000, which has no history" },
-	{ 0, 73, 0x81, "descriptor 0x81 has reserved bits 0x80 set" },
-	{ 0, 74, 0x10, "base register 16 (expected 0..15)" },
-	{ 0, 73, 0x21, "gives a source to a value a read access does not have" },
-	{ 0, 73, 0x09, "read value repeats the value before it, and the record has none" },
-	{ 0, 76, 0x00, "size 0 is outside 1..32" },
-	{ 0, 76, 0x21, "size 33 is outside 1..32" },
-	{ 0, 78, 0x12, "registers byte 0xfe names a register for a value not taken from one" },
-	/* stack: the anchor's write from rax, size 8 at 24 + 42 + 43 + 5 */
-	{ 1, 114, 0x10, "written value of 16 bytes from register rax (registers give at most 8)" },
-	/* ret: the read from the RIP, size 8 at 24 + 40 + 6 + 4 */
-	{ 2, 74, 0x09, "read value of 9 bytes from the RIP (at most 8)" },
+	/* movs: the session start's part, then the first delta's part at 24 + 42 + 7 */
+	{ 0, 65, 0x80,
+	  "memory part of a full record is predicted (0x80): full records predict nothing" },
+	{ 0, 73, 0x11, "memory part header 0x11 (expected 0..16 or 0x80)" },
+	{ 0, 73, 0x80, "memory part predicts the accesses of 0x401000, which has no history" },
+	{ 0, 74, 0x81, "descriptor 0x81 has reserved bits 0x80 set" },
+	{ 0, 75, 0x10, "base register 16 (expected 0..15)" },
+	{ 0, 74, 0x21, "gives a source to a value a read access does not have" },
+	{ 0, 74, 0x09, "read value repeats the value before it, and the record has none" },
+	{ 0, 77, 0x00, "size 0 is outside 1..32" },
+	{ 0, 77, 0x21, "size 33 is outside 1..32" },
+	{ 0, 79, 0x12, "registers byte 0xfe names a register for a value not taken from one" },
+	/* stack: the anchor's write from rax, size 8 at 24 + 43 + 43 + 5 */
+	{ 1, 115, 0x10, "written value of 16 bytes from register rax (registers give at most 8)" },
+	/* ret: the read from the RIP, size 8 at 24 + 41 + 6 + 4 */
+	{ 2, 75, 0x09, "read value of 9 bytes from the RIP (at most 8)" },
 };
 
 START_TEST(reader_refuses_broken_parts)
@@ -724,10 +729,10 @@ START_TEST(writer_refuses_bad_accesses)
 	a.why = 9;
 	ck_assert_int_eq(svmtrace_writer_append_mem(w, &s, NULL, &a, 1, &err), SVMTRACE_E_INVALID);
 	ck_assert(strstr(err.message, "unrecorded, why is not 1..4"));
-	s.kind = START;
+	s.kind = END;
 	a.why = 1;
 	ck_assert_int_eq(svmtrace_writer_append_mem(w, &s, NULL, &a, 1, &err), SVMTRACE_E_INVALID);
-	ck_assert(strstr(err.message, "only instructions have memory accesses"));
+	ck_assert(strstr(err.message, "slot 1 is a session end: it has no memory accesses"));
 	svmtrace_writer_discard(w);
 }
 END_TEST

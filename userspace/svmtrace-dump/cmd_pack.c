@@ -35,7 +35,7 @@ static const char pack_usage[] =
 	"                        88-byte records (u64 sequence, u64 address, u32 size,\n"
 	"                        u8 kind 0 unrecorded 1 read 2 write 3 rmw, u8 why,\n"
 	"                        u16 0, 32 bytes read, 32 bytes written), in sequence\n"
-	"                        order, each naming an instruction record of IN\n";
+	"                        order, each naming a record of IN\n";
 
 struct pack {
 	const char *in_name;
@@ -121,19 +121,15 @@ static unsigned int take_accesses(struct pack *pk, struct svmtrace_mem_access *a
 {
 	unsigned int n = 0;
 
-	if (pk->mem_next && pk->next.seq < pk->slot.seq)
-		pack_fail(pk, "%s: offset %llu: access of sequence %llu names no instruction of %s",
+	if (pk->mem_next &&
+	    (pk->next.seq < pk->slot.seq ||
+	     (pk->next.seq == pk->slot.seq && pk->slot.kind == SVMTRACE_SLOT_SESSION_END)))
+		pack_fail(pk, "%s: offset %llu: access of sequence %llu names no record of %s",
 			  pk->mem_name, access_offset(pk), (unsigned long long)pk->next.seq,
 			  pk->in_name);
 	while (pk->mem_next && pk->next.seq == pk->slot.seq) {
 		struct svmtrace_mem_access *a = &acc[n];
 
-		if (pk->slot.kind != SVMTRACE_SLOT_INSTRUCTION)
-			pack_fail(pk,
-				  "%s: offset %llu: sequence %llu is the session start, "
-				  "which has no accesses",
-				  pk->mem_name, access_offset(pk),
-				  (unsigned long long)pk->next.seq);
 		if (n == SVMTRACE_MEM_MAX_ACCESSES)
 			pack_fail(pk, "%s: offset %llu: sequence %llu has more than %u accesses",
 				  pk->mem_name, access_offset(pk), (unsigned long long)pk->next.seq,
@@ -260,8 +256,7 @@ int cmd_pack(int argc, char **argv)
 	pk.slot.reason = SVMTRACE_END_STOP;
 	put(&pk);
 	if (pk.mem_next)
-		pack_fail(&pk,
-			  "%s: offset %llu: access of sequence %llu names no instruction of %s",
+		pack_fail(&pk, "%s: offset %llu: access of sequence %llu names no record of %s",
 			  pk.mem_name, access_offset(&pk), (unsigned long long)pk.next.seq,
 			  pk.in_name);
 	if (pk.mem)

@@ -43,8 +43,7 @@ static const char usage[] =
 	"                         records go to OUT.TID (not with --skip or OUT -)\n"
 	"      --cr3 X            CR3 value to store (default 0x1aa000)\n"
 	"      --mem              write each step's memory accesses to OUT.mem (88-byte\n"
-	"                         records for svmtrace-dump pack --mem; none for the\n"
-	"                         first record, which pack makes the session start)\n"
+	"                         records for svmtrace-dump pack --mem)\n"
 	"  -o, --output OUT       output file\n";
 
 static void fill_record(struct svmtrace_raw_record *r, const struct user_regs_struct *u,
@@ -322,7 +321,7 @@ int main(int argc, char **argv)
 		fill_record(&rec, &regs, ++seq, cr3);
 		if (fwrite(&rec, sizeof(rec), 1, f) != 1)
 			die("%s: write failed: %s", out, strerror(errno));
-		if (mem && seq > 1)
+		if (mem)
 			write_mem(mem, mem_f, mem_path, pid, seq, clean);
 	}
 	if (seq == max)

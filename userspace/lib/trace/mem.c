@@ -513,13 +513,16 @@ const uint8_t *mem_decode(struct mem_coder *c, bool delta, uint64_t from,
 		return fail(why, why_size, "memory part runs past the end of the frame");
 	head = *p++;
 	if (head == WIRE_MEM_PREDICTED) {
+		if (!delta)
+			return fail(
+				why, why_size,
+				"memory part of a full record is predicted (0x80): full records "
+				"predict nothing");
 		if (!pred || !pred->n)
 			return fail(why, why_size,
 				    "memory part predicts the accesses of 0x%llx, which has %s",
 				    (unsigned long long)from,
-				    !delta  ? "none: a full record predicts nothing"
-				    : !pred ? "no history"
-					    : "none in its history");
+				    !pred ? "no history" : "none in its history");
 		for (r.k = 0; r.k < pred->n; r.k++)
 			if (!(p = predicted_access(c, &r, p, pred, st, &prev)))
 				return NULL;

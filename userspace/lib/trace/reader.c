@@ -254,8 +254,8 @@ static __attribute__((noinline)) int decode_failed(struct svmtrace_reader *r)
 }
 
 /*
- * The memory part that follows an instruction record at @p (files with
- * memory operands); @from is the RIP before it, @predicted as decoder_next()
+ * The memory part that follows a step's record (anything but a session end)
+ * at @p (files with memory operands); @from is the RIP before it, @predicted as decoder_next()
  * said.  NULL with the decoder's why set, r->cur at the part.
  */
 static __attribute__((noinline)) const uint8_t *
@@ -265,7 +265,7 @@ mem_part(struct svmtrace_reader *r, const uint8_t *p, uint64_t from, bool predic
 	const uint8_t *next;
 
 	rec->nr_mem = 0;
-	if (!predicted && rec->kind != SVMTRACE_SLOT_INSTRUCTION)
+	if (!predicted && rec->kind == SVMTRACE_SLOT_SESSION_END)
 		return p;
 	next = mem_decode(&r->mem, !rec->anchor, from, &r->dec.state, p, r->end, r->dec.why,
 			  sizeof(r->dec.why));

@@ -25,10 +25,10 @@ struct svmtrace_writer {
 	char *partial; /* path + ".partial" while writing */
 	struct svmtrace_writer_options opt;
 	struct encoder enc;
-	struct mem_coder mem;		/* with opt.mem */
+	struct mem_coder mem;		 /* with opt.mem */
 	struct svmtrace_state mem_state; /* the record's RIP and GPRs, for mem_encode */
-	size_t record_room;   /* the most bytes one record (and its memory part) takes */
-	bool started;	      /* at least one slot appended */
+	size_t record_room;		 /* the most bytes one record (and its memory part) takes */
+	bool started;			 /* at least one slot appended */
 	uint64_t last_seq;
 	size_t len;		/* bytes in frame[] */
 	uint64_t frame_records; /* records in frame[] */
@@ -225,11 +225,10 @@ static int check_mem(struct svmtrace_writer *w, const struct svmtrace_slot *s,
 					 "slot %llu has memory accesses, the file was opened "
 					 "without memory operands",
 					 (unsigned long long)s->seq);
-	if (s->kind != SVMTRACE_SLOT_INSTRUCTION)
-		return trace_error_noloc(
-			err, SVMTRACE_E_INVALID, w->path,
-			"slot %llu is a %s: only instructions have memory accesses",
-			(unsigned long long)s->seq, svmtrace_kind_name(s->kind));
+	if (s->kind == SVMTRACE_SLOT_SESSION_END)
+		return trace_error_noloc(err, SVMTRACE_E_INVALID, w->path,
+					 "slot %llu is a session end: it has no memory accesses",
+					 (unsigned long long)s->seq);
 	if (nr > SVMTRACE_MEM_MAX_ACCESSES)
 		return trace_error_noloc(err, SVMTRACE_E_INVALID, w->path,
 					 "slot %llu has %u memory accesses (at most %u)",
@@ -242,7 +241,7 @@ static int check_mem(struct svmtrace_writer *w, const struct svmtrace_slot *s,
 	return 0;
 }
 
-/* The memory part after an instruction record (files with memory operands). */
+/* The memory part after a step's record (files with memory operands). */
 static void append_mem(struct svmtrace_writer *w, const struct svmtrace_slot *s, bool delta,
 		       uint64_t from, const struct svmtrace_mem_access *mem, unsigned int nr)
 {
@@ -289,7 +288,7 @@ static int append(struct svmtrace_writer *w, const struct svmtrace_slot *s,
 			mem_frame_start(&w->mem);
 	}
 	w->len += encoder_put(&w->enc, s, x, w->frame + w->len, &full);
-	if (w->opt.mem && s->kind == SVMTRACE_SLOT_INSTRUCTION)
+	if (w->opt.mem && s->kind != SVMTRACE_SLOT_SESSION_END)
 		append_mem(w, s, !full, from, mem, nr);
 	w->started = true;
 	w->last_seq = s->seq;
