@@ -34,6 +34,28 @@ void write_bytes(const char *path, const void *data, size_t size)
 	ck_assert_int_eq(fclose(f), 0);
 }
 
+size_t decode_all(const void *data, size_t size, const char *name, size_t max,
+		  record_check_fn check, const void *ctx, struct svmtrace_summary *sum)
+{
+	const struct svmtrace_record *r;
+	struct svmtrace_reader *rd;
+	struct svmtrace_error err;
+	size_t n = 0;
+	int ret;
+
+	ck_assert_msg(svmtrace_reader_open_memory(data, size, name, &rd, &err) == 0, "%s",
+		      err.message);
+	while ((ret = svmtrace_reader_next(rd, &r)) > 0) {
+		ck_assert_msg(n < max, "%s: more records than the %zu expected", name, max);
+		check(ctx, n++, r);
+	}
+	ck_assert_msg(ret == 0, "%s: %s", name, svmtrace_reader_error(rd)->message);
+	if (sum)
+		*sum = *svmtrace_reader_summary(rd);
+	svmtrace_reader_close(rd);
+	return n;
+}
+
 uint8_t *read_whole(const char *path, size_t *size)
 {
 	FILE *f = fopen(path, "rb");

@@ -341,8 +341,9 @@ static void to_access(const struct want_access *w, struct svmtrace_mem_access *a
 		memset(a->write_value, 0, sizeof(a->write_value));
 }
 
-static void check_record(const struct vector *v, size_t i, const struct svmtrace_record *r)
+static void check_record(const void *ctx, size_t i, const struct svmtrace_record *r)
 {
+	const struct vector *v = ctx;
 	const struct expect *e = &v->records[i];
 
 	ck_assert_msg(r->kind == e->kind, "%s record %zu: kind %u, want %u", v->name, i, r->kind,
@@ -377,22 +378,11 @@ static void check_record(const struct vector *v, size_t i, const struct svmtrace
 START_TEST(reader_decodes_the_vector)
 {
 	const struct vector *v = &vectors[_i];
-	const struct svmtrace_record *r;
-	struct svmtrace_reader *rd;
-	struct svmtrace_error err;
-	size_t n = 0;
-	int ret;
+	struct svmtrace_summary sum;
 
-	ck_assert_msg(svmtrace_reader_open_memory(v->bytes, v->size, v->name, &rd, &err) == 0, "%s",
-		      err.message);
-	while ((ret = svmtrace_reader_next(rd, &r)) > 0) {
-		ck_assert_msg(n < v->count, "%s: more records than expected", v->name);
-		check_record(v, n++, r);
-	}
-	ck_assert_msg(ret == 0, "%s: %s", v->name, svmtrace_reader_error(rd)->message);
-	ck_assert_uint_eq(n, v->count);
-	ck_assert(svmtrace_reader_summary(rd)->has_mem);
-	svmtrace_reader_close(rd);
+	ck_assert_uint_eq(decode_all(v->bytes, v->size, v->name, v->count, check_record, v, &sum),
+			  v->count);
+	ck_assert(sum.has_mem);
 }
 END_TEST
 
