@@ -427,9 +427,10 @@ static const uint8_t *explicit_access(struct mem_coder *c, struct part_reader *r
 			    r->k, desc, desc & WIRE_MEM_RESERVED);
 	if ((rs && !has_read(kind)) || (ws && !has_write(kind)))
 		return FAIL(r,
-			    "memory access %u: descriptor 0x%02x gives a source to a value a "
-			    "%s access does not have",
-			    r->k, desc, svmtrace_mem_kind_name(kind));
+			    "memory access %u: descriptor 0x%02x gives a source to a value %s %s "
+			    "access does not have",
+			    r->k, desc, kind == SVMTRACE_MEM_UNRECORDED ? "an" : "a",
+			    svmtrace_mem_kind_name(kind));
 	if (rs == WIRE_SRC_REG || ws == WIRE_SRC_REG) {
 		if (p >= r->end)
 			return FAIL(r, "memory access %u: registers byte runs past the frame",
