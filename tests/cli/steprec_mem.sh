@@ -1,7 +1,9 @@
 # svmtrace-steprec --mem on a real process whose every access is known: a
 # static program (assembled here) that copies "svmtrace" with rep movsb,
 # pushes and pops, calls a function that reads its return address, adds 1 to
-# a quadword in memory and exits.  The accesses of every step, packed with
+# a quadword in memory, translates a byte with xlatb, stores with movnti and
+# compares-and-exchanges in vain (forms whose operands Capstone 4 gets wrong
+# or leaves out), and exits.  The accesses of every step, packed with
 # `pack --mem` and printed by `dump --mem`, must be what the instructions
 # define (addresses from the symbols and from RSP before each step, values
 # from the program's data).
@@ -30,6 +32,11 @@ _start:
 	call f
 after_call:
 	add qword ptr [rip + dst], 1
+	lea rbx, [rip + src]
+	mov eax, 2
+	xlatb
+	movnti qword ptr [rip + dst + 8], rbx
+	lock cmpxchg qword ptr [rip + dst], rbx
 	mov eax, 60
 	xor edi, edi
 	syscall
@@ -70,6 +77,11 @@ want.append([{"kind": "read", "addr": rsp0 - 8, "size": 8, "read": r}])         
 old = b"svmtrace"
 new = struct.pack("<Q", struct.unpack("<Q", old)[0] + 1)
 want.append([{"kind": "rmw", "addr": dst, "size": 8, "read": old.hex(), "written": new.hex()}])
+want += [[], []]                             # lea rbx, [rip + src]; mov eax, 2
+want.append([{"kind": "read", "addr": src + 2, "size": 1, "read": "6d"}])         # xlatb: 'm'
+want.append([{"kind": "write", "addr": dst + 8, "size": 8,                       # movnti
+              "written": struct.pack("<Q", src).hex()}])
+want.append([{"kind": "rmw", "addr": dst, "size": 8, "read": new.hex(), "written": new.hex()}])
 want += [[], []]                             # mov eax, 60; xor edi, edi
 got = [[dict(a, addr=int(a["addr"], 16)) for a in r["mem"]] for r in ins[1:]]
 assert len(got) == len(want), "%d steps recorded, the program makes %d" % (len(got), len(want))

@@ -180,12 +180,50 @@ static long save_area(unsigned int id)
 	return -1;
 }
 
+static bool starts(const char *s, const char *const *prefixes)
+{
+	for (; *prefixes; prefixes++)
+		if (!strncmp(s, *prefixes, strlen(*prefixes)))
+			return true;
+	return false;
+}
+
+/*
+ * Capstone 4's access flags for operand @i, corrected where they are wrong:
+ * it marks the memory destination of many stores as read (movnti, movups,
+ * vmovdqu, pextrb, stmxcsr, fstp, movbe...) and of CMPXCHG as read only.
+ * Stores whose bytes a mask selects (maskmovdqu, vmaskmov, scatters): 0,
+ * unrecorded.  x87 FSAVE/FRSTOR images (108 bytes) are too large: 0 too.
+ */
+static int access_of(const cs_insn *in, int i)
+{
+	static const char *const stores[] = { "mov",	   "vmov",     "pextr",	  "vpextr",
+					      "extract",   "vextract", "stmxcsr", "vstmxcsr",
+					      "fst",	   "fist",     "fbstp",	  "fnst",
+					      "vcvtps2ph", NULL };
+	static const char *const masked[] = { "maskmov",   "vmaskmov", "vpmaskmov",
+					      "vpscatter", "vscatter", "fsave",
+					      "fnsave",	   "frstor",   NULL };
+	int access = in->detail->x86.operands[i].access;
+
+	if (starts(in->mnemonic, masked))
+		return 0;
+	if (!strncmp(in->mnemonic, "cmpxchg", 7) || !strncmp(in->mnemonic, "lock cmpxchg", 12))
+		return CS_AC_READ | CS_AC_WRITE;
+	if (i == 0 && access == CS_AC_READ && starts(in->mnemonic, stores))
+		return CS_AC_WRITE;
+	return access;
+}
+
 /* Instructions whose memory operand is an address, not an access. */
 static bool no_access(unsigned int id)
 {
 	switch (id) {
 	case X86_INS_LEA:
 	case X86_INS_NOP:
+	case X86_INS_CLFLUSH:
+	case X86_INS_CLFLUSHOPT:
+	case X86_INS_CLWB:
 	case X86_INS_PREFETCH:
 	case X86_INS_PREFETCHNTA:
 	case X86_INS_PREFETCHT0:
@@ -207,9 +245,16 @@ static void explicit_ops(struct memops *m, pid_t pid, const cs_insn *in,
 	for (int i = 0; i < x->op_count; i++) {
 		const cs_x86_op *op = &x->operands[i];
 		uint64_t base, index, addr;
-		bool r = op->access & CS_AC_READ, w = op->access & CS_AC_WRITE;
+		int ac = op->type == X86_OP_MEM ? access_of(in, i) : 0;
+		bool r = ac & CS_AC_READ, w = ac & CS_AC_WRITE;
 
-		if (op->type != X86_OP_MEM || (!r && !w) || (writes ? r || !w : !r))
+		if (op->type != X86_OP_MEM || (!ac && writes))
+			continue;
+		if (!ac) { /* a masked store, or an x87 state image */
+			unrecorded(m, SVMTRACE_MEM_WHY_UNDECODED, 0, 0);
+			continue;
+		}
+		if (writes ? r || !w : !r)
 			continue;
 		if (!reg_value(op->mem.base, u, next, &base) ||
 		    !reg_value(op->mem.index, u, next, &index)) {
@@ -267,6 +312,8 @@ void memops_before(struct memops *m, pid_t pid, const struct user_regs_struct *u
 		return;
 	}
 	explicit_ops(m, pid, in, u, false);
+	if (id == X86_INS_XLATB) /* Capstone 4 gives it no operand: [rbx + al] */
+		access(m, pid, SVMTRACE_MEM_READ, u->rbx + (u->rax & 0xff), 1);
 	/* the stack: what the instruction pops or returns through, then pushes */
 	if (id == X86_INS_POP || id == X86_INS_POPFQ || id == X86_INS_RET)
 		access(m, pid, SVMTRACE_MEM_READ, u->rsp, id == X86_INS_POP ? stack : 8);
