@@ -358,11 +358,12 @@ class Decoder:
         pred = e[1] if e is not None and e[0] == frm else None
         head = f.u8()
         accs, vals = [], []
-        if head == 0x80:
+        if head in (0x80, 0x81):  # the entry's accesses; with 0x81 at stored addresses
             if not pred:
                 raise Bad("memory part predicted without an entry holding accesses")
             for l in pred:
-                a = dict(l, addr=(l["addr"] + l["stride"]) & M64)
+                off = f.svarint() if head == 0x81 else 0
+                a = dict(l, addr=(l["addr"] + l["stride"] + off) & M64)
                 self.values(f, a, a["regs"], vals)
                 accs.append(a)
         elif head <= 16:

@@ -201,7 +201,11 @@ static void describe(struct mem_coder *c, const struct mem_entry *e, unsigned in
 }
 
 /* Does entry @e predict the part in c->acc, descriptors included? */
-static bool part_predicted(const struct mem_coder *c, const struct mem_entry *e)
+/*
+ * Does entry @e predict the part in c->acc: its kinds, sizes, reasons and
+ * value sources (its shape), and with @addresses their addresses too?
+ */
+static bool part_predicted(const struct mem_coder *c, const struct mem_entry *e, bool addresses)
 {
 	if (!e->n || e->n != c->n)
 		return false;
@@ -210,7 +214,7 @@ static bool part_predicted(const struct mem_coder *c, const struct mem_entry *e)
 		const struct svmtrace_mem_access *a = &c->acc[k];
 
 		if (l->desc != c->desc[k] || l->regs != c->regs[k] || l->why != a->why ||
-		    l->size != a->size || l->addr + l->stride != a->addr)
+		    l->size != a->size || (addresses && l->addr + l->stride != a->addr))
 			return false;
 	}
 	return true;
@@ -227,6 +231,23 @@ static uint8_t *put_values(const struct mem_coder *c, unsigned int k, uint8_t *p
 	if (has_write(a->kind) && (c->desc[k] >> WIRE_MEM_WSRC & 3) == WIRE_SRC_STORED) {
 		memcpy(p, a->write_value, a->size);
 		p += a->size;
+	}
+	return p;
+}
+
+/*
+ * The part as head 0x81 at @out: the entry's shape, each access's address
+ * from the entry's prediction, then its stored values.  Returns its end.
+ */
+static uint8_t *put_shaped(const struct mem_coder *c, const struct mem_entry *e, uint8_t *out)
+{
+	uint8_t *p = out;
+
+	*p++ = WIRE_MEM_SHAPED;
+	for (unsigned int k = 0; k < c->n; k++) {
+		p = wire_put_varint(p,
+				    zigzag(c->acc[k].addr - (e->acc[k].addr + e->acc[k].stride)));
+		p = put_values(c, k, p);
 	}
 	return p;
 }
@@ -276,7 +297,7 @@ size_t mem_encode(struct mem_coder *c, bool delta, uint64_t from, const struct s
 	memcpy(c->acc, acc, n * sizeof(*acc));
 	for (unsigned int k = 0; k < n; k++)
 		describe(c, pred, k, st, &prev);
-	if (pred && part_predicted(c, pred)) {
+	if (pred && part_predicted(c, pred, true)) {
 		out[0] = WIRE_MEM_PREDICTED;
 		for (unsigned int k = 0; k < n; k++)
 			p = put_values(c, k, p);
@@ -303,6 +324,15 @@ size_t mem_encode(struct mem_coder *c, bool delta, uint64_t from, const struct s
 			p = wire_put_varint(p, zigzag(a->addr - base));
 			p = wire_put_varint(p, a->size);
 			p = put_values(c, k, p);
+		}
+		if (pred && part_predicted(c, pred, false)) {
+			uint8_t shaped[WIRE_MEM_MAX];
+			uint8_t *end = put_shaped(c, pred, shaped);
+
+			if (end - shaped <= p - out) { /* not longer: the shape's form */
+				memcpy(out, shaped, (size_t)(end - shaped));
+				p = out + (end - shaped);
+			}
 		}
 	}
 	part_done(c, e, hit, from);
@@ -482,17 +512,20 @@ static const uint8_t *explicit_access(struct mem_coder *c, struct part_reader *r
 
 /* A predicted access @k: entry @e's, at its next address; stored values at @p. */
 static const uint8_t *predicted_access(struct mem_coder *c, struct part_reader *r, const uint8_t *p,
-				       const struct mem_entry *e, const struct svmtrace_state *st,
-				       struct prev_value *prev)
+				       const struct mem_entry *e, bool shaped,
+				       const struct svmtrace_state *st, struct prev_value *prev)
 {
 	const struct mem_learned *l = &e->acc[r->k];
 	struct svmtrace_mem_access *a = &c->acc[r->k];
+	uint64_t v = 0;
 
+	if (shaped && !(p = get_varint(r, p, &v, "address")))
+		return NULL;
 	memset(a, 0, sizeof(*a));
 	a->kind = l->desc & WIRE_MEM_KIND;
 	a->why = l->why;
 	a->size = l->size;
-	a->addr = l->addr + l->stride;
+	a->addr = l->addr + l->stride + unzigzag(v);
 	c->desc[r->k] = l->desc;
 	c->regs[r->k] = l->regs;
 	return get_values(r, p, l->desc, l->regs, a, st, prev);
@@ -513,19 +546,21 @@ const uint8_t *mem_decode(struct mem_coder *c, bool delta, uint64_t from,
 	if (p >= end)
 		return fail(why, why_size, "memory part runs past the end of the frame");
 	head = *p++;
-	if (head == WIRE_MEM_PREDICTED) {
+	if (head == WIRE_MEM_PREDICTED || head == WIRE_MEM_SHAPED) {
 		if (!delta)
 			return fail(
 				why, why_size,
-				"memory part of a full record is predicted (0x80): full records "
-				"predict nothing");
+				"memory part of a full record is predicted (0x%02x): full records "
+				"predict nothing",
+				head);
 		if (!pred || !pred->n)
 			return fail(why, why_size,
 				    "memory part predicts the accesses of 0x%llx, which has %s",
 				    (unsigned long long)from,
 				    !pred ? "no history" : "none in its history");
 		for (r.k = 0; r.k < pred->n; r.k++)
-			if (!(p = predicted_access(c, &r, p, pred, st, &prev)))
+			if (!(p = predicted_access(c, &r, p, pred, head == WIRE_MEM_SHAPED, st,
+						   &prev)))
 				return NULL;
 		c->n = pred->n;
 	} else if (head <= SVMTRACE_MEM_MAX_ACCESSES) {
@@ -535,8 +570,8 @@ const uint8_t *mem_decode(struct mem_coder *c, bool delta, uint64_t from,
 			c->n = r.k + 1;
 		}
 	} else {
-		return fail(why, why_size, "memory part header 0x%02x (expected 0..16 or 0x80)",
-			    head);
+		return fail(why, why_size,
+			    "memory part header 0x%02x (expected 0..16, 0x80 or 0x81)", head);
 	}
 	part_done(c, e, hit, from);
 	return p;

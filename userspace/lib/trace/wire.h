@@ -87,6 +87,7 @@ _Static_assert(WIRE_END_MAX <= WIRE_RECORD_MAX, "a session end fits any record's
  */
 #define WIRE_MEM_NONE	    0x00 /* no access */
 #define WIRE_MEM_PREDICTED  0x80 /* the entry's accesses; only their stored values follow */
+#define WIRE_MEM_SHAPED	    0x81 /* the entry's accesses at stored addresses: svarint, values */
 #define WIRE_MEM_KIND	    0x03 /* enum svmtrace_mem_kind */
 #define WIRE_MEM_RSRC	    2	 /* shift of the read value's source (2 bits) */
 #define WIRE_MEM_WSRC	    4	 /* shift of the written value's source (2 bits) */
