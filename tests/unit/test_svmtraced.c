@@ -356,15 +356,15 @@ START_TEST(capture_json_symbolizes)
 	ck_assert_int_eq(svmtrace_symbols_load_capture(sy, path, &err), 0);
 	/* three modules and the kernel, sorted by base */
 	ck_assert_uint_eq(svmtrace_symbols_module_count(sy), 4);
-	svmtrace_symbols_format(sy, 0x7ff6a0001404ULL, buf, sizeof(buf));
+	svmtrace_symbols_format(sy, 0, 0x7ff6a0001404ULL, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "sample.exe!Run+0x4");
-	svmtrace_symbols_format(sy, 0x7ff6a0002000ULL, buf, sizeof(buf));
+	svmtrace_symbols_format(sy, 0, 0x7ff6a0002000ULL, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "sample.exe!#9");
-	svmtrace_symbols_format(sy, 0x7ff6a0000100ULL, buf, sizeof(buf));
+	svmtrace_symbols_format(sy, 0, 0x7ff6a0000100ULL, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "sample.exe+0x100");
-	svmtrace_symbols_format(sy, 0x7ffb10000010ULL, buf, sizeof(buf));
+	svmtrace_symbols_format(sy, 0, 0x7ffb10000010ULL, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "ntdll.dll+0x10");
-	ck_assert_uint_eq(svmtrace_symbols_format(sy, 0x1000, buf, sizeof(buf)), 0);
+	ck_assert_uint_eq(svmtrace_symbols_format(sy, 0, 0x1000, buf, sizeof(buf)), 0);
 	for (i = 0; i < svmtrace_symbols_module_count(sy); i++) {
 		mi = svmtrace_symbols_module(sy, i);
 		if (!strcmp(mi->name, "late.dll")) {
@@ -374,7 +374,7 @@ START_TEST(capture_json_symbolizes)
 			ck_assert(!mi->seen_later);
 		}
 	}
-	svmtrace_symbols_format(sy, 0x7ffc00000012ULL, buf, sizeof(buf));
+	svmtrace_symbols_format(sy, 0, 0x7ffc00000012ULL, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "late.dll!LateFn+0x2");
 	svmtrace_symbols_free(sy);
 	snprintf(cmd, sizeof(cmd),
