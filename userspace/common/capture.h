@@ -145,6 +145,8 @@ struct capture {
 	 * thread for a decision, SVMTRACE_TARGET_F_ASK); a stop reason or NULL. */
 	const char *(*on_ask)(struct capture *cap, void *ask_ctx);
 	void *ask_ctx;
+	/* capture_report(): system calls whose record the kernel could not keep */
+	uint64_t parks_evicted;
 	/* Optional: asked on every turn of the loop (at least every 100 ms);
 	 * a reason ends the capture (svmtraced: the domain was reset). */
 	const char *(*stop_reason)(void *ctx);

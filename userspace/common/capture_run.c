@@ -279,6 +279,11 @@ bool capture_report(struct capture *cap, const char *why)
 		d += c.dropped;
 		p += c.produced;
 	}
+	cap->parks_evicted = st.parks_evicted;
+	if (st.parks_evicted)
+		warn("%llu system calls of the target have no record: more of its threads were in "
+		     "a system call at once than the kernel keeps",
+		     (unsigned long long)st.parks_evicted);
 	if (kernel_ok && (w + x != st.total.records || d != st.total.drops)) {
 		warn("kernel status says %llu records, %llu drops; the files hold %llu (%llu "
 		     "discarded), rings dropped %llu",
