@@ -119,7 +119,7 @@ static void serve_one(int ctl, struct ask_ctx *a, const struct svmtrace_ask *ask
 	struct svmtrace_vmi_process p;
 	bool child, wanted;
 
-	a->asks++;
+	a->t->asks.held++;
 	if (!target_process_of_cr3(a->vmi, a->mem, ask->cr3, &p)) {
 		warn("a thread began under CR3 0x%llx, which no process in the list has: not "
 		     "traced",
@@ -133,7 +133,7 @@ static void serve_one(int ctl, struct ask_ctx *a, const struct svmtrace_ask *ask
 		decide(ctl, &foreign);
 		return;
 	}
-	a->traced++;
+	a->t->asks.joined++;
 	a->t->procs[a->t->nr_procs - 1].followed = child && !wanted;
 	if (wanted)
 		a->t->waiting = false;
@@ -145,13 +145,16 @@ const char *asks_serve(struct capture *cap, struct ask_ctx *a)
 {
 	struct svmtrace_asks asks;
 	uint32_t i;
+	double t0;
 
 	if (ioctl(cap->ctl, SVMTRACE_ASKS, &asks)) {
 		if (errno == ESRCH)
 			return NULL; /* stopped meanwhile */
 		die("asks: %s", strerror(errno));
 	}
+	t0 = now_seconds();
 	for (i = 0; i < asks.nr; i++)
 		serve_one(cap->ctl, a, &asks.asks[i]);
+	a->t->asks.seconds += now_seconds() - t0;
 	return NULL;
 }

@@ -455,6 +455,14 @@ static json_object *document(const struct meta *m)
 		add(o, "thread_start", thread_start(&t->thread_start));
 	if (t)
 		add(o, "lost", lost(t));
+	if (t && t->asks.held) {
+		json_object *a = json_object_new_object();
+
+		add(a, "held", json_object_new_int64((int64_t)t->asks.held));
+		add(a, "joined", json_object_new_int64((int64_t)t->asks.joined));
+		add(a, "seconds", json_object_new_double(t->asks.seconds));
+		add(o, "asks", a);
+	}
 	add(o, "syscalls_unrecorded", json_object_new_int64((int64_t)m->syscalls_unrecorded));
 	if (t && t->waiting)
 		add(o, "waiting_for", json_object_new_string(m->opt->wait_name));

@@ -167,6 +167,12 @@ struct target_info {
 	bool waiting; /* --wait-name: no process of that name found yet */
 	struct lost_proc *lost;
 	size_t nr_lost;
+	/* The kernel's asks (asks.c): threads held at their first instruction,
+	 * the processes that joined there, and the time spent deciding. */
+	struct ask_stats {
+		uint64_t held, joined;
+		double seconds;
+	} asks;
 	struct thread_seen *threads; /* threads.c */
 	size_t nr_threads;
 	struct thread_switch *switches;
@@ -217,7 +223,6 @@ struct ask_ctx {
 	struct statusd *sd;
 	void (*found)(void *found_ctx, unsigned int proc); /* a process joined the target */
 	void *found_ctx;
-	uint64_t asks, traced; /* asks answered; of them, threads traced */
 };
 const char *asks_serve(struct capture *cap, struct ask_ctx *a);
 
