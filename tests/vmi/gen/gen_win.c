@@ -91,6 +91,11 @@ static uint64_t field(struct gen_win *g, const char *type, const char *name)
 	return f.offset;
 }
 
+uint64_t gen_win_field(struct gen_win *g, const char *type, const char *name)
+{
+	return field(g, type, name);
+}
+
 static struct isf_field bits(struct gen_win *g, const char *type, const char *name)
 {
 	struct isf_field f;

@@ -93,6 +93,8 @@ void gen_win_kernel(struct gen_win *g);
 uint64_t gen_win_place(struct gen_win *g, struct gen_space *s, uint64_t lo, uint64_t hi,
 		       uint64_t pages, uint64_t align);
 void gen_win_process(struct gen_win *g, const struct gen_proc *p);
+/* The profile's offset of @type.@name (dies when the profile has none). */
+uint64_t gen_win_field(struct gen_win *g, const char *type, const char *name);
 /* An ETHREAD for the last process; returns its VA. */
 uint64_t gen_win_thread(struct gen_win *g, const struct gen_thread *t);
 /* Break the process list: "cycle", "blink", "unmapped" or "outside". */
