@@ -38,6 +38,11 @@
 #                     is armed; I is ITERATIONS and a fifth of it, so that
 #                     the difference leaves out what a run costs besides
 #                     its loop (step-cost.sh)
+#   {sys,int}-first-I-rN/
+#                     the same armed with --first-rip (SVMTRACE_TARGET_F_FIRST:
+#                     every return to user mode is compared with where
+#                     threads begin; these never begin there): what
+#                     --from first costs the rest of the guest
 # Only audit-rN runs the audit (capture_run's default is --audit).
 set -u
 iterations=$1 rounds=$2
@@ -88,6 +93,9 @@ while [ "$r" -le "$rounds" ]; do
 			CAPTURE_CR3=0xf000 capture_run "$out/$prog-armed-$count-r$r" -a "$count" \
 				kernel.bin bench_$prog.bin -- --policy block ||
 				echo "bench_$prog -a $count armed r$r failed" >>"$out/failures"
+			CAPTURE_CR3=0xf000 capture_run "$out/$prog-first-$count-r$r" -a "$count" \
+				kernel.bin bench_$prog.bin -- --policy block --first-rip 0x7ffb12341003 ||
+				echo "bench_$prog -a $count armed --first-rip r$r failed" >>"$out/failures"
 		done
 	done
 	capture_run "$out/ring-r$r" -a "$iterations" kernel.bin bench.bin -- \

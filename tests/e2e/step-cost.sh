@@ -186,7 +186,8 @@ awk '{ printf "a gate costs another process %d instructions per instruction it r
 # kernel must have counted every call.
 small=$((iterations / 5))
 for n in "$small" "$iterations"; do
-	for f in "$d"/sys-packaged-$n-r*.txt "$d"/sys-ours-$n-r*.txt "$d"/sys-armed-$n-r*/vmm.txt; do
+	for f in "$d"/sys-packaged-$n-r*.txt "$d"/sys-ours-$n-r*.txt "$d"/sys-armed-$n-r*/vmm.txt \
+		"$d"/sys-first-$n-r*/vmm.txt; do
 		grep -q "^result .* syscalls=$n " "$f" ||
 			{ echo "step-cost: $f: bench_sys did not make $n system calls" >&2; exit 1; }
 	done
@@ -203,10 +204,10 @@ round_trip() {	# round_trip NAME SUFFIX: e.g. sys-ours .txt, int-armed /vmm.txt
 	done
 }
 {
-	echo "round_trip packaged ours_unarmed armed"
+	echo "round_trip packaged ours_unarmed armed armed_first"
 	for p in sys int; do
 		line=$p
-		for run in $p-packaged:.txt $p-ours:.txt $p-armed:/vmm.txt; do
+		for run in $p-packaged:.txt $p-ours:.txt $p-armed:/vmm.txt $p-first:/vmm.txt; do
 			per=$(round_trip "${run%%:*}" "${run#*:}") || exit 1
 			line="$line $(echo "$per" | median)"
 		done
@@ -218,12 +219,12 @@ round_trip() {	# round_trip NAME SUFFIX: e.g. sys-ours .txt, int-armed /vmm.txt
 awk -v ipc="${IPC:-1}" -v ghz="${GHZ:-3}" -v rt="${ROUNDTRIP_CYCLES:-1360}" -v n="$small/$iterations" '
 	BEGIN { name["sys"] = "SYSCALL/SYSRETQ"; name["int"] = "INT n/IRETQ" }
 	NR == 1 { next }
-	{ p[NR] = $1; pk[NR] = $2; un[NR] = $3; ar[NR] = $4 }
+	{ p[NR] = $1; pk[NR] = $2; un[NR] = $3; ar[NR] = $4; fi[NR] = $5 }
 	END {
-		printf "what frames cost the rest of the guest (L1+L2 instructions per untraced round trip, runs of %s iterations, their difference; armed: a capture of another address space)\n", n
-		printf "%-16s %9s %13s %9s %12s %17s\n", "round trip", "packaged", "ours unarmed", "armed", "armed adds", "model adds (ns)"
+		printf "what frames cost the rest of the guest (L1+L2 instructions per untraced round trip, runs of %s iterations, their difference; armed: a capture of another address space; first: armed with --first-rip)\n", n
+		printf "%-16s %9s %13s %9s %12s %17s %9s %12s\n", "round trip", "packaged", "ours unarmed", "armed", "armed adds", "model adds (ns)", "first", "first adds"
 		for (i = 2; i <= NR; i++)
-			printf "%-16s %9d %13d %9d %12d %17.0f\n", name[p[i]], pk[i], un[i], ar[i], ar[i] - un[i],
-				((ar[i] - un[i]) / ipc + 2 * rt) / ghz
+			printf "%-16s %9d %13d %9d %12d %17.0f %9d %12d\n", name[p[i]], pk[i], un[i], ar[i], ar[i] - un[i],
+				((ar[i] - un[i]) / ipc + 2 * rt) / ghz, fi[i], fi[i] - ar[i]
 		printf "model: while armed each round trip makes two VM exits (SYSCALL and SYSRETQ raise #UD; IRETQ is intercepted, then stepped over) of %d cycles each, its added instructions at IPC %.1f and %.1f GHz\n", rt, ipc, ghz
 	}' "$out/frames"
