@@ -168,17 +168,8 @@ pick:					/* RAX = the slot that ran last */
 
 sys_continue:				/* NtContinue(R10 = CONTEXT *): the same thread goes on */
 	mov	rsi, qword ptr [rax + WIN_S_GPR + 10 * 8]
-	xor	ecx, ecx
-4:	mov	rdx, qword ptr [rsi + rcx * 8 + WIN_CTX_GPR]
-	mov	qword ptr [rax + rcx * 8 + WIN_S_GPR], rdx
-	inc	ecx
-	cmp	ecx, 16
-	jb	4b
-	mov	rdx, qword ptr [rsi + WIN_CTX_RIP]
-	mov	qword ptr [rax + WIN_S_RIP], rdx
-	mov	edx, dword ptr [rsi + WIN_CTX_EFLAGS]
-	mov	qword ptr [rax + WIN_S_RFLAGS], rdx
-	mov	qword ptr [rax + WIN_S_FULL], 1
+	mov	rbx, rax
+	call	context_to_slot
 	jmp	run
 
 sys_create_process:			/* R10 = which, RDX = flags */
@@ -245,31 +236,15 @@ sys_write_vm:				/* R10 = PID, RDX = its VA, R8 = our VA, R9 = bytes */
 sys_get_context:			/* R10 = thread ID, RDX = CONTEXT * */
 	call	context_thread
 	jz	8f
-11:	mov	rdx, qword ptr [rbx + rcx * 8 + WIN_S_GPR]
-	mov	qword ptr [rdi + rcx * 8 + WIN_CTX_GPR], rdx
-	inc	ecx
-	cmp	ecx, 16
-	jb	11b
-	mov	rdx, qword ptr [rbx + WIN_S_RIP]
-	mov	qword ptr [rdi + WIN_CTX_RIP], rdx
-	mov	rdx, qword ptr [rbx + WIN_S_RFLAGS]
-	mov	dword ptr [rdi + WIN_CTX_EFLAGS], edx
+	call	slot_to_context
 	xor	edx, edx
 	jmp	8f
 
 sys_set_context:			/* R10 = thread ID, RDX = CONTEXT * */
 	call	context_thread
 	jz	8f
-12:	mov	rdx, qword ptr [rdi + rcx * 8 + WIN_CTX_GPR]
-	mov	qword ptr [rbx + rcx * 8 + WIN_S_GPR], rdx
-	inc	ecx
-	cmp	ecx, 16
-	jb	12b
-	mov	rdx, qword ptr [rdi + WIN_CTX_RIP]
-	mov	qword ptr [rbx + WIN_S_RIP], rdx
-	mov	edx, dword ptr [rdi + WIN_CTX_EFLAGS]
-	mov	qword ptr [rbx + WIN_S_RFLAGS], rdx
-	mov	qword ptr [rbx + WIN_S_FULL], 1	/* its whole context comes back */
+	mov	rsi, rdi
+	call	context_to_slot
 	xor	edx, edx
 	jmp	8f
 
@@ -398,8 +373,8 @@ find_slot:
 /*
  * NtGet/SetContextThread's arguments (RAX = the caller's slot): RBX = the
  * thread's slot, RDI = the CONTEXT (in the caller's memory, on its kernel
- * DTB), RCX = 0; ZF set, with EDX = the status to return, when there is no
- * such thread.
+ * DTB); ZF set, with EDX = the status to return, when there is no such
+ * thread.
  */
 context_thread:
 	mov	rcx, qword ptr [rax + WIN_S_GPR + 10 * 8]
@@ -407,8 +382,40 @@ context_thread:
 	call	find_slot
 	mov	edx, WIN_STATUS_INVALID
 	mov	rdi, qword ptr [rax + WIN_S_GPR + 2 * 8]
-	xor	ecx, ecx
 	test	rbx, rbx
+	ret
+
+/*
+ * The integer part of a thread's context (GPRs, RIP, EFLAGS) between its
+ * slot (RBX) and a CONTEXT record: slot_to_context writes the record at RDI,
+ * context_to_slot reads the record at RSI, and the thread then returns with
+ * its whole context (IRETQ).  RCX and RDX change.
+ */
+slot_to_context:
+	xor	ecx, ecx
+16:	mov	rdx, qword ptr [rbx + rcx * 8 + WIN_S_GPR]
+	mov	qword ptr [rdi + rcx * 8 + WIN_CTX_GPR], rdx
+	inc	ecx
+	cmp	ecx, 16
+	jb	16b
+	mov	rdx, qword ptr [rbx + WIN_S_RIP]
+	mov	qword ptr [rdi + WIN_CTX_RIP], rdx
+	mov	rdx, qword ptr [rbx + WIN_S_RFLAGS]
+	mov	dword ptr [rdi + WIN_CTX_EFLAGS], edx
+	ret
+
+context_to_slot:
+	xor	ecx, ecx
+17:	mov	rdx, qword ptr [rsi + rcx * 8 + WIN_CTX_GPR]
+	mov	qword ptr [rbx + rcx * 8 + WIN_S_GPR], rdx
+	inc	ecx
+	cmp	ecx, 16
+	jb	17b
+	mov	rdx, qword ptr [rsi + WIN_CTX_RIP]
+	mov	qword ptr [rbx + WIN_S_RIP], rdx
+	mov	edx, dword ptr [rsi + WIN_CTX_EFLAGS]
+	mov	qword ptr [rbx + WIN_S_RFLAGS], rdx
+	mov	qword ptr [rbx + WIN_S_FULL], 1
 	ret
 
 /*
@@ -422,16 +429,8 @@ thread_startup:
 	mov	rdi, qword ptr [rax + WIN_S_GPR + 4 * 8]
 	sub	rdi, WIN_CTX_SIZE
 	and	rdi, -16
-	xor	ecx, ecx
-7:	mov	rdx, qword ptr [rax + rcx * 8 + WIN_S_GPR]
-	mov	qword ptr [rdi + rcx * 8 + WIN_CTX_GPR], rdx
-	inc	ecx
-	cmp	ecx, 16
-	jb	7b
-	mov	rdx, qword ptr [rax + WIN_S_RIP]
-	mov	qword ptr [rdi + WIN_CTX_RIP], rdx
-	mov	rdx, qword ptr [rax + WIN_S_RFLAGS]
-	mov	dword ptr [rdi + WIN_CTX_EFLAGS], edx
+	mov	rbx, rax
+	call	slot_to_context
 	mov	dword ptr [rdi + WIN_CTX_FLAGS], WIN_CTX_FULL
 	mov	rdx, qword ptr [rip + D_LDR_INIT]
 	mov	rdx, qword ptr [rdx]

@@ -55,7 +55,6 @@
  */
 #include "../../vmi/gen/gen_win.h"
 #include "lib/vmi/isf.h"
-#include "lib/vmi/pe.h"
 #include "../guest/layout.h"
 #include "winbind.h"
 #include "winlayout.h"
@@ -259,30 +258,6 @@ static void write_slot(struct gen_win *g, const struct slot *s, const struct thr
 	put64(b + WIN_S_THREAD_HEAD, th->thread_head);
 	put64(b + WIN_S_W32START, th->w32start);
 	gen_vwrite(g->kernel, slot_va(th->slot), b, sizeof(b));
-}
-
-static int image_read(const void *ctx, uint32_t rva, void *buf, size_t len,
-		      struct svmtrace_error *err)
-{
-	const struct gen_pe *pe = ctx;
-
-	if (rva > pe->size_of_image || len > pe->size_of_image - rva)
-		return SVMTRACE_E_FORMAT;
-	memcpy(buf, pe->image + rva, len);
-	return 0;
-}
-
-/* The RVA of the function @dll exports as @name. */
-static uint32_t export_rva(const struct gen_pe *dll, const char *path, const char *name)
-{
-	struct pe_reader r = { image_read, dll };
-	struct svmtrace_error err;
-	struct pe_image img;
-	uint32_t rva;
-
-	if (pe_parse(&r, &img, &err) || pe_export_find(&r, &img, name, &rva, &err))
-		gen_die("%s: %s", path, err.message);
-	return rva;
 }
 
 /* The fields the lab's code uses at fixed offsets (winlayout.h) are the profile's. */
@@ -497,8 +472,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < NR_PROCS; i++)
 		if (!win_bind_imports(&pes[i], exe_paths[i], &g.dll, dll, g.dll_base))
 			gen_die("%s imports nothing from %s", exe_paths[i], dll);
-	ts.ldr_init = g.dll_base + export_rva(&g.dll, dll, WIN_LDR_INIT_NAME);
-	ts.user_start = g.dll_base + export_rva(&g.dll, dll, WIN_THREAD_START_NAME);
+	ts.ldr_init = g.dll_base + win_export_rva(&g.dll, dll, WIN_LDR_INIT_NAME);
+	ts.user_start = g.dll_base + win_export_rva(&g.dll, dll, WIN_THREAD_START_NAME);
 	check_fields(&g);
 	thread_start_vars(&g, &ts);
 	build_gdt_tss(&g);
@@ -631,7 +606,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < NR_PROCS; i++) /* each image at its own base */
 		fprintf(targets, "tls_callback.%llu 0x%llx\n", (unsigned long long)slots[i].pid,
 			(unsigned long long)(slots[i].entry - pes[i].entry_rva +
-					     export_rva(&pes[i], slots[i].name, "tls_callback")));
+					     win_export_rva(&pes[i], slots[i].name,
+							    "tls_callback")));
 	if (fclose(targets) || fclose(g.expect))
 		gen_die("%s: write failed", out);
 	isf_free(g.isf);
