@@ -17,7 +17,6 @@
 #define RFLAGS_FIXED 0x2ull
 #define RFLAGS_IOPL  0x3000ull
 #define RFLAGS_NT    0x4000ull
-#define RFLAGS_AC    0x40000ull
 #define RFLAGS_ID    0x200000ull
 /* What POPFQ may change at CPL 3 with IOPL 3 (IOPL itself only at CPL 0). */
 #define RFLAGS_POPF                                                                                \
@@ -570,14 +569,18 @@ static int step_0f(struct model_cpu *c, struct model_io *io, struct insn *in, en
 		return do_xadd(c, in);
 	if (op == 0x20 || op == 0x22) /* mov r64, crN / mov crN, r64 */
 		return do_mov_cr(c, in, op == 0x22);
-	if (op == 0x01) { /* swapgs (0f 01 f8) */
+	if (op == 0x01) { /* swapgs (0f 01 f8), clac (0f 01 ca), stac (0f 01 cb) */
 		if (fetch(c, in, 1, &d))
 			return -1;
 		finish(c, in);
-		if (d != 0xf8 || c->cpl != 0)
-			return fail(
-				c, in,
-				"only SWAPGS at CPL 0 of opcode 0f 01 is in the model's subset");
+		if ((d != 0xf8 && d != 0xca && d != 0xcb) || c->cpl != 0)
+			return fail(c, in,
+				    "only SWAPGS, CLAC and STAC at CPL 0 of opcode 0f 01 are in the "
+				    "model's subset");
+		if (d == 0xca || d == 0xcb) {
+			c->rflags = (c->rflags & ~RFLAGS_AC) | (d == 0xcb ? RFLAGS_AC : 0);
+			return 0;
+		}
 		v = c->gs_base;
 		c->gs_base = c->kernel_gs_base;
 		c->kernel_gs_base = v;

@@ -71,6 +71,7 @@ static void init_cpu_win(struct model_cpu *c, uint8_t *mem)
 	c->gpr[RSP] = win_boot(mem, WIN_BOOT_OFF_RSP);
 	c->gs_base = win_boot(mem, WIN_BOOT_OFF_KPCR); /* as the VMM loads them */
 	c->kernel_gs_base = win_boot(mem, WIN_BOOT_OFF_TEB);
+	c->smap = 1; /* the VMM sets CR4.SMAP as Windows does; the lab's vCPU has it */
 }
 
 static void init_cpu(struct model_cpu *c, int index, uint8_t *mem, uint64_t arg, int cpl0)

@@ -25,6 +25,7 @@
 #define RFLAGS_DF    0x400ull
 #define RFLAGS_OF    0x800ull
 #define RFLAGS_RF    0x10000ull
+#define RFLAGS_AC    0x40000ull
 #define RFLAGS_ARITH (RFLAGS_CF | RFLAGS_PF | RFLAGS_AF | RFLAGS_ZF | RFLAGS_SF | RFLAGS_OF)
 
 /* Debug registers (a CPU's reset values; CR4.DE is clear, so DR4 and DR5
@@ -89,6 +90,7 @@ struct model_cpu {
 	int demand_paging; /* a user fetch of a page not present is a #PF (the lab kernel) */
 	int not_present;   /* the last failed translation met an entry not present */
 	uint64_t gs_base, kernel_gs_base; /* SWAPGS exchanges them */
+	int smap; /* CR4.SMAP: CPL-0 data accesses to user pages need RFLAGS.AC */
 	char error[256];
 };
 

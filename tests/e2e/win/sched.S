@@ -80,12 +80,14 @@
 	.set	MSR_KERNEL_GS_BASE, 0xc0000102
 
 start:
+	stac				/* AC: user memory is accessed (CR4.SMAP), as Windows' kernel runs */
 	mov	rax, qword ptr [rip + D_CURRENT]
 	jmp	pick
 
 	.org WIN_SCHED_SYSCALL_OFF
 syscall_entry:				/* RCX = user RIP, R11 = user RFLAGS */
 	swapgs				/* GS: the KPCR; KERNEL_GS_BASE keeps the TEB */
+	stac				/* the calls read and write user memory (CR4.SMAP) */
 	mov	qword ptr [rip + D_SCRATCH], rax
 	mov	rax, qword ptr [rip + D_CURRENT]
 	mov	rax, qword ptr [rax + WIN_S_KCR3]
