@@ -283,14 +283,16 @@ print("kernel %s found by %s, from %s = %s (%s)" % (k["base"], k["found_by"], k[
 # judge_win_follow NAME IMAGE PID MODE: --follow traced the target's children
 # from their first instruction (the trace equals the model's, which ran with
 # every DTB of win_traced: judge_trace), capture.json's process tree is the
-# builder's (IMAGE.targets, field 8), a child beyond --max-processes is listed
+# builder's (IMAGE.targets, field 8), each process with the builder's command
+# line (IMAGE.expect) and the sequence of its first record, a child beyond
+# --max-processes is listed
 # as lost, and the hollowed child's records decode from code.bin as the
 # payload its parent wrote (not its image's bytes at that VA): the pages of
 # each process, read through its own DTB.
 judge_win_follow() {
 	d=$cap/$1
 	if out=$(python3 - "$d/trace/capture.json" "$win/$2.targets" "$3" "$d/analysis.csv" \
-		"$(win_traced "$2" "$3" "$4" | tr '\n' ' ')" "$4" 2>&1 <<'PY'
+		"$(win_traced "$2" "$3" "$4" | tr '\n' ' ')" "$4" "$win/$2.expect" 2>&1 <<'PY'
 import csv, json, sys
 cap = json.load(open(sys.argv[1]))
 builder = {int(f[1]): f for f in map(str.split, open(sys.argv[2]))}
@@ -302,6 +304,16 @@ assert cap['process_tree'] == [tree(root)], 'process_tree %s, the builder\'s %s'
     cap['process_tree'], [tree(root)])
 ps = [(p['pid'], p['ppid'], p['followed']) for p in cap['processes']]
 assert ps == [(p, int(builder[p][7]), p != root) for p in traced], ps
+# Each process's command line is the one the builder wrote into its
+# ProcessParameters, and its first sequence that of its first record.
+cmdline = {int(f[1]): f[2] for f in (l.rstrip('\n').split(' ', 2) for l in open(sys.argv[7]))
+           if f[0] == 'cmdline'}
+rows = list(csv.DictReader(open(sys.argv[4])))
+for p in cap['processes']:
+    assert p['command_line'] == cmdline[p['pid']], (p['pid'], p['command_line'], cmdline[p['pid']])
+    dtbs = {int(builder[p['pid']][2], 16), int(builder[p['pid']][3], 16)} - {0}
+    first = next(int(r['sequence']) for r in rows if r['cr3'] and int(r['cr3'], 16) & ~0xfff in dtbs)
+    assert p['first_sequence'] == first, (p['pid'], p['first_sequence'], first)
 family = [p for p in builder if p == root or int(builder[p][7]) == root]
 lost = [(l['pid'], l['name'], l['reason']) for l in cap['lost']]
 want = [(p, builder[p][0], '--max-processes 2 reached') for p in family if p not in traced]
