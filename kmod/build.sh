@@ -106,8 +106,8 @@ write_kbuild() {
 ccflags-y += -I $(src)/svmtrace/include
 kvm-y += svmtrace/control.o svmtrace/attach.o svmtrace/ring.o svmtrace/gate.o \
 	 svmtrace/introspect.o svmtrace/watch.o \
-	 svmtrace/step.o svmtrace/hide.o svmtrace/frames.o svmtrace/testparam.o \
-	 svmtrace/xstate.o svmtrace/debugreg.o
+	 svmtrace/step.o svmtrace/hide.o svmtrace/frames.o svmtrace/intercepts.o \
+	 svmtrace/testparam.o svmtrace/xstate.o svmtrace/debugreg.o
 KBUILD
 }
 

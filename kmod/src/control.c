@@ -313,6 +313,8 @@ static int ctl_arm(struct svmtrace_ctl *ctl)
 	svmtrace_watches_arm(vm);
 	rcu_assign_pointer(vm->armed, &vm->target);
 	mutex_unlock(&vm->lock);
+	/* No vCPU runs guest code from here on without the capture's intercepts. */
+	svmtrace_intercepts_sync(vm);
 	svmtrace_gates_zap(vm, &vm->target);
 	return 0;
 }
