@@ -52,6 +52,7 @@ struct vmm {
 	int cpl0;		 /* the program runs at CPL 0 (it may WRMSR) */
 	int svme;		 /* EFER.SVME set, as by a guest hypervisor (VBS) */
 	int dr_intercept;	 /* KVM_GUESTDBG_ENABLE alone: MOV DR always exits */
+	int alt_cr3;		 /* this vCPU and those after it start under PML4_ALT_GPA */
 	uint64_t kick_ms;	 /* --kick-ms: signal the vCPU threads this often */
 	uint64_t input_delay_us; /* --input-delay-us: each PORT_INPUT read takes this long */
 	uint64_t kicks;		 /* signals sent */
