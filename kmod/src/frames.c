@@ -488,7 +488,7 @@ static int syscall_ud(struct kvm_vcpu *vcpu, unsigned int len)
 	struct svmtrace_vm *vm;
 	u64 cr3 = user_cr3(vcpu), rsp = kvm_rsp_read(vcpu);
 	struct x86_exception e;
-	bool parked = false, guest_tf = false, clean_r11 = false;
+	bool parked = false, guest_tf = false, clean_r11 = false, silent = false;
 	gpa_t gpa = INVALID_GPA;
 	int r;
 
@@ -508,16 +508,31 @@ static int syscall_ud(struct kvm_vcpu *vcpu, unsigned int len)
 			svmtrace_set_tf(vcpu, false);	/* not into R11 */
 			vt->tf_live = false;
 		} else {
-			/* --kernel: stepping goes on, R11 gets no TF of ours. */
-			clean_r11 = user_tf_ours(vcpu, vt, t);
+			/*
+			 * --kernel: stepping goes on, R11 gets no TF of ours.
+			 * A silent step off a gate (another process's SYSCALL
+			 * on the gated page): R11 gets none either.
+			 */
+			silent = vt->silent;
+			clean_r11 = user_tf_ours(vcpu, vt, t) || (silent && !vt->guest_tf);
 		}
 		mutex_unlock(&vt->lock);
 	}
 	if (parked)	/* the return point's page, as the thread sees it */
 		gpa = kvm_mmu_gva_to_gpa_read(vcpu, kvm_rip_read(vcpu) + len, &e);
 	r = handle_ud(vcpu);
-	if (clean_r11 && static_call(kvm_x86_get_cpl)(vcpu) == 0 && !event_in_flight(vcpu))
-		kvm_r11_write(vcpu, kvm_r11_read(vcpu) & ~X86_EFLAGS_TF);
+	if (static_call(kvm_x86_get_cpl)(vcpu) == 0 && !event_in_flight(vcpu)) {
+		if (clean_r11)
+			kvm_r11_write(vcpu, kvm_r11_read(vcpu) & ~X86_EFLAGS_TF);
+		/*
+		 * The silent step is this SYSCALL, done: em_syscall() takes
+		 * TF from RFLAGS after FMASK, as the CPU does, so KVM takes
+		 * no step after it; without this one the gate would stay open
+		 * and our TF live (silent_end()).
+		 */
+		if (silent)
+			__svmtrace_emulated_step(vcpu);
+	}
 	if (!parked)
 		return r;
 	mutex_lock(&vt->lock);
