@@ -4,8 +4,9 @@
 #   tests/e2e/os.sh --modules DIR
 # Boots an L1 with the host's userspace (run-l1.sh --hostroot) where
 # l1-os.sh runs Debian's kernel (the one L1 runs) with a busybox initramfs
-# and 2 vCPUs in QEMU, ASLR off, and three deterministic programs in it
-# (tests/e2e/os: sort, hash, three threads), each twice: traced by
+# and 2 vCPUs in QEMU, ASLR off, and four deterministic programs in it
+# (tests/e2e/os: sort, hash, three threads, system calls beside another
+# process that makes nothing else), each twice: traced by
 # svmtrace-capture --adopt-cr3 from its gate page, then single-stepped by
 # ptrace inside the guest (svmtrace-steprec --threads).  os/judge.py
 # compares every thread's user instruction stream record by record (RIP,
@@ -34,7 +35,8 @@ build=$top/${BUILD:-build}
 bin=$build/bin
 os=$build/e2e/os
 run=$build/e2e/os-run
-for f in "$bin/svmtrace-capture" "$bin/svmtrace-dump" "$os/steprec" "$os/os-sort" "$os/os-hash" "$os/os-threads"; do
+for f in "$bin/svmtrace-capture" "$bin/svmtrace-dump" "$os/steprec" "$os/os-sort" "$os/os-hash" \
+	"$os/os-threads" "$os/os-calls" "$os/os-noise"; do
 	[ -e "$f" ] || { echo "os.sh: $f missing (make e2e-os builds it)" >&2; exit 1; }
 done
 rm -rf "$run" && mkdir -p "$run/l1"
