@@ -24,14 +24,16 @@
 # state", December 2020), plus L1's instructions at IPC (default 1) and
 # GHZ (default 3): modelled steps/s per vCPU = GHZ * 1e9 / (instructions /
 # IPC + ROUNDTRIP_CYCLES).  Deterministic: the same binaries give the same
-# counts (give or take timer interrupts) on any host.
+# counts (give or take timer interrupts) on any host.  STEPCOST_TIMEOUT
+# (default 1800) is each L1's limit in seconds of wall time: the counts do
+# not depend on the host's load, the time they take does.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 . "$top/tests/lib/need.sh"
 BUILD=${BUILD:-build}
 bin=$top/$BUILD/bin guest=$top/$BUILD/e2e/guest out=$top/$BUILD/e2e/stepcost
-modules=$top/$BUILD/kmod iterations=5000 rounds=2
+modules=$top/$BUILD/kmod iterations=5000 rounds=2 timeout=${STEPCOST_TIMEOUT:-1800}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--modules) modules=$2; shift 2 ;;
@@ -48,7 +50,7 @@ for f in "$modules/kvm.ko" "$bin/svmtrace-e2e-vmm" "$bin/svmtrace-capture" "$gue
 	[ -e "$f" ] || { echo "step-cost: $f missing (make all kmod)" >&2; exit 1; }
 done
 rm -rf "$out" && mkdir -p "$out"
-nice "$here/run-l1.sh" --icount --modules "$modules" --out "$out/l1" --timeout 900 \
+nice "$here/run-l1.sh" --icount --modules "$modules" --out "$out/l1" --timeout "$timeout" \
 	--add "$bin/svmtrace-e2e-vmm" --add "$bin/svmtrace-capture" --add "$guest/kernel.bin" \
 	--add "$guest/bench.bin" --add "$guest/bench_tf.bin" --add "$guest/bench_sys.bin" \
 	--add "$guest/bench_int.bin" --add "$guest/bench_cr3.bin" --add "$here/l1-capture.sh" \
@@ -58,7 +60,7 @@ nice "$here/run-l1.sh" --icount --modules "$modules" --out "$out/l1" --timeout 9
 d=$out/l1/stepcost
 [ ! -s "$d/failures" ] || { cat "$d/failures"; exit 1; }
 # The same kernel (--modules picks it) with the host's userspace, for QEMU and gdb.
-nice "$here/run-l1.sh" --icount --hostroot --modules "$modules" --out "$out/gdb" --timeout 900 \
+nice "$here/run-l1.sh" --icount --hostroot --modules "$modules" --out "$out/gdb" --timeout "$timeout" \
 	--add "$guest/steploop.bin" --add "$here/l1-gdbstep.sh" --add "$here/l1-gdbstep.py" \
 	-- sh /e2e/l1-gdbstep.sh "$rounds" "$gdb_small" "$gdb_big" >"$out/run-gdb.txt" 2>&1 ||
 	{ cat "$out/run-gdb.txt"; echo "step-cost: the gdbstub L1 run failed (see $out/gdb)" >&2; exit 1; }

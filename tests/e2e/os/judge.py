@@ -316,8 +316,8 @@ def main():
             bad(f"{prog}/results", f"traced run {outs}, ptrace run {pl}")
         for run in ("rusage", "ptrace-rusage"):
             f = os.path.join(a.results, f"{prog}.{run}")
-            if os.path.exists(f):
-                v = open(f).read().split()
+            v = open(f).read().split() if os.path.exists(f) else []
+            if len(v) >= 4:
                 print(f"info: os/{prog}: {run}: major faults {v[0]}, minor faults {v[1]}, "
                       f"voluntary switches {v[2]}, involuntary {v[3]}")
         t = [l for l in text.splitlines() if l.startswith(f"svmtrace-os: {prog} timer-")]
