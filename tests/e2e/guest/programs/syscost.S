@@ -23,6 +23,24 @@
 
 	.intel_syntax noprefix
 	.code64
+
+/* One round trip of INSN timed with RDTSC, counted in HIST's log2 bucket. */
+.macro timed hist:req, insn:vararg
+	rdtsc
+	shl	rdx, 32
+	or	rax, rdx
+	mov	r8, rax
+	\insn
+	rdtsc
+	shl	rdx, 32
+	or	rax, rdx
+	sub	rax, r8
+	or	rax, 1
+	bsr	rcx, rax
+	lea	rbx, [rip + \hist]
+	inc	qword ptr [rbx + rcx * 8]
+.endm
+
 	.text
 
 /* Page 0: vCPU 0, the traced process. */
@@ -71,34 +89,10 @@ cpu1:
 	test	r14, r14
 	jz	2b			/* until vCPU 0 has begun */
 	mov	r13, r12
-3:	rdtsc
-	shl	rdx, 32
-	or	rax, rdx
-	mov	r8, rax
-	mov	edi, 1
+3:	mov	edi, 1
 	mov	esi, 1
-	syscall
-	rdtsc
-	shl	rdx, 32
-	or	rax, rdx
-	sub	rax, r8
-	or	rax, 1
-	bsr	rcx, rax
-	lea	rbx, [rip + hist_sys]
-	inc	qword ptr [rbx + rcx * 8]
-	rdtsc
-	shl	rdx, 32
-	or	rax, rdx
-	mov	r8, rax
-	int	INT_VECTOR
-	rdtsc
-	shl	rdx, 32
-	or	rax, rdx
-	sub	rax, r8
-	or	rax, 1
-	bsr	rcx, rax
-	lea	rbx, [rip + hist_int]
-	inc	qword ptr [rbx + rcx * 8]
+	timed	hist_sys, syscall
+	timed	hist_int, int INT_VECTOR
 	dec	r13
 	jnz	3b
 	mov	r15, qword ptr [rip + progress]
