@@ -13,7 +13,7 @@
 # $E2E_OUT/os: console.txt, PROG/capture.txt, capture.rc, trace/, and the
 # guest's ptrace records and rusage (from its 9p share), and for calls
 # PROG/console-lines: the console's length when the capture was armed and
-# when the program had exited (os-noise's lines between).  The console is
+# when it was stopped (os-noise's lines between).  The console is
 # written to the results share as it comes (watch a run from the host).
 set -u
 out=$E2E_OUT/os
@@ -73,11 +73,11 @@ for p in sort hash threads calls; do
 	armed_at=$(wc -l <"$console")
 	send
 	wait_line "$console" "^svmtrace-os: $p exited" "$seconds" "$qemu" || fail "$p: the traced run never ended"
-	echo "$armed_at $(wc -l <"$console")" >"$d/console-lines"
 	stage "$p-traced"
 	kill -INT "$cap"
 	wait_line "$d/capture.txt" '^total ' 60 "$cap" || { fail "$p: svmtrace-capture did not end"; kill -9 "$cap"; }
 	wait "$cap"; echo $? >"$d/capture.rc"
+	echo "$armed_at $(wc -l <"$console")" >"$d/console-lines"
 	cp -r "$traces" "$d/trace"
 	send
 	wait_line "$console" "^svmtrace-os: $p ptrace exited" "$seconds" "$qemu" || fail "$p: the ptrace run never ended"

@@ -249,7 +249,7 @@ def judge_other_process(res, console):
     the capture was armed: not one #UD or IRET exit for the other process's
     system calls (SYSCALL/SYSRET and INT 0x80/IRET), and the other process
     did make them then: its progress lines came between the capture's arm
-    and the traced program's exit.
+    and its stop.
     """
     d = os.path.join(res, "calls")
     captxt = open(os.path.join(d, "capture.txt")).read() if os.path.exists(
@@ -271,7 +271,7 @@ def judge_other_process(res, console):
               if "svmtrace-os: noise rounds=" in l]
     if ud == 0 and iret == 0 and rounds:
         ok("calls/other-process-exits",
-           f"vCPU 1, os-noise's system calls beside the capture ({len(rounds)} x 65536 rounds of "
+           f"vCPU 1, os-noise's system calls beside the capture ({len(rounds)} x 4096 rounds of "
            f"SYSCALL and INT 0x80 while it was armed): 0 #UD and 0 IRET exits; {cr3} CR3-write "
            f"and {exits} exits in all")
     else:

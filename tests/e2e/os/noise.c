@@ -4,7 +4,7 @@
  * os-calls; docs/lab.md, "A real Linux in L2").  On vCPU 1 alone, system
  * calls without end, until init.sh kills it: getuid by SYSCALL (Linux
  * returns by SYSRET) and getpid by INT 0x80 (the compat entry, returning
- * by IRET), and a line every 65536 rounds.  While a capture of os-calls is
+ * by IRET), and a line every 4096 rounds.  While a capture of os-calls is
  * armed, none of them may make a VM exit: vCPU 1's #UD and IRET exits in
  * the exit audit are 0.  Not traced: no gate.
  */
@@ -29,7 +29,7 @@ void noise_main(void)
 	for (i = 1;; i++) {
 		sys3(SYS_getuid, 0, 0, 0);
 		int80(SYS32_getpid);
-		if (!(i & 0xffff))
+		if (!(i & 0xfff))
 			say("noise", "rounds", i);
 	}
 }
