@@ -36,9 +36,12 @@
 #                     INT n / IRETQ) and bench_cr3.bin (I SYSCALL / MOV CR3
 #                     / SYSRETQ) run untraced on each module set, and while
 #                     a capture of another address space (PML4_ALT) is
-#                     armed; I is ITERATIONS and a fifth of it, so that the
-#                     difference leaves out what a run costs besides its
-#                     loop (step-cost.sh)
+#                     armed; I is ten times ITERATIONS and a fifth of
+#                     that, so that the difference leaves out what a run
+#                     costs besides its loop (step-cost.sh: the armed runs'
+#                     first entries and gate faults, timer interrupts
+#                     among them, vary by some 400 000 instructions, 10
+#                     per round trip over 40 000)
 #   {sys,int,cr3}-exits-I/
 #                     the armed runs once more with the exit audit, not
 #                     timed: its counts of the vCPU's exits per round trip
@@ -46,6 +49,7 @@
 # is --audit).
 set -u
 iterations=$1 rounds=$2
+arming=$((iterations * 10))	# the arming rows' iterations (step-cost.sh)
 cd /e2e
 . ./l1-capture.sh
 CAPTURE_AUDIT=
@@ -66,7 +70,7 @@ plain() {	# plain SET ITERATIONS PROGRAM FILE: PROGRAM run untraced on module se
 
 r=1
 while [ "$r" -le "$rounds" ]; do
-	for count in $((iterations / 5)) "$iterations"; do
+	for count in $((arming / 5)) "$arming"; do
 		for set in packaged ours; do
 			for prog in sys int cr3; do
 				plain $set "$count" bench_$prog.bin "$out/$prog-$set-$count-r$r.txt"
@@ -89,7 +93,7 @@ while [ "$r" -le "$rounds" ]; do
 	CAPTURE_CR3=0xf000 capture_run "$out/foreign-r$r" -a "$iterations" kernel.bin bench.bin -- \
 		--policy block || echo "foreign gate r$r failed" >>"$out/failures"
 	# (capture_run's wait_line counts in $n)
-	for count in $((iterations / 5)) "$iterations"; do
+	for count in $((arming / 5)) "$arming"; do
 		for prog in sys int cr3; do
 			CAPTURE_CR3=0xf000 capture_run "$out/$prog-armed-$count-r$r" -a "$count" \
 				kernel.bin bench_$prog.bin -- --policy block ||
@@ -112,7 +116,7 @@ while [ "$r" -le "$rounds" ]; do
 	r=$((r + 1))
 done
 kvm-modules load ours
-for count in $((iterations / 5)) "$iterations"; do
+for count in $((arming / 5)) "$arming"; do
 	for prog in sys int cr3; do
 		CAPTURE_AUDIT=--audit CAPTURE_CR3=0xf000 capture_run "$out/$prog-exits-$count" \
 			-a "$count" kernel.bin bench_$prog.bin -- --policy block ||

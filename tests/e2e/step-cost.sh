@@ -181,14 +181,14 @@ awk '{ printf "a gate costs another process %d instructions per instruction it r
 # SYSRETQ, bench_int.bin's INT n / IRETQ and bench_cr3.bin's SYSCALL / MOV
 # CR3 / SYSRETQ round trips (the loop's DEC and JNZ included), untraced, on
 # each module set and while a capture of another address space is armed.
-# Per round trip: the run of ITERATIONS less the run of a fifth of them,
-# over the difference, so what a run costs besides its loop (the first
-# entry, the gate's faults) drops out.  The kernel of bench_sys and
+# Per round trip: the run of ten times ITERATIONS less the run of a fifth
+# of that, over the difference, so what a run costs besides its loop (the
+# first entry, the gate's faults) drops out.  The kernel of bench_sys and
 # bench_cr3 must have counted every call.  The VM exits per round trip come
 # from the exit audit's runs of the same (exits_armed), the same
 # difference; the model adds a VMRUN round trip per exit.
-small=$((iterations / 5))
-for n in "$small" "$iterations"; do
+arming=$((iterations * 10)) small=$((iterations * 2))	# as l1-stepcost.sh runs them
+for n in "$small" "$arming"; do
 	for p in sys cr3; do
 		for f in "$d"/$p-packaged-$n-r*.txt "$d"/$p-ours-$n-r*.txt "$d"/$p-armed-$n-r*/vmm.txt; do
 			grep -q "^result .* syscalls=$n " "$f" ||
@@ -199,10 +199,10 @@ done
 round_trip() {	# round_trip NAME SUFFIX: e.g. sys-ours .txt, int-armed /vmm.txt
 	k=1
 	while [ $k -le "$rounds" ]; do
-		a=$(vmm_ns "$d/$1-$small-r$k$2") b=$(vmm_ns "$d/$1-$iterations-r$k$2")
+		a=$(vmm_ns "$d/$1-$small-r$k$2") b=$(vmm_ns "$d/$1-$arming-r$k$2")
 		[ -n "$a" ] && [ -n "$b" ] ||
-			{ echo "step-cost: no run time in $d/$1-{$small,$iterations}-r$k$2" >&2; return 1; }
-		awk -v a="$a" -v b="$b" -v n=$((iterations - small)) \
+			{ echo "step-cost: no run time in $d/$1-{$small,$arming}-r$k$2" >&2; return 1; }
+		awk -v a="$a" -v b="$b" -v n=$((arming - small)) \
 			'BEGIN { printf "%.0f\n", (b - a) * 1e9 / n }'
 		k=$((k + 1))
 	done
@@ -221,16 +221,16 @@ audit_exits() {	# audit_exits DIR: the vCPU's exits in the audited run
 			per=$(round_trip "${run%%:*}" "${run#*:}") || exit 1
 			line="$line $(echo "$per" | median)"
 		done
-		a=$(audit_exits "$d/$p-exits-$small") && b=$(audit_exits "$d/$p-exits-$iterations") &&
+		a=$(audit_exits "$d/$p-exits-$small") && b=$(audit_exits "$d/$p-exits-$arming") &&
 			[ -n "$a" ] && [ -n "$b" ] || exit 1
-		echo "$line $(awk -v a="$a" -v b="$b" -v n=$((iterations - small)) 'BEGIN { printf "%.2f", (b - a) / n }')"
+		echo "$line $(awk -v a="$a" -v b="$b" -v n=$((arming - small)) 'BEGIN { printf "%.2f", (b - a) / n }')"
 	done
 } >"$out/arming"
 # The unarmed figures are a dozen instructions, within a timer interrupt's
 # noise: what arming adds is the figure, not a ratio.  The guest model:
 # CTX_SWITCHES context switches (one CR3 load each) and SYSCALLS system
 # calls per second, what arming adds to them as a share of one vCPU.
-awk -v ipc="${IPC:-1}" -v ghz="${GHZ:-3}" -v rt="${ROUNDTRIP_CYCLES:-1360}" -v n="$small/$iterations" \
+awk -v ipc="${IPC:-1}" -v ghz="${GHZ:-3}" -v rt="${ROUNDTRIP_CYCLES:-1360}" -v n="$small/$arming" \
 	-v cs="${CTX_SWITCHES:-10000}" -v sc="${SYSCALLS:-100000}" '
 	BEGIN { name["sys"] = "SYSCALL/SYSRETQ"; name["int"] = "INT n/IRETQ"; name["cr3"] = "SYSCALL/MOV CR3/SYSRETQ" }
 	NR == 1 { next }
