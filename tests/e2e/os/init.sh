@@ -12,6 +12,7 @@
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
+mount -t devtmpfs dev /dev	# /dev/null: the shell's background jobs read it (os-noise)
 while read -r m; do insmod "/lib/modules/$m" || echo "svmtrace-os: insmod $m failed"; done </lib/modules/order
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 out /out ||
 	echo "svmtrace-os: no results share"
