@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * gate.h: the start of the lab's traced Linux L2 programs (docs/lab.md, "A
- * real Linux in L2"), on rt.h's runtime.  Find the guest-physical page of
+ * gate.h: the start of the lab's traced Linux L2 programs
+ * (docs/lab-internals.md, "A real Linux in L2"), on rt.h's runtime.  Find the guest-physical page of
  * the gate section through /proc/self/pagemap (the page locked first),
  * print it, wait for a line on standard input ("go" from L1), then enter the
  * gate page with every register but RSP zeroed, so that the first record

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * os-noise: the other process beside a traced one (make e2e-os, next to
- * os-calls; docs/lab.md, "A real Linux in L2").  On vCPU 1 alone, system
+ * os-calls; docs/lab-internals.md, "A real Linux in L2").  On vCPU 1 alone, system
  * calls without end, until init.sh kills it: getuid by SYSCALL (Linux
  * returns by SYSRET) and getpid by INT 0x80 (the compat entry, returning
  * by IRET), and a line every 4096 rounds.  While a capture of os-calls is

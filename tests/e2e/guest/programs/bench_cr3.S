@@ -11,6 +11,7 @@
  * the first instructions silently.
  */
 #include "layout.h"
+#include "program.h"
 
 	.intel_syntax noprefix
 	.code64
@@ -24,5 +25,4 @@ start:
 1:	syscall
 	dec	r12
 	jnz	1b
-	xor	eax, eax
-	out	PORT_DONE, eax
+	done

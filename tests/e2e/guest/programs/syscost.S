@@ -20,6 +20,7 @@
  * vCPU 1 does, so the model replays it alone (-c 1).
  */
 #include "layout.h"
+#include "program.h"
 
 	.intel_syntax noprefix
 	.code64
@@ -62,9 +63,7 @@ cpu0:
 	jnz	1b
 	mov	eax, ebp
 	add	eax, r13d
-	out	PORT_LOG, eax
-	xor	eax, eax
-	out	PORT_DONE, eax
+	log_done
 
 	.org 0x1000
 /*
@@ -107,8 +106,7 @@ cpu1:
 	add	rbx, 8
 	dec	ecx
 	jnz	4b
-	xor	eax, eax
-	out	PORT_DONE, eax
+	done
 
 	.org 0x3000
 /* Page 3: data both processes map (the same memory under either CR3). */
