@@ -9,7 +9,7 @@
  * #AC, ...): svm_inject_irq() and svm_inject_exception() call in before the
  * entry that delivers them, and our TF is cleared, so the frame gets the
  * guest's own RFLAGS.  Events the CPU would deliver without a VM exit --
- * faults (#DE, #GP, #PF with NPT, ...: SVMTRACE_EXCEPTIONS), INT3, INTO,
+ * faults (#DE, #GP, #PF with NPT, ...: intercepts.c), INT3, INTO,
  * INT n -- are intercepted while a session steps user code and queued back
  * through KVM, so they are injected events like the others.  SYSCALL saves
  * RFLAGS in R11: a vCPU that runs the target's address space runs with
@@ -69,8 +69,8 @@
  * another one is held.
  *
  * Contexts: every entry point runs in the vCPU thread with interrupts on
- * and kvm->srcu held (exit handlers, KVM's injection).  Guest memory is read with kvm_read_guest_virt() (SRCU
- * held) and never written.
+ * and kvm->srcu held (exit handlers, KVM's injection).  Guest memory is
+ * read with kvm_read_guest_virt() (SRCU held) and never written.
  *
  * Only user-only sessions park: under --kernel the handler is part of the
  * trace.  An event from user mode still gets a frame without our TF, and
