@@ -20,9 +20,4 @@ start:
 	mov	r12, rdi
 	mov	esi, PML4_GPA		/* counted calls that load this CR3 */
 	xor	edi, edi		/* RAX += 0 in the kernel */
-	jmp	1f
-	.org	0x1000			/* off the gate */
-1:	syscall
-	dec	r12
-	jnz	1b
-	done
+	syscalls_off_gate
