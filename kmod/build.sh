@@ -1,5 +1,7 @@
 #!/bin/bash
-# kmod/build.sh OUTDIR: build svmtrace's patched kvm.ko and kvm-amd.ko.
+# kmod/build.sh [--lab] OUTDIR: build svmtrace's patched kvm.ko and kvm-amd.ko.
+# --lab: the nested lab's build, with the test-only knobs (testparam.c, the
+# patches named *-lab-*.patch, SVMTRACE_LAB); never install it on a host.
 #
 # 1. Resolve the pinned kernel from dpkg/apt: the installed linux-source-6.1
 #    and the linux-headers-ABI-amd64 that Debian built from the same source
@@ -15,6 +17,9 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+lab=
+[ "${1:-}" != --lab ] || { lab=yes; shift; }
+[ $# = 1 ] || { echo "usage: kmod/build.sh [--lab] OUTDIR" >&2; exit 2; }
 out=$(mkdir -p "$1" && cd "$1" && pwd)
 tarball=/usr/src/linux-source-6.1.tar.xz
 jobs=${KMOD_JOBS:-$(nproc)}
@@ -68,11 +73,11 @@ prepare_tree() {
 	tree=$out/tree
 	# What the tree depends on besides our sources (those are synced below,
 	# so changing only kmod/src rebuilds only what changed).
-	stamp="$src_ver $abi $({ cat "$top"/kmod/patches/6.1/*.patch; write_kbuild; } | md5sum)"
+	stamp="$src_ver $abi ${lab:+lab} $({ cat $(patches); write_kbuild; } | md5sum)"
 	if [ "$(cat "$tree/.stamp" 2>/dev/null)" != "$stamp" ]; then
-		note "applying kmod/patches/6.1 to a fresh copy"
+		note "applying kmod/patches/6.1 to a fresh copy${lab:+ (lab build)}"
 		rm -rf "$tree" && cp -a "$pristine" "$tree"
-		for p in "$top"/kmod/patches/6.1/*.patch; do
+		for p in $(patches); do
 			patch -d "$tree" -p1 --quiet --no-backup-if-mismatch <"$p" ||
 				die "$p does not apply to linux-source-6.1 $src_ver"
 		done
@@ -81,6 +86,14 @@ prepare_tree() {
 	fi
 	sync "$top"/kmod/src/* "$tree/arch/x86/kvm/svmtrace"
 	sync "$top/include/svmtrace/abi.h" "$tree/arch/x86/kvm/svmtrace/include/svmtrace"
+}
+
+# The patches of this build: the lab's test-only ones (*-lab-*) only with --lab.
+patches() {
+	for p in "$top"/kmod/patches/6.1/*.patch; do
+		case ${p##*/} in *-lab-*) [ -n "$lab" ] || continue ;; esac
+		echo "$p"
+	done
 }
 
 # sync FILE... DIR: copy the changed files only, so make stays incremental.
@@ -105,9 +118,14 @@ write_kbuild() {
 # svmtrace: the tracer lives in kvm.ko; kvm-amd.ko calls it from its hooks.
 ccflags-y += -I $(src)/svmtrace/include
 kvm-y += svmtrace/control.o svmtrace/attach.o svmtrace/ring.o svmtrace/gate.o \
-	 svmtrace/introspect.o svmtrace/watch.o \
+	 svmtrace/introspect.o svmtrace/watch.o svmtrace/access.o svmtrace/decode.o \
 	 svmtrace/step.o svmtrace/hide.o svmtrace/frames.o svmtrace/intercepts.o \
-	 svmtrace/testparam.o svmtrace/xstate.o svmtrace/debugreg.o
+	 svmtrace/xstate.o svmtrace/debugreg.o
+KBUILD
+	[ -z "$lab" ] || cat <<'KBUILD'
+# The lab build: the test-only knobs (kmod/src/testparam.c).
+ccflags-y += -DSVMTRACE_LAB
+kvm-y += svmtrace/testparam.o
 KBUILD
 }
 

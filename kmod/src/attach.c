@@ -8,6 +8,7 @@
  * so with none the hooks cost a NOP.
  */
 #include <linux/hashtable.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
@@ -140,6 +141,7 @@ static void vm_free(struct svmtrace_vm *vm)
 		svmtrace_ring_put(vm->vcpus[i]->ring);
 		kfree(vm->vcpus[i]);
 	}
+	mem_cgroup_put(vm->memcg);
 	kvfree(vm);
 }
 

@@ -9,12 +9,15 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/kvm_host.h>
+#include <linux/memcontrol.h>
 #include <linux/miscdevice.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <generated/utsrelease.h>
 
 #include "hooks.h"
+#include "irq.h"
 #include "svm/svm.h"
 #include "svmtrace.h"
 
@@ -211,13 +214,17 @@ static int add_vcpus(struct svmtrace_vm *vm, struct kvm *kvm, u32 nr, bool rings
  * KVM created a vCPU (kvm_arch_vcpu_postcreate(): the VMM's
  * KVM_CREATE_VCPU, process context, under the new vCPU's mutex, so before
  * its first KVM_RUN).  While a capture is armed it is traced like the
- * others from its first instruction -- untraced, it could not even run the
- * gate page, which stays non-executable for it -- and the consumer finds
- * its ring through SVMTRACE_STATUS (nr_vcpus grew) and SVMTRACE_GET_RING.
- * Otherwise the next arm adds it.
+ * others from its first instruction, and the consumer finds its ring
+ * through SVMTRACE_STATUS (nr_vcpus grew) and SVMTRACE_GET_RING.  Its
+ * state and ring are charged to the controller's memory cgroup, as the
+ * others' were at arm, not to the VMM's, which runs this.  When that
+ * allocation fails the vCPU runs untraced: the log says so, and the gates
+ * open for it (gate.c) rather than stop it.  Otherwise the next arm adds
+ * it.
  */
 void __svmtrace_vcpu_created(struct kvm_vcpu *vcpu)
 {
+	struct mem_cgroup *old;
 	struct svmtrace_vm *vm;
 	int r = 0;
 
@@ -228,8 +235,11 @@ void __svmtrace_vcpu_created(struct kvm_vcpu *vcpu)
 	if (!vm)
 		return;
 	mutex_lock(&vm->lock);
-	if (rcu_access_pointer(vm->armed))
+	if (rcu_access_pointer(vm->armed)) {
+		old = set_active_memcg(vm->memcg);
 		r = add_vcpus(vm, vcpu->kvm, vcpu->vcpu_idx + 1, true);
+		set_active_memcg(old);
+	}
 	mutex_unlock(&vm->lock);
 	if (r)
 		pr_err_ratelimited("svmtrace: vCPU %u created while armed is not traced (%d)\n",
@@ -284,6 +294,24 @@ static int check_vcpus(struct kvm *kvm)
 	return 0;
 }
 
+/*
+ * What the host must give the tracer: nested paging -- a gate is an NPT
+ * entry without execute permission; under shadow paging (kvm_amd npt=0) no
+ * gate ever opens and a fetch of a gate page loops in the shadow MMU's
+ * fault path -- and interrupts that KVM injects: with AVIC (kvm_amd
+ * avic=1) the CPU delivers them into the guest itself, past the injection
+ * hooks that keep the tracer's TF out of their frames (frames.c), and
+ * whether AVIC is inhibited for a VM changes at run time.
+ */
+static int check_host(struct kvm *kvm)
+{
+	if (!tdp_enabled)
+		return -ENXIO;
+	if (enable_apicv && irqchip_in_kernel(kvm))
+		return -EBUSY;
+	return 0;
+}
+
 static int ctl_arm(struct svmtrace_ctl *ctl)
 {
 	struct svmtrace_vm *vm = ctl->vm;
@@ -293,7 +321,9 @@ static int ctl_arm(struct svmtrace_ctl *ctl)
 		return -EALREADY;
 	if (vm->state != SVMTRACE_STATE_TARGETED)
 		return -ENOENT;
-	r = check_vcpus(ctl->kvm);
+	r = check_host(ctl->kvm);
+	if (!r)
+		r = check_vcpus(ctl->kvm);
 	if (r)
 		return r;
 	mutex_lock(&vm->lock);
@@ -305,6 +335,8 @@ static int ctl_arm(struct svmtrace_ctl *ctl)
 		return r;
 	}
 	vm->was_armed = true;
+	mem_cgroup_put(vm->memcg);
+	vm->memcg = get_mem_cgroup_from_mm(current->mm);
 	bitmap_zero(vm->gate_open, SVMTRACE_MAX_GATES);
 	svmtrace_adopt_reset(&vm->target);
 	vm->paused = false;
@@ -313,9 +345,17 @@ static int ctl_arm(struct svmtrace_ctl *ctl)
 	svmtrace_watches_arm(vm);
 	rcu_assign_pointer(vm->armed, &vm->target);
 	mutex_unlock(&vm->lock);
-	/* No vCPU runs guest code from here on without the capture's intercepts. */
+	/*
+	 * No vCPU runs guest code from here on without the capture's
+	 * intercepts.  So every vCPU has left the guest (and enters it again
+	 * with the target's returns to user mode intercepted) before the first
+	 * walk of the watched gates: a page mapped after it is walked at such
+	 * a return (watch.c).
+	 */
 	svmtrace_intercepts_sync(vm);
 	svmtrace_gates_zap(vm, &vm->target);
+	if (svmtrace_watches_pending(vm))
+		svmtrace_watches_start(vm);
 	return 0;
 }
 
@@ -331,9 +371,9 @@ static int ctl_stop(struct svmtrace_ctl *ctl)
 	synchronize_rcu();
 	svmtrace_sessions_stop(vm, SVMTRACE_END_STOP);
 	mutex_unlock(&vm->lock);
+	svmtrace_watches_stop(vm);	/* no watched gate gets a page behind the zap */
 	bitmap_zero(vm->gate_open, SVMTRACE_MAX_GATES);
 	svmtrace_gates_zap(vm, &vm->target);
-	svmtrace_watches_stop(vm);
 	WRITE_ONCE(vm->paused, false);
 	vm->state = SVMTRACE_STATE_TARGETED;
 	return 0;

@@ -38,35 +38,24 @@
 #include "x86.h"
 
 /*
- * The value the MOV to a debug register at RIP writes: legacy prefixes,
- * in 64-bit mode a REX (B extends the source), 0F 23 /r with the source
- * register in r/m (the CPU takes it as a register whatever mod says).
- * False when the bytes are not that.
+ * The value the MOV to a debug register at RIP writes: 0F 23 /r past its
+ * prefixes (decode.c, fetched as the CPU fetched it), the source register
+ * in ModRM's r/m, extended by REX.B (the CPU takes it as a register
+ * whatever mod says).  False when the bytes are not that.
  */
 static bool mov_dr_source(struct kvm_vcpu *vcpu, unsigned long *val)
 {
-	bool long64 = is_64_bit_mode(vcpu);
-	struct x86_exception e;
-	u8 insn[15], rex = 0;
-	unsigned int i;
+	int cpl = static_call(kvm_x86_get_cpl)(vcpu);
+	u64 rip = kvm_get_linear_rip(vcpu);
+	struct svmtrace_insn in;
+	u8 modrm;
 
-	if (kvm_read_guest_virt(vcpu, kvm_get_linear_rip(vcpu), insn, sizeof(insn), &e))
+	if (svmtrace_insn_fetch(vcpu, cpl, rip, &in) || in.bytes[in.op] != 0x0f ||
+	    in.bytes[in.op + 1] != 0x23 || in.op + 2 >= SVMTRACE_INSN_MAX ||
+	    svmtrace_fetch_as(vcpu, cpl, rip + in.op + 2, &modrm, 1))
 		return false;
-	for (i = 0; i + 2 < sizeof(insn); i++) {
-		if (insn[i] == 0x0f) {
-			if (insn[i + 1] != 0x23)
-				return false;
-			*val = kvm_register_read(vcpu, (insn[i + 2] & 7) | (rex & 1 ? 8 : 0));
-			return true;
-		}
-		if (long64 && (insn[i] & 0xf0) == 0x40)
-			rex = insn[i];
-		else if (insn[i] == 0x66 || svmtrace_legacy_prefix(insn[i]))
-			rex = 0;
-		else
-			return false;
-	}
-	return false;
+	*val = kvm_register_read(vcpu, (modrm & 7) | (in.rex_b ? 8 : 0));
+	return true;
 }
 
 /*

@@ -70,7 +70,8 @@
  *
  * Contexts: every entry point runs in the vCPU thread with interrupts on
  * and kvm->srcu held (exit handlers, KVM's injection).  Guest memory is
- * read with kvm_read_guest_virt() (SRCU held) and never written.
+ * read with the rights of the instruction that made the access (access.c;
+ * SRCU held) and never written.
  *
  * Only user-only sessions park: under --kernel the handler is part of the
  * trace.  An event from user mode still gets a frame without our TF, and
@@ -208,6 +209,7 @@ void svmtrace_iret_event(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 	if (vt->iret_pass == SVMTRACE_IRET_STEP) {
 		svmtrace_set_tf(vcpu, false);
 		vt->iret_pass = SVMTRACE_IRET_NONE;
+		vt->iret_resume = false;
 	}
 }
 
@@ -285,25 +287,47 @@ void __svmtrace_exception_exit(struct kvm_vcpu *vcpu, u32 vector, u64 info1, u64
 EXPORT_SYMBOL_GPL(__svmtrace_exception_exit);
 
 /*
- * An INT n the tracer intercepted (RIP on it): queue it back as a software
- * interrupt; KVM's injection skips the instruction (it decodes the next
- * RIP when the CPU has no NRIPS).  A read that fails raises its #PF, as
- * the CPU's fetch would.
+ * An INT n the tracer intercepted (RIP on it, prefixes and all: `2E CD 80`
+ * is an INT 0x80): queue it back as a software interrupt; KVM's injection
+ * skips the instruction (with NRIPS the CPU says where it ends; without,
+ * KVM's emulator decodes it, prefixes included).  Read as the CPU fetched
+ * it (decode.c).  QEMU's TCG takes INT3 and INTO through this intercept
+ * too (hardware raises #BP and #OF, which the tracer intercepts as well):
+ * they are queued back as those exceptions, as that exit would.  When it
+ * cannot be read or is none of these any more (the page went, or another
+ * vCPU rewrote it), nothing is queued and nothing is injected that the CPU
+ * would not raise: the session ends (reason int) and our TF goes, so the
+ * CPU runs whatever is there without the intercept -- never the same exit
+ * again -- and the thread is traced again from its next return to user
+ * mode (user_return()).
  */
 void __svmtrace_swint_exit(struct kvm_vcpu *vcpu)
 {
-	struct x86_exception e;
-	u8 insn[2];
+	struct svmtrace_insn in;
+	struct svmtrace_vcpu *vt;
+	struct svmtrace_vm *vm;
 
-	if (kvm_read_guest_virt(vcpu, kvm_rip_read(vcpu), insn, sizeof(insn), &e)) {
-		kvm_inject_page_fault(vcpu, &e);
-		return;
+	if (!svmtrace_insn_fetch(vcpu, static_call(kvm_x86_get_cpl)(vcpu),
+				 kvm_get_linear_rip(vcpu), &in)) {
+		switch (in.bytes[in.op]) {
+		case 0xcd:	/* INT n */
+			kvm_queue_interrupt(vcpu, in.bytes[in.op + 1], true);
+			kvm_make_request(KVM_REQ_EVENT, vcpu);	/* inject it at the next entry */
+			return;
+		case 0xcc:	/* INT3 */
+			kvm_queue_exception(vcpu, BP_VECTOR);
+			return;
+		case 0xce:	/* INTO, which exits only when it raises #OF */
+			kvm_queue_exception(vcpu, OF_VECTOR);
+			return;
+		}
 	}
-	/* Not INT n (rewritten meanwhile): the CPU executes it again. */
-	if (insn[0] != 0xcd)
+	vt = svmtrace_vcpu_of(vcpu, &vm);
+	if (!vt)
 		return;
-	kvm_queue_interrupt(vcpu, insn[1], true);
-	kvm_make_request(KVM_REQ_EVENT, vcpu);	/* inject it at the next entry */
+	mutex_lock(&vt->lock);
+	svmtrace_session_gap(vm, vt, vcpu, SVMTRACE_END_INT);
+	mutex_unlock(&vt->lock);
 }
 EXPORT_SYMBOL_GPL(__svmtrace_swint_exit);
 
@@ -340,6 +364,7 @@ static bool take_thread(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 	}
 	vt->prev_rip = rip;
 	vt->prev_rsp = rsp;
+	vt->prev_cpl = 3;	/* a return to user mode */
 	vt->prev_valid = true;
 	return true;
 }
@@ -354,7 +379,6 @@ static void user_return(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 	u64 cr3 = user_cr3(vcpu), rip = kvm_rip_read(vcpu), rsp = kvm_rsp_read(vcpu);
 	struct svmtrace_target *t;
 	bool targeted, had, stepping, taken = false;
-	struct x86_exception e;
 	u64 had_cr3;
 	gfn_t had_gfn;
 	gpa_t gpa;
@@ -373,7 +397,8 @@ static void user_return(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 		return;
 	if (targeted)
 		kind = park_take(vm, cr3, rip, rsp);
-	else if (had && (gpa = kvm_mmu_gva_to_gpa_read(vcpu, rip, &e)) != INVALID_GPA &&
+	else if (had &&
+		 (gpa = svmtrace_gva_to_gpa(vcpu, rip, svmtrace_fetch_access(3))) != INVALID_GPA &&
 		 gpa_to_gfn(gpa) == had_gfn &&
 		 park_take(vm, had_cr3, rip, rsp) == SVMTRACE_PARK_SYSCALL)
 		kind = SVMTRACE_PARK_SYSCALL;	/* it moved to another address space */
@@ -397,6 +422,22 @@ static void user_return(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 }
 
 /*
+ * The IRET of an NMI or #DB handler that returns to code our TF stepped
+ * before the handler (hide.c; vt->lock held): stepped with our TF, which
+ * the trap after it takes back for good (svmtrace_iret_trap()), where it
+ * used to be written into the handler's frame.  So our TF is never in guest
+ * memory, where a snapshot (savevm, a migration) could take it to a host
+ * without the tracer.
+ */
+static void iret_resume(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
+{
+	lockdep_assert_held(&vt->lock);
+	svmtrace_set_tf(vcpu, true);
+	vt->iret_pass = SVMTRACE_IRET_STEP;
+	vt->iret_resume = true;
+}
+
+/*
  * An IRET exit, before the IRET runs (exit hook; the NMI frame hide.c
  * waits for is served first).  It runs once without the intercept: with
  * our TF, so that the trap after it says where it went, unless a TF steps
@@ -408,8 +449,9 @@ void svmtrace_iret_exit(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 
 	mutex_lock(&vt->lock);
 	if (vt->nmi_parked) {
-		svmtrace_nmi_iret(vcpu, vm, vt);
 		vt->iret_pass = SVMTRACE_IRET_BARE;
+		if (svmtrace_nmi_iret(vcpu, vm, vt))
+			iret_resume(vcpu, vt);
 	} else if (armed(vm, vt) && vt->watch >= SVMTRACE_WATCH_TARGET &&
 		   vt->iret_pass == SVMTRACE_IRET_NONE && !event_in_flight(vcpu)) {
 		/*
@@ -450,15 +492,24 @@ void svmtrace_iret_bare_done(struct svmtrace_vcpu *vt)
 bool svmtrace_iret_trap(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			u64 *dr6, bool *done)
 {
-	bool ours, alone;
+	bool ours, alone, resume;
 
 	mutex_lock(&vt->lock);
 	ours = vt->iret_pass == SVMTRACE_IRET_STEP;
+	resume = ours && vt->iret_resume;
 	if (vt->iret_pass == SVMTRACE_IRET_BARE)
 		vt->iret_pass = SVMTRACE_IRET_NONE;
 	if (ours) {
 		vt->iret_pass = SVMTRACE_IRET_NONE;
+		vt->iret_resume = false;
 		vt->stats.db_foreign++;
+	}
+	if (resume && armed(vm, vt) && vt->ring && !vt->silent) {
+		/* Back where the handler came: our stepping goes on from here. */
+		if (!vt->tf_live)
+			vt->guest_tf = static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF;
+		vt->tf_live = true;
+		svmtrace_set_tf(vcpu, true);
 	}
 	mutex_unlock(&vt->lock);
 	*done = ours;
@@ -466,7 +517,7 @@ bool svmtrace_iret_trap(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 		return false;
 	alone = !svmtrace_guest_db_bits(vcpu, *dr6);
 	svmtrace_dr6_drop_own(vcpu, dr6);
-	if (static_call(kvm_x86_get_cpl)(vcpu) == 3)
+	if (!resume && static_call(kvm_x86_get_cpl)(vcpu) == 3)
 		user_return(vcpu, vm, vt);
 	return alone;
 }
@@ -487,7 +538,6 @@ static int syscall_ud(struct kvm_vcpu *vcpu, unsigned int len)
 	struct svmtrace_vcpu *vt;
 	struct svmtrace_vm *vm;
 	u64 cr3 = user_cr3(vcpu), rsp = kvm_rsp_read(vcpu);
-	struct x86_exception e;
 	bool parked = false, guest_tf = false, clean_r11 = false, silent = false;
 	gpa_t gpa = INVALID_GPA;
 	int r;
@@ -518,8 +568,8 @@ static int syscall_ud(struct kvm_vcpu *vcpu, unsigned int len)
 		}
 		mutex_unlock(&vt->lock);
 	}
-	if (parked)	/* the return point's page, as the thread sees it */
-		gpa = kvm_mmu_gva_to_gpa_read(vcpu, kvm_rip_read(vcpu) + len, &e);
+	if (parked)	/* the return point's page, as the thread will fetch it */
+		gpa = svmtrace_gva_to_gpa(vcpu, kvm_rip_read(vcpu) + len, svmtrace_fetch_access(3));
 	r = handle_ud(vcpu);
 	if (static_call(kvm_x86_get_cpl)(vcpu) == 0 && !event_in_flight(vcpu)) {
 		if (clean_r11)
@@ -655,48 +705,29 @@ static int sysret(struct kvm_vcpu *vcpu, bool rex_w)
 }
 
 /*
- * The SYSCALL (0F 05) or SYSRET (0F 07) at RIP, decoded as the CPU does:
- * legacy prefixes (ignored by both), then in 64-bit mode a REX whose W
- * makes SYSRET SYSRETQ (a REX with another prefix after it is ignored),
- * then the opcode, 15 bytes at most.  LOCK makes both #UD on the CPU as
- * well.  A prefixed SYSCALL (48 0F 05, say) is a SYSCALL all the same: were
- * it left to KVM's emulator, R11 would get our TF.  Returns the opcode's
- * second byte, or 0 for anything else; *@len is the instruction's length.
- * One read for the bytes up to the end of RIP's page, a second one only
- * for an instruction that crosses it.
+ * The SYSCALL (0F 05) or SYSRET (0F 07) at RIP, decoded as the CPU does
+ * (decode.c): legacy prefixes (ignored by both), then in 64-bit mode a REX
+ * whose W makes SYSRET SYSRETQ, then the opcode.  LOCK makes both #UD on
+ * the CPU as well.  A prefixed SYSCALL (48 0F 05, say) is a SYSCALL all
+ * the same: were it left to KVM's emulator, R11 would get our TF.  Fetched
+ * as the CPU fetched it, at the vCPU's CPL: a data read of execute-only
+ * code (protection keys) would fail where the fetch did not, and leave the
+ * SYSCALL to the emulator.  Returns the opcode's second byte, or 0 for
+ * anything else; *@len is the instruction's length.
  */
 static u8 sys_opcode(struct kvm_vcpu *vcpu, bool *rex_w, unsigned int *len)
 {
-	unsigned long rip = kvm_get_linear_rip(vcpu);
-	unsigned int i, n = min_t(unsigned long, MAX_INSN_SIZE,
-				  PAGE_SIZE - offset_in_page(rip));
-	bool long64 = is_64_bit_mode(vcpu);
-	u8 insn[MAX_INSN_SIZE];
-	struct x86_exception e;
+	struct svmtrace_insn in;
+	u8 op;
 
-	if (kvm_read_guest_virt(vcpu, rip, insn, n, &e))
+	if (svmtrace_insn_fetch(vcpu, static_call(kvm_x86_get_cpl)(vcpu),
+				kvm_get_linear_rip(vcpu), &in) ||
+	    in.lock || in.bytes[in.op] != 0x0f)
 		return 0;
-	*rex_w = false;
-	for (i = 0; i + 1 < MAX_INSN_SIZE; i++) {
-		if (i + 1 >= n) {
-			if (n == MAX_INSN_SIZE ||
-			    kvm_read_guest_virt(vcpu, rip + n, insn + n,
-						MAX_INSN_SIZE - n, &e))
-				return 0;
-			n = MAX_INSN_SIZE;
-		}
-		if (insn[i] == 0x0f) {
-			*len = i + 2;
-			return insn[i + 1] == 0x05 || insn[i + 1] == 0x07 ? insn[i + 1] : 0;
-		}
-		if (long64 && (insn[i] & 0xf0) == 0x40)
-			*rex_w = insn[i] & 8;
-		else if (insn[i] == 0x66 || (insn[i] != 0xf0 && svmtrace_legacy_prefix(insn[i])))
-			*rex_w = false;
-		else
-			return 0;
-	}
-	return 0;
+	op = in.bytes[in.op + 1];
+	*rex_w = in.rex_w;
+	*len = in.op + 2;
+	return op == 0x05 || op == 0x07 ? op : 0;
 }
 
 /*

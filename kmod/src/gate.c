@@ -214,6 +214,27 @@ static bool is_gate_fetch(u64 error_code)
 }
 
 /*
+ * A gate fetch of a vCPU the tracer has no state for (its creation while
+ * armed failed to allocate it, control.c): it cannot step the vCPU, and a
+ * closed gate would fault it forever.  The gate opens, and stays open until
+ * the next gate closes them all: that vCPU runs untraced.
+ */
+static void untraced_gate_fetch(struct kvm_vcpu *vcpu, gpa_t gpa)
+{
+	struct svmtrace_target *t;
+	struct svmtrace_vm *vm;
+	int gate;
+
+	rcu_read_lock();
+	vm = svmtrace_vm_lookup(vcpu->kvm);
+	t = vm ? rcu_dereference(vm->armed) : NULL;
+	gate = t ? svmtrace_gate_find(t, gpa_to_gfn(gpa)) : -1;
+	if (gate >= 0)
+		set_bit(gate, vm->gate_open);
+	rcu_read_unlock();
+}
+
+/*
  * An NPF exit.  A fetch from a closed gate opens it; the vCPU then steps the
  * faulting instruction: as the start of a session when its CR3 is targeted,
  * silently (to close the gate behind it) otherwise.  Every fault then goes
@@ -232,8 +253,10 @@ void __svmtrace_npf_exit(struct kvm_vcpu *vcpu, u64 gpa, u64 error_code)
 	if (!is_gate_fetch(error_code) || is_guest_mode(vcpu))
 		return;	/* a nested guest's NPF carries one of its own GPAs */
 	vt = svmtrace_vcpu_of(vcpu, &vm);
-	if (!vt)
+	if (!vt) {
+		untraced_gate_fetch(vcpu, gpa);
 		return;
+	}
 	mutex_lock(&vt->lock);
 	rcu_read_lock();
 	t = rcu_dereference(vm->armed);

@@ -25,10 +25,13 @@
  * stock KVM, and its own PUSHF images keep their TF.
  *
  * NMI frames: KVM intercepts the IRET of every NMI it injects, so our TF is
- * kept out of the frame and written into it at that IRET.
+ * kept out of the frame and that IRET is stepped, to take it back after.
  *
- * The VMM does not see our TF either: KVM_GET_REGS masks it, and
- * KVM_SET_REGS keeps it set while taking the VMM's TF as the guest's own.
+ * The VMM does not see our TF either: KVM_GET_REGS masks it (also the TF an
+ * IRET is stepped with, frames.c), and KVM_SET_REGS keeps it set while
+ * taking the VMM's TF as the guest's own.  So a snapshot (savevm, a
+ * migration) never carries it: restored on a host without the tracer, the
+ * guest goes on without a #DB of ours.
  *
  * Not followed: TF the guest sets with an IRET (or SYSRET) we do not step --
  * a user-only session's return from its kernel -- or with IRETD/IRETW.
@@ -39,30 +42,30 @@
 #include "svmtrace.h"
 #include "x86.h"
 
-static bool opcode_at(struct kvm_vcpu *vcpu, u64 rip, const u8 *want, unsigned int len)
+/* Is the instruction fetched at @cpl at @rip @want? */
+static bool opcode_at(struct kvm_vcpu *vcpu, int cpl, u64 rip, const u8 *want, unsigned int len)
 {
-	struct x86_exception e;
 	u8 op[2];
 
-	if (len > sizeof(op) || kvm_read_guest_virt(vcpu, rip, op, len, &e))
+	if (len > sizeof(op) || svmtrace_fetch_as(vcpu, cpl, rip, op, len))
 		return false;
 	return !memcmp(op, want, len);
 }
 
 /*
- * The operand size in bytes of the PUSHF/POPF (@opcode 9C/9D) that spans
- * [@rip, @rip + @len), or 0 when those bytes are not that instruction:
- * legacy prefixes, then at most one REX (64-bit mode), then the opcode.
+ * The operand size in bytes of the PUSHF/POPF (@opcode 9C/9D) fetched at
+ * @cpl that spans [@rip, @rip + @len), or 0 when those bytes are not that
+ * instruction: legacy prefixes, then at most one REX (64-bit mode), then
+ * the opcode.
  */
-static unsigned int flags_op_size(struct kvm_vcpu *vcpu, u64 rip, u64 len, u8 opcode)
+static unsigned int flags_op_size(struct kvm_vcpu *vcpu, int cpl, u64 rip, u64 len, u8 opcode)
 {
 	bool long64 = is_64_bit_mode(vcpu), o16 = false, rex_w = false;
-	struct x86_exception e;
 	int cs_db, cs_l;
 	u8 insn[15];
 	u64 i;
 
-	if (!len || len > sizeof(insn) || kvm_read_guest_virt(vcpu, rip, insn, len, &e) ||
+	if (!len || len > sizeof(insn) || svmtrace_fetch_as(vcpu, cpl, rip, insn, len) ||
 	    insn[len - 1] != opcode)
 		return 0;
 	for (i = 0; i + 1 < len; i++) {
@@ -103,23 +106,26 @@ static bool is_flags_push_pop(u64 moved, u64 len)
 	return (by == 2 || by == 4 || by == 8) && len >= 1 && len <= 15;
 }
 
+/*
+ * The image a PUSHF stored is cleaned with the PUSHF's own rights: a user
+ * write at CPL 3 (a supervisor write, refused by SMAP, left our TF there).
+ */
 static void hide_in_pushf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip, u64 rsp)
 {
-	struct x86_exception e;
 	unsigned int size;
 	u64 mask, image = 0;
 
 	if (!is_flags_push_pop(vt->prev_rsp - rsp, rip - vt->prev_rip))
 		return;
 	mask = stack_mask(vcpu);
-	size = flags_op_size(vcpu, vt->prev_rip, rip - vt->prev_rip, 0x9c);
+	size = flags_op_size(vcpu, vt->prev_cpl, vt->prev_rip, rip - vt->prev_rip, 0x9c);
 	if (!size || ((vt->prev_rsp - rsp) & mask) != size)
 		return;
 	rsp &= mask;
-	if (kvm_read_guest_virt(vcpu, rsp, &image, size, &e) || !(image & X86_EFLAGS_TF))
+	if (svmtrace_read_as(vcpu, vt->prev_cpl, rsp, &image, size) || !(image & X86_EFLAGS_TF))
 		return;
 	image &= ~X86_EFLAGS_TF;
-	kvm_write_guest_virt_system(vcpu, rsp, &image, size, &e);
+	svmtrace_write_as(vcpu, vt->prev_cpl, rsp, &image, size);
 }
 
 /*
@@ -144,45 +150,24 @@ static void hide_in_syscall_r11(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt,
 	r11 = kvm_register_read_raw(vcpu, VCPU_REGS_R11);
 	if (!(r11 & X86_EFLAGS_TF))
 		return;
-	if (opcode_at(vcpu, vt->prev_rip, syscall, sizeof(syscall)))
+	if (opcode_at(vcpu, vt->prev_cpl, vt->prev_rip, syscall, sizeof(syscall)))
 		kvm_register_write(vcpu, VCPU_REGS_R11, r11 & ~X86_EFLAGS_TF);
 }
 
 /* A POPF step: the guest's own TF is now the bit it popped. */
 static void follow_popf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip, u64 rsp)
 {
-	struct x86_exception e;
 	unsigned int size;
 	u64 mask, image = 0;
 
 	if (!is_flags_push_pop(rsp - vt->prev_rsp, rip - vt->prev_rip))
 		return;
 	mask = stack_mask(vcpu);
-	size = flags_op_size(vcpu, vt->prev_rip, rip - vt->prev_rip, 0x9d);
+	size = flags_op_size(vcpu, vt->prev_cpl, vt->prev_rip, rip - vt->prev_rip, 0x9d);
 	if (!size || ((rsp - vt->prev_rsp) & mask) != size)
 		return;
-	if (!kvm_read_guest_virt(vcpu, vt->prev_rsp & mask, &image, size, &e))
+	if (!svmtrace_read_as(vcpu, vt->prev_cpl, vt->prev_rsp & mask, &image, size))
 		vt->guest_tf = image & X86_EFLAGS_TF;
-}
-
-/*
- * Read guest memory with supervisor rights whatever the CPL is now
- * (kvm_read_guest_virt() reads with the current CPL's): -EFAULT when a page
- * is not mapped.
- */
-static int read_system(struct kvm_vcpu *vcpu, gva_t gva, void *buf, unsigned int len)
-{
-	struct x86_exception e;
-	unsigned int n;
-	gpa_t gpa;
-
-	for (; len; gva += n, buf += n, len -= n) {
-		n = min_t(unsigned int, len, PAGE_SIZE - offset_in_page(gva));
-		gpa = kvm_mmu_gva_to_gpa_system(vcpu, gva, &e);
-		if (gpa == INVALID_GPA || kvm_vcpu_read_guest(vcpu, gpa, buf, n))
-			return -EFAULT;
-	}
-	return 0;
 }
 
 /*
@@ -190,11 +175,13 @@ static int read_system(struct kvm_vcpu *vcpu, gva_t gva, void *buf, unsigned int
  * RFLAGS image it popped (RIP, CS, RFLAGS, RSP, SS at the old RSP).  IRETQ
  * loads RSP from its frame: a step that left RSP alone or moved it like a
  * push or pop was no IRETQ, and nothing is read (checked on every step).
- * Both the IRETQ and its frame are read with supervisor rights: an IRETQ
- * from CPL 0 to 3 is kernel code, its frame on the kernel stack, and the
- * step is seen at CPL 3 (read with the user's rights, the kernel's
+ * The IRETQ and its frame are read with the rights of the CPL the IRETQ ran
+ * at, not the one it returned to: an IRETQ from CPL 0 to 3 is kernel code,
+ * its frame on the kernel stack (read with the user's rights, the kernel's
  * IRETQ was not found, and a --kernel session took the guest's TF coming
- * back from its #DB handler for ours: guest_db lost its #DBs).
+ * back from its #DB handler for ours: guest_db lost its #DBs); one from
+ * CPL 3 to 3 is user code with its frame on the user stack (read with the
+ * supervisor's, SMAP refused both).
  */
 static void follow_iret(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip, u64 rsp)
 {
@@ -203,9 +190,9 @@ static void follow_iret(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip
 
 	if (rsp == vt->prev_rsp || is_flags_push_pop(rsp - vt->prev_rsp, 1) ||
 	    is_flags_push_pop(vt->prev_rsp - rsp, 1) || !is_64_bit_mode(vcpu) ||
-	    read_system(vcpu, vt->prev_rip, insn, sizeof(insn)) ||
+	    svmtrace_fetch_as(vcpu, vt->prev_cpl, vt->prev_rip, insn, sizeof(insn)) ||
 	    (insn[0] & 0xf8) != 0x48 || insn[1] != 0xcf ||
-	    read_system(vcpu, vt->prev_rsp + 16, &image, sizeof(image)))
+	    svmtrace_read_as(vcpu, vt->prev_cpl, vt->prev_rsp + 16, &image, sizeof(image)))
 		return;
 	vt->guest_tf = image & X86_EFLAGS_TF;
 	if (vt->iret_pending) {
@@ -224,13 +211,14 @@ static void follow_iret(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip
  * kvm->srcu held) and intercepts its handler's IRET.  Delivery would push
  * RFLAGS with our TF into the NMI frame, where the guest's handler reads
  * it (issue 10, hazard 2): take our TF out of RFLAGS first and park it
- * (tf_live is off meanwhile: a trap in the handler is not ours).  The IRET
- * exit puts it into the frame's RFLAGS image (svmtrace_nmi_iret), so the
- * IRET restores it as it would have, and the trap after the next
- * instruction is ours again.  Under --kernel the handler is the target's
- * too: TF stays ours (tf_live), and as after any event that took it, the
- * first exit in the handler -- its IRET's at the latest -- ends the session
- * and follows the handler from there (step.c, lost_tf()).
+ * (tf_live is off meanwhile: a trap in the handler is not ours).  At the
+ * IRET exit (svmtrace_nmi_iret()) that IRET is stepped with our TF
+ * (frames.c, iret_pass STEP), and the trap after it, where the NMI came,
+ * takes our TF back: the trap after the next instruction is ours again.
+ * Our TF is never in guest memory.  Under --kernel the handler is the
+ * target's too: TF stays ours (tf_live), and as after any event that took
+ * it, the first exit in the handler -- its IRET's at the latest -- ends the
+ * session and follows the handler from there (step.c, lost_tf()).
  */
 void __svmtrace_nmi_injected(struct kvm_vcpu *vcpu)
 {
@@ -262,27 +250,17 @@ EXPORT_SYMBOL_GPL(__svmtrace_nmi_injected);
 
 /*
  * The IRET exit of an NMI handler whose frame we kept our TF out of (exit
- * hook, vt->lock held): set TF in the RFLAGS image the IRET is about to pop
- * (RIP, CS, RFLAGS at RSP), so our stepping goes on where the NMI
- * interrupted it -- unless the capture stopped meanwhile.
+ * hook, vt->lock held): true when our stepping goes on where the NMI
+ * interrupted it -- the capture still armed -- and the IRET is to be
+ * stepped for that (frames.c, svmtrace_iret_exit()).
  */
-void svmtrace_nmi_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt)
+bool svmtrace_nmi_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt)
 {
-	struct x86_exception e;
-	u64 image;
-	gpa_t gpa;
-
+	lockdep_assert_held(&vt->lock);
 	if (!vt->nmi_parked)
-		return;
+		return false;
 	vt->nmi_parked = false;
-	if (!rcu_access_pointer(vm->armed) || !vt->ring)
-		return;
-	gpa = kvm_mmu_gva_to_gpa_system(vcpu, kvm_rsp_read(vcpu) + 16, &e);
-	if (gpa == INVALID_GPA || kvm_vcpu_read_guest(vcpu, gpa, &image, sizeof(image)))
-		return;
-	image |= X86_EFLAGS_TF;
-	if (!kvm_vcpu_write_guest(vcpu, gpa, &image, sizeof(image)))
-		vt->tf_live = true;
+	return rcu_access_pointer(vm->armed) && vt->ring;
 }
 
 /* A new starting point (session start, after KVM's own step): no repair. */
@@ -311,14 +289,21 @@ noinline void svmtrace_hide_repair(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *
 /* After a traced step: repair what it leaked, remember where it ended. */
 void svmtrace_hide_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 {
-	svmtrace_hide_step(vcpu, vt, kvm_rip_read(vcpu), kvm_rsp_read(vcpu));
+	svmtrace_hide_step(vcpu, vt, kvm_rip_read(vcpu), kvm_rsp_read(vcpu),
+			   static_call(kvm_x86_get_cpl)(vcpu));
+}
+
+/* An IRET stepped with our TF (frames.c): that TF is ours alone. */
+static bool iret_stepped(const struct svmtrace_vcpu *vt)
+{
+	return READ_ONCE(vt->iret_pass) == SVMTRACE_IRET_STEP;
 }
 
 unsigned long __svmtrace_regs_get_rflags(struct kvm_vcpu *vcpu, unsigned long rflags)
 {
 	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, NULL);
 
-	if (vt && READ_ONCE(vt->tf_live) && !READ_ONCE(vt->guest_tf))
+	if (vt && ((READ_ONCE(vt->tf_live) && !READ_ONCE(vt->guest_tf)) || iret_stepped(vt)))
 		rflags &= ~X86_EFLAGS_TF;
 	return rflags;
 }
@@ -327,10 +312,12 @@ unsigned long __svmtrace_regs_set_rflags(struct kvm_vcpu *vcpu, unsigned long rf
 {
 	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, NULL);
 
-	if (!vt || !READ_ONCE(vt->tf_live))
+	if (!vt || (!READ_ONCE(vt->tf_live) && !iret_stepped(vt)))
 		return rflags;
 	mutex_lock(&vt->lock);
-	if (vt->tf_live) {
+	if (vt->iret_pass == SVMTRACE_IRET_STEP) {
+		rflags |= X86_EFLAGS_TF;	/* the IRET pops the guest's own */
+	} else if (vt->tf_live) {
 		bool stepping = static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF;
 
 		vt->guest_tf = rflags & X86_EFLAGS_TF;

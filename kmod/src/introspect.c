@@ -17,26 +17,40 @@
 
 #include "hooks.h"
 #include "kvm_cache_regs.h"
+#include "svm/svm.h"
 #include "svmtrace.h"
 #include "x86.h"
 
-/* Every page of [gpa, gpa + len) is in a user memslot (kvm->srcu held). */
+/* Every page of [gpa, gpa + len) is in a user memslot. */
 static bool range_is_ram(struct kvm *kvm, u64 gpa, u32 len)
 {
 	gfn_t gfn, last = gpa_to_gfn(gpa + len - 1);
+	bool ram = true;
+	int idx;
 
-	for (gfn = gpa_to_gfn(gpa); gfn <= last; gfn++)
-		if (!kvm_is_visible_memslot(gfn_to_memslot(kvm, gfn)))
-			return false;
-	return true;
+	idx = srcu_read_lock(&kvm->srcu);
+	for (gfn = gpa_to_gfn(gpa); ram && gfn <= last; gfn++)
+		ram = kvm_is_visible_memslot(gfn_to_memslot(kvm, gfn));
+	srcu_read_unlock(&kvm->srcu, idx);
+	return ram;
 }
 
-/* A reference on the page behind @gpa in the VMM's @mm (kvm->srcu held). */
+/*
+ * A reference on the page behind @gpa in the VMM's @mm.  kvm->srcu is held
+ * only to find the address: the page itself may be slow to come (swapped
+ * out, userfaultfd), and a reader inside kvm->srcu would hold up every
+ * memslot update (and so vCPU creation) meanwhile.  The reference keeps
+ * the page; a memslot moved in between is read where it was.
+ */
 static int gpa_page(struct kvm *kvm, struct mm_struct *mm, u64 gpa, struct page **page)
 {
-	unsigned long hva = gfn_to_hva(kvm, gpa_to_gfn(gpa));
+	unsigned long hva;
 	long got;
+	int idx;
 
+	idx = srcu_read_lock(&kvm->srcu);
+	hva = gfn_to_hva(kvm, gpa_to_gfn(gpa));
+	srcu_read_unlock(&kvm->srcu, idx);
 	if (kvm_is_error_hva(hva))
 		return -ENXIO;
 	mmap_read_lock(mm);
@@ -48,7 +62,7 @@ static int gpa_page(struct kvm *kvm, struct mm_struct *mm, u64 gpa, struct page 
 /*
  * A naturally aligned u64 of guest memory, for the tracer itself, from any
  * thread (kvm_read_guest() reads through current->mm, which is the VMM's
- * only in its own threads).  kvm->srcu is held.
+ * only in its own threads).  No lock of the tracer's may be held.
  */
 int svmtrace_read_guest_u64(struct kvm *kvm, u64 gpa, u64 *val)
 {
@@ -69,7 +83,11 @@ int svmtrace_read_guest_u64(struct kvm *kvm, u64 gpa, u64 *val)
 	return 0;
 }
 
-/* Copy @n bytes at @gpa (inside one page) to @buf through the VMM's mm. */
+/*
+ * Copy @n bytes at @gpa (inside one page) to @buf through the VMM's mm:
+ * resolved and referenced first, copied with no lock held (the caller's
+ * buffer may fault, or be userfaultfd memory of its own).
+ */
 static int copy_gpa_page(struct kvm *kvm, struct mm_struct *mm, u64 gpa, void __user *buf,
 			 u32 n)
 {
@@ -94,7 +112,7 @@ int svmtrace_read_gpa(struct kvm *kvm, void __user *arg)
 	struct mm_struct *mm = kvm->mm;
 	void __user *buf;
 	u32 n, done = 0;
-	int idx, r = 0;
+	int r = 0;
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
@@ -104,7 +122,6 @@ int svmtrace_read_gpa(struct kvm *kvm, void __user *arg)
 	buf = u64_to_user_ptr(req.buf);
 	if (!mmget_not_zero(mm))
 		return -ESRCH;	/* the VMM's address space is gone */
-	idx = srcu_read_lock(&kvm->srcu);
 	if (!range_is_ram(kvm, req.gpa, req.len))
 		r = -ENXIO;
 	while (!r && done < req.len) {
@@ -115,7 +132,6 @@ int svmtrace_read_gpa(struct kvm *kvm, void __user *arg)
 			r = -EINTR;
 		cond_resched();
 	}
-	srcu_read_unlock(&kvm->srcu, idx);
 	mmput(mm);
 	return r;
 }
@@ -128,37 +144,36 @@ static u64 vcpu_msr(struct kvm_vcpu *vcpu, u32 index)
 }
 
 /*
- * Read without stopping the vCPU.  SVM keeps all of these in the VMCB or in
- * vcpu->arch, written at every VM exit, and its accessors only read them
- * (no lazily cached register is filled in here): a running vCPU yields the
- * values of its last exit.  With vcpu->mutex free (not in KVM_RUN) they
- * are consistent.
+ * Read without stopping the vCPU, from what lives as long as the vCPU:
+ * vcpu->arch and the VMCB of the vCPU's own (L1) state, vmcb01, whose save
+ * area the CPU writes at every VM exit.  Never through svm->vmcb and KVM's
+ * accessors: while the guest runs a nested guest of its own that points at
+ * vmcb02, which a nested exit on the vCPU's thread may free meanwhile.  A
+ * running vCPU yields the values of its last exit (the guest's own state
+ * while it runs a nested guest); with vcpu->mutex free (not in KVM_RUN) they
+ * are consistent.  MSR reads of LSTAR and KERNEL_GS_BASE come from vmcb01
+ * too (svm_get_msr()).
  */
 static void read_vcpu_state(struct kvm_vcpu *vcpu, struct svmtrace_vcpu_state *st)
 {
-	struct kvm_segment seg;
-	struct desc_ptr dt;
+	const struct vmcb_save_area *save = &to_svm(vcpu)->vmcb01.ptr->save;
 
 	st->rip = READ_ONCE(vcpu->arch.regs[VCPU_REGS_RIP]);
 	st->rsp = READ_ONCE(vcpu->arch.regs[VCPU_REGS_RSP]);
-	st->rflags = svmtrace_regs_get_rflags(vcpu, static_call(kvm_x86_get_rflags)(vcpu));
+	st->rflags = svmtrace_regs_get_rflags(vcpu, READ_ONCE(save->rflags));
 	st->cr0 = READ_ONCE(vcpu->arch.cr0);
 	st->cr3 = READ_ONCE(vcpu->arch.cr3);
 	st->cr4 = READ_ONCE(vcpu->arch.cr4);
 	st->efer = READ_ONCE(vcpu->arch.efer);
 	st->lstar = vcpu_msr(vcpu, MSR_LSTAR);
 	st->kernel_gs_base = vcpu_msr(vcpu, MSR_KERNEL_GS_BASE);
-	static_call(kvm_x86_get_segment)(vcpu, &seg, VCPU_SREG_GS);
-	st->gs_base = seg.base;
-	static_call(kvm_x86_get_segment)(vcpu, &seg, VCPU_SREG_FS);
-	st->fs_base = seg.base;
-	static_call(kvm_x86_get_idt)(vcpu, &dt);
-	st->idtr_base = dt.address;
-	st->idtr_limit = dt.size;
-	static_call(kvm_x86_get_gdt)(vcpu, &dt);
-	st->gdtr_base = dt.address;
-	st->gdtr_limit = dt.size;
-	st->cpl = static_call(kvm_x86_get_cpl)(vcpu);
+	st->gs_base = READ_ONCE(save->gs.base);
+	st->fs_base = READ_ONCE(save->fs.base);
+	st->idtr_base = READ_ONCE(save->idtr.base);
+	st->idtr_limit = READ_ONCE(save->idtr.limit);
+	st->gdtr_base = READ_ONCE(save->gdtr.base);
+	st->gdtr_limit = READ_ONCE(save->gdtr.limit);
+	st->cpl = READ_ONCE(save->cpl);
 	if (is_guest_mode(vcpu))
 		st->flags |= SVMTRACE_VCPU_STATE_F_GUEST_MODE;
 }

@@ -35,13 +35,14 @@ struct svmtrace_ring *svmtrace_ring_create(u32 vcpu, u32 capacity, u32 wake_batc
 {
 	struct svmtrace_ring *ring;
 
-	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT);
+	/* A memory cgroup may refuse: the caller says so (ENOMEM, a log line). */
+	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!ring)
 		return NULL;
 	ring->slot_size = xstate ? sizeof(struct svmtrace_slot_xstate) : sizeof(struct svmtrace_slot);
 	ring->size = SVMTRACE_RING_HEADER_SIZE + (size_t)capacity * ring->slot_size;
 	/* Charged to the controller's memcg: a ring is up to 768 MiB. */
-	ring->hdr = __vmalloc(ring->size, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	ring->hdr = __vmalloc(ring->size, GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN);
 	if (!ring->hdr) {
 		kfree(ring);
 		return NULL;

@@ -701,7 +701,7 @@ static __always_inline int plain_step(struct kvm_vcpu *vcpu, struct svmtrace_vm 
 	if (!s)
 		return 0;
 	vt->stats.db_exits++;
-	svmtrace_hide_step(vcpu, vt, kvm_rip_read(vcpu), kvm_rsp_read(vcpu));
+	svmtrace_hide_step(vcpu, vt, kvm_rip_read(vcpu), kvm_rsp_read(vcpu), cpl);
 	rflags = rflags_raw(vcpu);
 	if (!svmtrace_test_lose_step()) {
 		fill_state(s, vcpu, vt, kernel, rflags);
@@ -895,14 +895,19 @@ static void session_resume(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 	session_restart(vm, vt);
 }
 
-/* Which instruction took our TF away: the one the last step ended at. */
+/*
+ * Which instruction took our TF away: the one the last step ended at,
+ * prefixes and all (decode.c).
+ */
 static u32 lost_reason(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 {
-	struct x86_exception e;
-	u8 op = 0;
+	struct svmtrace_insn in;
+	u8 op;
 
-	if (vt->prev_valid && !kvm_read_guest_virt(vcpu, vt->prev_rip, &op, 1, &e) &&
-	    (op == 0xcd || op == 0xcc || op == 0xce || op == 0xf1))	/* INT n, 3, O, 1 */
+	if (!vt->prev_valid || svmtrace_insn_fetch(vcpu, vt->prev_cpl, vt->prev_rip, &in))
+		return SVMTRACE_END_EVENT;
+	op = in.bytes[in.op];
+	if (op == 0xcd || op == 0xcc || op == 0xce || op == 0xf1)	/* INT n, 3, O, 1 */
 		return SVMTRACE_END_INT;
 	return SVMTRACE_END_EVENT;
 }
@@ -987,6 +992,9 @@ void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code)
 	vt = svmtrace_vcpu_of(vcpu, &vm);
 	if (!vt)
 		return;
+	/* A watched gate without its page: the target may have mapped it (watch.c). */
+	if (unlikely(READ_ONCE(vm->watch.pending)))
+		svmtrace_watches_exit(vcpu, vm);
 	if (exit_code == SVM_EXIT_IRET) {
 		/* An IRET back from a handler that ran without our TF and without an exit. */
 		if (rcu_access_pointer(vm->armed) && READ_ONCE(vt->tf_live)) {
@@ -1012,6 +1020,27 @@ void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code)
 		svmtrace_dr_exit(vcpu, vt, exit_code);
 }
 EXPORT_SYMBOL_GPL(__svmtrace_vcpu_exit);
+
+/*
+ * The tracer cannot follow the instruction at RIP (frames.c: an INT n it
+ * could not read again): the session ends with @reason, our TF goes (the
+ * CPU runs the instruction as it would untraced, without our intercepts),
+ * and a user-only session starts again where the thread next returns to
+ * user mode.  vt->lock held.
+ */
+void svmtrace_session_gap(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
+			  struct kvm_vcpu *vcpu, u32 reason)
+{
+	struct svmtrace_target *t = armed(vm, vt);
+
+	lockdep_assert_held(&vt->lock);
+	if (!vt->tf_live)
+		return;
+	stepless_end(vm, vt, vcpu, reason);
+	release_tf(vcpu, vt);
+	if (t && !(t->flags & SVMTRACE_TARGET_F_KERNEL))
+		session_restart(vm, vt);
+}
 
 /*
  * Stop (control thread, vm->armed already cleared; @reason SVMTRACE_END_STOP)

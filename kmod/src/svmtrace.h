@@ -19,9 +19,10 @@
  *                     MMU hooks, vt->lock for the step handlers (stop clears
  *                     it, then takes every vt->lock)
  *   vm->park_lock     the parked threads (frames.c), a spinlock inside vt->lock
- *   watch.lock        watched tables and the GPA of each watched gate, which
- *                     goes from INVALID_GPA to its page once while armed
- *                     (lockless readers use READ_ONCE)
+ *   watch.lock        the GPA of each watched gate, which goes from
+ *                     INVALID_GPA to its page once while armed, and the
+ *                     count of those still without one (lockless readers
+ *                     use READ_ONCE)
  */
 #ifndef ARCH_X86_KVM_SVMTRACE_SVMTRACE_H
 #define ARCH_X86_KVM_SVMTRACE_SVMTRACE_H
@@ -32,7 +33,6 @@
 #include <linux/mutex.h>
 #include <linux/wait.h>
 #include <asm/debugreg.h>
-#include <asm/kvm_page_track.h>
 #include <svmtrace/abi.h>
 
 /* CR3 bits that name an address space (PCID and flags excluded). */
@@ -139,6 +139,7 @@ struct svmtrace_vcpu {
 	bool iret_guest_tf;	/* ... and restores this TF of the guest's, whatever */
 				/* the frame says (it also holds ours) */
 	u8 iret_pass;		/* SVMTRACE_IRET_*: the next IRET (frames.c) */
+	bool iret_resume;	/* ... STEP: the trap after it resumes our stepping */
 	u8 watch;		/* SVMTRACE_WATCH_* of the last entry that asked */
 				/* (intercepts.c; the vCPU's thread alone) */
 	bool sys_last;		/* sys_*: this vCPU's SYSCALL parked last, until */
@@ -158,7 +159,8 @@ struct svmtrace_vcpu {
 	u64 dr6_guest;		/* the guest's DR6 after the MOV */
 	u32 irqoff_steps;	/* step.c: plain steps offered to the IRQs-off fastpath */
 	u32 start_gate;		/* id for the session_start slot */
-	bool prev_valid;	/* prev_rip/prev_rsp: where the last step ended */
+	bool prev_valid;	/* prev_*: where the last step ended */
+	u8 prev_cpl;		/* ... the CPL the next instruction runs at */
 	u64 prev_rip;
 	u64 prev_rsp;
 	struct svmtrace_ring *ring;
@@ -170,14 +172,10 @@ struct svmtrace_vcpu {
 	struct svmtrace_counters stats;
 };
 
-/* watch.c: the page tables watched for SVMTRACE_GATE_F_WATCH gates. */
+/* watch.c: the SVMTRACE_GATE_F_WATCH gates still without a page. */
 struct svmtrace_watches {
 	struct mutex lock;
-	struct kvm_page_track_notifier_node node;
-	bool registered;			/* node is on the VM's notifier list */
-	u32 pending;				/* watched gates not mapped yet */
-	unsigned long tracking[BITS_TO_LONGS(SVMTRACE_MAX_GATES)];
-	gfn_t table[SVMTRACE_MAX_GATES];	/* the write-tracked table, per gate */
+	u32 pending;				/* watched gates not mapped yet, 0 unarmed */
 };
 
 struct svmtrace_vm {
@@ -196,6 +194,8 @@ struct svmtrace_vm {
 	atomic64_t seq;
 	u32 last_gate;			/* gate id of the newest session */
 	bool was_armed;			/* a vCPU may still carry our TF: stay registered */
+	struct mem_cgroup *memcg;	/* the controller's at arm: the rings of vCPUs */
+					/* created while armed are charged to it */
 	spinlock_t park_lock;		/* parks[], park_clock (frames.c) */
 	u64 park_clock;
 	struct svmtrace_park parks[SVMTRACE_MAX_PARKS];
@@ -339,6 +339,8 @@ void svmtrace_gate_mapped(struct svmtrace_vm *vm, const struct svmtrace_gate *ga
 
 /* watch.c */
 void svmtrace_watches_arm(struct svmtrace_vm *vm);
+void svmtrace_watches_start(struct svmtrace_vm *vm);
+void svmtrace_watches_exit(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm);
 void svmtrace_watches_stop(struct svmtrace_vm *vm);
 u32 svmtrace_watches_pending(struct svmtrace_vm *vm);
 
@@ -348,6 +350,8 @@ void svmtrace_session_begin(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			    struct kvm_vcpu *vcpu, u32 gate_id);
 void svmtrace_silent_begin(struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu, int gate);
 void svmtrace_sessions_stop(struct svmtrace_vm *vm, u32 reason);
+void svmtrace_session_gap(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
+			  struct kvm_vcpu *vcpu, u32 reason);
 
 /* intercepts.c */
 void svmtrace_intercepts_sync(struct svmtrace_vm *vm);
@@ -420,6 +424,36 @@ static __always_inline void svmtrace_dr6_drop_own(struct kvm_vcpu *vcpu, u64 *dr
 		*dr6 &= ~svmtrace_exec_bp_bits(vcpu->arch.dr7);
 }
 
+/* access.c: guest memory with the rights of the instruction that made the access. */
+gpa_t svmtrace_gva_to_gpa(struct kvm_vcpu *vcpu, gva_t gva, u64 access);
+int svmtrace_read_as(struct kvm_vcpu *vcpu, int cpl, gva_t gva, void *buf, unsigned int len);
+int svmtrace_write_as(struct kvm_vcpu *vcpu, int cpl, gva_t gva, const void *buf,
+		      unsigned int len);
+int svmtrace_fetch_as(struct kvm_vcpu *vcpu, int cpl, gva_t rip, void *buf, unsigned int len);
+
+/* decode.c: an instruction's opcode past its prefixes. */
+#define SVMTRACE_INSN_MAX 15
+struct svmtrace_insn {
+	u8 bytes[SVMTRACE_INSN_MAX];
+	u8 op;		/* index of the first opcode byte (the next one is read too) */
+	bool rex_w;	/* a REX.W right before it (64-bit mode) */
+	bool rex_b;	/* ... a REX.B (extends ModRM's r/m) */
+	bool lock;	/* a LOCK prefix */
+};
+int svmtrace_insn_fetch(struct kvm_vcpu *vcpu, int cpl, u64 rip, struct svmtrace_insn *in);
+
+/* The page-fault error code bits of a data access at @cpl (@write). */
+static inline u64 svmtrace_data_access(int cpl, bool write)
+{
+	return (cpl == 3 ? PFERR_USER_MASK : 0) | (write ? PFERR_WRITE_MASK : 0);
+}
+
+/* ... of an instruction fetch at @cpl. */
+static inline u64 svmtrace_fetch_access(int cpl)
+{
+	return (cpl == 3 ? PFERR_USER_MASK : 0) | PFERR_FETCH_MASK;
+}
+
 /* xstate.c */
 void svmtrace_xstate_fill(struct kvm_vcpu *vcpu, struct svmtrace_slot *s);
 
@@ -440,7 +474,7 @@ static inline bool svmtrace_legacy_prefix(u8 b)
 }
 
 /* hide.c */
-void svmtrace_nmi_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt);
+bool svmtrace_nmi_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt);
 void svmtrace_hide_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
 void svmtrace_hide_repair(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip, u64 rsp);
 
@@ -456,19 +490,24 @@ static __always_inline bool svmtrace_hide_due(const struct svmtrace_vcpu *vt, u6
 	return vt->prev_valid && (rsp != vt->prev_rsp || rip == vt->prev_rip + 2);
 }
 
-/* After a traced step that ended at @rip, @rsp: repair, remember where it ended. */
+/*
+ * After a traced step that ended at @rip, @rsp, @cpl: repair, remember where
+ * it ended.
+ */
 static __always_inline void svmtrace_hide_step(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt,
-					       u64 rip, u64 rsp)
+					       u64 rip, u64 rsp, int cpl)
 {
 	if (svmtrace_hide_due(vt, rip, rsp))
 		svmtrace_hide_repair(vcpu, vt, rip, rsp);
 	vt->prev_rip = rip;
 	vt->prev_rsp = rsp;
+	vt->prev_cpl = cpl;
 	vt->prev_valid = true;
 }
 void svmtrace_hide_restart(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
 
-/* testparam.c */
+/* testparam.c: in the lab's build only (kmod/build.sh --lab). */
+#ifdef SVMTRACE_LAB
 extern unsigned int svmtrace_lose_step;
 bool svmtrace_test_lose_step_slow(void);
 
@@ -477,6 +516,12 @@ static __always_inline bool svmtrace_test_lose_step(void)
 {
 	return unlikely(READ_ONCE(svmtrace_lose_step)) && svmtrace_test_lose_step_slow();
 }
+#else
+static __always_inline bool svmtrace_test_lose_step(void)
+{
+	return false;
+}
+#endif
 
 /* control.c */
 int svmtrace_control_init(void);

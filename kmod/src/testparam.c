@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Test-only knobs (never set them on a real host).  The nested lab proves
+ * Test-only knobs, built into the nested lab's modules only (kmod/build.sh
+ * --lab, `make kmod-lab`): the modules users install do not have them.  The nested lab proves
  * that the exit audit (--audit) catches what the module's own accounting
  * cannot: kvm.svmtrace_test_lose_step=N makes the next N recordable steps
  * vanish -- no slot, no drop, no count -- as a bug in the capture path

@@ -3,130 +3,104 @@
  * svmtrace watches: gates given by a guest-virtual page whose mapping does
  * not exist yet (SVMTRACE_GATE_F_WATCH).  Windows maps an image's pages on
  * demand, so the entry page of a process that has not run may have no
- * guest-physical page to gate.  Its page tables are watched instead: the
- * deepest table of the walk whose entry for the page is not present is
- * write-tracked with KVM's page tracking, so every guest write to it is
- * emulated and reported here after it lands.  Each report re-walks; when
- * the page is mapped its GPA becomes the gate's (closed, like every gate)
- * before the writing instruction completes, so the writing vCPU cannot
- * fetch through the new entry before the gate is in place.  Another vCPU
- * could in the few microseconds between the write landing and the gate
- * closing; an entry point runs on the thread that faulted its page in.
- * When a new table appears the watch moves down to it.
+ * guest-physical page to gate.  The gate's page tables are walked instead:
+ * once at arm, and again at every VM exit a vCPU takes under a targeted
+ * CR3 while some watched gate has no page.  When the walk finds the page
+ * mapped, its GPA becomes the gate's, closed like every gate.
  *
- * What it costs the guest while armed: every write to the one watched
- * table page (512 entries: 2 MiB of the process's address space for a
- * page table) is emulated by KVM instead of running natively.
+ * Why that is in time: while a capture is armed every return to user mode
+ * under a targeted CR3 is a VM exit -- IRET is intercepted and SYSRET
+ * raises #UD (EFER.SCE off in the VMCB) on every vCPU that runs the
+ * target's address space (intercepts.c) -- and arm makes every vCPU leave
+ * the guest (and so take those intercepts) before its first walk.  The
+ * guest kernel writes the entry that maps the page before it returns to
+ * the target's user code, so the walk at that return finds it, and the
+ * gate is closed before the target's first user-mode fetch through it on
+ * that vCPU.  Not covered: a thread of the target already in user mode on
+ * another vCPU that reaches the page without entering its kernel after the
+ * entry was written (a new process's entry point runs on the thread that
+ * faulted the page in, or that returned from the kernel after the loader
+ * mapped it); its fetch then runs ungated.
  *
- * Locking: watch->lock (a mutex) guards the tracked tables and the gates'
- * GPAs of watched gates.  The write notifier runs in the writing vCPU's
- * thread (emulation, interrupts on, kvm->srcu and the page-track SRCU
- * held), so it may sleep; stop unregisters it (waiting out every call in
- * flight) before it takes watch->lock, never while holding it.
+ * Why not write-protect the tables: AMD's nested page walker treats every
+ * read of a guest page table during a walk as a write (KVM commit
+ * 147277540bbc; QEMU's TCG does the same), so a write-tracked table faults
+ * on every TLB miss that walks it, and KVM 6.1 answers such a fault by
+ * unprotecting the page and retrying, which does nothing for an external
+ * write track: the vCPU faults forever on the next miss in the 2 MiB (or
+ * 1 GiB, or 512 GiB) the table maps.  Walking costs reads only, and only
+ * at exits under the target's address spaces while a page is missing.
+ *
+ * Paging: four levels, or five when the vCPU runs with CR4.LA57 (at arm,
+ * the first vCPU's mode); 1 GiB and 2 MiB pages are followed.
+ *
+ * Locking: watch->lock (a mutex) orders the gates' GPAs and the pending
+ * count with stop.  A walk reads guest memory without it (a slow page must
+ * not hold up the other vCPUs' exits); the page it found is applied under
+ * it, once, if the capture is still armed and the gate still has none.
+ * Stop zeroes the count under it before it zaps the gates, so no GPA is set
+ * behind its back.
  */
 #include <linux/kvm_host.h>
-#include <asm/kvm_page_track.h>
 
+#include "kvm_cache_regs.h"
 #include "svmtrace.h"
+#include "x86.h"
 
 /* A paging-structure entry: present, page size, and the address bits. */
 #define PTE_PRESENT	BIT_ULL(0)
 #define PTE_LARGE	BIT_ULL(7)
 #define PTE_ADDR	0x000ffffffffff000ULL
 
-enum walk_result {
-	WALK_MAPPED,	/* *gpa: the guest-physical page */
-	WALK_MISSING,	/* *table: the table whose entry is not present */
-	WALK_BAD,	/* a table outside guest memory */
-};
+/*
+ * One entry of a guest page table: from the vCPU's thread through its own
+ * memslots (kvm->srcu held by the exit handler), else through the VMM's
+ * mapping (the controller's thread at arm).
+ */
+static int read_entry(struct kvm *kvm, struct kvm_vcpu *vcpu, gpa_t gpa, u64 *e)
+{
+	if (vcpu)
+		return kvm_vcpu_read_guest(vcpu, gpa, e, sizeof(*e));
+	return svmtrace_read_guest_u64(kvm, gpa, e);
+}
+
+/* Is @gfn guest memory (a user memslot)?  The same two ways. */
+static bool gfn_is_ram(struct kvm *kvm, struct kvm_vcpu *vcpu, gfn_t gfn)
+{
+	bool ram;
+	int idx;
+
+	if (vcpu)
+		return kvm_is_visible_gfn(kvm, gfn);
+	idx = srcu_read_lock(&kvm->srcu);
+	ram = kvm_is_visible_gfn(kvm, gfn);
+	srcu_read_unlock(&kvm->srcu, idx);
+	return ram;
+}
 
 /*
- * Walk the four-level tables at @dtb for @va (huge pages included).
- * kvm->srcu is held.
+ * The guest-physical page the tables at @dtb map at @va, or INVALID_GPA
+ * when an entry is not present or a table is outside guest memory.
  */
-static enum walk_result walk(struct kvm *kvm, u64 dtb, u64 va, gpa_t *gpa, gfn_t *table)
+static gpa_t walk(struct kvm *kvm, struct kvm_vcpu *vcpu, u64 dtb, u64 va, bool la57)
 {
-	gpa_t base = dtb & SVMTRACE_CR3_MASK;
+	gpa_t base = dtb & SVMTRACE_CR3_MASK, gpa;
 	int level, shift;
 	u64 e, span;
 
-	for (level = 4; level >= 1; level--) {
+	for (level = la57 ? 5 : 4; level >= 1; level--) {
 		shift = PAGE_SHIFT + 9 * (level - 1);
-		if (svmtrace_read_guest_u64(kvm, base + ((va >> shift) & 511) * 8, &e))
-			return WALK_BAD;
-		if (!(e & PTE_PRESENT)) {
-			*table = gpa_to_gfn(base);
-			return WALK_MISSING;
-		}
+		if (read_entry(kvm, vcpu, base + ((va >> shift) & 511) * 8, &e) ||
+		    !(e & PTE_PRESENT))
+			return INVALID_GPA;
 		if (level == 1 || (level <= 3 && (e & PTE_LARGE))) {
 			span = BIT_ULL(shift) - 1;
-			*gpa = (e & PTE_ADDR & ~span) | (va & span & PAGE_MASK);
-			return kvm_is_visible_gfn(kvm, gpa_to_gfn(*gpa)) ? WALK_MAPPED : WALK_BAD;
+			gpa = (e & PTE_ADDR & ~span) | (va & span & PAGE_MASK);
+			return gfn_is_ram(kvm, vcpu, gpa_to_gfn(gpa)) ? gpa : INVALID_GPA;
 		}
 		base = e & PTE_ADDR;
 	}
-	return WALK_BAD;	/* not reached */
-}
-
-/* Start or stop write-tracking @gfn; kvm->srcu is held. */
-static void track(struct kvm *kvm, gfn_t gfn, bool on)
-{
-	struct kvm_memory_slot *slot = gfn_to_memslot(kvm, gfn);
-
-	if (!slot)
-		return;
-	write_lock(&kvm->mmu_lock);
-	if (on)
-		kvm_slot_page_track_add_page(kvm, slot, gfn, KVM_PAGE_TRACK_WRITE);
-	else
-		kvm_slot_page_track_remove_page(kvm, slot, gfn, KVM_PAGE_TRACK_WRITE);
-	write_unlock(&kvm->mmu_lock);
-}
-
-static void untrack(struct svmtrace_vm *vm, u32 gate)
-{
-	struct svmtrace_watches *w = &vm->watch;
-
-	lockdep_assert_held(&w->lock);
-	if (test_and_clear_bit(gate, w->tracking))
-		track(vm->kvm, w->table[gate], false);
-}
-
-/*
- * Walk again for watched gate @gate: map it when its page is there, else
- * track the table the walk stops at.  kvm->srcu is held.
- */
-static void watch_update(struct svmtrace_vm *vm, u32 gate)
-{
-	struct svmtrace_watches *w = &vm->watch;
-	struct svmtrace_gate *g = &vm->target.gates[gate];
-	gfn_t table = 0;
-	gpa_t gpa = 0;
-
-	lockdep_assert_held(&w->lock);
-	switch (walk(vm->kvm, g->dtb, g->va, &gpa, &table)) {
-	case WALK_MAPPED:
-		untrack(vm, gate);
-		/* Pairs with the lockless readers of gate.c. */
-		WRITE_ONCE(g->gpa, gpa);
-		w->pending--;
-		svmtrace_gate_mapped(vm, g);
-		return;
-	case WALK_MISSING:
-		if (test_bit(gate, w->tracking) && w->table[gate] == table)
-			return;
-		untrack(vm, gate);
-		w->table[gate] = table;
-		track(vm->kvm, table, true);
-		set_bit(gate, w->tracking);
-		return;
-	case WALK_BAD:
-		/*
-		 * A guest entry that points outside its memory: keep the
-		 * table tracked, a later write may fix it.
-		 */
-		return;
-	}
+	return INVALID_GPA;	/* not reached */
 }
 
 static bool gate_watched(const struct svmtrace_gate *g)
@@ -134,99 +108,106 @@ static bool gate_watched(const struct svmtrace_gate *g)
 	return g->flags & SVMTRACE_GATE_F_WATCH;
 }
 
-/* Page-track notifier: a write to some tracked page landed. */
-static void watch_write(struct kvm_vcpu *vcpu, gpa_t gpa, const u8 *new, int bytes,
-			struct kvm_page_track_notifier_node *node)
+/* The page @gpa a walk found for watched gate @g: it is the gate's now. */
+static void gate_found(struct svmtrace_vm *vm, struct svmtrace_gate *g, gpa_t gpa)
 {
-	struct svmtrace_vm *vm = container_of(node, struct svmtrace_vm, watch.node);
 	struct svmtrace_watches *w = &vm->watch;
-	gfn_t gfn = gpa_to_gfn(gpa);
-	u32 i;
 
 	mutex_lock(&w->lock);
-	for_each_set_bit(i, w->tracking, vm->target.nr_gates)
-		if (w->table[i] == gfn)
-			watch_update(vm, i);
+	if (w->pending && rcu_access_pointer(vm->armed) && READ_ONCE(g->gpa) == INVALID_GPA) {
+		/* Pairs with the lockless readers of gate.c. */
+		WRITE_ONCE(g->gpa, gpa);
+		w->pending--;
+		svmtrace_gate_mapped(vm, g);
+	}
 	mutex_unlock(&w->lock);
 }
 
-/*
- * A memslot goes away or moves: its tracking counts go with it, so the
- * watches on its pages end (a later arm starts them again).
- */
-static void watch_flush_slot(struct kvm *kvm, struct kvm_memory_slot *slot,
-			     struct kvm_page_track_notifier_node *node)
+/* Walk every watched gate that has no page yet. */
+static void walk_pending(struct svmtrace_vm *vm, struct kvm_vcpu *vcpu, bool la57)
 {
-	struct svmtrace_vm *vm = container_of(node, struct svmtrace_vm, watch.node);
-	struct svmtrace_watches *w = &vm->watch;
+	struct svmtrace_target *t = &vm->target;
+	struct svmtrace_gate *g;
+	gpa_t gpa;
 	u32 i;
 
-	mutex_lock(&w->lock);
-	for_each_set_bit(i, w->tracking, vm->target.nr_gates)
-		if (w->table[i] - slot->base_gfn < slot->npages)
-			clear_bit(i, w->tracking);
-	mutex_unlock(&w->lock);
+	for (i = 0; i < t->nr_gates && READ_ONCE(vm->watch.pending); i++) {
+		g = &t->gates[i];
+		if (!gate_watched(g) || READ_ONCE(g->gpa) != INVALID_GPA)
+			continue;
+		gpa = walk(vm->kvm, vcpu, g->dtb, g->va, la57);
+		if (gpa != INVALID_GPA)
+			gate_found(vm, g, gpa);
+	}
 }
 
 /*
- * Arm: every watched gate starts unmapped and is walked once (its page may
- * be there by now); the notifier is registered first so that no write
- * between the walk and the tracking is missed.
+ * Arm, before the target is published (vm->lock held): every watched gate
+ * starts without a page.
  */
 void svmtrace_watches_arm(struct svmtrace_vm *vm)
 {
-	struct svmtrace_watches *w = &vm->watch;
 	struct svmtrace_target *t = &vm->target;
-	int idx;
-	u32 i;
+	u32 i, n = 0;
 
-	w->pending = 0;
+	lockdep_assert_held(&vm->lock);
 	for (i = 0; i < t->nr_gates; i++)
 		if (gate_watched(&t->gates[i])) {
 			WRITE_ONCE(t->gates[i].gpa, INVALID_GPA);
-			w->pending++;
+			n++;
 		}
-	if (!w->pending)
-		return;
-	w->node.track_write = watch_write;
-	w->node.track_flush_slot = watch_flush_slot;
-	kvm_page_track_register_notifier(vm->kvm, &w->node);
-	w->registered = true;
-	idx = srcu_read_lock(&vm->kvm->srcu);
-	mutex_lock(&w->lock);
-	for (i = 0; i < t->nr_gates; i++)
-		if (gate_watched(&t->gates[i]))
-			watch_update(vm, i);
-	mutex_unlock(&w->lock);
-	srcu_read_unlock(&vm->kvm->srcu, idx);
+	mutex_lock(&vm->watch.lock);
+	vm->watch.pending = n;
+	mutex_unlock(&vm->watch.lock);
 }
 
-/* Stop: no notifier call is in flight after this, and nothing is tracked. */
+/*
+ * Arm, once the target is published and every vCPU has left the guest
+ * since (its next entries intercept the returns to user mode): the first
+ * walk, for the pages that are mapped already.  No lock of the tracer's is
+ * held: the VMM's memory may be slow to read.
+ */
+void svmtrace_watches_start(struct svmtrace_vm *vm)
+{
+	struct kvm_vcpu *vcpu0;
+	bool la57;
+
+	if (!READ_ONCE(vm->watch.pending))
+		return;
+	vcpu0 = kvm_get_vcpu(vm->kvm, 0);
+	la57 = vcpu0 && (READ_ONCE(vcpu0->arch.efer) & EFER_LMA) &&
+	       (READ_ONCE(vcpu0->arch.cr4) & X86_CR4_LA57);
+	walk_pending(vm, NULL, la57);
+}
+
+/*
+ * A VM exit (interrupts on, kvm->srcu held, before KVM handles it) while
+ * some watched gate has no page: under a targeted CR3 -- the target's
+ * returns to user mode among them -- walk again.
+ */
+void svmtrace_watches_exit(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm)
+{
+	struct svmtrace_target *t;
+	bool targeted;
+
+	rcu_read_lock();
+	t = rcu_dereference(vm->armed);
+	targeted = t && svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu));
+	rcu_read_unlock();
+	if (targeted)
+		walk_pending(vm, vcpu, is_long_mode(vcpu) && kvm_read_cr4_bits(vcpu, X86_CR4_LA57));
+}
+
+/* Stop (vm->armed already cleared): no gate gets a page after this. */
 void svmtrace_watches_stop(struct svmtrace_vm *vm)
 {
-	struct svmtrace_watches *w = &vm->watch;
-	int idx;
-	u32 i;
-
-	if (!w->registered)
-		return;
-	kvm_page_track_unregister_notifier(vm->kvm, &w->node);
-	w->registered = false;
-	idx = srcu_read_lock(&vm->kvm->srcu);
-	mutex_lock(&w->lock);
-	for_each_set_bit(i, w->tracking, SVMTRACE_MAX_GATES)
-		untrack(vm, i);
-	mutex_unlock(&w->lock);
-	srcu_read_unlock(&vm->kvm->srcu, idx);
+	mutex_lock(&vm->watch.lock);
+	vm->watch.pending = 0;
+	mutex_unlock(&vm->watch.lock);
 }
 
 /* Watched gates whose page is not mapped yet (for SVMTRACE_STATUS). */
 u32 svmtrace_watches_pending(struct svmtrace_vm *vm)
 {
-	u32 n;
-
-	mutex_lock(&vm->watch.lock);
-	n = vm->watch.pending;
-	mutex_unlock(&vm->watch.lock);
-	return n;
+	return READ_ONCE(vm->watch.pending);
 }

@@ -83,16 +83,18 @@ E2E_WIN_INPUTS := $(BUILD)/bin/svmtrace-e2e-wingen $(BUILD)/bin/svmtrace-e2e-win
 $(E2E_WIN)/win%.pvh: $(E2E_WIN_INPUTS) tests/e2e/win/images.sh tests/data/profiles/*.json.xz
 	tests/e2e/win/images.sh $(BUILD) $(E2E_WIN) 1 win$* pvh
 
-# With the kmod in the tree, the lab also runs our modules: `make kmod`
-# first, then e2e.sh --modules $(KMOD_DIR) (set by kmod/build.mk, which is
-# read after this fragment, hence the test here and the late expansion).
+# With the kmod in the tree, the lab also runs our modules, in the lab's
+# build with its test-only knobs: `make kmod-lab` first, then e2e.sh
+# --modules $(KMOD_LAB_DIR) (set by kmod/build.mk, which is read after this
+# fragment, hence the test here and the late expansion).  The other labs
+# run the modules users install ($(KMOD_DIR)).
 .PHONY: e2e check-e2e
 e2e: $(BUILD)/bin/svmtrace-e2e-vmm $(BUILD)/bin/svmtrace-e2e-model $(E2E_BINS) $(E2E_WIN_INPUTS)
 ifneq ($(wildcard kmod/build.mk),)
-e2e: kmod
+e2e: kmod-lab
 endif
 e2e:
-	BUILD=$(BUILD) tests/e2e/e2e.sh $(if $(KMOD_DIR),--modules $(KMOD_DIR))
+	BUILD=$(BUILD) tests/e2e/e2e.sh $(if $(KMOD_LAB_DIR),--modules $(KMOD_LAB_DIR))
 check-e2e: e2e
 CHECK_STEPS += check-e2e
 

@@ -67,15 +67,15 @@ adds="$adds --add $here/l1-lab.sh --add $here/l1-capture.sh --add $here/l1-lifec
 adds="$adds --add $here/l1-debug.sh"
 adds="$adds --add $here/programs.list"
 model_expect() {	# model_expect NAME PROGRAM VCPUS ARG [MODEL-OPTION...]
-	name=$1 prog=$2 vcpus=$3 arg=$4
+	me_dir=$run/expect/$1 me_name=$1 me_prog=$2 me_vcpus=$3 me_arg=$4
 	shift 4
-	mkdir -p "$run/expect/$name"
-	"$bin/svmtrace-e2e-model" -c "$vcpus" -a "$arg" "$@" -o "$run/expect/$name" "$guest/kernel.bin" \
-		"$guest/$prog.bin" >"$run/expect/$name/results.txt" ||
-		bad "model/$name" "the model cannot replay it: $(grep failed "$run/expect/$name/results.txt")"
+	mkdir -p "$me_dir"
+	"$bin/svmtrace-e2e-model" -c "$me_vcpus" -a "$me_arg" "$@" -o "$me_dir" \
+		"$guest/kernel.bin" "$guest/$me_prog.bin" >"$me_dir/results.txt" ||
+		bad "model/$me_name" "the model cannot replay it: $(grep failed "$me_dir/results.txt")"
 }
 oracle_programs=
-while read -r name vcpus arg steplog; do
+while read -r name vcpus arg steplog _; do
 	if [ "$steplog" = only ]; then oracle_programs="$oracle_programs $name"
 	else model_expect "$name" "$name" "$vcpus" "$arg"; fi
 	adds="$adds --add $guest/$name.bin"
@@ -143,6 +143,7 @@ model_expect bench bench 1 "$bench_iterations"
 model_expect bench-drop bench 1 2000
 model_expect bench-kill bench 1 25000
 model_expect frames-stop frames 1 400
+model_expect intpfx-stop intpfx 1 400
 model_expect bench-kick bench 1 300
 model_expect running running 1 2000
 # The guest's own debugging (l1-debug.sh): untraced and traced user-only
@@ -155,6 +156,9 @@ model_expect int3k-kernel int3k 1 0 --cpl0 --kernel
 model_expect pause pause 1 0
 model_expect mmio-kernel mmio 1 0 --kernel
 model_expect nmi-kernel nmi 1 0 --kernel
+# Watched gates on lazy.bin's demand-paged aliases (layout.h, l1-lab.sh).
+model_expect watch-pte lazy 1 0 --gate-va 0x504000
+model_expect watch-pml4 lazy 1 1 --gate-va 0x8000004000
 syscost_rounds=500	# l1-lab.sh runs it with this argument
 model_expect syscost syscost 1 "$syscost_rounds"	# vCPU 0 alone: judge-syscost.sh
 

@@ -99,9 +99,23 @@ judge_audit_paused() {
 	fi
 }
 
+# judge_npt_refusal: with kvm_amd npt=0 the capture must refuse to arm, in
+# one line that says why, and the guest run untraced to the model's end.
+judge_npt_refusal() {
+	d=$cap/npt0
+	results "$run/expect/straight/results.txt" >"$run/capture-npt0.want"
+	if [ "$(cat "$d/npt" 2>/dev/null)" = N ] && [ "$(cat "$d/capture.rc" 2>/dev/null)" = 1 ] &&
+		grep -q 'arm: kvm_amd runs without nested paging (npt=0)' "$d/capture.txt" &&
+		results "$d/vmm.txt" | cmp -s - "$run/capture-npt0.want"; then
+		ok capture/npt0 "refused: $(grep 'arm:' "$d/capture.txt"); the guest ran untraced to the model's end"
+	else
+		bad capture/npt0 "npt $(cat "$d/npt" 2>/dev/null), capture rc $(cat "$d/capture.rc" 2>/dev/null): $(tr '\n' ' ' <"$d/capture.txt" 2>/dev/null); $(grep '^cpu0' "$d/vmm.txt" 2>/dev/null)"
+	fi
+}
+
 judge_capture_set() {
 	[ ! -s "$cap/failures" ] || bad capture/scenarios "$(tr '\n' ';' <"$cap/failures")"
-	for name in $programs bench-r1 bench-r2 bench-r3 block-slow; do
+	for name in $programs bench-r1 bench-r2 bench-r3 block-slow watch-pte watch-pml4; do
 		case $name in
 		bench-r*) expect=$run/expect/bench ;;
 		block-slow) expect=$run/expect/straight ;;
@@ -112,6 +126,8 @@ judge_capture_set() {
 		judge_armed_results "$name" "$expect"
 		judge_trace "$name" "$expect"
 	done
+
+	judge_npt_refusal
 
 	judge_capture_rc drop
 	judge_audit drop

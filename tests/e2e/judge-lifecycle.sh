@@ -80,6 +80,13 @@ judge_lifecycle() {
 		judge_cut "$name" "$run/expect/frames-stop" 0
 	done
 
+	# Stopped during 400 rounds of prefixed INT n (issue 25 point 3): the
+	# guest finishes untraced, its results the model's.
+	judge_capture_rc stop-intpfx
+	judge_audit stop-intpfx
+	judge_armed_results stop-intpfx "$run/expect/intpfx-stop"
+	judge_cut stop-intpfx "$run/expect/intpfx-stop" 0
+
 	# Paused and resumed twice while the vCPU runs: a paused step takes a
 	# sequence number, so the records line up with the model's as for drop.
 	judge_capture_rc pause-resume

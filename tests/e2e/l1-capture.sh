@@ -13,7 +13,8 @@
 #   dance times out, timeout.txt.
 #
 # CAPTURE_CR3, when set, replaces the guest's CR3 as the target (a gate
-# fetched from a foreign address space).  Every capture runs with the exit
+# fetched from a foreign address space); CAPTURE_GATES, when set, replaces
+# the --gate-gpa options (e.g. a watched gate, --gate-va VA).  Every capture runs with the exit
 # audit (--audit) unless CAPTURE_AUDIT is set to something else (empty).
 # Hooks: CAPTURE_BEFORE_START and CAPTURE_AFTER_START, when set, are run
 # (eval) right before and right after the guest is started, with $vmm_pid
@@ -51,7 +52,7 @@ capture_run() {
 	fi
 	grep AnonHugePages "/proc/$vmm_pid/smaps_rollup" >"$dir/thp.txt" 2>&1
 	ready=$(grep '^ready ' "$dir/vmm.txt")
-	gates=$(echo "$ready" | tr ' ' '\n' | sed -n 's/^gate[0-9]*=/--gate-gpa /p' | tr '\n' ' ')
+	gates=${CAPTURE_GATES:-$(echo "$ready" | tr ' ' '\n' | sed -n 's/^gate[0-9]*=/--gate-gpa /p' | tr '\n' ' ')}
 	cr3=${CAPTURE_CR3:-$(echo "$ready" | tr ' ' '\n' | sed -n 's/^cr3=//p')}
 
 	# shellcheck disable=SC2086
@@ -81,6 +82,14 @@ finish_run() {
 	kill -INT "$cap_pid" 2>/dev/null
 	wait "$cap_pid"; echo $? >"$1/capture.rc"
 	kill -USR1 "$vmm_pid" 2>/dev/null
+	# A vCPU the capture left in a loop of exits would hold the VMM (and
+	# this lab) for good: a minute, then it is killed, and the run fails.
+	n=600
+	while kill -0 "$vmm_pid" 2>/dev/null && [ $n -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
+	if kill -0 "$vmm_pid" 2>/dev/null; then
+		echo "the VMM did not exit within 60 s of the capture's stop" >>"$1/timeout.txt"
+		kill -9 "$vmm_pid"
+	fi
 	wait "$vmm_pid"; echo $? >"$1/vmm.rc"
 	keep_traces "$1"
 }

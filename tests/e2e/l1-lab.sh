@@ -39,12 +39,14 @@ run_set() {	# run_set SET
 		echo "kvm-modules load $1 failed" >>"$set_dir/failures"
 		return
 	fi
-	grep -v "^#" programs.list | while read -r name vcpus arg steplog; do
+	grep -v "^#" programs.list | while read -r name vcpus arg steplog opts; do
 		[ -n "$name" ] || continue
-		svmtrace-e2e-vmm -c "$vcpus" -a "$arg" kernel.bin "$name.bin" \
+		# shellcheck disable=SC2086 # opts: VMM options, a list
+		svmtrace-e2e-vmm -c "$vcpus" -a "$arg" $opts kernel.bin "$name.bin" \
 			>"$set_dir/$name.txt" 2>&1 || echo "vmm $name exited $?" >>"$set_dir/failures"
 		[ "$steplog" != no ] || continue
-		svmtrace-e2e-vmm -c "$vcpus" -a "$arg" -s -l "$set_dir/$name.steps.csv" kernel.bin \
+		# shellcheck disable=SC2086
+		svmtrace-e2e-vmm -c "$vcpus" -a "$arg" $opts -s -l "$set_dir/$name.steps.csv" kernel.bin \
 			"$name.bin" >"$set_dir/$name.steps.txt" 2>&1 ||
 			echo "vmm --singlestep $name exited $?" >>"$set_dir/failures"
 	done
@@ -106,11 +108,17 @@ capture_set() {
 		echo "kvm-modules load ours failed" >>"$set_dir/failures"
 		return
 	fi
-	grep -v '^#' programs.list | while read -r name vcpus arg steplog; do
+	grep -v '^#' programs.list | while read -r name vcpus arg steplog opts; do
 		[ -n "$name" ] || continue
-		capture_run "$set_dir/$name" -c "$vcpus" -a "$arg" kernel.bin "$name.bin" -- \
+		# shellcheck disable=SC2086
+		capture_run "$set_dir/$name" -c "$vcpus" -a "$arg" $opts kernel.bin "$name.bin" -- \
 			--policy block || echo "capture $name: $(cat "$set_dir/$name/timeout.txt")" >>"$set_dir/failures"
 	done
+	# Watched gates (issue 25 point 1): lazy.bin's entry page is mapped on
+	# demand while its other pages take TLB misses, by a missing PTE in its
+	# own page table and under a missing PML4 entry (layout.h: the aliases).
+	watch_run "$set_dir/watch-pte" 0 0x504000
+	watch_run "$set_dir/watch-pml4" 1 0x8000004000
 	# YMM0-15 and XSTATE_BV with every step (judge-xstate.sh).
 	capture_run "$set_dir/ymm-xstate" kernel.bin ymm.bin -- --policy block --xstate ||
 		echo "capture ymm-xstate: $(cat "$set_dir/ymm-xstate/timeout.txt")" >>"$set_dir/failures"
@@ -200,7 +208,39 @@ capture_set() {
 	lifecycle_runs "$set_dir"
 	nonroot_attempt "$set_dir/nonroot"
 	abi_check "$set_dir/abi-check"
+	npt_refusal "$set_dir/npt0"
 	kvm-modules unload >>"$set_dir/load.txt" 2>&1 || echo "rmmod after capture failed" >>"$set_dir/failures"
+}
+
+# npt_refusal DIR: our kvm_amd with npt=0 (shadow paging), where no gate can
+# work (issue 25 point 4): arm must be refused with its one line, and the
+# guest, never armed, must run as untraced.  Leaves those modules loaded.
+npt_refusal() {
+	mkdir -p "$1"
+	kvm-modules unload >>"$set_dir/load.txt" 2>&1
+	if ! kvm-modules load ours npt=0 >>"$set_dir/load.txt" 2>&1; then
+		echo "kvm-modules load ours npt=0 failed" >>"$set_dir/failures"
+		return
+	fi
+	cat /sys/module/kvm_amd/parameters/npt >"$1/npt"
+	svmtrace-e2e-vmm --wait kernel.bin straight.bin >"$1/vmm.txt" 2>&1 &
+	pid=$!
+	wait_line "$1/vmm.txt" '^ready ' 30 "$pid"
+	timeout 60 svmtrace-capture --vmm-pid "$pid" --gate-gpa 0x100000 --cr3 0x3000 \
+		--out /tmp/npt0 --quiet >"$1/capture.txt" 2>&1
+	echo $? >"$1/capture.rc"
+	kill -USR1 "$pid"
+	wait "$pid"; echo $? >"$1/vmm.rc"
+}
+
+# watch_run DIR ARG GATE-VA: lazy.bin traced from a watched gate at
+# GATE-VA (--gate-va), its page not mapped when the capture arms.  A
+# tracer that stalls the walks of its tables never lets the guest finish:
+# a minute is plenty, the run takes seconds.
+watch_run() {
+	CAPTURE_GATES="--gate-va $3" CAPTURE_RUN_SECONDS=60 capture_run "$1" -a "$2" kernel.bin \
+		lazy.bin -- --policy block ||
+		echo "capture ${1##*/}: $(cat "$1/timeout.txt")" >>"$set_dir/failures"
 }
 
 # from_next_run DIR: a process that is already running (running.bin, 2000

@@ -19,6 +19,9 @@
 #                 stop-frames-S: the same S s in (STOP_FRAMES_AT, which
 #                 judge-lifecycle.sh reads too): the race it looks for
 #                 depends on where in a round the stop lands
+#   stop-intpfx   the capture stopped 0.3 s into 400 rounds of prefixed
+#                 INT n (issue 25 point 3): no intercept of the tracer's may
+#                 outlive the capture; the guest finishes untraced
 STOP_FRAMES_AT="1 0.2 0.4 0.6 0.8"
 lifecycle_runs() {
 	capture_run "$1/late-vcpu" -c 2 --late-vcpu 300 kernel.bin smp.bin -- --policy block ||
@@ -34,6 +37,9 @@ lifecycle_runs() {
 			-a 400 kernel.bin frames.bin -- --policy block ||
 			echo "capture $name: $(cat "$1/$name/timeout.txt")" >>"$set_dir/failures"
 	done
+	CAPTURE_AFTER_START='sleep 0.3; kill -INT $cap_pid' capture_run "$1/stop-intpfx" \
+		-a 400 kernel.bin intpfx.bin -- --policy block ||
+		echo "capture stop-intpfx: $(cat "$1/stop-intpfx/timeout.txt")" >>"$set_dir/failures"
 	CAPTURE_AFTER_START='sleep 0.5; kill -USR1 $cap_pid; sleep 0.3; kill -USR2 $cap_pid;
 		sleep 0.3; kill -USR1 $cap_pid; sleep 0.3; kill -USR2 $cap_pid' \
 		capture_run "$1/pause-resume" -a 25000 kernel.bin bench.bin -- --policy block ||

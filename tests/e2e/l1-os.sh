@@ -53,7 +53,7 @@ if ! wait_line "$console" '^svmtrace-lab: ready' "$seconds" "$qemu"; then
 	exit 0
 fi
 stage booted
-for p in sort hash threads calls; do
+for p in flags xonly sort hash threads calls; do
 	d=$out/$p
 	mkdir -p "$d"
 	if ! wait_line "$console" "^svmtrace-os: $p gate=" 120 "$qemu"; then

@@ -4,9 +4,10 @@
 #   tests/e2e/os.sh --modules DIR
 # Boots an L1 with the host's userspace (run-l1.sh --hostroot) where
 # l1-os.sh runs Debian's kernel (the one L1 runs) with a busybox initramfs
-# and 2 vCPUs in QEMU, ASLR off, and four deterministic programs in it
-# (tests/e2e/os: sort, hash, three threads, system calls beside another
-# process that makes nothing else), each twice: traced by
+# and 2 vCPUs in QEMU, ASLR off, and six deterministic programs in it
+# (tests/e2e/os: sort, hash, three threads, PUSHF/POPF, system calls from
+# execute-only code, system calls beside another process that makes
+# nothing else), each twice: traced by
 # svmtrace-capture --adopt-cr3 from its gate page, then single-stepped by
 # ptrace inside the guest (svmtrace-steprec --threads).  os/judge.py
 # compares every thread's user instruction stream record by record (RIP,
@@ -37,7 +38,7 @@ bin=$build/bin
 os=$build/e2e/os
 run=$build/e2e/os-run
 for f in "$bin/svmtrace-capture" "$bin/svmtrace-dump" "$os/steprec" "$os/os-sort" "$os/os-hash" \
-	"$os/os-threads" "$os/os-calls" "$os/os-noise"; do
+	"$os/os-threads" "$os/os-flags" "$os/os-xonly" "$os/os-calls" "$os/os-noise"; do
 	[ -e "$f" ] || { echo "os.sh: $f missing (make e2e-os builds it)" >&2; exit 1; }
 done
 rm -rf "$run" && mkdir -p "$run/l1"
@@ -50,8 +51,11 @@ cp "$kdir/vmlinuz" "$run/os.vmlinuz"
 
 # One L1 vCPU: with two, QEMU 7.2's TCG can deliver an interrupt injected
 # into L2 a second time and hang the Linux L2 (docs/lab-internals.md, "An
-# interrupt delivered twice"); L2's two vCPUs are two threads of its QEMU in L1.
-nice "$here/run-l1.sh" --hostroot --cpus 1 --modules "$modules" --mem 1536 --out "$run/l1" \
+# interrupt delivered twice"); L2's two vCPUs are two threads of its QEMU in
+# L1.  PKU: L2's Linux enables protection keys (xonly's execute-only code)
+# only if L1's CPU has them.
+nice "$here/run-l1.sh" --hostroot --cpus 1 --cpu-features +pku --modules "$modules" --mem 1536 \
+	--out "$run/l1" \
 	--timeout "${E2E_OS_TIMEOUT:-1800}" --add "$here/l1-os.sh" --add "$here/l1-capture.sh" \
 	--add "$bin/svmtrace-capture" --add "$run/os.vmlinuz" --add "$run/os.initrd" \
 	-- sh /e2e/l1-os.sh "${OS_SECONDS:-900}"

@@ -5,7 +5,7 @@
 #
 #   tests/e2e/run-l1.sh [--modules DIR] [--kabi ABI] [--out DIR] [--add FILE]...
 #                       [--mem MB] [--cpus N] [--timeout S] [--icount] [--hostroot]
-#                       [--plugin SO[,ARG...]] -- COMMAND [ARG...]
+#                       [--plugin SO[,ARG...]] [--cpu-features +F,...] -- COMMAND [ARG...]
 #
 # L1 is Debian's packaged kernel (linux-image-ABI, unpacked under
 # build/e2e/kernel, never installed) with a busybox initramfs built here.  It
@@ -29,6 +29,7 @@
 # QEMU with -icount shift=0,sleep=off and one vCPU: L1's clocks then count
 # executed instructions (step-cost.sh).
 # --plugin loads a QEMU TCG plugin with its arguments (step-profile.sh).
+# --cpu-features adds CPU features to L1's emulated EPYC (os.sh: +pku).
 # --hostroot gives L1 a real userspace (l1-hostroot.sh): the host's / shared
 # read-only over virtio-9p under a tmpfs overlay, so libvirtd, virsh and
 # QEMU run in L1 as installed on the host (make deps); COMMAND then runs
@@ -54,6 +55,7 @@ while [ $# -gt 0 ]; do
 	--icount) icount="-icount shift=0,sleep=off"; cpus=1; shift ;;
 	--hostroot) hostroot=yes; shift ;;
 	--plugin) plugin="-plugin $2"; shift 2 ;;
+	--cpu-features) cpu_features=,$2; shift 2 ;;
 	-h | --help) usage 0 ;;
 	--) shift; break ;;
 	*) die "unknown argument '$1' (see --help)" ;;
@@ -148,7 +150,7 @@ echo $((timeout > 60 ? timeout - 30 : timeout / 2)) >"$root/e2e/deadline"
 # EPYC brings AMD's SVM; npt is all the nested paging TCG offers (DESIGN.md).
 # The features TCG cannot emulate are switched off so QEMU does not warn.
 cpu=EPYC,+svm,+npt,-rdseed,-sha-ni,-fxsr-opt,-misalignsse,-3dnowprefetch,-osvw,-topoext
-cpu=$cpu,-nrip-save,-xsavec
+cpu=$cpu,-nrip-save,-xsavec${cpu_features:-}
 # mitigations=off: L1 is a throwaway test kernel, and TCG runs faster without.
 # softlockup_panic, loglevel=5: a kernel that stops scheduling ends the run at
 # once, with the stuck CPU's backtrace on the console.

@@ -140,6 +140,10 @@ void control_arm(int ctl)
 		die("arm: the VM's guest state is encrypted (SEV-ES): it cannot be single-stepped");
 	if (errno == ENODEV)
 		die("arm: the VM has no vCPU yet");
+	if (errno == ENXIO)
+		die("arm: kvm_amd runs without nested paging (npt=0): gates need it; load kvm_amd with npt=1");
+	if (errno == EBUSY)
+		die("arm: kvm_amd delivers interrupts with AVIC (avic=1), past the tracer; load kvm_amd with avic=0");
 	die("arm: %s", strerror(errno));
 }
 

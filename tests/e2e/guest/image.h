@@ -12,9 +12,10 @@
 #include <stdint.h>
 
 /* Build the machine from the kernel and program files into mem
- * (GUEST_MEM_SIZE bytes, zeroed by the caller).  Returns 0, or -1 with a
- * message naming the file and the problem in err. */
-int guest_image_load(uint8_t *mem, const char *kernel_path, const char *program_path, char *err,
-		     size_t errlen);
+ * (GUEST_MEM_SIZE bytes, zeroed by the caller), the program's pages
+ * supervisor-only with cpl0 (a program run at CPL 0), else user pages.
+ * Returns 0, or -1 with a message naming the file and the problem in err. */
+int guest_image_load(uint8_t *mem, const char *kernel_path, const char *program_path, int cpl0,
+		     char *err, size_t errlen);
 
 #endif /* E2E_GUEST_IMAGE_H */

@@ -35,6 +35,13 @@
  *     one-byte HLT.
  *   - IRQ_VECTOR handler: an external interrupt the VMM injects
  *     (KVM_INTERRUPT, PORT_IRQ); counts it and collects its frame's TF.
+ *   - #PF handler (vector 14): demand paging of the lazy pages (layout.h):
+ *     writes the entry that maps the faulting page -- for LAZY_PML4_VA the
+ *     missing PML4 entry and the tables below it first -- and returns to
+ *     the faulting instruction; any other #PF is a panic.
+ *   - #BP handler (vector 3, a DPL-3 gate: INT3 from CPL 3): collects the TF
+ *     bit of its frame's RFLAGS image in KDATA_FRAME_TF (a tracer's TF must
+ *     not show there) and returns past the INT3.
  *   - every other vector reports itself on PORT_PANIC and stops there.
  * Entry points sit at fixed addresses (layout.h) so the VMM and the model
  * need no symbol table.  It never touches the user stack.
@@ -133,6 +140,56 @@ gp_handler:				/* frame: error code, RIP CS RFLAGS RSP SS */
 irq_handler:				/* frame: RIP CS RFLAGS RSP SS */
 	push	rax
 	inc	qword ptr [KDATA_IRQS]
+	mov	rax, qword ptr [rsp + 24]
+	and	eax, 0x100
+	or	qword ptr [KDATA_FRAME_TF], rax
+	pop	rax
+	iretq
+
+	.org KERNEL_PF_HANDLER - KERNEL_GPA
+pf_handler:				/* frame: error code, RIP CS RFLAGS RSP SS */
+	push	rax
+	push	rcx
+	mov	rax, cr2
+	mov	rcx, rax
+	shr	rcx, 39
+	cmp	rcx, 1
+	je	2f			/* under PML4 entry 1: LAZY_PML4_VA */
+	sub	rax, LAZY_PTE_VA
+	cmp	rax, LAZY_PAGES * 4096
+	jae	9f
+	shr	rax, 12			/* the page's entry in PT_USER */
+	mov	rcx, rax
+	shl	rcx, 12
+	add	rcx, USER_GPA | 7
+	mov	qword ptr [PT_USER_GPA + ((LAZY_PTE_VA - USER_VA) >> 12) * 8 + rax * 8], rcx
+	jmp	8f
+2:	shl	rax, 25			/* the offset under the PML4 entry */
+	shr	rax, 25
+	cmp	rax, LAZY_PAGES * 4096
+	jae	9f
+	mov	ecx, LAZY_PDPT_GPA | 7	/* the new PML4 entry first, then down */
+	mov	qword ptr [PML4_GPA + 8], rcx
+	mov	ecx, LAZY_PD_GPA | 7
+	mov	qword ptr [LAZY_PDPT_GPA], rcx
+	mov	ecx, LAZY_PT_GPA | 7
+	mov	qword ptr [LAZY_PD_GPA], rcx
+	shr	rax, 12
+	mov	rcx, rax
+	shl	rcx, 12
+	add	rcx, USER_GPA | 7
+	mov	qword ptr [LAZY_PT_GPA + rax * 8], rcx
+8:	pop	rcx
+	pop	rax
+	add	rsp, 8			/* the error code */
+	iretq				/* the faulting instruction again */
+9:	mov	eax, 14
+	out	PORT_PANIC, eax
+	jmp	.
+
+	.org KERNEL_BP_HANDLER - KERNEL_GPA
+bp_handler:				/* trap frame: RIP (past INT3) CS RFLAGS RSP SS */
+	push	rax
 	mov	rax, qword ptr [rsp + 24]
 	and	eax, 0x100
 	or	qword ptr [KDATA_FRAME_TF], rax

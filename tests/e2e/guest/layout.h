@@ -49,6 +49,23 @@
 #define KERNEL_INT_HANDLER   0x8440 /* IDT vector INT_VECTOR: drops TF */
 #define KERNEL_GP_HANDLER    0x8480 /* IDT vector 13: skips a HLT */
 #define KERNEL_IRQ_HANDLER   0x84c0 /* IDT vector IRQ_VECTOR: counts interrupts */
+#define KERNEL_PF_HANDLER    0x8500 /* IDT vector 14: maps the lazy pages below */
+#define KERNEL_BP_HANDLER    0x85c0 /* IDT vector 3 (INT3 from CPL 3): collects frame TF */
+
+/*
+ * Demand paging: two aliases of the program image's first LAZY_PAGES pages
+ * that no page table maps at the start, and that the kernel's #PF handler
+ * maps at their first touch (as an OS maps an image's pages), entry by
+ * entry: at LAZY_PTE_VA, in the program's own 2 MiB (PT_USER_GPA's entries
+ * there are not present), and at LAZY_PML4_VA, under a PML4 entry that is
+ * not present (the handler writes it, then the tables LAZY_*_GPA below it).
+ */
+#define LAZY_PAGES    16
+#define LAZY_PTE_VA   (USER_VA + 0x100000)
+#define LAZY_PML4_VA  0x8000000000
+#define LAZY_PDPT_GPA 0x10000
+#define LAZY_PD_GPA   0x11000
+#define LAZY_PT_GPA   0x12000
 
 /* Kernel counters the VMM reads after the run (one page, supervisor only). */
 #define KDATA_GPA	   0xc000

@@ -432,6 +432,25 @@ static int raise_user(struct model_cpu *c, const struct insn *in, uint64_t vecto
 }
 
 /*
+ * MOV from CR2 (the #PF handler's fault address) or to CR3 (a new address
+ * space), at CPL 0: the control registers the lab kernel uses.
+ */
+static int do_mov_cr(struct model_cpu *c, struct insn *in, int write)
+{
+	if (decode_modrm(c, in))
+		return -1;
+	finish(c, in);
+	if (in->is_mem || c->cpl != 0 || in->reg != (write ? 3 : 2))
+		return fail(c, in,
+			    "only MOV from CR2 and to CR3 at CPL 0 are in the model's subset");
+	if (write)
+		c->cr3 = c->gpr[in->rm];
+	else
+		c->gpr[in->rm] = c->cr2;
+	return 0;
+}
+
+/*
  * MOV to or from a debug register (CPL 0).  The CPU takes the operand as a
  * register whatever mod says.  DR4 and DR5 are DR6 and DR7 (CR4.DE is
  * clear); DR6 and DR7 read their fixed bits as 1.  Always a VM exit under
@@ -532,15 +551,8 @@ static int step_0f(struct model_cpu *c, struct model_io *io, struct insn *in, en
 		return do_mov_dr(c, in, op == 0x23);
 	if (op == 0xc1) /* xadd r/m, r */
 		return do_xadd(c, in);
-	if (op == 0x22) { /* mov crN, r64 */
-		if (decode_modrm(c, in))
-			return -1;
-		finish(c, in);
-		if (in->reg != 3 || in->is_mem || c->cpl != 0)
-			return fail(c, in, "only MOV CR3, r64 at CPL 0 is in the model's subset");
-		c->cr3 = c->gpr[in->rm];
-		return 0;
-	}
+	if (op == 0x20 || op == 0x22) /* mov r64, crN / mov crN, r64 */
+		return do_mov_cr(c, in, op == 0x22);
 	finish(c, in);
 	switch (op) {
 	case 0x0b: /* ud2: #UD, RIP stays on it */
@@ -579,10 +591,29 @@ static int step_0f(struct model_cpu *c, struct model_io *io, struct insn *in, en
 	return fail(c, in, "opcode 0f outside the model's subset");
 }
 
+/*
+ * A user-mode instruction whose first byte is on a page not present: the
+ * lab kernel's #PF handler maps it (demand paging, layout.h) and returns to
+ * it.  The tracer intercepts the #PF while it steps user code and keeps its
+ * TF out of the frame, like #UD's: our_tf stays.  Error code: user, fetch.
+ */
+static int fetch_fault(struct model_cpu *c, enum model_event *ev)
+{
+	uint64_t gpa;
+
+	if (!c->demand_paging || c->cpl != 3 || !model_translate(c, c->rip, 0, &gpa) ||
+	    !c->not_present)
+		return 0;
+	c->cr2 = c->rip;
+	*ev = EV_RAISED;
+	return model_raise_exception_e(c, 14, 0x14) ? -1 : 1;
+}
+
 int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 {
 	struct insn in = { .start = c->rip };
 	uint64_t op, imm, v;
+	int faulted;
 
 	*ev = EV_NONE;
 	c->undefined_flags = 0;
@@ -591,8 +622,15 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 	c->dr_hits = 0;
 	c->vm_exit = 0;
 	c->raised_int = 0;
+	faulted = fetch_fault(c, ev);
+	if (faulted)
+		return faulted < 0 ? -1 : 0;
 	if (fetch(c, &in, 1, &op))
 		return -1;
+	/* Segment overrides that 64-bit mode ignores. */
+	while (op == 0x26 || op == 0x2e || op == 0x36 || op == 0x3e)
+		if (fetch(c, &in, 1, &op))
+			return -1;
 	if (op == 0xf3) { /* REP: only PAUSE (F3 90) takes it */
 		if (fetch(c, &in, 1, &op))
 			return -1;
@@ -602,7 +640,7 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 		c->rip = in.next;
 		return 0;
 	}
-	if (op == 0x66) { /* operand size: only PUSHFW takes it */
+	if (op == 0x66) { /* operand size: only PUSHFW and INT n take it */
 		in.o16 = 1;
 		if (fetch(c, &in, 1, &op))
 			return -1;
@@ -616,7 +654,8 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 			return -1;
 	}
 	in.bits = in.rex_w ? 64 : 32;
-	if (in.o16 && (in.rex_w || op != 0x9c))
+	/* INT n pushes a 64-bit frame in 64-bit mode, whatever the operand size. */
+	if (in.o16 && op != 0xcd && (in.rex_w || op != 0x9c))
 		return fail(c, &in, "operand-size prefix outside the model's subset");
 
 	switch (op) {

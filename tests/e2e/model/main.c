@@ -41,6 +41,9 @@ static const char usage[] =
 	"                       start in its scheduler at CPL 0 as the boot block says\n"
 	"  -g, --gate-gpa G     (with --win) a gated page; repeat (none: an untraced run)\n"
 	"  -t, --target-cr3 C   (with --win) a CR3 of the target set; repeat\n"
+	"  -G, --gate-va VA     (without --win) a watched gate instead of the entry pages:\n"
+	"                       the page the guest's page tables map at VA, once they do;\n"
+	"                       repeat\n"
 	"  -c, --vcpus N        vCPUs (1-2, default 1)\n"
 	"  -a, --arg X          initial RDI of every vCPU\n"
 	"  -0, --cpl0           run the program at CPL 0 (as the VMM's --cpl0)\n"
@@ -78,6 +81,7 @@ static void init_cpu(struct model_cpu *c, int index, uint8_t *mem, uint64_t arg,
 	c->cr3 = PML4_GPA;
 	c->gpr[RSP] = USER_STACK_TOP(index);
 	c->gpr[RDI] = arg;
+	c->demand_paging = 1;
 }
 
 /* What --kernel does not model (tracer.c): -1 with c->error set. */
@@ -188,6 +192,7 @@ int main(int argc, char **argv)
 		{"win", required_argument, NULL, 'W'},
 		{"gate-gpa", required_argument, NULL, 'g'},
 		{"target-cr3", required_argument, NULL, 't'},
+		{"gate-va", required_argument, NULL, 'G'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *win_image = NULL;
@@ -201,7 +206,7 @@ int main(int argc, char **argv)
 	uint8_t *mem;
 
 	cli_progname = "svmtrace-e2e-model";
-	while ((c = getopt_long(argc, argv, "c:a:0ko:n:hW:g:t:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:a:0ko:n:hW:g:t:G:", opts, NULL)) != -1) {
 		switch (c) {
 		case '0':
 			cpl0 = 1;
@@ -216,6 +221,13 @@ int main(int argc, char **argv)
 			if (gates.nr == MODEL_MAX_GATES)
 				die("--gate-gpa: at most %d", MODEL_MAX_GATES);
 			gates.gpa[gates.nr++] = parse_u64(optarg, "--gate-gpa") & ~0xfffull;
+			break;
+		case 'G':
+			if (gates.nr == MODEL_MAX_GATES)
+				die("--gate-va: at most %d", MODEL_MAX_GATES);
+			gates.va[gates.nr] = parse_u64(optarg, "--gate-va") & ~0xfffull;
+			gates.gpa[gates.nr] = MODEL_GATE_UNMAPPED;
+			gates.watched[gates.nr++] = 1;
 			break;
 		case 't':
 			if (gates.nr_cr3 == MODEL_MAX_CR3)
@@ -250,6 +262,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (win_image) {
+		for (int i = 0; i < gates.nr; i++)
+			if (gates.watched[i])
+				die("--gate-va does not go with --win");
 		if (nr_vcpus != 1)
 			die("--win runs one vCPU");
 		mem = calloc(1, WIN_MEM_SIZE);
@@ -258,16 +273,21 @@ int main(int argc, char **argv)
 		if (win_image_load(mem, WIN_MEM_SIZE, win_image, err, sizeof(err)))
 			die("%s", err);
 	} else {
-		if (gates.nr || gates.nr_cr3)
-			die("--gate-gpa and --target-cr3 go with --win");
+		for (int i = 0; i < gates.nr; i++)
+			if (!gates.watched[i])
+				die("--gate-gpa goes with --win");
+		if (gates.nr_cr3)
+			die("--target-cr3 goes with --win");
 		mem = calloc(1, GUEST_MEM_SIZE);
 		if (!mem)
 			die("out of memory");
-		if (guest_image_load(mem, argv[optind], argv[optind + 1], err, sizeof(err)))
+		if (guest_image_load(mem, argv[optind], argv[optind + 1], 0, err, sizeof(err)))
 			die("%s", err);
-		gates.nr = nr_vcpus;
-		for (int i = 0; i < nr_vcpus; i++)
-			gates.gpa[i] = USER_VA_TO_GPA(USER_ENTRY(i));
+		if (!gates.nr) {	/* the entry pages */
+			gates.nr = nr_vcpus;
+			for (int i = 0; i < nr_vcpus; i++)
+				gates.gpa[i] = USER_VA_TO_GPA(USER_ENTRY(i));
+		}
 		gates.nr_cr3 = 1;
 		gates.cr3[0] = PML4_GPA;
 	}

@@ -2,7 +2,9 @@
 /*
  * Guest-virtual memory for the model: a 4-level walk of the page tables in
  * the image (4 KiB pages only, as image.c builds them), enforcing present,
- * user and write bits, byte by byte so accesses may cross pages.  Data
+ * user and write bits, byte by byte so accesses may cross pages.  A failed
+ * walk says whether it met an entry not present (c->not_present): the
+ * lab kernel maps such pages at a user fetch's #PF (exec.c).  Data
  * accesses (not instruction fetches) also go past the debug registers'
  * data breakpoints, and an access to the lab guest's device page
  * (layout.h, beyond its RAM) is the VMM's, whole, as KVM hands it over.
@@ -22,12 +24,14 @@ int model_translate(struct model_cpu *c, uint64_t va, int write, uint64_t *gpa)
 {
 	uint64_t table = c->cr3 & PTE_ADDR;
 
+	c->not_present = 0;
 	for (int level = 3; level >= 0; level--) {
 		uint64_t idx = (va >> (12 + 9 * level)) & 511, pte;
 
 		if (table + idx * 8 + 8 > c->mem_size)
 			goto fault;
 		memcpy(&pte, c->mem + table + idx * 8, 8);
+		c->not_present = !(pte & PTE_P);
 		if (!(pte & PTE_P) || (c->cpl == 3 && !(pte & PTE_U)) ||
 		    (write && !(pte & PTE_W)) || (level && (pte & PTE_PS)))
 			goto fault;

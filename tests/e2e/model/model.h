@@ -79,6 +79,9 @@ struct model_cpu {
 	uint8_t *mem;		  /* mem_size bytes, shared by all vCPUs */
 	uint64_t mem_size;
 	uint64_t lstar; /* SYSCALL entry */
+	uint64_t cr2;	/* the last #PF's address */
+	int demand_paging; /* a user fetch of a page not present is a #PF (the lab kernel) */
+	int not_present;   /* the last failed translation met an entry not present */
 	char error[256];
 };
 

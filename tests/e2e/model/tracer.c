@@ -4,7 +4,9 @@
  * independently of the kmod (docs/kmod.md says what the kmod does):
  *
  *   - Gate n is vCPU n's entry page (or, for the Windows-layout guest, the
- *     --gate-gpa pages).  The first fetch from a closed gate
+ *     --gate-gpa pages; or the --gate-va pages: a watched gate is the page
+ *     the target's first CR3 maps at its VA, once it maps one).  The first
+ *     fetch from a closed gate
  *     opens it; under a targeted CR3 that starts a session, otherwise the
  *     tracer steps that one instruction silently and closes the gate again.
  *   - In a session every single-step trap of ours at CPL 3 is a record of
@@ -66,13 +68,29 @@ static int targeted(const struct model_trace *t, const struct model_cpu *c)
 	return 0;
 }
 
+/* Watched gates get their page once the target's tables map their VA. */
+static void resolve_watched(struct model_gates *g, const struct model_cpu *c)
+{
+	struct model_cpu walker = *c;
+	uint64_t gpa;
+
+	walker.cr3 = g->cr3[0];
+	walker.cpl = 0;
+	for (int i = 0; i < g->nr; i++)
+		if (g->watched[i] && g->gpa[i] == MODEL_GATE_UNMAPPED &&
+		    !model_translate(&walker, g->va[i], 0, &gpa))
+			g->gpa[i] = gpa & ~0xfffull;
+}
+
 int trace_fetch(struct model_trace *t, struct model_cpu *c)
 {
 	uint64_t gpa;
 	int gate;
 
+	resolve_watched(t->gates, c);
+	/* A page not present faults (exec.c): no gate is fetched. */
 	if (model_translate(c, c->rip, 0, &gpa))
-		return -1;
+		return c->not_present ? 0 : -1;
 	for (gate = 0; gate < t->gates->nr; gate++)
 		if ((gpa & ~0xfffull) == t->gates->gpa[gate])
 			break;

@@ -13,9 +13,14 @@
 /* The gates of the VM: shared by its vCPUs, like the NPT they live in. */
 #define MODEL_MAX_GATES 16
 #define MODEL_MAX_CR3	16
+#define MODEL_GATE_UNMAPPED (~0ull)
 struct model_gates {
 	int nr;
 	uint64_t gpa[MODEL_MAX_GATES]; /* the gated 4 KiB pages */
+	/* A watched gate (--gate-va): its gpa is MODEL_GATE_UNMAPPED until the
+	 * tables at cr3[0] map va, then the page they map there. */
+	uint64_t va[MODEL_MAX_GATES];
+	int watched[MODEL_MAX_GATES];
 	int open[MODEL_MAX_GATES];
 	int nr_cr3;
 	uint64_t cr3[MODEL_MAX_CR3]; /* the target set (bits 11:0 ignored) */

@@ -18,8 +18,11 @@ mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 out /out ||
 	echo "svmtrace-os: no results share"
 echo "svmtrace-lab: ready at $(cut -d' ' -f1 /proc/uptime) s"
 echo "svmtrace-os: aslr $(cat /proc/sys/kernel/randomize_va_space) cpus $(grep -c ^processor /proc/cpuinfo)"
+# What the kernel enabled of what the emulated CPU offers (CR4.SMEP, SMAP, PKE).
+echo "svmtrace-os: cpu-protections$(grep -m 1 '^flags' /proc/cpuinfo | tr ' ' '\n' |
+	grep -x -E 'smep|smap|pku|ospke' | sed 's/^/ /' | tr -d '\n')"
 noise=
-for p in sort hash threads calls; do
+for p in flags xonly sort hash threads calls; do
 	[ "$p" != calls ] || { /bin/os-noise & noise=$!; }
 	grep LOC /proc/interrupts | tr -s ' ' | sed "s/^/svmtrace-os: $p timer-before /"
 	time -f "%F %R %w %c" -o "/out/$p.rusage" env -i "/bin/os-$p"

@@ -27,7 +27,14 @@ import sys
 TF = 0x100
 GPRS = ["rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",
         "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"]
-PROGRAMS = {"sort": 1, "hash": 1, "threads": 3, "calls": 1}   # threads per program
+PROGRAMS = {"flags": 1, "xonly": 1, "sort": 1, "hash": 1, "threads": 3,
+            "calls": 1}   # threads per program
+# What L2's Linux must have enabled of what L1's emulated CPU offers (os.sh
+# gives L1 +pku): SMEP, SMAP and protection keys (ospke: CR4.PKE).  "pku"
+# itself is not among them: L2's Linux turns XSAVE off (TCG's CPUID leaf
+# 0xD fails its consistency check) and with it the pku flag, while CR4.PKE
+# and the pkey system calls stay (xonly uses them).
+PROTECTIONS = {"smep", "smap", "ospke"}
 PINNED = {"calls": 0}   # programs that run on one vCPU alone (gate.h, OS_START_CPU)
 STACK = 16384                                      # threads.c STACK
 passed = failed = 0
@@ -97,11 +104,17 @@ def compare(cap, ref, code):
                       TF out of R11 (EFER.SCE off: SYSCALL faults and is
                       emulated without it, docs/kmod.md, "Frames and R11"), so
                       the traced run sees the untraced value.
-    Not allowed: any other R11 difference, TF in the capture's R11 above
-    all (the kmod's TF visible to the guest).
+      ptrace-tf-in-pushf  GPRs (R11 among them, or not) as ptrace's run has
+                      them, with TF, where the capture's have none: a PUSHF
+                      image (flags) and what the program computes from it.  Under ptrace
+                      the TF is the guest's own and PUSHF stores it; the kmod
+                      clears its TF in the image, so the traced run sees
+                      the untraced value.
+    Not allowed: any other R11 or GPR difference, TF in the capture's
+    registers above all (the kmod's TF visible to the guest).
     """
     errors, extra = [], 0
-    counts = {"syscall-return": 0, "ptrace-tf-in-r11": 0}
+    counts = {"syscall-return": 0, "ptrace-tf-in-r11": 0, "ptrace-tf-in-pushf": 0}
     i, j, prev = 0, 0, None
     while i < len(cap) and j < len(ref):
         c, r = cap[i], ref[j]
@@ -117,6 +130,10 @@ def compare(cap, ref, code):
         diffs += [g for g in GPRS if c[g] != r[g]]
         if diffs == ["r11"] and r["r11"] == c["r11"] | TF and not c["r11"] & TF:
             counts["ptrace-tf-in-r11"] += 1
+            diffs = []
+        elif diffs and "rip" not in diffs and "rflags" not in diffs and \
+                all(r[g] == c[g] | TF and not c[g] & TF for g in diffs):
+            counts["ptrace-tf-in-pushf"] += 1
             diffs = []
         if diffs:
             if len(errors) < 6:
@@ -226,6 +243,14 @@ def judge(prog, threads, res, bindir, dump):
             ok(f"{prog}/{name}", f"{len(mine)} records equal to ptrace's {len(ref)}: RIP, RFLAGS "
                f"less TF, 16 GPRs; allowed differences: {allowed}; on vCPUs "
                f"{sorted(vcpus)}, {moves} vCPU changes")
+        if prog == "flags" and not errors:
+            # Each of its 64 PUSHF images held ptrace's TF under ptrace and
+            # none of the tracer's in the capture.
+            n = counts["ptrace-tf-in-pushf"]
+            if n >= 64:
+                ok(f"{prog}/no-tf", f"the traced images lack the TF ptrace's have ({n} records)")
+            else:
+                bad(f"{prog}/no-tf", f"only {n} records differ by ptrace's TF (64 PUSHF images)")
         if prog in PINNED:
             if vcpus == {PINNED[prog]}:
                 ok(f"{prog}/{name}/pinned", f"the thread ran on vCPU {PINNED[prog]} alone")
@@ -297,6 +322,14 @@ def main():
         bad("l2", open(fails).read().replace("\n", "; "))
     console = os.path.join(a.results, "console.txt")
     text = open(console, errors="replace").read() if os.path.exists(console) else ""
+    m = re.search(r"svmtrace-os: cpu-protections(( \w+)*)", text)
+    have = set(m.group(1).split()) if m else set()
+    if PROTECTIONS <= have:
+        ok("l2/protections", "L2's Linux runs with " + ", ".join(sorted(have)) +
+           " (CR4.SMEP, CR4.SMAP, CR4.PKE)")
+    else:
+        bad("l2/protections", f"L2's Linux lacks {sorted(PROTECTIONS - have)} "
+            f"(has {sorted(have)})")
     m = re.search(r"svmtrace-os: aslr (\d+) cpus (\d+)", text)
     if m and m.group(1) == "0" and m.group(2) == "2":
         ok("l2/booted", "Debian's kernel reached its init with 2 vCPUs, ASLR off")

@@ -22,13 +22,18 @@ enum {
 	SYS_open = 2,
 	SYS_close = 3,
 	SYS_pread = 17,
-	SYS_getuid = 102,
 	SYS_mlock = 149,
 	SYS_exit = 60,
 	SYS_exit_group = 231,
 	SYS_sched_setaffinity = 203,
+	SYS_getuid = 102,
+	SYS_pkey_mprotect = 329,
+	SYS_pkey_alloc = 330,
 	SYS_clone3 = 435
 };
+
+#define PROT_EXEC	    4
+#define PKEY_DISABLE_ACCESS 1
 
 static inline long sys3(long n, long a, long b, long c)
 {

@@ -50,7 +50,7 @@ static const char usage[] =
 	"  -l, --step-log FILE  with --singlestep: one CSV row per step at the program's\n"
 	"                       CPL, in the columns of `svmtrace-dump dump --regs`\n"
 	"  -x, --x2apic         in-kernel local APIC (KVM_CREATE_IRQCHIP), x2APIC mode\n"
-	"  -0, --cpl0           run the program at CPL 0 (it may use WRMSR)\n"
+	"  -0, --cpl0           run the program at CPL 0, on supervisor pages (it may WRMSR)\n"
 	"  -A, --alt-cr3 N      vCPU N and those after it start under PML4_ALT_GPA, the\n"
 	"                       second address space (same mappings): another process\n"
 	"  -d, --dr-intercept   KVM_SET_GUEST_DEBUG(ENABLE) alone: KVM keeps intercepting\n"
@@ -60,6 +60,10 @@ static const char usage[] =
 	"                       the bare in-kernel #DB that bench-step-cost compares with)\n"
 	"  -S, --svme           start with EFER.SVME set, like a guest that runs a\n"
 	"                       hypervisor of its own (Windows with VBS)\n"
+	"  -B, --debug-at-log   at every write to PORT_LOG, KVM_SET_GUEST_DEBUG(ENABLE), as\n"
+	"                       a debugger attaching does (KVM rewrites its #BP intercept)\n"
+	"  -P, --no-smap        CR4.SMAP off (on by default where the CPU has it; QEMU 7.2's\n"
+	"                       TCG faults an IRETQ at CPL 3 under it, docs/lab.md)\n"
 	"  -i, --input-delay-us U  answer each read of PORT_INPUT after U microseconds\n"
 	"  -k, --kick-ms N      every N ms, signal each running vCPU thread (as QEMU kicks\n"
 	"                       vCPUs to pause them); report how long KVM_RUN kept them\n"
@@ -118,7 +122,8 @@ static void create_vm(struct vmm *vm, const char *kernel_path, const char *progr
 	if (!vm->mem)
 		die("cannot allocate %llu bytes of guest RAM", (unsigned long long)vm->mem_size);
 	if (vm->win ? win_image_load(vm->mem, vm->mem_size, kernel_path, err, sizeof(err))
-		    : guest_image_load(vm->mem, kernel_path, program_path, err, sizeof(err)))
+		    : guest_image_load(vm->mem, kernel_path, program_path, vm->cpl0, err,
+				       sizeof(err)))
 		die("%s", err);
 	region = (struct kvm_userspace_memory_region){
 		.slot = 0,
@@ -249,6 +254,8 @@ int main(int argc, char **argv)
 		{ "x2apic", no_argument, NULL, 'x' },
 		{ "cpl0", no_argument, NULL, '0' },
 		{ "svme", no_argument, NULL, 'S' },
+		{ "no-smap", no_argument, NULL, 'P' },
+		{ "debug-at-log", no_argument, NULL, 'B' },
 		{ "dr-intercept", no_argument, NULL, 'd' },
 		{ "alt-cr3", required_argument, NULL, 'A' },
 		{ "quiet-db", no_argument, NULL, 'q' },
@@ -273,7 +280,7 @@ int main(int argc, char **argv)
 	double t0;
 
 	cli_progname = "svmtrace-e2e-vmm";
-	while ((c = getopt_long(argc, argv, "c:a:wHsl:x0dqSk:L:i:hW:gO:R:G:D:A:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:a:wHsl:x0dqSPBk:L:i:hW:gO:R:G:D:A:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'W':
 			win_image = optarg;
@@ -330,6 +337,12 @@ int main(int argc, char **argv)
 			break;
 		case 'S':
 			vm.svme = 1;
+			break;
+		case 'P':
+			vm.no_smap = 1;
+			break;
+		case 'B':
+			vm.debug_at_log = 1;
 			break;
 		case 'd':
 			vm.dr_intercept = 1;
@@ -397,8 +410,8 @@ int main(int argc, char **argv)
 		if (quiet_db)
 			*(uint64_t *)(vm.mem + KDATA_DB_QUIET) = 1;
 		dump_or_die(&vm, dump_ready);
-		printf("ready pid=%d vmfd=%d cr3=0x%x vcpus=%d", getpid(), vm.vm_fd, PML4_GPA,
-		       vm.nr_vcpus);
+		printf("ready pid=%d vmfd=%d cr3=0x%x cr4=0x%llx vcpus=%d", getpid(), vm.vm_fd,
+		       PML4_GPA, (unsigned long long)vcpu_cr4(&vm.vcpus[0]), vm.nr_vcpus);
 		for (int i = 0; i < vm.nr_vcpus; i++)
 			printf(" gate%d=0x%llx", i,
 			       (unsigned long long)USER_VA_TO_GPA(USER_ENTRY(i)));

@@ -33,6 +33,10 @@
 #define CPUID1_ECX_XSAVE  (1u << 26)
 #define CPUID1_ECX_AVX	  (1u << 28)
 #define CR4_OSXSAVE	  (1ull << 18)
+#define CR4_SMEP	  (1ull << 20)
+#define CR4_SMAP	  (1ull << 21)
+#define CPUID7_EBX_SMEP	  (1u << 7)
+#define CPUID7_EBX_SMAP	  (1u << 20)
 #define XCR0_X87_SSE_AVX  0x7ull
 #define EFER_SVME	  (1ull << 12) /* the guest may run guests of its own */
 
@@ -81,6 +85,10 @@ static int set_cpuid(struct vcpu *v)
 		if (c->entries[i].function == 1)
 			v->avx = (c->entries[i].ecx & (CPUID1_ECX_XSAVE | CPUID1_ECX_AVX)) ==
 				 (CPUID1_ECX_XSAVE | CPUID1_ECX_AVX);
+		if (c->entries[i].function == 7 && c->entries[i].index == 0)
+			v->cr4_prot = (c->entries[i].ebx & CPUID7_EBX_SMEP ? CR4_SMEP : 0) |
+				      (c->entries[i].ebx & CPUID7_EBX_SMAP && !v->vm->no_smap ?
+					       CR4_SMAP : 0);
 		if (c->entries[i].function != 0)
 			continue;
 		c->entries[i].eax = CPUID0_EAX;
@@ -142,8 +150,11 @@ static int set_sregs(struct vcpu *v)
 		return set_sregs_win(v, &s);
 	s.cr0 = CR0_PE_MP_ET_NE_WP_PG;
 	s.cr3 = v->index >= v->vm->alt_cr3 ? PML4_ALT_GPA : PML4_GPA;
-	/* The ymm program's VEX instructions need CR4.OSXSAVE and XCR0 (set_xcr0). */
-	s.cr4 = CR4_PAE_OSFXSR_OSXMMEXCPT | (v->avx ? CR4_OSXSAVE : 0);
+	/*
+	 * The ymm program's VEX instructions need CR4.OSXSAVE and XCR0
+	 * (set_xcr0); SMEP and SMAP as Linux enables them where the CPU has them.
+	 */
+	s.cr4 = CR4_PAE_OSFXSR_OSXMMEXCPT | (v->avx ? CR4_OSXSAVE : 0) | v->cr4_prot;
 	s.efer = GUEST_EFER | (v->vm->svme ? EFER_SVME : 0);
 	if (v->vm->cpl0) {
 		s.cs = flat_seg(SEL_KERNEL_CS, 1, 0);
@@ -374,6 +385,14 @@ static int handle_io(struct vcpu *v)
 	case KVM_EXIT_IO_OUT << 16 | PORT_LOG:
 		__atomic_add_fetch(&v->vm->log_sum, val, __ATOMIC_RELAXED);
 		log_wait(v, __atomic_add_fetch(&v->vm->log_count, 1, __ATOMIC_RELAXED));
+		if (v->vm->debug_at_log) {
+			struct kvm_guest_debug dbg = { .control = KVM_GUESTDBG_ENABLE };
+
+			if (ioctl(v->fd, KVM_SET_GUEST_DEBUG, &dbg) < 0) {
+				set_err(v, "KVM_SET_GUEST_DEBUG");
+				return -1;
+			}
+		}
 		return 0;
 	case KVM_EXIT_IO_OUT << 16 | PORT_IRQ:
 		/* KVM_INTERRUPT when KVM says the guest can take it (run_loop). */
@@ -525,6 +544,14 @@ void *vcpu_thread(void *arg)
 	run_loop(v);
 	__atomic_store_n(&v->exited, 1, __ATOMIC_RELEASE);
 	return NULL;
+}
+
+/* CR4 as KVM has it (0 if it cannot say): the ready line shows SMEP and SMAP. */
+uint64_t vcpu_cr4(const struct vcpu *v)
+{
+	struct kvm_sregs s;
+
+	return ioctl(v->fd, KVM_GET_SREGS, &s) < 0 ? 0 : s.cr4;
 }
 
 /* The registers at PORT_DONE, as the lab compares them with the model's. */

@@ -27,6 +27,7 @@ struct vcpu {
 	double run_max;	       /* longest single KVM_RUN call, seconds */
 	int avx;	       /* its CPUID has XSAVE and AVX: CR4.OSXSAVE, XCR0 = 7 */
 	uint64_t win_cr4;      /* Windows' CR4 for its CPUID (--win) */
+	uint64_t cr4_prot;     /* CR4.SMEP and CR4.SMAP, as far as its CPUID has them */
 	int exited;	       /* the thread is done (set last, atomically) */
 	int done;	       /* reached PORT_DONE */
 	uint32_t status;       /* EAX at PORT_DONE */
@@ -51,6 +52,8 @@ struct vmm {
 	int x2apic;		 /* in-kernel local APIC, in x2APIC mode from the start */
 	int cpl0;		 /* the program runs at CPL 0 (it may WRMSR) */
 	int svme;		 /* EFER.SVME set, as by a guest hypervisor (VBS) */
+	int no_smap;		 /* CR4.SMAP off (QEMU's TCG and IRETQ at CPL 3) */
+	int debug_at_log;	 /* KVM_SET_GUEST_DEBUG(ENABLE) at every PORT_LOG */
 	int dr_intercept;	 /* KVM_GUESTDBG_ENABLE alone: MOV DR always exits */
 	int alt_cr3;		 /* this vCPU and those after it start under PML4_ALT_GPA */
 	uint64_t kick_ms;	 /* --kick-ms: signal the vCPU threads this often */
@@ -75,6 +78,7 @@ void wait_signal(int sig);
 int vcpu_create(struct vmm *vm, int index, char *err, size_t errlen);
 void *vcpu_thread(void *vcpu);
 void vcpu_print_final(const struct vcpu *v);
+uint64_t vcpu_cr4(const struct vcpu *v);
 /* main.c: write guest RAM to path (a raw image: file offset = GPA). */
 int vmm_dump(const struct vmm *vm, const char *path);
 
