@@ -4,6 +4,6 @@
 # a ptrace'd Linux process (docs/demo.sh), no KVM needed.
 .PHONY: demo-userspace
 demo: deps-hint all kmod $(BUILD)/e2e/win/win11.pvh
-	BUILD=$(BUILD) sh docs/demo-lab.sh --modules $(BUILD)/kmod
+	BUILD=$(BUILD) sh docs/demo-lab.sh --modules $(KMOD_DIR)/$(firstword $(KMOD_SERIES))
 demo-userspace: all
 	BIN=$(BUILD)/bin DEMO_DIR=$(BUILD)/demo sh docs/demo.sh

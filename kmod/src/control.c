@@ -47,13 +47,13 @@ static int ctl_attach(struct svmtrace_ctl *ctl, void __user *arg)
 	if (ctl->vm)
 		return -EISCONN;
 	f = fdget(a.vm_fd);
-	if (!f.file)
+	if (!svmtrace_fd_file(f))
 		return -EBADF;
-	if (!file_is_kvm(f.file)) {
+	if (!file_is_kvm(svmtrace_fd_file(f))) {
 		fdput(f);
 		return -EMEDIUMTYPE;
 	}
-	kvm = f.file->private_data;
+	kvm = svmtrace_fd_file(f)->private_data;
 	kvm_get_kvm(kvm);
 	fdput(f);
 	vm = svmtrace_vm_get(kvm);
@@ -271,10 +271,12 @@ static int replace_rings(struct svmtrace_vm *vm)
 
 /*
  * What the tracer cannot step: SEV guests (hide.c would read and write
- * encrypted memory; SEV-ES state is not even readable), and a guest that
- * runs guests of its own (VBS/Hyper-V in Windows): their GPAs, RFLAGS and
- * CR3 belong to the nested guest.  An L1 that enables SVM later is not
- * stepped while in guest mode (step.c).
+ * encrypted memory; SEV-ES and SNP state is not even readable), a guest
+ * whose NMIs vNMI delivers (no IRET exit: our TF would stay in the NMI
+ * frame; kvm_amd's vnmi, compat.h), and a guest that runs guests of its own
+ * (VBS/Hyper-V in Windows): their GPAs, RFLAGS and CR3 belong to the nested
+ * guest.  An L1 that enables SVM later is not stepped while in guest mode
+ * (step.c).
  */
 static int check_vcpus(struct kvm *kvm)
 {
@@ -285,6 +287,8 @@ static int check_vcpus(struct kvm *kvm)
 		return -ENODEV;
 	if (sev_guest(kvm))
 		return -EOPNOTSUPP;
+	if (svmtrace_vnmi_active())
+		return -ENOPROTOOPT;
 	kvm_for_each_vcpu(i, vcpu, kvm) {
 		if (vcpu->arch.guest_state_protected)
 			return -EOPNOTSUPP;

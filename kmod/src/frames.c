@@ -272,7 +272,7 @@ void __svmtrace_exception_exit(struct kvm_vcpu *vcpu, u32 vector, u64 info1, u64
 
 	switch (vector) {
 	case PF_VECTOR:
-		kvm_inject_page_fault(vcpu, &fault);
+		svmtrace_inject_page_fault(vcpu, &fault);
 		break;
 	case TS_VECTOR:
 	case NP_VECTOR:
@@ -674,7 +674,7 @@ static int sysret(struct kvm_vcpu *vcpu, bool rex_w)
 	}
 	if (rex_w) {
 		rip = kvm_rcx_read(vcpu);
-		if (is_noncanonical_address(rip, vcpu)) {
+		if (svmtrace_noncanonical(vcpu, rip)) {
 			kvm_inject_gp(vcpu, 0);
 			return 1;
 		}

@@ -19,8 +19,6 @@
 #include "hooks.h"
 #include "kvm_cache_regs.h"
 #include "mmu.h"
-#include "mmu/mmu_internal.h"
-#include "mmu/tdp_mmu.h"
 #include "svmtrace.h"
 
 /* The gate's page; a watched gate's changes once while armed (watch.c). */
@@ -150,21 +148,10 @@ static void gate_zap(struct kvm *kvm, const struct svmtrace_gate *gate)
  */
 static void gate_deny_exec(struct kvm *kvm, const struct svmtrace_gate *gate)
 {
-	gfn_t gfn = gate_gfn(gate);
-	unsigned long hva;
-	int idx, r = -1;
+	int idx, r;
 
 	idx = srcu_read_lock(&kvm->srcu);
-	hva = gfn_to_hva(kvm, gfn);
-	if (is_tdp_mmu_enabled(kvm) && !kvm_is_error_hva(hva)) {
-		write_lock(&kvm->mmu_lock);
-		kvm_mmu_invalidate_begin(kvm, hva, hva + PAGE_SIZE);
-		r = kvm_tdp_mmu_deny_exec_gfn(kvm, 0, gfn);
-		if (r > 0)
-			kvm_flush_remote_tlbs_with_address(kvm, gfn, 1);
-		kvm_mmu_invalidate_end(kvm, hva, hva + PAGE_SIZE);
-		write_unlock(&kvm->mmu_lock);
-	}
+	r = svmtrace_mmu_deny_exec(kvm, gate_gfn(gate));
 	srcu_read_unlock(&kvm->srcu, idx);
 	if (r < 0)	/* a huge page, or the shadow MMU: the old way */
 		gate_zap(kvm, gate);

@@ -38,6 +38,7 @@
  */
 #include <linux/kvm_host.h>
 
+#include "hooks.h"
 #include "kvm_cache_regs.h"
 #include "svmtrace.h"
 #include "x86.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * svmtrace: the calls KVM makes into the tracer.  These are the only names
- * patches in kmod/patches/6.1 add to KVM's files.  Each inline wrapper costs one
+ * the patches in kmod/patches/SERIES add to KVM's files.  Each inline wrapper costs one
  * static branch (a NOP) until a controller attaches to some VM.
  */
 #ifndef ARCH_X86_KVM_SVMTRACE_HOOKS_H
@@ -17,9 +17,12 @@ DECLARE_STATIC_KEY_FALSE(svmtrace_exit_watch);
 /*
  * The tracer's own vCPU request, handled at the next guest entry, where the
  * vCPU thread may sleep and may leave KVM_RUN: a step slot the ring had no
- * room for (block policy) waits there.  x86 uses arch requests 0-31 in 6.1.
+ * room for (block policy) waits there.  The last arch request a u64 holds:
+ * x86 uses 0-31 in 6.1 and 0-34 in 6.12 (32 is KVM_REQ_HV_TLB_FLUSH there),
+ * counting up; kmod/build.sh refuses a kernel whose KVM uses this one.
  */
-#define KVM_REQ_SVMTRACE KVM_ARCH_REQ(32)
+#define SVMTRACE_ARCH_REQ 55
+#define KVM_REQ_SVMTRACE KVM_ARCH_REQ(SVMTRACE_ARCH_REQ)
 
 int svmtrace_init(void);
 void svmtrace_exit(void);

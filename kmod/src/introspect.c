@@ -54,7 +54,7 @@ static int gpa_page(struct kvm *kvm, struct mm_struct *mm, u64 gpa, struct page 
 	if (kvm_is_error_hva(hva))
 		return -ENXIO;
 	mmap_read_lock(mm);
-	got = get_user_pages_remote(mm, hva, 1, 0, page, NULL, NULL);
+	got = svmtrace_gup_remote(mm, hva, page);
 	mmap_read_unlock(mm);
 	return got == 1 ? 0 : -EFAULT;	/* not readable in the VMM: VM_IO, PFNMAP, gone */
 }

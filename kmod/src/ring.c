@@ -234,8 +234,7 @@ static int ring_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EPERM;
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;	/* a private copy would never see the producer */
-	vma->vm_flags &= ~VM_MAYEXEC;
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	svmtrace_vma_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP, VM_MAYEXEC);
 	for (off = 0; off < vma->vm_end - vma->vm_start; off += PAGE_SIZE) {
 		r = vm_insert_page(vma, vma->vm_start + off,
 				   vmalloc_to_page((void *)ring->hdr + off));

@@ -35,6 +35,8 @@
 #include <asm/debugreg.h>
 #include <svmtrace/abi.h>
 
+#include "compat.h"
+
 /* CR3 bits that name an address space (PCID and flags excluded). */
 #define SVMTRACE_CR3_MASK 0x000ffffffffff000ULL
 

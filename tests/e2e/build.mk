@@ -83,18 +83,20 @@ E2E_WIN_INPUTS := $(BUILD)/bin/svmtrace-e2e-wingen $(BUILD)/bin/svmtrace-e2e-win
 $(E2E_WIN)/win%.pvh: $(E2E_WIN_INPUTS) tests/e2e/win/images.sh tests/data/profiles/*.json.xz
 	tests/e2e/win/images.sh $(BUILD) $(E2E_WIN) 1 win$* pvh
 
-# With the kmod in the tree, the lab also runs our modules, in the lab's
-# build with its test-only knobs: `make kmod-lab` first, then e2e.sh
-# --modules $(KMOD_LAB_DIR) (set by kmod/build.mk, which is read after this
-# fragment, hence the test here and the late expansion).  The other labs
-# run the modules users install ($(KMOD_DIR)).
+# The lab runs our modules, in the lab's build with its test-only knobs
+# (`make kmod-lab`), on every kernel of KMOD_SERIES side by side
+# (tests/e2e/kernels.sh: one L1 per kernel, the runs compared check by
+# check); without kmod/ in the tree, the packaged modules only.
+# KMOD_LAB_MODULES comes from kmod/build.mk, read after this fragment, hence
+# the test here and the late expansion.  The other labs run the modules
+# users install ($(KMOD_MODULES)).
 .PHONY: e2e check-e2e
 e2e: $(BUILD)/bin/svmtrace-e2e-vmm $(BUILD)/bin/svmtrace-e2e-model $(E2E_BINS) $(E2E_WIN_INPUTS)
 ifneq ($(wildcard kmod/build.mk),)
 e2e: kmod-lab
 endif
 e2e:
-	BUILD=$(BUILD) tests/e2e/e2e.sh $(if $(KMOD_LAB_DIR),--modules $(KMOD_LAB_DIR))
+	BUILD=$(BUILD) $(if $(KMOD_LAB_MODULES),tests/e2e/kernels.sh $(KMOD_LAB_MODULES) --) tests/e2e/e2e.sh
 check-e2e: e2e
 CHECK_STEPS += check-e2e
 
@@ -108,8 +110,8 @@ LAB_LINUX_BOOTS ?= 2
 .PHONY: e2e-libvirt check-e2e-libvirt
 e2e-libvirt: kmod $(BUILD)/bin/svmtraced $(BUILD)/bin/svmtrace-dump $(BUILD)/bin/svmtrace-e2e-model \
 		$(E2E_WIN_INPUTS)
-	BUILD=$(BUILD) tests/e2e/libvirt.sh --modules $(KMOD_DIR) --boots $(LAB_BOOTS) \
-		--linux-boots $(LAB_LINUX_BOOTS)
+	BUILD=$(BUILD) tests/e2e/kernels.sh $(KMOD_MODULES) -- tests/e2e/libvirt.sh \
+		--boots $(LAB_BOOTS) --linux-boots $(LAB_LINUX_BOOTS)
 check-e2e-libvirt: e2e-libvirt
 CHECK_STEPS += check-e2e-libvirt
 
@@ -122,24 +124,17 @@ $(E2E_DIR)/guest/steploop.bin: $(E2E_GUEST)/steploop.S
 DEB_PACKAGES += gdb
 .PHONY: bench-step-cost
 bench-step-cost: $(BUILD)/bin/svmtrace-e2e-vmm $(BUILD)/bin/svmtrace-capture $(E2E_BINS) \
-	$(E2E_DIR)/guest/steploop.bin
-ifneq ($(wildcard kmod/build.mk),)
-bench-step-cost: kmod
-endif
-bench-step-cost:
-	BUILD=$(BUILD) tests/e2e/step-cost.sh
+	$(E2E_DIR)/guest/steploop.bin kmod
+	BUILD=$(BUILD) tests/e2e/kernels.sh $(KMOD_MODULES) -- tests/e2e/step-cost.sh
+	BUILD=$(BUILD) tests/e2e/step-cost-kernels.sh $(KMOD_SERIES)
 BENCH_STEPS += bench-step-cost
 
 # Where those instructions go: per kernel function, counted by a QEMU TCG
 # plugin (tests/e2e/step-profile.sh).  Not part of `make bench`: the plugin
 # makes L1 several times slower.
 .PHONY: bench-step-profile
-bench-step-profile: $(BUILD)/bin/svmtrace-e2e-vmm $(BUILD)/bin/svmtrace-capture $(E2E_BINS)
-ifneq ($(wildcard kmod/build.mk),)
-bench-step-profile: kmod
-endif
-bench-step-profile:
-	BUILD=$(BUILD) tests/e2e/step-profile.sh
+bench-step-profile: $(BUILD)/bin/svmtrace-e2e-vmm $(BUILD)/bin/svmtrace-capture $(E2E_BINS) kmod
+	BUILD=$(BUILD) tests/e2e/kernels.sh $(KMOD_MODULES) -- tests/e2e/step-profile.sh
 
 # A real operating system in L2 (docs/lab.md, "A real Linux in L2"): Debian's
 # kernel with two vCPUs under QEMU in L1 runs deterministic programs
@@ -157,6 +152,6 @@ $(E2E_OS)/steprec: userspace/tools/steprec.c $(CLI_SRCS)
 	$(CC) $(ALL_CFLAGS) -static -o $@ userspace/tools/steprec.c $(CLI_SRCS)
 .PHONY: e2e-os check-e2e-os
 e2e-os: kmod $(BUILD)/bin/svmtrace-capture $(BUILD)/bin/svmtrace-dump $(E2E_OS_PROGS) $(E2E_OS)/steprec
-	BUILD=$(BUILD) tests/e2e/os.sh --modules $(KMOD_DIR)
+	BUILD=$(BUILD) tests/e2e/kernels.sh $(KMOD_MODULES) -- tests/e2e/os.sh
 check-e2e-os: e2e-os
 CHECK_STEPS += check-e2e-os

@@ -17,7 +17,8 @@
 # and reports stock single-step and ring capture throughput and their
 # ratio.  Prints "N passed, N failed".
 # Environment: BUILD (default build), E2E_TIMEOUT (L1 seconds, default 420),
-# E2E_RUN (where results go, default $BUILD/e2e/run), E2E_WIN_SEED (where
+# E2E_RUN (where results go, default $BUILD/e2e/SERIES/run, SERIES the
+# modules' kernel series, 6.1 without --modules), E2E_WIN_SEED (where
 # the Windows-layout guests' kernel, images and frames go; default: a new
 # seed each run, printed).
 set -u
@@ -45,7 +46,10 @@ need_cmd modinfo "checking module vermagic (kmod)"
 build=$top/${BUILD:-build}
 bin=$build/bin
 guest=$build/e2e/guest
-run=${E2E_RUN:-$build/e2e/run}
+. "$here/lib/kernel.sh"
+series=6.1
+[ -z "$modules" ] || series=$(kernel_series_of "$(kernel_abi_of_module "$modules/kvm.ko")")
+run=${E2E_RUN:-$build/e2e/$series/run}
 for f in "$bin/svmtrace-e2e-vmm" "$bin/svmtrace-e2e-model" "$guest/kernel.bin" "$guest/bench.bin"; do
 	[ -e "$f" ] || { echo "e2e: $f missing (make e2e builds it)" >&2; exit 1; }
 done

@@ -55,7 +55,9 @@ getent passwd libvirt-qemu >/dev/null ||
 
 build=$top/${BUILD:-build}
 bin=$build/bin
-run=$build/e2e/libvirt
+. "$here/lib/kernel.sh"
+abi=$(kernel_abi_of_module "$modules/kvm.ko")
+run=$build/e2e/$(kernel_series_of "$abi")/libvirt
 win=$run/win
 for f in "$bin/svmtraced" "$bin/svmtrace-lab" "$bin/svmtrace-vmi" "$bin/svmtrace-dump" "$bin/svmtrace-e2e-model" "$bin/svmtrace-e2e-wingen"; do
 	[ -e "$f" ] || { echo "libvirt.sh: $f missing (make e2e builds it)" >&2; exit 1; }
@@ -69,8 +71,6 @@ for image in win10 win11; do
 done
 echo "info: the Windows-layout guests laid out with seed $win_seed (E2E_WIN_SEED=$win_seed repeats them)"
 # The Linux L2: the kernel L1 boots (our modules' ABI), a busybox initramfs.
-. "$here/lib/kernel.sh"
-abi=$(kernel_abi_of_module "$modules/kvm.ko")
 kernel_fetch "$abi" "$build/e2e/kernel/$abi" || { echo "libvirt.sh: cannot unpack linux-image-$abi" >&2; exit 1; }
 cp "$build/e2e/kernel/$abi/vmlinuz" "$run/lab-linux.vmlinuz"
 "$here/l2-initramfs.sh" "$run/lab-linux.initrd" || exit 1

@@ -36,14 +36,14 @@ need_cmd python3 "the judge (os/judge.py)"
 build=$top/${BUILD:-build}
 bin=$build/bin
 os=$build/e2e/os
-run=$build/e2e/os-run
 for f in "$bin/svmtrace-capture" "$bin/svmtrace-dump" "$os/steprec" "$os/os-sort" "$os/os-hash" \
 	"$os/os-threads" "$os/os-flags" "$os/os-xonly" "$os/os-calls" "$os/os-noise"; do
 	[ -e "$f" ] || { echo "os.sh: $f missing (make e2e-os builds it)" >&2; exit 1; }
 done
-rm -rf "$run" && mkdir -p "$run/l1"
 . "$here/lib/kernel.sh"
 abi=$(kernel_abi_of_module "$modules/kvm.ko")
+run=$build/e2e/$(kernel_series_of "$abi")/os-run
+rm -rf "$run" && mkdir -p "$run/l1"
 kdir=$build/e2e/kernel/$abi
 kernel_fetch "$abi" "$kdir" || { echo "os.sh: cannot unpack linux-image-$abi" >&2; exit 1; }
 cp "$kdir/vmlinuz" "$run/os.vmlinuz"

@@ -80,7 +80,7 @@ kdir=$build/kernel/$abi
 kernel_fetch "$abi" "$kdir" || die "cannot unpack linux-image-$abi"
 moddir=$kdir/root/lib/modules/$abi
 if [ -n "$modules" ]; then
-	want=$(modinfo -F vermagic "$moddir/kernel/arch/x86/kvm/kvm.ko")
+	want=$(modinfo -F vermagic "$moddir"/kernel/arch/x86/kvm/kvm.ko*)
 	for m in kvm.ko kvm-amd.ko; do
 		got=$(modinfo -F vermagic "$modules/$m")
 		[ "$got" = "$want" ] || die "$modules/$m vermagic '$got' differs from the image's '$want'"
@@ -103,12 +103,10 @@ for a in $("$busybox" --list); do [ -e "$root/bin/$a" ] || ln -s busybox "$root/
 
 # Modules, in load order: 9p for the results share (and overlay for the
 # host's root), then KVM's closure.
-kernel_module_closure "$moddir" virtio_pci 9pnet_virtio 9p ${hostroot:+overlay} >"$root/lib/kvm/share.order"
-kernel_module_closure "$moddir" kvm-amd >"$root/lib/kvm/packaged.order"
-for m in $(cat "$root/lib/kvm/share.order" "$root/lib/kvm/packaged.order"); do
-	mkdir -p "$root/lib/kvm/packaged/$(dirname "$m")"
-	cp "$moddir/$m" "$root/lib/kvm/packaged/$m"
-done
+kernel_modules_unpack "$moddir" "$root/lib/kvm/packaged" "$root/lib/kvm/share.order" \
+	virtio_pci 9pnet_virtio 9p ${hostroot:+overlay} || die "cannot copy the image's modules"
+kernel_modules_unpack "$moddir" "$root/lib/kvm/packaged" "$root/lib/kvm/packaged.order" kvm-amd ||
+	die "cannot copy the image's modules"
 if [ -n "$modules" ]; then
 	cp "$modules/kvm.ko" "$modules/kvm-amd.ko" "$root/lib/kvm/ours/"
 fi
@@ -154,6 +152,10 @@ cpu=$cpu,-nrip-save,-xsavec${cpu_features:-}
 # mitigations=off: L1 is a throwaway test kernel, and TCG runs faster without.
 # softlockup_panic, loglevel=5: a kernel that stops scheduling ends the run at
 # once, with the stuck CPU's backtrace on the console.
+# initcall_blacklist=jent_mod_init: 6.12 builds the jitter entropy RNG in
+# (6.1 as a module L1 never loads), and its start-up self-test runs for tens
+# of seconds of TCG without scheduling on a loaded host: a soft lockup, seen
+# in a lab L1's boot.  L1 needs no entropy source of its own.
 # no_timer_check: on a loaded host TCG can be too slow for the kernel's
 # IO-APIC timer check, which then panics ("IO-APIC + timer doesn't work!",
 # seen with five lab L1s on this 2-core machine); KVM guests skip it the same
@@ -176,7 +178,7 @@ watchdog=$!
 # shellcheck disable=SC2086 # icount, plugin and share_root are lists of arguments
 timeout --foreground -k 10 "$timeout" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" ${icount:-} ${plugin:-} \
 	-m "$mem" -smp "$cpus" -kernel "$kdir/vmlinuz" -initrd "$root.cpio" \
-	-append "console=ttyS0 panic=-1 oops=panic softlockup_panic=1 mitigations=off quiet loglevel=5 no_timer_check" \
+	-append "console=ttyS0 panic=-1 oops=panic softlockup_panic=1 initcall_blacklist=jent_mod_init mitigations=off quiet loglevel=5 no_timer_check" \
 	-display none -monitor none -qmp "unix:$out/qmp.sock,server=on,wait=off" \
 	-serial "file:$out/console.log" -no-reboot \
 	-virtfs "local,path=$out,mount_tag=out,security_model=none,id=out" ${share_root:-} </dev/null || rc=$?

@@ -32,8 +32,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 . "$top/tests/lib/need.sh"
 BUILD=${BUILD:-build}
-bin=$top/$BUILD/bin guest=$top/$BUILD/e2e/guest out=$top/$BUILD/e2e/stepcost
-modules=$top/$BUILD/kmod iterations=5000 rounds=2 timeout=${STEPCOST_TIMEOUT:-1800}
+bin=$top/$BUILD/bin guest=$top/$BUILD/e2e/guest
+modules=$top/$BUILD/kmod/6.1 iterations=5000 rounds=2 timeout=${STEPCOST_TIMEOUT:-1800}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--modules) modules=$2; shift 2 ;;
@@ -49,6 +49,8 @@ for f in "$modules/kvm.ko" "$bin/svmtrace-e2e-vmm" "$bin/svmtrace-capture" "$gue
 	"$guest/bench_sys.bin" "$guest/bench_int.bin" "$guest/bench_cr3.bin" "$guest/steploop.bin"; do
 	[ -e "$f" ] || { echo "step-cost: $f missing (make all kmod)" >&2; exit 1; }
 done
+. "$here/lib/kernel.sh"
+out=$top/$BUILD/e2e/$(kernel_series_of "$(kernel_abi_of_module "$modules/kvm.ko")")/stepcost
 rm -rf "$out" && mkdir -p "$out"
 nice "$here/run-l1.sh" --icount --modules "$modules" --out "$out/l1" --timeout "$timeout" \
 	--add "$bin/svmtrace-e2e-vmm" --add "$bin/svmtrace-capture" --add "$guest/kernel.bin" \

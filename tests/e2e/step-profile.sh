@@ -14,14 +14,15 @@
 # between the markers is a little wider than the VMM's run that
 # step-cost.sh measures (process start and exit around it), so generic
 # kernel functions carry some noise; the tracer's and KVM's own functions
-# run per step only.  Output: $BUILD/e2e/stepprofile/report.
+# run per step only.  Output: $BUILD/e2e/SERIES/stepprofile/report, SERIES
+# the kernel series of the modules (default $BUILD/kmod/6.1).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 . "$top/tests/lib/need.sh"
 BUILD=${BUILD:-build}
-bin=$top/$BUILD/bin guest=$top/$BUILD/e2e/guest out=$top/$BUILD/e2e/stepprofile
-modules=$top/$BUILD/kmod iterations=5000 rows=40
+bin=$top/$BUILD/bin guest=$top/$BUILD/e2e/guest
+modules=$top/$BUILD/kmod/6.1 iterations=5000 rows=40
 while [ $# -gt 0 ]; do
 	case $1 in
 	--modules) modules=$2; shift 2 ;;
@@ -38,6 +39,8 @@ need_cmd cc "building the QEMU plugin"
 for f in "$modules/kvm.ko" "$bin/svmtrace-e2e-vmm" "$bin/svmtrace-capture" "$guest/bench.bin"; do
 	[ -e "$f" ] || { echo "step-profile: $f missing (make all kmod)" >&2; exit 1; }
 done
+. "$here/lib/kernel.sh"
+out=$top/$BUILD/e2e/$(kernel_series_of "$(kernel_abi_of_module "$modules/kvm.ko")")/stepprofile
 rm -rf "$out" && mkdir -p "$out"
 cc -O2 -shared -fPIC -Wall -Wextra -Wno-unused-parameter -o "$out/insncount.so" \
 	"$here/profile/insncount.c"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The exit audit's layout check (userspace/audit/audit_format.c): the kvm
- * records of Debian's 6.1 (format files as tracefs shows them, in
- * tests/data/tracefs-6.1) pass; a record whose field moved, a field that is
+ * records of Debian's 6.1 and 6.12 (format files as tracefs shows them, in
+ * tests/data/tracefs-6.1 and -6.12) pass; a record whose field moved, a field that is
  * gone, and a tracefs without kvm events are refused, each saying why.
  */
 #include <check.h>
@@ -37,6 +37,15 @@ START_TEST(debian_61_layout_passes)
 	char err[512] = "";
 
 	ck_assert_msg(audit_check_formats(GOOD, err, sizeof(err)) == 0, "%s", err);
+}
+END_TEST
+
+START_TEST(debian_612_layout_passes)
+{
+	char err[512] = "";
+
+	ck_assert_msg(audit_check_formats("tests/data/tracefs-6.12", err, sizeof(err)) == 0, "%s",
+		      err);
 }
 END_TEST
 
@@ -79,6 +88,7 @@ int main(void)
 	TCase *tc = tcase_create("formats");
 
 	tcase_add_test(tc, debian_61_layout_passes);
+	tcase_add_test(tc, debian_612_layout_passes);
 	tcase_add_test(tc, moved_field_refused);
 	tcase_add_test(tc, missing_field_refused);
 	tcase_add_test(tc, no_kvm_events_refused);

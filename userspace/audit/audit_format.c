@@ -3,8 +3,8 @@
  * The kvm records' layout, checked against the running kernel before the
  * audit program is loaded.  kvm.ko carries no BTF, so libbpf cannot
  * relocate the program's reads of kvm:kvm_exit and kvm:kvm_entry; a kernel
- * whose records differ from the 6.1 layout in exit_audit.h must be refused,
- * not read at the wrong offsets.
+ * whose records differ from the layout in exit_audit.h (6.1's and 6.12's)
+ * must be refused, not read at the wrong offsets.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -92,7 +92,7 @@ int audit_check_formats(const char *tracefs, char *err, size_t err_size)
 		if (find_field(f, w->name, &off, &size)) {
 			snprintf(err, err_size,
 				 "%s has no field %s: not the kvm:%s layout "
-				 "the audit was built for (Debian's 6.1)",
+				 "the audit was built for (Debian's 6.1 and 6.12)",
 				 path, w->name, w->event);
 			fclose(f);
 			return -1;
@@ -102,7 +102,7 @@ int audit_check_formats(const char *tracefs, char *err, size_t err_size)
 			snprintf(
 				err, err_size,
 				"%s: %s is at offset %u size %u, the audit program reads offset %u "
-				"size %u (built for Debian's 6.1): refusing to load it",
+				"size %u (built for Debian's 6.1 and 6.12): refusing to load it",
 				path, w->name, off, size, w->offset, w->size);
 			return -1;
 		}

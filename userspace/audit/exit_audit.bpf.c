@@ -9,7 +9,7 @@
  *
  * Why not CO-RE for the kvm records: kvm.ko is built without BTF, so the
  * records' layout cannot be relocated; exit_audit.h declares them as 6.1
- * lays them out and userspace compares every field the program reads
+ * and 6.12 lay them out and userspace compares every field the program reads
  * against the tracepoint's format file before loading it (audit_format.c).
  * The common
  * header, struct trace_entry, is vmlinux's: vmlinux.h marks it

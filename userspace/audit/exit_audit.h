@@ -10,7 +10,8 @@
 /*
  * kvm_exit's vcpu_id (the APIC ID, not the vCPU index: QEMU leaves holes
  * in them for some topologies) indexes the per-vCPU array: KVM_MAX_VCPU_IDS
- * of 6.1 x86.  Larger ids, impossible there, are counted as lost.
+ * of 6.1 x86.  Larger ids, impossible there, are counted as lost; Debian's
+ * 6.12 allows four times as many, for VMs of more than 1024 vCPUs.
  */
 #define AUDIT_MAX_VCPU_ID 4096
 /* Host time per step, log2 buckets of nanoseconds: bucket b holds [2^b, 2^(b+1)). */
@@ -43,7 +44,7 @@ struct audit_vcpu {
 };
 
 /*
- * The kvm records as Debian's 6.1 lays them out (arch/x86/kvm/trace.h:
+ * The kvm records as Debian's 6.1 and 6.12 lay them out (arch/x86/kvm/trace.h:
  * TRACE_EVENT_KVM_EXIT(kvm_exit), TRACE_EVENT(kvm_entry)), only as far as
  * the program reads them.  kvm.ko has no BTF, so nothing relocates these:
  * audit_format.c checks each field against the event's format file before

@@ -138,6 +138,9 @@ void control_arm(int ctl)
 		die("arm: the capture is already armed");
 	if (errno == EOPNOTSUPP)
 		die("arm: the VM's guest state is encrypted (SEV-ES): it cannot be single-stepped");
+	if (errno == ENOPROTOOPT)
+		die("arm: kvm_amd delivers NMIs with vNMI, which would leave the tracer's TF in NMI"
+		    " frames: load it with vnmi=0 (docs/kmod.md)");
 	if (errno == ENODEV)
 		die("arm: the VM has no vCPU yet");
 	if (errno == ENXIO)

@@ -56,15 +56,15 @@ const char *host_version_problem(const struct svmtrace_version *v, const char *r
 	if (v->abi_version != SVMTRACE_ABI_VERSION) {
 		snprintf(buf, size,
 			 "the loaded svmtrace module speaks ABI %u, this svmtraced ABI %d: install "
-			 "matching versions (make kmod, make install; docs/install.md)",
+			 "matching versions (make kmod KVER=$(uname -r), make install; docs/install.md)",
 			 v->abi_version, SVMTRACE_ABI_VERSION);
 		return buf;
 	}
 	if (strncmp(v->release, release, sizeof(v->release))) {
 		snprintf(buf, size,
 			 "the loaded svmtrace module was built for kernel %.64s but %.64s runs: "
-			 "rebuild it for this kernel (make kmod; docs/install.md)",
-			 v->release, release);
+			 "rebuild it for this kernel (make kmod KVER=%.64s; docs/install.md)",
+			 v->release, release, release);
 		return buf;
 	}
 	return NULL;

@@ -3,6 +3,10 @@
 # `dpkg-deb -x` under the build tree -- never installed on the host, whose
 # kernel we cannot change anyway (DESIGN.md: the host /dev/kvm is not SVM).
 
+# The kernel series svmtrace supports and how a release names its series
+# (kernel_series_of): kmod/kernel.sh, shared with the build.
+. "$top/kmod/kernel.sh"
+
 # kernel_abi_of_module KO: the ABI (e.g. 6.1.0-57-amd64) a module was built
 # for, from its vermagic, so L1 boots exactly the kernel the kmod targets.
 kernel_abi_of_module() {
@@ -32,8 +36,8 @@ kernel_fetch() {
 	[ -e "$dir/.complete" ] && return 0
 	rm -rf "$dir" && mkdir -p "$dir/deb" || return 1
 	echo "kernel: fetching linux-image-$abi" >&2
-	(cd "$dir/deb" && apt-get download -q "linux-image-$abi" >/dev/null 2>"$dir/apt.log") || {
-		cat "$dir/apt.log" >&2; echo "kernel: apt-get download linux-image-$abi failed" >&2; return 1; }
+	kernel_image_download "$abi" "$dir/deb" || {
+		cat "$dir/deb/apt.log" >&2; echo "kernel: apt-get download linux-image-$abi failed" >&2; return 1; }
 	dpkg-deb -x "$dir"/deb/*.deb "$dir/root" || return 1
 	depmod -b "$dir/root" "$abi" || return 1
 	ln -s "root/boot/vmlinuz-$abi" "$dir/vmlinuz"
@@ -42,19 +46,42 @@ kernel_fetch() {
 }
 
 # kernel_module_closure MODDIR NAME...: every module file (relative to
-# MODDIR) that NAME... need, dependencies first, each once.
+# MODDIR) that NAME... need, dependencies first, each once; modules built
+# into the kernel (6.12's virtio_pci) need no file.
 kernel_module_closure() {
 	moddir=$1; shift
 	awk -v want="$*" '
+		FILENAME ~ /modules\.builtin$/ { name = $1; sub(/.*\//, "", name); sub(/\.ko$/, "", name)
+		  gsub(/-/, "_", name); builtin[name] = 1; next }
 		{ sub(/:$/, "", $1); name = $1; sub(/.*\//, "", name); sub(/\.ko.*$/, "", name)
 		  gsub(/-/, "_", name); path[name] = $1
 		  deps[name] = ""; for (i = 2; i <= NF; i++) { d = $i; sub(/.*\//, "", d)
 			sub(/\.ko.*$/, "", d); gsub(/-/, "_", d); deps[name] = deps[name] " " d } }
 		function visit(n,   k, a, i) {
-			if (n in seen) return; seen[n] = 1
+			if (n in seen || n in builtin) return; seen[n] = 1
 			if (!(n in path)) { print "kernel: no module " n > "/dev/stderr"; bad = 1; return }
 			k = split(deps[n], a, " "); for (i = k; i >= 1; i--) visit(a[i])
 			print path[n] }
 		END { n = split(want, w, " "); for (i = 1; i <= n; i++) { m = w[i]; gsub(/-/, "_", m); visit(m) }
-		      exit bad }' "$moddir/modules.dep"
+		      exit bad }' "$moddir/modules.builtin" "$moddir/modules.dep"
+}
+
+# kernel_modules_unpack MODDIR DEST ORDER NAME...: the modules NAME... need
+# (kernel_module_closure) copied under DEST, compressed ones (6.12 ships
+# .ko.xz) unpacked so that busybox's insmod loads them; ORDER gets their
+# paths under DEST in load order.
+kernel_modules_unpack() {
+	moddir=$1 dest=$2 order=$3; shift 3
+	kernel_module_closure "$moddir" "$@" >"$order.all" || return 1
+	: >"$order"
+	while read -r m; do
+		mkdir -p "$dest/$(dirname "$m")"
+		case $m in
+		*.ko.xz) xz -dc "$moddir/$m" >"$dest/${m%.xz}" || return 1; m=${m%.xz} ;;
+		*.ko.zst) zstd -qdc "$moddir/$m" >"$dest/${m%.zst}" || return 1; m=${m%.zst} ;;
+		*) cp "$moddir/$m" "$dest/$m" || return 1 ;;
+		esac
+		echo "$m" >>"$order"
+	done <"$order.all"
+	rm -f "$order.all"
 }

@@ -5,17 +5,14 @@
 # BINDIR/os-* and BINDIR/steprec (static), and tests/e2e/os/init.sh as /init.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../../.." && pwd)
 . "$here/../lib/kernel.sh"
 busybox=$(command -v busybox) || { echo "os initramfs: busybox not installed (make deps)" >&2; exit 1; }
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/out" "$root/lib/modules"
 cp "$busybox" "$root/bin/busybox"
-kernel_module_closure "$2" virtio_pci 9pnet_virtio 9p >"$root/lib/modules/order"
-while read -r m; do
-	mkdir -p "$root/lib/modules/$(dirname "$m")"
-	cp "$2/$m" "$root/lib/modules/$m"
-done <"$root/lib/modules/order"
+kernel_modules_unpack "$2" "$root/lib/modules" "$root/lib/modules/order" virtio_pci 9pnet_virtio 9p
 cp "$3"/os-* "$3/steprec" "$root/bin/"
 cp "$here/init.sh" "$root/init"
 chmod 755 "$root/init"
