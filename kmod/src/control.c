@@ -349,17 +349,18 @@ static int ctl_arm(struct svmtrace_ctl *ctl)
 	svmtrace_watches_arm(vm);
 	rcu_assign_pointer(vm->armed, &vm->target);
 	mutex_unlock(&vm->lock);
-	svmtrace_gates_zap(vm, &vm->target);
 	/*
-	 * Every vCPU leaves guest mode once before arm returns: its next
-	 * entry has the intercepts of an armed capture (frames.c), so every
-	 * return to user mode from now on is seen -- a thread's first
-	 * instruction included (first.c) -- and a page mapped after the
-	 * first walk of the watched gates is walked at such a return
+	 * No vCPU runs guest code from here on without the capture's
+	 * intercepts.  So every vCPU has left the guest (and enters it again
+	 * with the target's returns to user mode intercepted -- a thread's
+	 * first instruction included, first.c) before the first walk of the
+	 * watched gates: a page mapped after it is walked at such a return
 	 * (watch.c).
 	 */
-	kvm_make_all_cpus_request(ctl->kvm, KVM_REQ_SVMTRACE | KVM_REQUEST_WAIT);
-	svmtrace_watches_start(vm);
+	svmtrace_intercepts_sync(vm);
+	svmtrace_gates_zap(vm, &vm->target);
+	if (svmtrace_watches_pending(vm))
+		svmtrace_watches_start(vm);
 	return 0;
 }
 

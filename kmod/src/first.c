@@ -6,9 +6,10 @@
  * Every thread of a Windows x64 guest begins in user mode at one address,
  * ntdll!LdrInitializeThunk (the kernel's PspUserThreadStartup points the
  * new thread's trap frame there), reached by the thread's first return to
- * user mode.  While a capture is armed every return to user mode is seen
- * (frames.c: SYSRET emulated, IRET intercepted, on every vCPU), so the
- * target names that address (first_rip) and no gate is needed:
+ * user mode.  While a capture is armed every return to user mode under a
+ * targeted CR3 is seen (frames.c: SYSRET emulated, IRET intercepted), and
+ * with ASK every return on every vCPU (intercepts.c), so the target names
+ * that address (first_rip) and no gate is needed:
  *
  *   FIRST  a return to first_rip under a targeted CR3 is stepped from there:
  *          the thread's first instruction is the session's first record.
