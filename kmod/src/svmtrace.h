@@ -97,6 +97,20 @@ enum {
 };
 
 /*
+ * What a vCPU runs with, decided before each of its VM entries from what it
+ * holds then (intercepts.c, which describes the states and their events).
+ * Ordered: from FOREIGN on a capture is armed, from TARGET on the vCPU's
+ * returns to user mode exit.
+ */
+enum svmtrace_watch {
+	SVMTRACE_WATCH_OFF,	 /* nothing of the tracer's */
+	SVMTRACE_WATCH_LEFTOVER, /* stopped, our TF still set: SCE off, events */
+	SVMTRACE_WATCH_FOREIGN,	 /* armed, another address space: CR3 loads exit */
+	SVMTRACE_WATCH_TARGET,	 /* ... the target's, or a return of its due: + SCE off, IRET */
+	SVMTRACE_WATCH_STEPPING, /* ... our TF steps user code: + the events the CPU delivers */
+};
+
+/*
  * vt->mode of a vCPU whose next #DB exit is a plain step of a recording
  * session: tf_live and in_session set, the other six flags clear (step.c,
  * plain_step()).  x86 is little-endian: byte n of mode is flag n.
@@ -128,6 +142,8 @@ struct svmtrace_vcpu {
 				/* the frame says (it also holds ours) */
 	u8 iret_pass;		/* SVMTRACE_IRET_*: the next IRET (frames.c) */
 	bool iret_resume;	/* ... STEP: the trap after it resumes our stepping */
+	u8 watch;		/* SVMTRACE_WATCH_* of the last entry that asked */
+				/* (intercepts.c; the vCPU's thread alone) */
 	bool sys_last;		/* sys_*: this vCPU's SYSCALL parked last, until */
 	u64 sys_cr3;		/* ... its next return to user mode: the CR3, */
 	u64 sys_rip;		/* ... return point */
@@ -338,6 +354,9 @@ void svmtrace_silent_begin(struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu, int 
 void svmtrace_sessions_stop(struct svmtrace_vm *vm, u32 reason);
 void svmtrace_session_gap(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			  struct kvm_vcpu *vcpu, u32 reason);
+
+/* intercepts.c */
+void svmtrace_intercepts_sync(struct svmtrace_vm *vm);
 
 /* frames.c */
 void svmtrace_parks_clear(struct svmtrace_vm *vm);
