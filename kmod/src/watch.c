@@ -4,22 +4,24 @@
  * not exist yet (SVMTRACE_GATE_F_WATCH).  Windows maps an image's pages on
  * demand, so the entry page of a process that has not run may have no
  * guest-physical page to gate.  The gate's page tables are walked instead:
- * once at arm, and again at every VM exit a vCPU takes under a targeted
+ * once at arm (or, for a gate a decision adds while armed, first.c, by the
+ * vCPU that decision releases), and again at every VM exit a vCPU takes under a targeted
  * CR3 while some watched gate has no page.  When the walk finds the page
  * mapped, its GPA becomes the gate's, closed like every gate.
  *
  * Why that is in time: while a capture is armed every return to user mode
- * is a VM exit -- IRET is intercepted and SYSRET raises #UD (EFER.SCE off
- * in the VMCB, frames.c) -- and arm makes every vCPU leave the guest (and
- * so take those intercepts) before its first walk.  The guest kernel
- * writes the entry that maps the page before it returns to the target's
- * user code, so the walk at that return finds it, and the gate is closed
- * before the target's first user-mode fetch through it on that vCPU.  Not
- * covered: a thread of the target already in user mode on another vCPU
- * that reaches the page without entering its kernel after the entry was
- * written (a new process's entry point runs on the thread that faulted
- * the page in, or that returned from the kernel after the loader mapped
- * it); its fetch then runs ungated.
+ * under a targeted CR3 is a VM exit -- IRET is intercepted and SYSRET
+ * raises #UD (EFER.SCE off in the VMCB) on every vCPU that runs the
+ * target's address space (intercepts.c) -- and arm makes every vCPU leave
+ * the guest (and so take those intercepts) before its first walk.  The
+ * guest kernel writes the entry that maps the page before it returns to
+ * the target's user code, so the walk at that return finds it, and the
+ * gate is closed before the target's first user-mode fetch through it on
+ * that vCPU.  Not covered: a thread of the target already in user mode on
+ * another vCPU that reaches the page without entering its kernel after the
+ * entry was written (a new process's entry point runs on the thread that
+ * faulted the page in, or that returned from the kernel after the loader
+ * mapped it); its fetch then runs ungated.
  *
  * Why not write-protect the tables: AMD's nested page walker treats every
  * read of a guest page table during a walk as a write (KVM commit
@@ -130,7 +132,8 @@ static void walk_pending(struct svmtrace_vm *vm, struct kvm_vcpu *vcpu, bool la5
 	gpa_t gpa;
 	u32 i;
 
-	for (i = 0; i < t->nr_gates && READ_ONCE(vm->watch.pending); i++) {
+	/* Pairs with svmtrace_gate_add(): a gate is whole before it counts. */
+	for (i = 0; i < smp_load_acquire(&t->nr_gates) && READ_ONCE(vm->watch.pending); i++) {
 		g = &t->gates[i];
 		if (!gate_watched(g) || READ_ONCE(g->gpa) != INVALID_GPA)
 			continue;
@@ -196,6 +199,21 @@ void svmtrace_watches_exit(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm)
 	if (targeted)
 		walk_pending(vm, vcpu, is_long_mode(vcpu) && kvm_read_cr4_bits(vcpu, X86_CR4_LA57));
 }
+
+/*
+ * A watched gate a decision added while armed (gate.c, vm->lock held; its
+ * GPA is INVALID_GPA): pending like those of arm.  The vCPU held for that
+ * decision walks before it enters the guest again (__svmtrace_vcpu_request()),
+ * and every exit under a targeted CR3 after it.
+ */
+void svmtrace_watch_add(struct svmtrace_vm *vm)
+{
+	lockdep_assert_held(&vm->lock);
+	mutex_lock(&vm->watch.lock);
+	vm->watch.pending++;
+	mutex_unlock(&vm->watch.lock);
+}
+
 
 /* Stop (vm->armed already cleared): no gate gets a page after this. */
 void svmtrace_watches_stop(struct svmtrace_vm *vm)

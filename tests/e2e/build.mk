@@ -51,23 +51,31 @@ $(E2E_WIN)/sched.bin: tests/e2e/win/sched.S tests/e2e/win/winlayout.h tests/e2e/
 	$(call e2e_flat,0xfffff80410c00000)
 MINGW_AS ?= x86_64-w64-mingw32-as
 MINGW_LD ?= x86_64-w64-mingw32-ld
-# NAME SEED ROUNDS: plain, KVA shadow (win11), lazy entry page, late (win/images.sh has the names)
-E2E_WIN_PROCS := alpha:7:3 beta:11:3 lazy:13:2 late:17:2
+# NAME SEED ROUNDS THREADS DROPPER: plain (creates a thread), KVA shadow (win11), lazy
+# entry page, late (creates child and hollow, hollowing the second), and those two
+# (win/images.sh has the names)
+E2E_WIN_PROCS := alpha:7:3:1:0 beta:11:3:0:0 lazy:13:2:0:0 late:17:2:0:1 child:19:2:0:0 \
+	hollow:23:2:0:0
 define e2e_win_pe
 $(E2E_WIN)/$(word 1,$(subst :, ,$(1))).exe: tests/e2e/win/programs/proc.S tests/e2e/win/winlayout.h \
 		$(E2E_GUEST)/layout.h $(E2E_WIN)/ntdll.dll
 	@mkdir -p $$(@D)
 	$$(CC) -E -P -DSEED=$(word 2,$(subst :, ,$(1))) -DROUNDS=$(word 3,$(subst :, ,$(1))) \
+		-DTHREADS=$(word 4,$(subst :, ,$(1))) -DDROPPER=$(word 5,$(subst :, ,$(1))) \
 		-x assembler-with-cpp $$< -o $$(@:.exe=.s)
 	$$(MINGW_AS) -o $$(@:.exe=.o) $$(@:.exe=.s)
 	$$(MINGW_LD) --build-id -e start --subsystem console --export-all-symbols -o $$@ \
 		$$(@:.exe=.o) $(E2E_WIN)/ntdll.dll
 endef
 $(foreach p,$(E2E_WIN_PROCS),$(eval $(call e2e_win_pe,$(p))))
-$(E2E_WIN)/ntdll.dll: tests/e2e/win/programs/ntdll.S
+# The DLLs in every loader list: ntdll.dll (where threads begin) and helper.dll.
+$(E2E_WIN)/%.dll: tests/e2e/win/programs/%.S tests/e2e/win/winlayout.h $(E2E_GUEST)/layout.h
 	@mkdir -p $(@D)
-	$(MINGW_AS) -o $(@:.dll=.o) $<
+	$(CC) -E -P -x assembler-with-cpp $< -o $(@:.dll=.s)
+	$(MINGW_AS) -o $(@:.dll=.o) $(@:.dll=.s)
 	$(MINGW_LD) --build-id --dll -e DllMain --export-all-symbols -o $@ $(@:.dll=.o)
+# Built by a pattern rule, yet not intermediate: keep them (and their link time).
+.SECONDARY: $(E2E_WIN)/ntdll.dll $(E2E_WIN)/helper.dll
 E2E_WIN_PES := $(foreach p,$(E2E_WIN_PROCS),$(E2E_WIN)/$(word 1,$(subst :, ,$(p))).exe)
 
 # The same guests as QEMU boots them through libvirt (vm-configs/lab-win.xml,
@@ -79,7 +87,8 @@ $(E2E_WIN)/pvhboot.bin: tests/e2e/win/pvhboot.S tests/e2e/win/winpvh.h tests/e2e
 # What win/images.sh lays the guests out from (the lab scripts, each run
 # with a new seed); and the guests with seed 1 (make demo).
 E2E_WIN_INPUTS := $(BUILD)/bin/svmtrace-e2e-wingen $(BUILD)/bin/svmtrace-e2e-winpvh \
-	$(E2E_WIN)/sched.bin $(E2E_WIN)/ntdll.dll $(E2E_WIN_PES) $(E2E_WIN)/pvhboot.bin
+	$(E2E_WIN)/sched.bin $(E2E_WIN)/ntdll.dll $(E2E_WIN)/helper.dll $(E2E_WIN_PES) \
+	$(E2E_WIN)/pvhboot.bin
 $(E2E_WIN)/win%.pvh: $(E2E_WIN_INPUTS) tests/e2e/win/images.sh tests/data/profiles/*.json.xz
 	tests/e2e/win/images.sh $(BUILD) $(E2E_WIN) 1 win$* pvh
 
@@ -143,7 +152,7 @@ bench-step-profile: $(BUILD)/bin/svmtrace-e2e-vmm $(BUILD)/bin/svmtrace-capture 
 # A `make check` step: 174-197 s on the quiet machine, ~10 minutes at load 15.
 E2E_OS := $(BUILD)/e2e/os
 E2E_OS_PROGS := $(patsubst tests/e2e/os/%.c,$(E2E_OS)/os-%,$(wildcard tests/e2e/os/*.c))
-$(E2E_OS)/os-%: tests/e2e/os/%.c tests/e2e/os/rt.h
+$(E2E_OS)/os-%: tests/e2e/os/%.c tests/e2e/os/rt.h tests/e2e/os/gate.h
 	@mkdir -p $(@D)
 	$(CC) -O2 -static -nostdlib -ffreestanding -fno-pie -no-pie -fno-stack-protector \
 		-fno-asynchronous-unwind-tables -Wall -Wextra -Werror -o $@ $<

@@ -66,6 +66,7 @@ steplogs=$(grep -v '^#' "$here/programs.list" | awk 'NF && ($4 == "yes" || $4 ==
 adds="--add $bin/svmtrace-e2e-vmm --add $guest/kernel.bin --add $guest/bench.bin --add $guest/ipi.bin"
 adds="$adds --add $guest/running.bin --add $guest/hostile.bin --add $guest/drheavy.bin"
 adds="$adds --add $guest/dbgregs.bin --add $guest/int3k.bin --add $guest/pause.bin"
+adds="$adds --add $guest/syscost.bin"
 adds="$adds --add $here/l1-lab.sh --add $here/l1-capture.sh --add $here/l1-lifecycle.sh"
 adds="$adds --add $here/l1-debug.sh"
 adds="$adds --add $here/programs.list"
@@ -99,13 +100,18 @@ echo "info: the Windows-layout guests laid out with seed $win_seed (E2E_WIN_SEED
 win_scenarios="win10-pid win10 pid 1200 alpha.exe
 win11-kva win11 pid 1204 beta.exe
 win10-lazy win10 lazy 1208 lazy.exe
-win11-late win11 late 1212 late.exe"
+win11-late win11 late 1212 late.exe
+win10-first win10 first 1200 alpha.exe
+win11-first-kva win11 first 1204 beta.exe
+win11-late-first win11 late-first 1212 late.exe
+win10-late-follow win10 late-follow 1212 late.exe
+win11-late-follow-max win11 late-follow-max 1212 late.exe"
 echo "$win_images" >"$run/win-images"
 echo "$win_scenarios" >"$run/win-scenarios"
 adds="$adds --add $run/win-images --add $run/win-scenarios --add $here/l1-win.sh"
 adds="$adds --add $bin/svmtrace-vmi $(ls "$top"/tests/data/profiles/*.json.xz | sed 's/^/--add /')"
 for image in $win_images; do
-	adds="$adds --add $win/$image.elf --add $win/$image.targets"
+	adds="$adds --add $win/$image.elf --add $win/$image.targets --add $win/$image.loader"
 done
 # The images as VMI reads them, on the host (the initial memory, an ELF
 # core): the process list and every entry page as the builder placed them.
@@ -118,16 +124,16 @@ for image in $win_images; do
 	else
 		bad "image/$image/ps" "svmtrace-vmi lists '$listed'"
 	fi
-	while read -r pname pid dtb udtb entry gpa state; do
+	while read -r pname pid dtb udtb entry gpa state ppid; do
 		out=$(vmi resolve "$pid" 2>&1); rc=$?
 		got=$(echo "$out" | awk '$1 == "entry-gpa:" || $1 == "dtb:" || $1 == "user-dtb:" { print $2 }' |
 			awk '{ if ($0 == "-") print "0x0"; else { sub(/^0x0*/, "0x"); print } }' | tr '\n' ' ')
 		case $state in
 		valid) [ $rc = 0 ] && [ "$got" = "$dtb $udtb $gpa " ] ;;
 		lazy) [ $rc = 3 ] && echo "$out" | grep -q 'not resident' ;;
-		late) [ $rc = 1 ] && echo "$out" | grep -q 'no process' ;;
-		esac && ok "image/$image/resolve/$pid" "$pname ($state): $(echo "$out" | grep -m 1 "entry-gpa\|not resident\|no process")" ||
-			bad "image/$image/resolve/$pid" "$pname ($state): exit $rc, got '$got', builder: $dtb $udtb $gpa: $out"
+		late|created) [ $rc = 1 ] && echo "$out" | grep -q 'no process' ;;
+		esac && ok "image/$image/resolve/$pid" "$pname ($state, parent $ppid): $(echo "$out" | grep -m 1 "entry-gpa\|not resident\|no process")" ||
+			bad "image/$image/resolve/$pid" "$pname ($state, parent $ppid): exit $rc, got '$got', builder: $dtb $udtb $gpa: $out"
 	done <"$win/$image.targets"
 done
 
@@ -137,7 +143,7 @@ for image in $win_images; do	# untraced: what packaged/ours must print
 		bad "model/$image" "the model cannot replay it: $(grep failed "$run/expect/$image/results.txt")"
 done
 while read -r name image mode pid pname; do
-	model_win "$name" "$image" "$pid"
+	model_win "$name" "$image" "$pid" "$mode"
 done <<WIN
 $win_scenarios
 WIN
@@ -162,6 +168,8 @@ model_expect nmi-kernel nmi 1 0 --kernel
 # Watched gates on lazy.bin's demand-paged aliases (layout.h, l1-lab.sh).
 model_expect watch-pte lazy 1 0 --gate-va 0x504000
 model_expect watch-pml4 lazy 1 1 --gate-va 0x8000004000
+syscost_rounds=500	# l1-lab.sh runs it with this argument
+model_expect syscost syscost 1 "$syscost_rounds"	# vCPU 0 alone: judge-syscost.sh
 
 # --- one L1 boot for every scenario ------------------------------------------
 sets="packaged bench-stock"
@@ -249,6 +257,8 @@ if [ -n "$modules" ]; then
 	. "$here/judge-capture.sh"
 	judge_capture_set
 	judge_issue13
+	. "$here/judge-syscost.sh"
+	judge_syscost "$syscost_rounds"
 	. "$here/judge-lifecycle.sh"
 	judge_lifecycle
 	. "$here/judge-xstate.sh"

@@ -4,13 +4,16 @@
 # modules, boots Debian's kernel (/e2e/os.vmlinuz, /e2e/os.initrd: its
 # /init is tests/e2e/os/init.sh) with 2 vCPUs in QEMU started by hand,
 # ASLR off (norandmaps), and for each program: waits for its gate line,
-# starts svmtrace-capture --gate-gpa GATE --adopt-cr3 --policy block, sends
-# "go" on COM1, waits until the program exited, stops the capture, sends
-# "go" again for the ptrace run and waits for it.  Results in
+# starts svmtrace-capture --gate-gpa GATE --adopt-cr3 --policy block (with
+# the exit audit for calls, which runs beside os-noise), sends "go" on
+# COM1, waits until the program exited, stops the capture, sends "go" again
+# for the ptrace run and waits for it.  Results in
 # Each wait for the L2 (its boot, each run) lasts at most SECONDS (the
 # first argument, default 900).
 # $E2E_OUT/os: console.txt, PROG/capture.txt, capture.rc, trace/, and the
-# guest's ptrace records and rusage (from its 9p share).  The console is
+# guest's ptrace records and rusage (from its 9p share), and for calls
+# PROG/console-lines: the console's length when the capture was armed and
+# when it was stopped (os-noise's lines between).  The console is
 # written to the results share as it comes (watch a run from the host).
 set -u
 out=$E2E_OUT/os
@@ -50,7 +53,7 @@ if ! wait_line "$console" '^svmtrace-lab: ready' "$seconds" "$qemu"; then
 	exit 0
 fi
 stage booted
-for p in flags xonly sort hash threads; do
+for p in flags xonly sort hash threads calls; do
 	d=$out/$p
 	mkdir -p "$d"
 	if ! wait_line "$console" "^svmtrace-os: $p gate=" 120 "$qemu"; then
@@ -60,17 +63,21 @@ for p in flags xonly sort hash threads; do
 	gpa=$(sed -n "s/^svmtrace-os: $p gate=\(0x[0-9a-f]*\).*/\1/p" "$console" | tr -d '\r')
 	traces=/tmp/trace-$p
 	rm -rf "$traces"
+	audit=
+	[ "$p" != calls ] || audit=--audit
 	svmtrace-capture --vmm-pid "$qemu" --gate-gpa "$gpa" --adopt-cr3 --policy block \
-		--out "$traces" --quiet >"$d/capture.txt" 2>&1 &
+		--out "$traces" --quiet $audit >"$d/capture.txt" 2>&1 &
 	cap=$!
 	wait_line "$d/capture.txt" '^armed' 60 "$cap" || fail "$p: svmtrace-capture never armed"
 	stage "$p-armed"
+	armed_at=$(wc -l <"$console")
 	send
 	wait_line "$console" "^svmtrace-os: $p exited" "$seconds" "$qemu" || fail "$p: the traced run never ended"
 	stage "$p-traced"
 	kill -INT "$cap"
 	wait_line "$d/capture.txt" '^total ' 60 "$cap" || { fail "$p: svmtrace-capture did not end"; kill -9 "$cap"; }
 	wait "$cap"; echo $? >"$d/capture.rc"
+	echo "$armed_at $(wc -l <"$console")" >"$d/console-lines"
 	cp -r "$traces" "$d/trace"
 	send
 	wait_line "$console" "^svmtrace-os: $p ptrace exited" "$seconds" "$qemu" || fail "$p: the ptrace run never ended"

@@ -30,17 +30,31 @@
 #                     producer-rN and ring-rN with --xstate: YMM0-15 and
 #                     XSTATE_BV read and published with every step (768-byte
 #                     slots: a 32768-slot ring holds the whole run)
-#   {sys,int}-{packaged,ours}-I-rN.txt, {sys,int}-armed-I-rN/
-#                     what frames cost the rest of the guest: bench_sys.bin
-#                     (I SYSCALL / SYSRETQ round trips) and bench_int.bin (I
-#                     INT n / IRETQ) run untraced on each module set, and
-#                     while a capture of another address space (PML4_ALT)
-#                     is armed; I is ITERATIONS and a fifth of it, so that
-#                     the difference leaves out what a run costs besides
-#                     its loop (step-cost.sh)
-# Only audit-rN runs the audit (capture_run's default is --audit).
+#   {sys,int,cr3}-{packaged,ours}-I-rN.txt, {sys,int,cr3}-armed-I-rN/
+#                     what arming costs the rest of the guest: bench_sys.bin
+#                     (I SYSCALL / SYSRETQ round trips), bench_int.bin (I
+#                     INT n / IRETQ) and bench_cr3.bin (I SYSCALL / MOV CR3
+#                     / SYSRETQ) run untraced on each module set, and while
+#                     a capture of another address space (PML4_ALT) is
+#                     armed; I is ten times ITERATIONS and a fifth of
+#                     that, so that the difference leaves out what a run
+#                     costs besides its loop (step-cost.sh: the armed runs'
+#                     first entries and gate faults, timer interrupts
+#                     among them, vary by some 400 000 instructions, 10
+#                     per round trip over 40 000)
+#   {sys,int,cr3}-first-I-rN/
+#                     the same armed with --first-rip (SVMTRACE_TARGET_F_FIRST:
+#                     the target's returns to user mode are compared with
+#                     where threads begin): what --from first costs the rest
+#                     of the guest
+#   {sys,int,cr3}-exits-I/
+#                     the armed runs once more with the exit audit, not
+#                     timed: its counts of the vCPU's exits per round trip
+# Only audit-rN and the *-exits-I runs run the audit (capture_run's default
+# is --audit).
 set -u
 iterations=$1 rounds=$2
+arming=$((iterations * 10))	# the arming rows' iterations (step-cost.sh)
 cd /e2e
 . ./l1-capture.sh
 CAPTURE_AUDIT=
@@ -61,10 +75,11 @@ plain() {	# plain SET ITERATIONS PROGRAM FILE: PROGRAM run untraced on module se
 
 r=1
 while [ "$r" -le "$rounds" ]; do
-	for count in $((iterations / 5)) "$iterations"; do
+	for count in $((arming / 5)) "$arming"; do
 		for set in packaged ours; do
-			plain $set "$count" bench_sys.bin "$out/sys-$set-$count-r$r.txt"
-			plain $set "$count" bench_int.bin "$out/int-$set-$count-r$r.txt"
+			for prog in sys int cr3; do
+				plain $set "$count" bench_$prog.bin "$out/$prog-$set-$count-r$r.txt"
+			done
 		done
 	done
 	stock packaged "$out/packaged-r$r.txt"
@@ -83,11 +98,14 @@ while [ "$r" -le "$rounds" ]; do
 	CAPTURE_CR3=0xf000 capture_run "$out/foreign-r$r" -a "$iterations" kernel.bin bench.bin -- \
 		--policy block || echo "foreign gate r$r failed" >>"$out/failures"
 	# (capture_run's wait_line counts in $n)
-	for count in $((iterations / 5)) "$iterations"; do
-		for prog in sys int; do
+	for count in $((arming / 5)) "$arming"; do
+		for prog in sys int cr3; do
 			CAPTURE_CR3=0xf000 capture_run "$out/$prog-armed-$count-r$r" -a "$count" \
 				kernel.bin bench_$prog.bin -- --policy block ||
 				echo "bench_$prog -a $count armed r$r failed" >>"$out/failures"
+			CAPTURE_CR3=0xf000 capture_run "$out/$prog-first-$count-r$r" -a "$count" \
+				kernel.bin bench_$prog.bin -- --policy block --first-rip 0x7ffb12341003 ||
+				echo "bench_$prog -a $count armed --first-rip r$r failed" >>"$out/failures"
 		done
 	done
 	capture_run "$out/ring-r$r" -a "$iterations" kernel.bin bench.bin -- \
@@ -105,3 +123,12 @@ while [ "$r" -le "$rounds" ]; do
 	kvm-modules unload
 	r=$((r + 1))
 done
+kvm-modules load ours
+for count in $((arming / 5)) "$arming"; do
+	for prog in sys int cr3; do
+		CAPTURE_AUDIT=--audit CAPTURE_CR3=0xf000 capture_run "$out/$prog-exits-$count" \
+			-a "$count" kernel.bin bench_$prog.bin -- --policy block ||
+			echo "bench_$prog -a $count armed with the audit failed" >>"$out/failures"
+	done
+done
+kvm-modules unload

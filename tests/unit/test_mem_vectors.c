@@ -389,7 +389,7 @@ END_TEST
 
 /* Write the records of @v (with options @o) to @path. */
 static void write_records(const char *path, const struct svmtrace_writer_options *o,
-			  const struct expect *recs, size_t count, uint32_t cpu)
+			  const struct expect *recs, size_t count)
 {
 	struct svmtrace_writer *w;
 	struct svmtrace_error err;
@@ -411,7 +411,6 @@ static void write_records(const char *path, const struct svmtrace_writer_options
 		memcpy(s.gpr, e->gpr, sizeof(e->gpr));
 		s.dropped = e->dropped;
 		s.flags = e->dropped ? SVMTRACE_SLOT_F_GAP : 0;
-		s.vcpu = cpu;
 		for (unsigned int k = 0; k < e->nr; k++)
 			to_access(&e->acc[k], &acc[k]);
 		ck_assert_msg(svmtrace_writer_append_mem(w, &s, NULL, acc, e->nr, &err) == 0, "%s",
@@ -430,7 +429,7 @@ START_TEST(writer_produces_the_vector)
 	o.cpu = v->cpu;
 	o.raw_frames = true;
 	o.mem = true;
-	write_records(path, &o, v->records, v->count, v->cpu);
+	write_records(path, &o, v->records, v->count);
 	expect_file_bytes(path, v->bytes, v->size, v->name);
 }
 END_TEST
@@ -452,7 +451,7 @@ START_TEST(without_mem_the_file_has_no_part)
 		recs[i].nr = 0;
 	svmtrace_writer_options_init(&o);
 	o.raw_frames = true;
-	write_records(path, &o, recs, 5, 0);
+	write_records(path, &o, recs, 5);
 	got = read_whole(path, &size);
 	/* the movs vector less its M flag and its four memory parts (1 + 10 + 4 + 2 bytes) */
 	ck_assert_uint_eq(size, sizeof(movs_bytes) - 17);
