@@ -66,8 +66,9 @@
  * Contexts: every entry point runs in the vCPU thread with interrupts on
  * and kvm->srcu held (exit handlers, KVM's injection), except
  * __svmtrace_entry(), which svm_vcpu_run() calls with interrupts off: it
- * only reads.  Guest memory is read with the rights of the instruction
- * that made the access (access.c; SRCU held) and never written.
+ * only reads (hidetime.c's part writes its own state).  Guest memory is
+ * read with the rights of the instruction that made the access (access.c;
+ * SRCU held) and never written.
  *
  * Only user-only sessions park: under --kernel the handler is part of the
  * trace.  An event from user mode still gets a frame without our TF, and
@@ -291,7 +292,10 @@ EXPORT_SYMBOL_GPL(__svmtrace_iret_wanted);
  *            injection takes it out, tf_left_over()), or steps an IRET
  *            over (a fault of the IRET itself must not push that TF);
  *   STEADY   all three of a user-mode step of an armed capture: a plain
- *            step (step.c) leaves every input of this answer as it was.
+ *            step (step.c) leaves every input of this answer as it was;
+ *   RDTSC    and RDTSCP intercepted while the vCPU steps user code of a
+ *            target with virtual time (hidetime.c, which opens and closes
+ *            its stretches here: the only writes of this question).
  * vm->armed is read once, so the answer is of one moment.  Read without
  * vt->lock; a stale answer costs one entry with or without the intercepts
  * (a stop racing with an entry: __svmtrace_ud_exit() and the exception
@@ -299,15 +303,12 @@ EXPORT_SYMBOL_GPL(__svmtrace_iret_wanted);
  * behind svmtrace_live, not svmtrace_exit_watch (hooks.h): a stop turns the
  * latter off before the vCPU's next trap takes our TF back.
  */
-u64 __svmtrace_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp)
+static u64 entry_answer(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 {
-	struct svmtrace_vcpu *vt = svmtrace_vcpu_cached(vcpu, vtp);
 	bool armed, tf_ours;
 	u8 pass;
 	u64 a = 0;
 
-	if (!vt)
-		return 0;
 	pass = READ_ONCE(vt->iret_pass);
 	armed = !!rcu_access_pointer(vt->vm->armed);
 	tf_ours = READ_ONCE(vt->tf_live) && !READ_ONCE(vt->guest_tf) && !READ_ONCE(vt->silent);
@@ -324,6 +325,14 @@ u64 __svmtrace_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp)
 	if (a & SVMTRACE_ENTRY_IRET)
 		a |= SVMTRACE_ENTRY_STEADY;
 	return a;
+}
+
+/* ... and the TSC reads of virtual time (hidetime.c), asked at the same entries. */
+u64 __svmtrace_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp)
+{
+	struct svmtrace_vcpu *vt = svmtrace_vcpu_cached(vcpu, vtp);
+
+	return vt ? entry_answer(vcpu, vt) | svmtrace_time_entry(vcpu, vt) : 0;
 }
 EXPORT_SYMBOL_GPL(__svmtrace_entry);
 

@@ -48,6 +48,7 @@ u64 __svmtrace_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp);
 int __svmtrace_ud_exit(struct kvm_vcpu *vcpu);
 void __svmtrace_exception_exit(struct kvm_vcpu *vcpu, u32 vector, u64 info1, u64 info2);
 void __svmtrace_swint_exit(struct kvm_vcpu *vcpu);
+int __svmtrace_tsc_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp);
 unsigned long __svmtrace_regs_get_rflags(struct kvm_vcpu *vcpu, unsigned long rflags);
 unsigned long __svmtrace_regs_set_rflags(struct kvm_vcpu *vcpu, unsigned long rflags);
 
@@ -210,7 +211,10 @@ static inline bool svmtrace_iret_wanted(struct kvm_vcpu *vcpu)
  * besides KVM's own, and the flags below.
  */
 #define SVMTRACE_INTERCEPT_INTN	BIT_ULL(32)	/* intercept INT n (SVM_EXIT_SWINT) */
-#define SVMTRACE_ENTRY_INTERCEPTS (BIT_ULL(33) - 1)
+#define SVMTRACE_INTERCEPT_RDTSC BIT_ULL(36)	/* intercept RDTSC (virtual time) */
+#define SVMTRACE_INTERCEPT_RDTSCP BIT_ULL(37)	/* intercept RDTSCP (virtual time) */
+#define SVMTRACE_ENTRY_INTERCEPTS \
+	((BIT_ULL(33) - 1) | SVMTRACE_INTERCEPT_RDTSC | SVMTRACE_INTERCEPT_RDTSCP)
 #define SVMTRACE_ENTRY_SCE_OFF	BIT_ULL(33)	/* run without EFER.SCE in the VMCB */
 #define SVMTRACE_ENTRY_IRET	BIT_ULL(34)	/* intercept IRET */
 /*
@@ -264,6 +268,19 @@ static inline void svmtrace_exception_exit(struct kvm_vcpu *vcpu, u32 vector, u6
 static inline void svmtrace_swint_exit(struct kvm_vcpu *vcpu)
 {
 	__svmtrace_swint_exit(vcpu);
+}
+
+/*
+ * svm_handle_exit(): an RDTSC or RDTSCP the tracer intercepted (virtual
+ * time, hidetime.c) is completed with the value the target may see, and
+ * skipped as KVM skips an instruction it completes (with NRIPS the VMCB's
+ * next RIP, without it KVM's decoder), so the step is recorded as every
+ * KVM-completed step is.  Returns the exit handler's result.  @vtp as for
+ * svmtrace_db_exit().
+ */
+static inline int svmtrace_tsc_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp)
+{
+	return __svmtrace_tsc_exit(vcpu, vtp);
 }
 
 /*

@@ -273,6 +273,18 @@ static void check_targets(int ctl)
 	expect("adopt without a gate", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
 	watch_target(&t), t.flags = SVMTRACE_TARGET_F_ADOPT_CR3, t.nr_cr3 = 0;
 	expect("adopt from a watched gate", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.time.tsc_read = 40;
+	expect("time costs without hide-time", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.flags = SVMTRACE_TARGET_F_HIDE_TIME;
+	t.time.insn_x256 = SVMTRACE_TIME_MAX_INSN_X256 + 1;
+	expect("hide-time, instruction cost too high", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.flags = SVMTRACE_TARGET_F_HIDE_TIME;
+	t.time.tsc_read = SVMTRACE_TIME_MAX_TSC_READ + 1;
+	expect("hide-time, TSC read cost too high", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.flags = SVMTRACE_TARGET_F_HIDE_TIME, t.time.exit = SVMTRACE_TIME_MAX_EXIT + 1;
+	expect("hide-time, exit cost too high", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.flags = SVMTRACE_TARGET_F_HIDE_TIME, t.time.reserved = 1;
+	expect("hide-time, reserved cost set", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
 }
 
 static int open_fds(void)
@@ -364,6 +376,23 @@ static void check_watch(int ctl)
 	expect("target again", ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
 }
 
+/* Armed with virtual time, default costs: the status shows the flag. */
+static void check_hide_time(int ctl)
+{
+	struct svmtrace_capture_status st;
+	struct svmtrace_target t;
+
+	valid_target(&t), t.flags = SVMTRACE_TARGET_F_HIDE_TIME;
+	expect("target with hide-time", ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
+	expect("arm with hide-time", ioctl(ctl, SVMTRACE_ARM), 0);
+	expect("status with hide-time", ioctl(ctl, SVMTRACE_STATUS, &st), 0);
+	errno = EPROTO;
+	expect("hide-time in the status", st.flags & SVMTRACE_TARGET_F_HIDE_TIME ? 0 : -1, 0);
+	expect("stop with hide-time", ioctl(ctl, SVMTRACE_STOP), 0);
+	valid_target(&t);
+	expect("target again", ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
+}
+
 /*
  * Armed to adopt the CR3 (the VM is held, nothing fetches the gate): no
  * address space in force, so the status counts none until a gate fetch.
@@ -437,6 +466,7 @@ static void check_lifecycle(int ctl, int vm)
 	check_xstate(ctl);
 	check_watch(ctl);
 	check_adopt(ctl);
+	check_hide_time(ctl);
 	check_ring_reply_fault(ctl);
 	expect("unknown ioctl", ioctl(ctl, _IO(SVMTRACE_IOC_MAGIC, 0x7f)), ENOTTY);
 	expect("detach", ioctl(ctl, SVMTRACE_DETACH), 0);

@@ -47,6 +47,8 @@ enum {
 	OPT_WAKE_BATCH,
 	OPT_XSTATE,
 	OPT_ANCHOR_INTERVAL,
+	OPT_HIDE_TIME,
+	OPT_TIME_COSTS,
 };
 #define CAPTURE_LONGOPTS                                                                           \
 	{ "policy", required_argument, NULL, OPT_POLICY },                                         \
@@ -57,8 +59,10 @@ enum {
 		{ "ring-slots", required_argument, NULL, OPT_RING_SLOTS },                         \
 		{ "wake-batch", required_argument, NULL, OPT_WAKE_BATCH },                         \
 		{ "xstate", no_argument, NULL, OPT_XSTATE },                                       \
+		{ "anchor-interval", required_argument, NULL, OPT_ANCHOR_INTERVAL },               \
+		{ "hide-time", no_argument, NULL, OPT_HIDE_TIME },                                 \
 	{                                                                                          \
-		"anchor-interval", required_argument, NULL, OPT_ANCHOR_INTERVAL                    \
+		"time-costs", required_argument, NULL, OPT_TIME_COSTS                              \
 	}
 
 struct capture_limits;
@@ -66,7 +70,10 @@ uint32_t parse_u32(const char *arg, const char *what, uint64_t min, uint64_t max
 double parse_seconds(const char *arg, const char *what);
 /* Apply option @c (an OPT_*); false if @c is not one of them. */
 bool capture_opt(int c, const char *arg, struct svmtrace_target *t, struct capture_limits *lim);
-/* After parsing: the wake batch fits the ring, the ring fits --xstate. */
+/*
+ * After parsing: the wake batch fits the ring, the ring fits --xstate,
+ * --time-costs comes with --hide-time.
+ */
 void target_opt_check(const struct svmtrace_target *t);
 
 /*
