@@ -21,12 +21,15 @@ results() { grep -E '^(cpu[0-9]+ (done|failed)|result)[ :]' "$1" 2>/dev/null; }
 # ENTRY-VA ENTRY-GPA STATE), fields 1-7.
 win_target() { awk -v p="$2" -v f="$3" '$2 == p { print $f }' "$win/$1.targets"; }
 
-model_win() {	# model_win NAME IMAGE PID: the records of a trace of PID
-	mkdir -p "$run/expect/$1"
-	udtb=$(win_target "$2" "$3" 4)
+model_win() {	# model_win NAME IMAGE PID [MODEL-ARG...]: the records of a trace of PID
+	mw_name=$1 mw_image=$2 mw_pid=$3
+	shift 3
+	mkdir -p "$run/expect/$mw_name"
+	udtb=$(win_target "$mw_image" "$mw_pid" 4)
 	# shellcheck disable=SC2046
-	"$bin/svmtrace-e2e-model" --win "$win/$2.elf" -o "$run/expect/$1" \
-		--gate-gpa "$(win_target "$2" "$3" 6)" --target-cr3 "$(win_target "$2" "$3" 3)" \
-		$([ "$udtb" = 0x0 ] || echo "--target-cr3 $udtb") >"$run/expect/$1/results.txt" ||
-		bad "model/$1" "the model cannot replay it: $(grep failed "$run/expect/$1/results.txt")"
+	"$bin/svmtrace-e2e-model" --win "$win/$mw_image.elf" -o "$run/expect/$mw_name" \
+		--gate-gpa "$(win_target "$mw_image" "$mw_pid" 6)" \
+		--target-cr3 "$(win_target "$mw_image" "$mw_pid" 3)" \
+		$([ "$udtb" = 0x0 ] || echo "--target-cr3 $udtb") "$@" >"$run/expect/$mw_name/results.txt" ||
+		bad "model/$mw_name" "the model cannot replay it: $(grep failed "$run/expect/$mw_name/results.txt")"
 }
