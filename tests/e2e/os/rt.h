@@ -8,11 +8,12 @@
  * threads by clone3 with fixed thread ids (set_tid: the parent sees the same
  * RAX in every run), no time, no pid, no vDSO.
  *
- * The start: find the guest-physical page of the gate section through
- * /proc/self/pagemap (the page locked first), print it, wait for a line on
- * standard input ("go" from L1), then enter the gate page with every
- * register but RSP zeroed, so that the first record depends on nothing the
- * start-up left behind.  gate_main() never returns: its threads end with
+ * The start: run the program's os_prepare() if it has one (before any
+ * capture is armed), find the guest-physical page of the gate section
+ * through /proc/self/pagemap (the page locked first), print it, wait for a
+ * line on standard input ("go" from L1), then enter the gate page with
+ * every register but RSP zeroed, so that the first record depends on
+ * nothing the start-up left behind.  gate_main() never returns: its threads end with
  * exit(2), the last one ending the process.
  */
 #ifndef OS_RT_H
@@ -175,12 +176,16 @@ static u64 gate_gpa(void)
 }
 
 extern const char prog_name[];
+/* Optional: what a program sets up before it is traced (timing.c). */
+void os_prepare(void) __attribute__((weak));
 
 __attribute__((noreturn, used)) void os_start(void);
 void os_start(void)
 {
 	char c = 0;
 
+	if (os_prepare)
+		os_prepare();
 	say(prog_name, "gate_va", (u64)gate_main & ~0xffful);
 	say(prog_name, "gate", gate_gpa());
 	while (c != '\n')
