@@ -49,7 +49,6 @@
  * svmtrace_time_arm() runs under vm->lock before the target is armed.
  */
 #include <linux/kvm_host.h>
-#include <asm/insn.h>
 #include <asm/pvclock-abi.h>
 
 #include "cpuid.h"
@@ -217,53 +216,28 @@ static u64 virtual_read(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 g)
 	return v;
 }
 
-/* insn[0..@want) of the instruction at @rip: fetched on, a page at a time. */
-static bool fetch_to(struct kvm_vcpu *vcpu, unsigned long rip, u8 *insn, unsigned int *n,
-		     unsigned int want)
-{
-	struct x86_exception e;
-	unsigned int len;
-	gpa_t gpa;
-
-	while (*n < want) {
-		len = min_t(unsigned long, MAX_INSN_SIZE - *n, PAGE_SIZE - offset_in_page(rip + *n));
-		gpa = kvm_mmu_gva_to_gpa_fetch(vcpu, rip + *n, &e);
-		if (gpa == INVALID_GPA || kvm_vcpu_read_guest(vcpu, gpa, insn + *n, len))
-			return false;
-		*n += len;
-	}
-	return true;
-}
-
 /*
- * The instruction at RIP, fetched as the CPU fetched it (user rights at
- * CPL 3, fetch semantics), no further than it needs: OP_RDTSC, OP_RDTSCP,
- * or 0 for anything else (rewritten since the exit, or unreadable now: the
- * CPU runs it again, and faults itself).  Legacy prefixes and, in 64-bit
- * mode, REX change nothing for either; LOCK is #UD before the intercept.
+ * The instruction at RIP, fetched as the CPU fetched it at @cpl
+ * (decode.c): OP_RDTSC, OP_RDTSCP, or 0 for anything else (rewritten since
+ * the exit, or unreadable now: the CPU runs it again, and faults itself).
+ * Prefixes change nothing for either; with LOCK the CPU raises #UD itself.
  * QEMU's TCG reports RDTSCP as an RDTSC exit: the bytes decide.
  */
-static u8 tsc_opcode(struct kvm_vcpu *vcpu)
+static u8 tsc_opcode(struct kvm_vcpu *vcpu, int cpl)
 {
 	unsigned long rip = kvm_get_linear_rip(vcpu);
-	bool long64 = is_64_bit_mode(vcpu);
-	u8 insn[MAX_INSN_SIZE];
-	unsigned int i, n = 0;
+	struct svmtrace_insn in;
+	u8 modrm;
 
-	for (i = 0; i + 2 < MAX_INSN_SIZE && fetch_to(vcpu, rip, insn, &n, i + 2); i++) {
-		if (insn[i] == 0x0f) {
-			if (insn[i + 1] == OP_RDTSC)
-				return OP_RDTSC;
-			if (insn[i + 1] == 0x01 && fetch_to(vcpu, rip, insn, &n, i + 3) &&
-			    insn[i + 2] == OP_RDTSCP)
-				return OP_RDTSCP;
-			return 0;
-		}
-		if (!(insn[i] == 0x66 || (insn[i] != 0xf0 && svmtrace_legacy_prefix(insn[i])) ||
-		      (long64 && (insn[i] & 0xf0) == 0x40)))
-			return 0;
-	}
-	return 0;
+	if (svmtrace_insn_fetch(vcpu, cpl, rip, &in) || in.lock || in.bytes[in.op] != 0x0f)
+		return 0;
+	if (in.bytes[in.op + 1] == OP_RDTSC)
+		return OP_RDTSC;
+	/* 0F 01 F9; the third byte may be on the next page, which decode.c did not read */
+	if (in.bytes[in.op + 1] != 0x01 || in.op + 2 >= SVMTRACE_INSN_MAX ||
+	    svmtrace_fetch_as(vcpu, cpl, rip + in.op + 2, &modrm, 1))
+		return 0;
+	return modrm == OP_RDTSCP ? OP_RDTSCP : 0;
 }
 
 /*
@@ -280,7 +254,7 @@ int __svmtrace_tsc_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp)
 {
 	struct svmtrace_vcpu *vt = svmtrace_vcpu_cached(vcpu, vtp);
 	int cpl = static_call(kvm_x86_get_cpl)(vcpu);
-	u8 op = tsc_opcode(vcpu);
+	u8 op = tsc_opcode(vcpu, cpl);
 	u64 v, aux = 0;
 	int r;
 
