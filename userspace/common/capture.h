@@ -65,6 +65,15 @@ enum {
 		"time-costs", required_argument, NULL, OPT_TIME_COSTS                              \
 	}
 
+/* The usage lines of the capture options both programs word alike. */
+#define CAPTURE_TIME_HELP                                                                          \
+	"  --hide-time           the target's user-mode TSC reads (RDTSC, RDTSCP, QPC through\n"   \
+	"                        the reference TSC page) see native-looking time: a virtual\n"     \
+	"                        TSC that advances by each traced instruction's native cost\n"     \
+	"  --time-costs I,T,E    with --hide-time: guest TSC cycles per instruction (a decimal,\n" \
+	"                        default 1), per RDTSC or RDTSCP (40), and per exit round trip\n"  \
+	"                        added to an instruction KVM completes (1360)\n"
+
 struct capture_limits;
 uint32_t parse_u32(const char *arg, const char *what, uint64_t min, uint64_t max);
 double parse_seconds(const char *arg, const char *what);

@@ -30,7 +30,8 @@ struct capture_options {
 };
 
 static const char usage_text[] =
-	"usage: svmtrace-capture --vmm-pid PID (--gate-gpa GPA... | --gate-va VA... | --from-next)\n"
+	"usage: svmtrace-capture --vmm-pid PID (--gate-gpa GPA... | --gate-va VA... | "
+	"--from-next)\n"
 	"                        (--cr3 CR3... | --adopt-cr3)\n"
 	"                        --out DIR [--vm-fd N] [--policy drop|block] [--kernel]\n"
 	"                        [--rip-range A-B]... [--duration S] [--max-records N]\n"
@@ -68,13 +69,7 @@ static const char usage_text[] =
 	"                        slots: --ring-slots at most 1048576)\n"
 	"  --consumer-delay-us U sleep U microseconds per slot (testing backpressure)\n"
 	"  --anchor-interval N   a full record every N records in the files (default 256;\n"
-	"                        smaller: a TSC more often, larger files)\n"
-	"  --hide-time           the target's user-mode TSC reads (RDTSC, RDTSCP, QPC through\n"
-	"                        the reference TSC page) see native-looking time: a virtual\n"
-	"                        TSC that advances by each traced instruction's native cost\n"
-	"  --time-costs I,T,E    with --hide-time: guest TSC cycles per instruction (a decimal,\n"
-	"                        default 1), per RDTSC or RDTSCP (40), and per exit round trip\n"
-	"                        added to an instruction KVM completes (1360)\n"
+	"                        smaller: a TSC more often, larger files)\n" CAPTURE_TIME_HELP
 	"  --audit               count the VM's #DB and NPF exits with eBPF (kvm tracepoints)\n"
 	"                        and check per vCPU that they balance the records\n"
 	"  --quiet               no progress line\n"

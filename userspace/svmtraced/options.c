@@ -50,13 +50,7 @@ const char options_usage[] =
 	"  --xstate              record YMM0-15 and XSTATE_BV with every step (768-byte ring\n"
 	"                        slots: --ring-slots at most 1048576)\n"
 	"  --anchor-interval N   a full record every N records in the files (default 256;\n"
-	"                        smaller: a TSC more often, larger files)\n"
-	"  --hide-time           the target's user-mode TSC reads (RDTSC, RDTSCP, QPC through\n"
-	"                        the reference TSC page) see native-looking time: a virtual\n"
-	"                        TSC that advances by each traced instruction's native cost\n"
-	"  --time-costs I,T,E    with --hide-time: guest TSC cycles per instruction (a decimal,\n"
-	"                        default 1), per RDTSC or RDTSCP (40), and per exit round trip\n"
-	"                        added to an instruction KVM completes (1360)\n"
+	"                        smaller: a TSC more often, larger files)\n" CAPTURE_TIME_HELP
 	"  --socket PATH         status socket (default " SVMTRACED_SOCKET_DIR
 	"/svmtraced-PID.sock)\n"
 	"  --no-code             no code.bin (code pages as executed) and no re-walk of the\n"

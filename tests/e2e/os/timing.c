@@ -187,6 +187,12 @@ static void thread1(long n)
 	thread_exit(0);
 }
 
+/* @least, or @b - @a when it is less. */
+static inline u64 min_delta(u64 least, u64 a, u64 b)
+{
+	return b - a < least ? b - a : least;
+}
+
 /* The least of SAMPLES back-to-back deltas of RDTSC (@p 0) or RDTSCP (@p 1). */
 static u64 least_pair(int p, u64 *aux_bad)
 {
@@ -207,8 +213,7 @@ static u64 least_pair(int p, u64 *aux_bad)
 			a = rdtsc();
 			b = rdtsc();
 		}
-		if (b - a < least)
-			least = b - a;
+		least = min_delta(least, a, b);
 	}
 	return least;
 }
@@ -222,8 +227,7 @@ static u64 least_cpuid(void)
 		a = rdtsc();
 		cpuid0();
 		b = rdtsc();
-		if (b - a < least)
-			least = b - a;
+		least = min_delta(least, a, b);
 	}
 	return least;
 }
@@ -231,7 +235,7 @@ static u64 least_cpuid(void)
 /* The least number of the watcher's increments a loop of LOOP iterations lasts. */
 static u64 least_counts(void)
 {
-	u64 least = ~0ul, c0, n;
+	u64 least = ~0ul, c0;
 	volatile u64 sink = 0;
 	int i, j;
 
@@ -239,9 +243,7 @@ static u64 least_counts(void)
 		c0 = sh->counter;
 		for (j = 0; j < LOOP; j++)
 			sink += j;
-		n = sh->counter - c0;
-		if (n < least)
-			least = n;
+		least = min_delta(least, c0, sh->counter);
 	}
 	return least;
 }

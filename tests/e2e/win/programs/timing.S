@@ -43,6 +43,19 @@
 	syscall
 .endm
 
+/*
+ * The end of a sample: the delta DELTA - FIRST, kept in LEAST when below
+ * it; R13 samples to go from label 1.
+ */
+.macro keep_least delta, first, least
+	sub	\delta, \first
+	cmp	\delta, \least
+	jae	9f
+	mov	\least, \delta
+9:	dec	r13d
+	jnz	1b
+.endm
+
 	.intel_syntax noprefix
 	.text
 	.globl	start
@@ -56,12 +69,7 @@ start:
 1:	rdtsc
 	mov	r8d, eax
 	rdtsc
-	sub	eax, r8d
-	cmp	eax, r12d
-	jae	2f
-	mov	r12d, eax
-2:	dec	r13d
-	jnz	1b
+	keep_least eax, r8d, r12d
 	.globl	rdtsc_least
 rdtsc_least:
 	mov	r14d, r12d
@@ -78,12 +86,7 @@ rdtsc_least:
 	xor	eax, eax
 	cpuid
 	rdtsc
-	sub	eax, r8d
-	cmp	eax, r12d
-	jae	2f
-	mov	r12d, eax
-2:	dec	r13d
-	jnz	1b
+	keep_least eax, r8d, r12d
 	.globl	cpuid_least
 cpuid_least:
 	lea	eax, [r14 + r14 * 4]
@@ -102,12 +105,7 @@ cpuid_least:
 	je	2f
 	or	r15d, 8
 2:	rdtscp
-	sub	eax, r8d
-	cmp	eax, r12d
-	jae	3f
-	mov	r12d, eax
-3:	dec	r13d
-	jnz	1b
+	keep_least eax, r8d, r12d
 	.globl	rdtscp_least
 rdtscp_least:
 	cmp	r12d, TSC_LIMIT
@@ -122,12 +120,7 @@ rdtscp_least:
 1:	call	qpc
 	mov	r8, rdx
 	call	qpc
-	sub	rdx, r8
-	cmp	rdx, r12
-	jae	2f
-	mov	r12, rdx
-2:	dec	r13d
-	jnz	1b
+	keep_least rdx, r8, r12
 	.globl	qpc_least
 qpc_least:
 	cmp	r12, QPC_LIMIT
