@@ -16,16 +16,18 @@
  *                of a counter another process (the watcher) keeps running
  *   32 cross_tsc the watcher's last published TSC is above a TSC we read
  *                after it
- *   64 kernel    the TSC ran 4 times slower against the kernel's clock
+ *   64 kernel    the TSC ran 2 times slower against the kernel's clock
  *                (clock_gettime, a system call) over the checks above than
- *                over a nanosleep
+ *                over a nanosleep of 100 ms (long, so that the few stepped
+ *                instructions around it weigh little: under TCG a step can
+ *                take a millisecond of real time that virtual time hides)
  * And what virtual time must keep whatever the mode (counts, all 0):
  *   backwards    a read below an earlier one of the same thread, or below a
  *                value the process's other thread published before it (one
  *                thread, thread1 4001, reads and publishes while main runs
  *                the checks; both move between the vCPUs)
  *   ahead        the watcher read a TSC below a value we published before
- *   early        nanosleep(20 ms) woke before 20 ms of CLOCK_MONOTONIC
+ *   early        nanosleep(100 ms) woke before 100 ms of CLOCK_MONOTONIC
  * Cross-thread comparisons read with LFENCE; RDTSC (no earlier load may
  * pass it).  The watcher is another process, forked before the capture is
  * armed (os_prepare()): not traced, its time is the real one.
@@ -50,8 +52,8 @@ enum {
 #define RATIO	  10
 #define LOOP	  1000
 #define COUNTS	  10000
-#define SLOWER	  4
-#define SLEEP_NS  20000000ul
+#define SLOWER	  2
+#define SLEEP_NS  100000000ul
 #define STACK	  16384
 
 /* The page the watcher shares with us (MAP_SHARED before the fork). */
