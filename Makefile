@@ -14,9 +14,16 @@
 #   make fuzz       run every libFuzzer target for FUZZ_SECONDS each
 #   make deps       install the Debian packages the build and the tests need
 #                   (first, once: make check and make demo only name what is missing)
-#   make install    install programs and man pages under PREFIX
+#   make install    install programs, man pages, the systemd unit, libsvmtrace
+#                   (shared library, headers, pkg-config) under PREFIX and the
+#                   DKMS source of the modules under /usr/src
+#   make deb        the Debian packages (dpkg-buildpackage from debian/) in
+#                   $(BUILD)/deb: svmtrace, svmtrace-dkms, libsvmtrace0,
+#                   libsvmtrace-dev
 
 PREFIX ?= /usr/local
+# The Debian changelog's version is the project's (the package is native).
+SVMTRACE_VERSION := $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
 SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 BUILD ?= build
 CC ?= cc
@@ -26,7 +33,7 @@ FUZZ_SECONDS ?= 60
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wformat=2 -Wvla -Wno-unused-parameter
-ALL_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -Iinclude -Iuserspace $(CFLAGS)
+ALL_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -Iinclude -Iuserspace $(CPPFLAGS) $(CFLAGS)
 ALL_LDFLAGS := $(LDFLAGS)
 
 LIBSVMTRACE := $(BUILD)/lib/libsvmtrace.a
@@ -50,7 +57,7 @@ DEB_PACKAGES :=
 DEB_PACKAGES += build-essential pkg-config clang libclang-rt-14-dev llvm liblz4-dev lz4 \
 	check libsubunit-dev zstd xz-utils time perl
 
-.PHONY: all check bench fuzz deps install clean demo kmod e2e
+.PHONY: all programs check bench fuzz deps install clean demo kmod e2e deb
 all:
 
 # $(call program,NAME,SOURCES[,EXTRA_LDLIBS[,LIST]]) links $(BUILD)/bin/NAME
@@ -65,7 +72,8 @@ $(BUILD)/bin/$(1): $(patsubst %.c,$(BUILD)/obj/%.o,$(2)) $(LIBSVMTRACE)
 endef
 
 include $(sort $(wildcard userspace/*/build.mk userspace/lib/*/build.mk))
-include $(sort $(wildcard tests/*/build.mk kmod/build.mk vm-configs/build.mk docs/build.mk))
+include $(sort $(wildcard tests/*/build.mk kmod/build.mk kmod/dkms/build.mk vm-configs/build.mk \
+	docs/build.mk))
 
 # obj/<path>.o for every userspace C file; header dependencies via -MMD.
 $(BUILD)/obj/%.o: %.c
@@ -78,7 +86,11 @@ $(LIBSVMTRACE): $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-all: $(LIBSVMTRACE) $(PROGRAMS) $(TOOLS)
+include userspace/lib/shared.mk
+
+# What `make install` installs; `all` adds the tests and the lab.
+programs: $(PROGRAMS) $(UNITS) $(SHARE_FILES) $(LIBSVMTRACE_SO) $(LIBSVMTRACE_PC)
+all: $(LIBSVMTRACE) programs $(TOOLS)
 
 # Every fuzz target replays its committed corpus once in `make check`.  Defined
 # here, after every fragment, so that FUZZ_TARGETS is complete.
@@ -127,7 +139,7 @@ deps-hint:
 	[ -z "$$missing" ] || echo "make: Debian packages missing:" $$missing "-- 'make deps'" \
 		"installs them; what needs them skips (and fails under CI=true)" >&2
 
-install: all
+install: programs install-lib install-dkms
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/man/man8
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
@@ -137,6 +149,22 @@ install: all
 		install -m 644 $(UNITS) $(DESTDIR)$(SYSTEMD_UNIT_DIR)/)
 	$(if $(SHARE_FILES),install -d $(DESTDIR)$(PREFIX)/share/svmtrace && \
 		install -m 644 $(SHARE_FILES) $(DESTDIR)$(PREFIX)/share/svmtrace/)
+
+# make deb: dpkg-buildpackage (debian/) in a copy of the tree under
+# $(DEB_DIR), where it also leaves the .debs (it writes them next to the
+# source directory).  The copy holds what git tracks or would track, as a
+# fresh clone has it plus uncommitted changes.
+DEB_DIR := $(BUILD)/deb
+DEB_PACKAGES += dpkg-dev debhelper dh-dkms lintian
+deb:
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/svmtrace-$(SVMTRACE_VERSION)
+	git ls-files -z -c -o --exclude-standard | \
+		tar -c --null --ignore-failed-read -T - -f - | \
+		tar -x -C $(DEB_DIR)/svmtrace-$(SVMTRACE_VERSION)
+	cd $(DEB_DIR)/svmtrace-$(SVMTRACE_VERSION) && \
+		nice dpkg-buildpackage -b -us -uc -j2 >../build.log 2>&1 || \
+		{ tail -n 40 ../build.log; echo "make deb: failed (log: $(DEB_DIR)/build.log)"; exit 1; }
+	@ls $(DEB_DIR)/*.deb
 
 clean:
 	rm -rf $(BUILD)

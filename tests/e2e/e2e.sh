@@ -16,7 +16,7 @@
 #   - the L1 kernel log has no WARNING/BUG/Oops, soft lockup or RCU stall;
 # and reports stock single-step and ring capture throughput and their
 # ratio.  Prints "N passed, N failed".
-# Environment: BUILD (default build), E2E_TIMEOUT (L1 seconds, default 420),
+# Environment: BUILD (default build), E2E_TIMEOUT (L1 seconds, default 900),
 # E2E_RUN (where results go, default $BUILD/e2e/SERIES/run, SERIES the
 # modules' kernel series, 6.1 without --modules), E2E_WIN_SEED (where
 # the Windows-layout guests' kernel, images and frames go; default: a new
@@ -178,7 +178,7 @@ if [ -n "$modules" ]; then
 	[ ! -x "$bin/svmtraced" ] || adds="$adds --add $bin/svmtraced"
 fi
 # shellcheck disable=SC2086
-nice "$here/run-l1.sh" ${modules:+--modules "$modules"} --out "$run/l1" --timeout "${E2E_TIMEOUT:-420}" \
+nice "$here/run-l1.sh" ${modules:+--modules "$modules"} --out "$run/l1" --timeout "${E2E_TIMEOUT:-900}" \
 	$adds -- sh /e2e/l1-lab.sh "$bench_iterations" $sets
 rc=$?
 if [ $rc -eq 0 ]; then ok l1/boot "L1 booted and ran the scenarios ($(tr '\n' ' ' <"$run/l1/timing"))"
