@@ -371,16 +371,17 @@ static int ctl_arm(struct svmtrace_ctl *ctl)
 	svmtrace_watches_arm(vm);
 	rcu_assign_pointer(vm->armed, &vm->target);
 	mutex_unlock(&vm->lock);
+	/*
+	 * No vCPU runs guest code from here on without the capture's
+	 * intercepts.  So every vCPU has left the guest (and enters it again
+	 * with the target's returns to user mode intercepted) before the first
+	 * walk of the watched gates: a page mapped after it is walked at such
+	 * a return (watch.c).
+	 */
+	svmtrace_intercepts_sync(vm);
 	svmtrace_gates_zap(vm, &vm->target);
-	if (svmtrace_watches_pending(vm)) {
-		/*
-		 * Every vCPU leaves the guest (and enters it again with the
-		 * returns to user mode intercepted) before the first walk:
-		 * a page mapped after it is walked at such a return (watch.c).
-		 */
-		kvm_make_all_cpus_request(ctl->kvm, KVM_REQ_SVMTRACE | KVM_REQUEST_WAIT);
+	if (svmtrace_watches_pending(vm))
 		svmtrace_watches_start(vm);
-	}
 	return 0;
 }
 

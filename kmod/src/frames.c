@@ -9,22 +9,26 @@
  * #AC, ...): svm_inject_irq() and svm_inject_exception() call in before the
  * entry that delivers them, and our TF is cleared, so the frame gets the
  * guest's own RFLAGS.  Events the CPU would deliver without a VM exit --
- * faults (#DE, #GP, #PF with NPT, ...: SVMTRACE_EXCEPTIONS), INT3, INTO,
+ * faults (#DE, #GP, #PF with NPT, ...: intercepts.c), INT3, INTO,
  * INT n -- are intercepted while a session steps user code and queued back
  * through KVM, so they are injected events like the others.  SYSCALL saves
- * RFLAGS in R11: while a capture is armed every vCPU runs with EFER.SCE
- * clear in its VMCB (the guest's own EFER, vcpu->arch.efer, keeps SCE:
+ * RFLAGS in R11: a vCPU that runs the target's address space runs with
+ * EFER.SCE clear in its VMCB (intercepts.c decides which vCPUs, and when;
+ * the guest's own EFER, vcpu->arch.efer, keeps SCE:
  * RDMSR, KVM_GET_SREGS and the emulator read that one), so SYSCALL raises
  * #UD, which KVM always intercepts; its handler emulates the SYSCALL
  * (em_syscall reads EFER through kvm_get_msr(), the guest's view) after
  * our TF was cleared, so R11 gets the guest's RFLAGS.  The thread's TF is
  * "parked" meanwhile: an entry in the VM's park table (vm->parks) keyed by
- * the user CR3, RIP and RSP it returns to.
+ * the user CR3, RIP and RSP it returns to.  The vCPU that parked a
+ * SYSCALL keeps catching returns to user mode until its first one
+ * (vt->sys_last), whatever its CR3: the thread may leave the address
+ * space in its system call (below).
  *
  * On the way out.  SYSRET raises #UD too (SCE clear); KVM's emulator has
  * no SYSRET, so this file emulates it (sysret(), per the AMD APM, with
- * Intel's #GP for a non-canonical RCX).  IRET is intercepted on every vCPU
- * while the capture is armed; an IRET not executed by a stepped thread is
+ * Intel's #GP for a non-canonical RCX).  IRET is intercepted on the same
+ * vCPUs (intercepts.c); an IRET not executed by a stepped thread is
  * run once with our TF, without the intercept (vt->iret_pass), and the
  * trap after it lands where it returned to, with everything known: CPL,
  * CR3, RIP, RSP.  Both ends call user_return(): a return to user mode of a
@@ -48,7 +52,8 @@
  * would be taken for it.
  *
  * iret_pass, per vCPU (under vt->lock):
- *   NONE  IRET is intercepted (while armed);
+ *   NONE  IRET is intercepted (on a vCPU that runs the target, or owes it
+ *         a return: intercepts.c);
  *   STEP  the IRET at RIP runs once with our TF and without the intercept;
  *         its trap is ours (svmtrace_iret_trap()).  An event injected
  *         before it runs clears that TF first and goes back to NONE;
@@ -64,9 +69,7 @@
  * another one is held.
  *
  * Contexts: every entry point runs in the vCPU thread with interrupts on
- * and kvm->srcu held (exit handlers, KVM's injection), except
- * __svmtrace_entry(), which svm_vcpu_run() calls with interrupts off: it
- * only reads (hidetime.c's part writes its own state).  Guest memory is
+ * and kvm->srcu held (exit handlers, KVM's injection).  Guest memory is
  * read with the rights of the instruction that made the access (access.c;
  * SRCU held) and never written.
  *
@@ -84,15 +87,6 @@
 #include "kvm_cache_regs.h"
 #include "svmtrace.h"
 #include "x86.h"
-
-/*
- * The exceptions a user instruction can raise that KVM does not intercept
- * itself (#UD, #AC, #DB and #MC it does), and INT n.
- */
-#define SVMTRACE_EXCEPTIONS (BIT_ULL(DE_VECTOR) | BIT_ULL(BP_VECTOR) | BIT_ULL(OF_VECTOR) | \
-			     BIT_ULL(BR_VECTOR) | BIT_ULL(TS_VECTOR) | BIT_ULL(NP_VECTOR) | \
-			     BIT_ULL(SS_VECTOR) | BIT_ULL(GP_VECTOR) | BIT_ULL(PF_VECTOR) | \
-			     BIT_ULL(MF_VECTOR) | BIT_ULL(XM_VECTOR) | SVMTRACE_INTERCEPT_INTN)
 
 /* The RFLAGS bits SYSRET loads from R11 in 64-bit mode (AMD APM vol. 3). */
 #define SYSRET_RFLAGS 0x3c7fd7
@@ -261,80 +255,6 @@ bool __svmtrace_event_injected(struct kvm_vcpu *vcpu)
 	return __svmtrace_iret_wanted(vcpu);
 }
 EXPORT_SYMBOL_GPL(__svmtrace_event_injected);
-
-/*
- * iret_interception() and event injection: IRET is intercepted while the
- * capture is armed, except over the one IRET that runs without it
- * (iret_pass STEP or BARE); __svmtrace_entry() asks the same.
- */
-bool __svmtrace_iret_wanted(struct kvm_vcpu *vcpu)
-{
-	struct svmtrace_vm *vm;
-	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, &vm);
-
-	return vt && !is_guest_mode(vcpu) && rcu_access_pointer(vm->armed) &&
-	       READ_ONCE(vt->iret_pass) == SVMTRACE_IRET_NONE;
-}
-EXPORT_SYMBOL_GPL(__svmtrace_iret_wanted);
-
-/*
- * Before every entry outside guest mode, interrupts off (svmtrace_entry()):
- *   IRET     intercepted while the capture is armed, except over the one
- *            IRET that runs without it (iret_pass STEP or BARE);
- *   SCE_OFF  while armed, on every vCPU (threads migrate), in long mode
- *            (the only mode sysret() emulates): SYSCALL and SYSRET #UD;
- *            and after a stop while our TF is still set (tf_live, its trap
- *            not come yet), so that a SYSCALL cannot put it into R11
- *            (syscall_ud() takes it out first);
- *   events   intercepted while our TF steps user code (under --kernel too:
- *            their frames get no TF either, see __svmtrace_event_injected()),
- *            also after a stop until its trap takes it back (their
- *            injection takes it out, tf_left_over()), or steps an IRET
- *            over (a fault of the IRET itself must not push that TF);
- *   STEADY   all three of a user-mode step of an armed capture: a plain
- *            step (step.c) leaves every input of this answer as it was;
- *   RDTSC    and RDTSCP intercepted while the vCPU steps user code of a
- *            target with virtual time (hidetime.c, which opens and closes
- *            its stretches here: the only writes of this question).
- * vm->armed is read once, so the answer is of one moment.  Read without
- * vt->lock; a stale answer costs one entry with or without the intercepts
- * (a stop racing with an entry: __svmtrace_ud_exit() and the exception
- * exits serve that entry as they would with the capture armed).  Asked
- * behind svmtrace_live, not svmtrace_exit_watch (hooks.h): a stop turns the
- * latter off before the vCPU's next trap takes our TF back.
- */
-static u64 entry_answer(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
-{
-	bool armed, tf_ours;
-	u8 pass;
-	u64 a = 0;
-
-	pass = READ_ONCE(vt->iret_pass);
-	armed = !!rcu_access_pointer(vt->vm->armed);
-	tf_ours = READ_ONCE(vt->tf_live) && !READ_ONCE(vt->guest_tf) && !READ_ONCE(vt->silent);
-	if (armed && pass == SVMTRACE_IRET_NONE)
-		a |= SVMTRACE_ENTRY_IRET;
-	if ((armed || tf_ours) && is_long_mode(vcpu) && (vcpu->arch.efer & EFER_SCE))
-		a |= SVMTRACE_ENTRY_SCE_OFF;
-	if (pass == SVMTRACE_IRET_STEP)
-		return a | (SVMTRACE_EXCEPTIONS & ~SVMTRACE_INTERCEPT_INTN);
-	if (!tf_ours || (vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP) ||
-	    static_call(kvm_x86_get_cpl)(vcpu) != 3)
-		return a;
-	a |= SVMTRACE_EXCEPTIONS;
-	if (a & SVMTRACE_ENTRY_IRET)
-		a |= SVMTRACE_ENTRY_STEADY;
-	return a;
-}
-
-/* ... and the TSC reads of virtual time (hidetime.c), asked at the same entries. */
-u64 __svmtrace_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp)
-{
-	struct svmtrace_vcpu *vt = svmtrace_vcpu_cached(vcpu, vtp);
-
-	return vt ? entry_answer(vcpu, vt) | svmtrace_time_entry(vcpu, vt) : 0;
-}
-EXPORT_SYMBOL_GPL(__svmtrace_entry);
 
 /*
  * An exception exit for a vector only the tracer intercepts: queue it back
@@ -532,9 +452,13 @@ void svmtrace_iret_exit(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 		vt->iret_pass = SVMTRACE_IRET_BARE;
 		if (svmtrace_nmi_iret(vcpu, vm, vt))
 			iret_resume(vcpu, vt);
-	} else if (armed(vm, vt) && vt->iret_pass == SVMTRACE_IRET_NONE &&
-		   !event_in_flight(vcpu)) {
-		/* (with an event in flight, its handler's IRET comes back here) */
+	} else if (armed(vm, vt) && vt->watch >= SVMTRACE_WATCH_TARGET &&
+		   vt->iret_pass == SVMTRACE_IRET_NONE && !event_in_flight(vcpu)) {
+		/*
+		 * The intercept was ours (on a FOREIGN vCPU it is KVM's, for
+		 * an NMI window, and the IRET is left to KVM).  With an event
+		 * in flight, its handler's IRET comes back here.
+		 */
 		rflags = static_call(kvm_x86_get_rflags)(vcpu);
 		if (vt->tf_live || (rflags & X86_EFLAGS_TF)) {
 			vt->iret_pass = SVMTRACE_IRET_BARE;
@@ -614,7 +538,7 @@ static int syscall_ud(struct kvm_vcpu *vcpu, unsigned int len)
 	struct svmtrace_vcpu *vt;
 	struct svmtrace_vm *vm;
 	u64 cr3 = user_cr3(vcpu), rsp = kvm_rsp_read(vcpu);
-	bool parked = false, guest_tf = false, clean_r11 = false;
+	bool parked = false, guest_tf = false, clean_r11 = false, silent = false;
 	gpa_t gpa = INVALID_GPA;
 	int r;
 
@@ -634,16 +558,31 @@ static int syscall_ud(struct kvm_vcpu *vcpu, unsigned int len)
 			svmtrace_set_tf(vcpu, false);	/* not into R11 */
 			vt->tf_live = false;
 		} else {
-			/* --kernel: stepping goes on, R11 gets no TF of ours. */
-			clean_r11 = user_tf_ours(vcpu, vt, t);
+			/*
+			 * --kernel: stepping goes on, R11 gets no TF of ours.
+			 * A silent step off a gate (another process's SYSCALL
+			 * on the gated page): R11 gets none either.
+			 */
+			silent = vt->silent;
+			clean_r11 = user_tf_ours(vcpu, vt, t) || (silent && !vt->guest_tf);
 		}
 		mutex_unlock(&vt->lock);
 	}
 	if (parked)	/* the return point's page, as the thread will fetch it */
 		gpa = svmtrace_gva_to_gpa(vcpu, kvm_rip_read(vcpu) + len, svmtrace_fetch_access(3));
 	r = handle_ud(vcpu);
-	if (clean_r11 && static_call(kvm_x86_get_cpl)(vcpu) == 0 && !event_in_flight(vcpu))
-		kvm_r11_write(vcpu, kvm_r11_read(vcpu) & ~X86_EFLAGS_TF);
+	if (static_call(kvm_x86_get_cpl)(vcpu) == 0 && !event_in_flight(vcpu)) {
+		if (clean_r11)
+			kvm_r11_write(vcpu, kvm_r11_read(vcpu) & ~X86_EFLAGS_TF);
+		/*
+		 * The silent step is this SYSCALL, done: em_syscall() takes
+		 * TF from RFLAGS after FMASK, as the CPU does, so KVM takes
+		 * no step after it; without this one the gate would stay open
+		 * and our TF live (silent_end()).
+		 */
+		if (silent)
+			__svmtrace_emulated_step(vcpu);
+	}
 	if (!parked)
 		return r;
 	mutex_lock(&vt->lock);

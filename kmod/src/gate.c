@@ -64,13 +64,16 @@ u32 svmtrace_nr_cr3(const struct svmtrace_target *t)
 	return t->nr_cr3;
 }
 
-/* A user-mode fetch of a gate adopts its address space, once per arm. */
-static void adopt_cr3(struct svmtrace_target *t, struct kvm_vcpu *vcpu)
+/*
+ * A user-mode fetch of a gate adopts its address space, once per arm.  True
+ * when this fetch did: the target set changed.
+ */
+static bool adopt_cr3(struct svmtrace_target *t, struct kvm_vcpu *vcpu)
 {
 	if (!(t->flags & SVMTRACE_TARGET_F_ADOPT_CR3) ||
 	    static_call(kvm_x86_get_cpl)(vcpu) != 3)
-		return;
-	cmpxchg64(&t->cr3[0], ADOPT_NONE, kvm_read_cr3(vcpu));
+		return false;
+	return cmpxchg64(&t->cr3[0], ADOPT_NONE, kvm_read_cr3(vcpu)) == ADOPT_NONE;
 }
 
 /* The target in force on @kvm, or NULL; callers hold RCU. */
@@ -222,13 +225,16 @@ static void untraced_gate_fetch(struct kvm_vcpu *vcpu, gpa_t gpa)
  * An NPF exit.  A fetch from a closed gate opens it; the vCPU then steps the
  * faulting instruction: as the start of a session when its CR3 is targeted,
  * silently (to close the gate behind it) otherwise.  Every fault then goes
- * on to KVM's own handler unchanged.
+ * on to KVM's own handler unchanged.  A CR3 adopted here joins the target
+ * set: every vCPU decides its intercepts again before it runs guest code
+ * (intercepts.c), before this vCPU can run the session's first step.
  */
 void __svmtrace_npf_exit(struct kvm_vcpu *vcpu, u64 gpa, u64 error_code)
 {
 	struct svmtrace_vm *vm;
 	struct svmtrace_vcpu *vt;
 	struct svmtrace_target *t;
+	bool adopted = false;
 	int gate;
 
 	if (!is_gate_fetch(error_code) || is_guest_mode(vcpu))
@@ -247,7 +253,7 @@ void __svmtrace_npf_exit(struct kvm_vcpu *vcpu, u64 gpa, u64 error_code)
 	vt->stats.npf_exits++;
 	if (vt->in_session || vt->silent)
 		goto out;
-	adopt_cr3(t, vcpu);
+	adopted = adopt_cr3(t, vcpu);
 	if (svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
 		svmtrace_session_begin(vm, vt, vcpu, t->gates[gate].id);
 	else
@@ -255,5 +261,7 @@ void __svmtrace_npf_exit(struct kvm_vcpu *vcpu, u64 gpa, u64 error_code)
 out:
 	rcu_read_unlock();
 	mutex_unlock(&vt->lock);
+	if (adopted)
+		svmtrace_intercepts_sync(vm);
 }
 EXPORT_SYMBOL_GPL(__svmtrace_npf_exit);

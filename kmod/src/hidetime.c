@@ -40,7 +40,7 @@
  * cycle count it recorded last would break it.
  *
  * Contexts: svmtrace_time_entry() before a VM entry, interrupts off
- * (frames.c, __svmtrace_entry()); __svmtrace_tsc_exit() and
+ * (intercepts.c, __svmtrace_entry()); __svmtrace_tsc_exit() and
  * svmtrace_time_completed() in exit handlers, interrupts on, kvm->srcu
  * held; all three in the vCPU's own thread, the only one that touches its
  * vt->vtime.  The VM's clock (lag, floor) is shared by the vCPUs under
@@ -101,15 +101,17 @@ void svmtrace_time_arm(struct svmtrace_vm *vm)
 /*
  * Does the vCPU step the target now, and in user mode (@user)?  Its TF is
  * ours in an open session (the guest's own may be on the same bit), of an
- * armed target with HIDE_TIME, at a CPL the target records.
+ * armed target (@t, NULL when none is) with HIDE_TIME, at a CPL the target
+ * records.
  */
-static bool stepping(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, bool *user)
+static bool stepping(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt,
+		     const struct svmtrace_target *t, bool *user)
 {
 	u32 flags;
 
-	if (!rcu_access_pointer(vt->vm->armed))
+	if (!t)
 		return false;
-	flags = READ_ONCE(vt->vm->target.flags);
+	flags = READ_ONCE(t->flags);
 	if (!(flags & SVMTRACE_TARGET_F_HIDE_TIME) || !READ_ONCE(vt->tf_live) ||
 	    !READ_ONCE(vt->in_session) || READ_ONCE(vt->silent))
 		return false;
@@ -151,14 +153,16 @@ static void stretch_close(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 /*
  * Before an entry outside guest mode (__svmtrace_entry(), interrupts off):
  * a stretch opens or closes when the vCPU starts or stops stepping the
- * target.  Returns the intercepts the target's user-mode reads need.  A
- * plain step of user code changes none of this (no question is asked
- * after one, frames.c).
+ * target (@t: the target armed, as the caller read it, or NULL).  True
+ * when the target's reads of the TSC on this vCPU are virtual now (user
+ * mode): intercepts.c adds RDTSC and RDTSCP.  A plain step of user code
+ * changes none of this (no question is asked after one, intercepts.c).
  */
-u64 svmtrace_time_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
+bool svmtrace_time_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt,
+			 const struct svmtrace_target *t)
 {
 	struct svmtrace_vtime *s = &vt->vtime;
-	bool user = false, want = stepping(vcpu, vt, &user);
+	bool user = false, want = stepping(vcpu, vt, t, &user);
 
 	if (s->open && s->gen != READ_ONCE(vt->vm->vclock.gen))
 		s->open = false;	/* a stretch of an earlier arm */
@@ -166,7 +170,7 @@ u64 svmtrace_time_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 		stretch_open(vcpu, vt);
 	else if (!want && s->open)
 		stretch_close(vcpu, vt);
-	return want && user ? SVMTRACE_INTERCEPT_RDTSC | SVMTRACE_INTERCEPT_RDTSCP : 0;
+	return want && user;
 }
 
 /*

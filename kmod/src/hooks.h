@@ -44,7 +44,7 @@ void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code);
 void __svmtrace_nmi_injected(struct kvm_vcpu *vcpu);
 bool __svmtrace_event_injected(struct kvm_vcpu *vcpu);
 bool __svmtrace_iret_wanted(struct kvm_vcpu *vcpu);
-u64 __svmtrace_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp);
+u64 __svmtrace_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, unsigned long cr3);
 int __svmtrace_ud_exit(struct kvm_vcpu *vcpu);
 void __svmtrace_exception_exit(struct kvm_vcpu *vcpu, u32 vector, u64 info1, u64 info2);
 void __svmtrace_swint_exit(struct kvm_vcpu *vcpu);
@@ -188,8 +188,9 @@ static inline void svmtrace_nmi_injected(struct kvm_vcpu *vcpu)
  * svm_inject_irq(), svm_inject_exception(): KVM injects an interrupt or
  * exception at the next entry (interrupts on, kvm->srcu held).  A
  * user-mode session's TF is kept out of its frame (frames.c); true to
- * intercept IRET (the tracer watches every return to user mode).  Also
- * after a stop: an IRET the tracer was stepping over may not have run yet.
+ * intercept IRET (the tracer watches every return to user mode in the
+ * target's address space).  Also after a stop: an IRET the tracer was
+ * stepping over may not have run yet.
  */
 static inline bool svmtrace_event_injected(struct kvm_vcpu *vcpu)
 {
@@ -197,9 +198,10 @@ static inline bool svmtrace_event_injected(struct kvm_vcpu *vcpu)
 }
 
 /*
- * iret_interception(): true to keep IRET intercepted,
- * as it is while a capture is armed, except over the one IRET the tracer
- * lets run (frames.c).
+ * iret_interception(): true to keep IRET intercepted, as it is while the
+ * vCPU runs the target's address space or a return of its thread is due
+ * there (intercepts.c), except over the one IRET the tracer lets run
+ * (frames.c).
  */
 static inline bool svmtrace_iret_wanted(struct kvm_vcpu *vcpu)
 {
@@ -208,37 +210,44 @@ static inline bool svmtrace_iret_wanted(struct kvm_vcpu *vcpu)
 
 /*
  * svmtrace_entry()'s answer: bits 0-31 the exception vectors to intercept
- * besides KVM's own, and the flags below.
+ * besides KVM's own, INT n, CR3 writes, RDTSC and RDTSCP likewise (bits
+ * 0-35, the intercepts svm.c owns for the tracer), and the flags below.
  */
 #define SVMTRACE_INTERCEPT_INTN	BIT_ULL(32)	/* intercept INT n (SVM_EXIT_SWINT) */
-#define SVMTRACE_INTERCEPT_RDTSC BIT_ULL(36)	/* intercept RDTSC (virtual time) */
-#define SVMTRACE_INTERCEPT_RDTSCP BIT_ULL(37)	/* intercept RDTSCP (virtual time) */
-#define SVMTRACE_ENTRY_INTERCEPTS \
-	((BIT_ULL(33) - 1) | SVMTRACE_INTERCEPT_RDTSC | SVMTRACE_INTERCEPT_RDTSCP)
-#define SVMTRACE_ENTRY_SCE_OFF	BIT_ULL(33)	/* run without EFER.SCE in the VMCB */
-#define SVMTRACE_ENTRY_IRET	BIT_ULL(34)	/* intercept IRET */
+#define SVMTRACE_INTERCEPT_CR3	BIT_ULL(33)	/* intercept MOV to CR3 (SVM_EXIT_WRITE_CR3) */
+#define SVMTRACE_INTERCEPT_RDTSC BIT_ULL(34)	/* intercept RDTSC (virtual time) */
+#define SVMTRACE_INTERCEPT_RDTSCP BIT_ULL(35)	/* intercept RDTSCP (virtual time) */
+#define SVMTRACE_NR_INTERCEPTS	36
+#define SVMTRACE_ENTRY_INTERCEPTS (BIT_ULL(SVMTRACE_NR_INTERCEPTS) - 1)
+#define SVMTRACE_ENTRY_SCE_OFF	BIT_ULL(36)	/* run without EFER.SCE in the VMCB */
+#define SVMTRACE_ENTRY_IRET	BIT_ULL(37)	/* intercept IRET */
 /*
  * A plain user step from here (SVMTRACE_DB_STEADY) changes none of these
  * answers: an armed capture steps user code, its IRET intercepted.
  */
-#define SVMTRACE_ENTRY_STEADY	BIT_ULL(35)
+#define SVMTRACE_ENTRY_STEADY	BIT_ULL(38)
 
 /*
  * svm_vcpu_run(), before an entry outside guest mode (interrupts off), all
- * the tracer asks of the VMCB at once: the exceptions and INT n to
- * intercept while a user-mode session steps (events the CPU would deliver
- * with our TF in the frame), EFER.SCE off while a capture is armed (SYSCALL
- * and SYSRET raise #UD), IRET intercepted while armed (frames.c).  @vtp as
- * for svmtrace_db_exit(): asked at most entries of a traced vCPU, so the
- * state is not looked up each time.  Behind svmtrace_live: after a stop
- * (svmtrace_exit_watch off) the intercepts and SCE stay off while our TF
- * is still set (frames.c); svm_vcpu_run() asks then only while the VMCB
- * holds something of the tracer's.
+ * the tracer asks of the VMCB at once, from the vCPU's state at that
+ * moment (intercepts.c): while a capture is armed, CR3 writes on every
+ * vCPU; on a vCPU that runs the target's address space (@cr3, the VMCB's:
+ * what VMRUN loads) or owes it a return to user mode, EFER.SCE off
+ * (SYSCALL and SYSRET raise #UD) and IRET intercepted (frames.c); while a
+ * user-mode session steps, the exceptions and INT n the CPU would deliver
+ * with our TF in the frame, and RDTSC and RDTSCP when it steps a target
+ * with virtual time (hidetime.c).  @vtp as for svmtrace_db_exit(): asked at most
+ * entries of a traced vCPU, so the state is not looked up each time.
+ * Behind svmtrace_live: after a stop (svmtrace_exit_watch off) the
+ * exception intercepts and SCE stay off while our TF is still set;
+ * svm_vcpu_run() asks then only while the VMCB holds something of the
+ * tracer's.
  */
-static inline u64 svmtrace_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp)
+static inline u64 svmtrace_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp,
+				 unsigned long cr3)
 {
 	if (static_branch_unlikely(&svmtrace_live))
-		return __svmtrace_entry(vcpu, vtp);
+		return __svmtrace_entry(vcpu, vtp, cr3);
 	return 0;
 }
 

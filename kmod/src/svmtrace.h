@@ -100,6 +100,20 @@ enum {
 };
 
 /*
+ * What a vCPU runs with, decided before each of its VM entries from what it
+ * holds then (intercepts.c, which describes the states and their events).
+ * Ordered: from FOREIGN on a capture is armed, from TARGET on the vCPU's
+ * returns to user mode exit.
+ */
+enum svmtrace_watch {
+	SVMTRACE_WATCH_OFF,	 /* nothing of the tracer's */
+	SVMTRACE_WATCH_LEFTOVER, /* stopped, our TF still set: SCE off, events */
+	SVMTRACE_WATCH_FOREIGN,	 /* armed, another address space: CR3 loads exit */
+	SVMTRACE_WATCH_TARGET,	 /* ... the target's, or a return of its due: + SCE off, IRET */
+	SVMTRACE_WATCH_STEPPING, /* ... our TF steps user code: + the events the CPU delivers */
+};
+
+/*
  * hidetime.c: a vCPU's stretch of steps of a target armed with
  * SVMTRACE_TARGET_F_HIDE_TIME.  Only the vCPU's own thread touches it (its
  * entries and exit handlers): no lock.
@@ -154,6 +168,8 @@ struct svmtrace_vcpu {
 				/* the frame says (it also holds ours) */
 	u8 iret_pass;		/* SVMTRACE_IRET_*: the next IRET (frames.c) */
 	bool iret_resume;	/* ... STEP: the trap after it resumes our stepping */
+	u8 watch;		/* SVMTRACE_WATCH_* of the last entry that asked */
+				/* (intercepts.c; the vCPU's thread alone) */
 	bool sys_last;		/* sys_*: this vCPU's SYSCALL parked last, until */
 	u64 sys_cr3;		/* ... its next return to user mode: the CR3, */
 	u64 sys_rip;		/* ... return point */
@@ -367,6 +383,9 @@ void svmtrace_sessions_stop(struct svmtrace_vm *vm, u32 reason);
 void svmtrace_session_gap(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			  struct kvm_vcpu *vcpu, u32 reason);
 
+/* intercepts.c */
+void svmtrace_intercepts_sync(struct svmtrace_vm *vm);
+
 /* frames.c */
 void svmtrace_parks_clear(struct svmtrace_vm *vm);
 void svmtrace_park_stop(struct svmtrace_vcpu *vt);
@@ -468,7 +487,8 @@ static inline u64 svmtrace_fetch_access(int cpl)
 /* hidetime.c */
 void svmtrace_time_init(struct svmtrace_vm *vm);
 void svmtrace_time_arm(struct svmtrace_vm *vm);
-u64 svmtrace_time_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
+bool svmtrace_time_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt,
+			 const struct svmtrace_target *t);
 void svmtrace_time_completed(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
 
 /* xstate.c */

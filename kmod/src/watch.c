@@ -9,17 +9,18 @@
  * mapped, its GPA becomes the gate's, closed like every gate.
  *
  * Why that is in time: while a capture is armed every return to user mode
- * is a VM exit -- IRET is intercepted and SYSRET raises #UD (EFER.SCE off
- * in the VMCB, frames.c) -- and arm makes every vCPU leave the guest (and
- * so take those intercepts) before its first walk.  The guest kernel
- * writes the entry that maps the page before it returns to the target's
- * user code, so the walk at that return finds it, and the gate is closed
- * before the target's first user-mode fetch through it on that vCPU.  Not
- * covered: a thread of the target already in user mode on another vCPU
- * that reaches the page without entering its kernel after the entry was
- * written (a new process's entry point runs on the thread that faulted
- * the page in, or that returned from the kernel after the loader mapped
- * it); its fetch then runs ungated.
+ * under a targeted CR3 is a VM exit -- IRET is intercepted and SYSRET
+ * raises #UD (EFER.SCE off in the VMCB) on every vCPU that runs the
+ * target's address space (intercepts.c) -- and arm makes every vCPU leave
+ * the guest (and so take those intercepts) before its first walk.  The
+ * guest kernel writes the entry that maps the page before it returns to
+ * the target's user code, so the walk at that return finds it, and the
+ * gate is closed before the target's first user-mode fetch through it on
+ * that vCPU.  Not covered: a thread of the target already in user mode on
+ * another vCPU that reaches the page without entering its kernel after the
+ * entry was written (a new process's entry point runs on the thread that
+ * faulted the page in, or that returned from the kernel after the loader
+ * mapped it); its fetch then runs ungated.
  *
  * Why not write-protect the tables: AMD's nested page walker treats every
  * read of a guest page table during a walk as a write (KVM commit

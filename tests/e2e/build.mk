@@ -153,7 +153,7 @@ bench-step-profile: $(BUILD)/bin/svmtrace-e2e-vmm $(BUILD)/bin/svmtrace-capture 
 # A `make check` step: 174-197 s on the quiet machine, ~10 minutes at load 15.
 E2E_OS := $(BUILD)/e2e/os
 E2E_OS_PROGS := $(patsubst tests/e2e/os/%.c,$(E2E_OS)/os-%,$(wildcard tests/e2e/os/*.c))
-$(E2E_OS)/os-%: tests/e2e/os/%.c tests/e2e/os/rt.h
+$(E2E_OS)/os-%: tests/e2e/os/%.c tests/e2e/os/rt.h tests/e2e/os/gate.h
 	@mkdir -p $(@D)
 	$(CC) -O2 -static -nostdlib -ffreestanding -fno-pie -no-pie -fno-stack-protector \
 		-fno-asynchronous-unwind-tables -Wall -Wextra -Werror -o $@ $<

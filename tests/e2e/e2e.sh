@@ -66,6 +66,7 @@ steplogs=$(grep -v '^#' "$here/programs.list" | awk 'NF && ($4 == "yes" || $4 ==
 adds="--add $bin/svmtrace-e2e-vmm --add $guest/kernel.bin --add $guest/bench.bin --add $guest/ipi.bin"
 adds="$adds --add $guest/running.bin --add $guest/hostile.bin --add $guest/drheavy.bin"
 adds="$adds --add $guest/dbgregs.bin --add $guest/int3k.bin --add $guest/pause.bin"
+adds="$adds --add $guest/syscost.bin"
 adds="$adds --add $here/l1-lab.sh --add $here/l1-capture.sh --add $here/l1-lifecycle.sh"
 adds="$adds --add $here/l1-debug.sh"
 adds="$adds --add $here/programs.list"
@@ -165,6 +166,8 @@ model_expect nmi-kernel nmi 1 0 --kernel
 # Watched gates on lazy.bin's demand-paged aliases (layout.h, l1-lab.sh).
 model_expect watch-pte lazy 1 0 --gate-va 0x504000
 model_expect watch-pml4 lazy 1 1 --gate-va 0x8000004000
+syscost_rounds=500	# l1-lab.sh runs it with this argument
+model_expect syscost syscost 1 "$syscost_rounds"	# vCPU 0 alone: judge-syscost.sh
 
 # --- one L1 boot for every scenario ------------------------------------------
 sets="packaged bench-stock"
@@ -252,6 +255,8 @@ if [ -n "$modules" ]; then
 	. "$here/judge-capture.sh"
 	judge_capture_set
 	judge_issue13
+	. "$here/judge-syscost.sh"
+	judge_syscost "$syscost_rounds"
 	. "$here/judge-lifecycle.sh"
 	judge_lifecycle
 	. "$here/judge-xstate.sh"

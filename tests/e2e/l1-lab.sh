@@ -24,6 +24,7 @@ win_images=$(cat /e2e/win-images 2>/dev/null)
 win_scenarios=$(cat /e2e/win-scenarios 2>/dev/null)
 ipi_iterations=100	# e2e.sh's judge does not depend on the number
 hostile_rounds=20	# e2e.sh's judge expects 20 (hostile.S)
+syscost_rounds=500	# e2e.sh's judge and model expect 500 (syscost.S)
 drheavy_args="--cpl0 --dr-intercept -a 20"	# drheavy.S; --dr-intercept: docs/lab-internals.md
 cd /e2e
 . ./l1-capture.sh
@@ -200,6 +201,7 @@ capture_set() {
 	done
 	dr_back_to_back "$set_dir/drheavy"
 	debug_captured "$set_dir"
+	syscost_runs "$set_dir"
 	from_next_run "$set_dir/from-next"
 	# Paused before the guest runs: every step is one the audit must find
 	# in the module's steps_unrecorded (nothing recorded, no session start).
@@ -249,6 +251,16 @@ watch_run() {
 # IN exits of 1 ms each) is traced with --from-next and no gate: armed about
 # half a second into the run, the trace must be the model's records from
 # some step on.
+# syscost_runs DIR: syscost.bin's vCPU 1 (another process, --alt-cr3 1)
+# times its round trips unarmed, then while vCPU 0 is captured (with the
+# exit audit, capture_run's default).
+syscost_runs() {
+	svmtrace-e2e-vmm -c 2 -a "$syscost_rounds" --alt-cr3 1 kernel.bin syscost.bin \
+		>"$1/syscost-unarmed.txt" 2>&1 || echo "vmm syscost unarmed exited $?" >>"$1/failures"
+	capture_run "$1/syscost" -c 2 -a "$syscost_rounds" --alt-cr3 1 kernel.bin syscost.bin -- \
+		--policy block || echo "capture syscost: $(cat "$1/syscost/timeout.txt")" >>"$1/failures"
+}
+
 from_next_run() {
 	mkdir -p "$1"
 	svmtrace-e2e-vmm --hold -a 2000 --input-delay-us 1000 kernel.bin running.bin \

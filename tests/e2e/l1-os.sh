@@ -7,18 +7,21 @@
 #   1. on the packaged modules, with svmtrace_os=untraced: the timing
 #      checks (os/timing.c) untraced; the L2 powers off;
 #   2. on our modules: the timing checks traced by svmtrace-capture without
-#      and with --hide-time; then each program (sort, hash, threads)
-#      traced, L1 stopping the capture once it exited, then run by ptrace
-#      inside the guest; then threads once more with --hide-time.
+#      and with --hide-time; then each program (flags, xonly, sort, hash,
+#      threads, calls) traced, L1 stopping the capture once it exited, then
+#      run by ptrace inside the guest; then threads once more with
+#      --hide-time.  calls is traced with the exit audit, beside os-noise.
 # Each traced run: wait for its gate line, start svmtrace-capture
 # --gate-gpa GATE --adopt-cr3 --policy block (and the run's arguments),
 # send "go" on COM1, wait until the program exited, stop the capture, send
 # a line again.  Each wait for the L2 (its boot, each run) lasts at most
 # SECONDS (the first argument, default 900).  Results in $E2E_OUT/os:
 # console.txt (console-untraced.txt for boot 1), RUN/capture.txt,
-# capture.rc, trace/, and the guest's ptrace records and rusage (from its
-# 9p share).  The consoles are written to the results share as they come
-# (watch a run from the host).
+# capture.rc, trace/, RUN/console-lines (the console's length when the
+# capture was armed and when it was stopped: for calls, os-noise's lines
+# between), and the guest's ptrace records and rusage (from its 9p share).
+# The consoles are written to the results share as they come (watch a run
+# from the host).
 set -u
 out=$E2E_OUT/os
 mkdir -p "$out"
@@ -86,12 +89,14 @@ traced_run() {
 	cap=$!
 	wait_line "$d/capture.txt" '^armed' 60 "$cap" || fail "$name: svmtrace-capture never armed"
 	stage "$name-armed"
+	armed_at=$(wc -l <"$console")
 	send
 	wait_line "$console" "^svmtrace-os: $name exited" "$seconds" "$qemu" || fail "$name: the traced run never ended"
 	stage "$name-traced"
 	kill -INT "$cap"
 	wait_line "$d/capture.txt" '^total ' 60 "$cap" || { fail "$name: svmtrace-capture did not end"; kill -9 "$cap"; }
 	wait "$cap"; echo $? >"$d/capture.rc"
+	echo "$armed_at $(wc -l <"$console")" >"$d/console-lines"
 	cp -r "$traces" "$d/trace"
 	send
 }
@@ -123,8 +128,10 @@ if ! boot_l2 "$out/console.txt" ""; then
 fi
 stage booted
 traced_run timing-traced timing 1 && traced_run timing-hide timing 2 --hide-time
-for p in flags xonly sort hash threads; do
-	traced_run "$p" "$p" 1 || break
+for p in flags xonly sort hash threads calls; do
+	audit=
+	[ "$p" != calls ] || audit=--audit
+	traced_run "$p" "$p" 1 $audit || break
 	wait_line "$console" "^svmtrace-os: $p ptrace exited" "$seconds" "$qemu" || fail "$p: the ptrace run never ended"
 	stage "$p-ptrace"
 done

@@ -35,17 +35,26 @@
 #                     producer-rN of bench_tsc.bin (an RDTSC in every four
 #                     steps), without and with --hide-time: what a traced
 #                     TSC read costs, read natively or made virtual
-#   {sys,int}-{packaged,ours}-I-rN.txt, {sys,int}-armed-I-rN/
-#                     what frames cost the rest of the guest: bench_sys.bin
-#                     (I SYSCALL / SYSRETQ round trips) and bench_int.bin (I
-#                     INT n / IRETQ) run untraced on each module set, and
-#                     while a capture of another address space (PML4_ALT)
-#                     is armed; I is ITERATIONS and a fifth of it, so that
-#                     the difference leaves out what a run costs besides
-#                     its loop (step-cost.sh)
-# Only audit-rN runs the audit (capture_run's default is --audit).
+#   {sys,int,cr3}-{packaged,ours}-I-rN.txt, {sys,int,cr3}-armed-I-rN/
+#                     what arming costs the rest of the guest: bench_sys.bin
+#                     (I SYSCALL / SYSRETQ round trips), bench_int.bin (I
+#                     INT n / IRETQ) and bench_cr3.bin (I SYSCALL / MOV CR3
+#                     / SYSRETQ) run untraced on each module set, and while
+#                     a capture of another address space (PML4_ALT) is
+#                     armed; I is ten times ITERATIONS and a fifth of
+#                     that, so that the difference leaves out what a run
+#                     costs besides its loop (step-cost.sh: the armed runs'
+#                     first entries and gate faults, timer interrupts
+#                     among them, vary by some 400 000 instructions, 10
+#                     per round trip over 40 000)
+#   {sys,int,cr3}-exits-I/
+#                     the armed runs once more with the exit audit, not
+#                     timed: its counts of the vCPU's exits per round trip
+# Only audit-rN and the *-exits-I runs run the audit (capture_run's default
+# is --audit).
 set -u
 iterations=$1 rounds=$2
+arming=$((iterations * 10))	# the arming rows' iterations (step-cost.sh)
 cd /e2e
 . ./l1-capture.sh
 CAPTURE_AUDIT=
@@ -66,10 +75,11 @@ plain() {	# plain SET ITERATIONS PROGRAM FILE: PROGRAM run untraced on module se
 
 r=1
 while [ "$r" -le "$rounds" ]; do
-	for count in $((iterations / 5)) "$iterations"; do
+	for count in $((arming / 5)) "$arming"; do
 		for set in packaged ours; do
-			plain $set "$count" bench_sys.bin "$out/sys-$set-$count-r$r.txt"
-			plain $set "$count" bench_int.bin "$out/int-$set-$count-r$r.txt"
+			for prog in sys int cr3; do
+				plain $set "$count" bench_$prog.bin "$out/$prog-$set-$count-r$r.txt"
+			done
 		done
 	done
 	stock packaged "$out/packaged-r$r.txt"
@@ -88,8 +98,8 @@ while [ "$r" -le "$rounds" ]; do
 	CAPTURE_CR3=0xf000 capture_run "$out/foreign-r$r" -a "$iterations" kernel.bin bench.bin -- \
 		--policy block || echo "foreign gate r$r failed" >>"$out/failures"
 	# (capture_run's wait_line counts in $n)
-	for count in $((iterations / 5)) "$iterations"; do
-		for prog in sys int; do
+	for count in $((arming / 5)) "$arming"; do
+		for prog in sys int cr3; do
 			CAPTURE_CR3=0xf000 capture_run "$out/$prog-armed-$count-r$r" -a "$count" \
 				kernel.bin bench_$prog.bin -- --policy block ||
 				echo "bench_$prog -a $count armed r$r failed" >>"$out/failures"
@@ -118,3 +128,12 @@ while [ "$r" -le "$rounds" ]; do
 	kvm-modules unload
 	r=$((r + 1))
 done
+kvm-modules load ours
+for count in $((arming / 5)) "$arming"; do
+	for prog in sys int cr3; do
+		CAPTURE_AUDIT=--audit CAPTURE_CR3=0xf000 capture_run "$out/$prog-exits-$count" \
+			-a "$count" kernel.bin bench_$prog.bin -- --policy block ||
+			echo "bench_$prog -a $count armed with the audit failed" >>"$out/failures"
+	done
+done
+kvm-modules unload

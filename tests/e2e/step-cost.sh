@@ -24,14 +24,16 @@
 # state", December 2020), plus L1's instructions at IPC (default 1) and
 # GHZ (default 3): modelled steps/s per vCPU = GHZ * 1e9 / (instructions /
 # IPC + ROUNDTRIP_CYCLES).  Deterministic: the same binaries give the same
-# counts (give or take timer interrupts) on any host.
+# counts (give or take timer interrupts) on any host.  STEPCOST_TIMEOUT
+# (default 1800) is each L1's limit in seconds of wall time: the counts do
+# not depend on the host's load, the time they take does.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 . "$top/tests/lib/need.sh"
 BUILD=${BUILD:-build}
 bin=$top/$BUILD/bin guest=$top/$BUILD/e2e/guest
-modules=$top/$BUILD/kmod/6.1 iterations=5000 rounds=2
+modules=$top/$BUILD/kmod/6.1 iterations=5000 rounds=2 timeout=${STEPCOST_TIMEOUT:-1800}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--modules) modules=$2; shift 2 ;;
@@ -44,23 +46,25 @@ need_cmd qemu-system-x86_64 "the step-cost benchmark (it boots L1 under QEMU)"
 need_cmd gdb "the step-cost benchmark's stock reference (gdb stepping QEMU's gdbstub in L1)"
 gdb_small=200 gdb_big=1200
 for f in "$modules/kvm.ko" "$bin/svmtrace-e2e-vmm" "$bin/svmtrace-capture" "$guest/bench.bin" \
-	"$guest/bench_sys.bin" "$guest/bench_int.bin" "$guest/bench_tsc.bin" "$guest/steploop.bin"; do
+	"$guest/bench_sys.bin" "$guest/bench_int.bin" "$guest/bench_cr3.bin" "$guest/bench_tsc.bin" \
+	"$guest/steploop.bin"; do
 	[ -e "$f" ] || { echo "step-cost: $f missing (make all kmod)" >&2; exit 1; }
 done
 . "$here/lib/kernel.sh"
 out=$top/$BUILD/e2e/$(kernel_series_of "$(kernel_abi_of_module "$modules/kvm.ko")")/stepcost
 rm -rf "$out" && mkdir -p "$out"
-nice "$here/run-l1.sh" --icount --modules "$modules" --out "$out/l1" --timeout 900 \
+nice "$here/run-l1.sh" --icount --modules "$modules" --out "$out/l1" --timeout "$timeout" \
 	--add "$bin/svmtrace-e2e-vmm" --add "$bin/svmtrace-capture" --add "$guest/kernel.bin" \
 	--add "$guest/bench.bin" --add "$guest/bench_tf.bin" --add "$guest/bench_sys.bin" \
-	--add "$guest/bench_int.bin" --add "$guest/bench_tsc.bin" --add "$here/l1-capture.sh" \
+	--add "$guest/bench_int.bin" --add "$guest/bench_cr3.bin" --add "$guest/bench_tsc.bin" \
+	--add "$here/l1-capture.sh" \
 	--add "$here/l1-stepcost.sh" \
 	-- sh /e2e/l1-stepcost.sh "$iterations" "$rounds" >"$out/run-l1.txt" 2>&1 ||
 	{ cat "$out/run-l1.txt"; echo "step-cost: the L1 run failed (see $out/l1)" >&2; exit 1; }
 d=$out/l1/stepcost
 [ ! -s "$d/failures" ] || { cat "$d/failures"; exit 1; }
 # The same kernel (--modules picks it) with the host's userspace, for QEMU and gdb.
-nice "$here/run-l1.sh" --icount --hostroot --modules "$modules" --out "$out/gdb" --timeout 900 \
+nice "$here/run-l1.sh" --icount --hostroot --modules "$modules" --out "$out/gdb" --timeout "$timeout" \
 	--add "$guest/steploop.bin" --add "$here/l1-gdbstep.sh" --add "$here/l1-gdbstep.py" \
 	-- sh /e2e/l1-gdbstep.sh "$rounds" "$gdb_small" "$gdb_big" >"$out/run-gdb.txt" 2>&1 ||
 	{ cat "$out/run-gdb.txt"; echo "step-cost: the gdbstub L1 run failed (see $out/gdb)" >&2; exit 1; }
@@ -189,53 +193,71 @@ awk -v ipc="${IPC:-1}" -v ghz="${GHZ:-3}" -v rt="${ROUNDTRIP_CYCLES:-1360}" -v n
 	}' "$out/table"
 awk '{ printf "a gate costs another process %d instructions per instruction it runs on the gated page (stepped silently, the gate closed behind it)\n", $2 }' "$out/foreign"
 
-# What frames cost the rest of the guest: bench_sys.bin's SYSCALL / SYSRETQ
-# and bench_int.bin's INT n / IRETQ round trips (the loop's DEC and JNZ
-# included), untraced, on each module set and while a capture of another
-# address space is armed.  Per round trip: the run of ITERATIONS less the
-# run of a fifth of them, over the difference, so what a run costs besides
-# its loop (the first entry, the gate's faults) drops out.  bench_sys's
-# kernel must have counted every call.
-small=$((iterations / 5))
-for n in "$small" "$iterations"; do
-	for f in "$d"/sys-packaged-$n-r*.txt "$d"/sys-ours-$n-r*.txt "$d"/sys-armed-$n-r*/vmm.txt; do
-		grep -q "^result .* syscalls=$n " "$f" ||
-			{ echo "step-cost: $f: bench_sys did not make $n system calls" >&2; exit 1; }
+# What arming costs the rest of the guest: bench_sys.bin's SYSCALL /
+# SYSRETQ, bench_int.bin's INT n / IRETQ and bench_cr3.bin's SYSCALL / MOV
+# CR3 / SYSRETQ round trips (the loop's DEC and JNZ included), untraced, on
+# each module set and while a capture of another address space is armed.
+# Per round trip: the run of ten times ITERATIONS less the run of a fifth
+# of that, over the difference, so what a run costs besides its loop (the
+# first entry, the gate's faults) drops out.  The kernel of bench_sys and
+# bench_cr3 must have counted every call.  The VM exits per round trip come
+# from the exit audit's runs of the same (exits_armed), the same
+# difference; the model adds a VMRUN round trip per exit.
+arming=$((iterations * 10)) small=$((iterations * 2))	# as l1-stepcost.sh runs them
+for n in "$small" "$arming"; do
+	for p in sys cr3; do
+		for f in "$d"/$p-packaged-$n-r*.txt "$d"/$p-ours-$n-r*.txt "$d"/$p-armed-$n-r*/vmm.txt; do
+			grep -q "^result .* syscalls=$n " "$f" ||
+				{ echo "step-cost: $f: bench_$p did not make $n system calls" >&2; exit 1; }
+		done
 	done
 done
 round_trip() {	# round_trip NAME SUFFIX: e.g. sys-ours .txt, int-armed /vmm.txt
 	k=1
 	while [ $k -le "$rounds" ]; do
-		a=$(vmm_ns "$d/$1-$small-r$k$2") b=$(vmm_ns "$d/$1-$iterations-r$k$2")
+		a=$(vmm_ns "$d/$1-$small-r$k$2") b=$(vmm_ns "$d/$1-$arming-r$k$2")
 		[ -n "$a" ] && [ -n "$b" ] ||
-			{ echo "step-cost: no run time in $d/$1-{$small,$iterations}-r$k$2" >&2; return 1; }
-		awk -v a="$a" -v b="$b" -v n=$((iterations - small)) \
+			{ echo "step-cost: no run time in $d/$1-{$small,$arming}-r$k$2" >&2; return 1; }
+		awk -v a="$a" -v b="$b" -v n=$((arming - small)) \
 			'BEGIN { printf "%.0f\n", (b - a) * 1e9 / n }'
 		k=$((k + 1))
 	done
 }
+audit_exits() {	# audit_exits DIR: the vCPU's exits in the audited run
+	f=$1/capture.txt
+	grep -q '^audit balanced$' "$f" ||
+		{ echo "step-cost: $f: the exit audit did not balance" >&2; return 1; }
+	sed -n 's/^audit vcpu0 .* exits=\([0-9]*\) .*/\1/p' "$f"
+}
 {
-	echo "round_trip packaged ours_unarmed armed"
-	for p in sys int; do
+	echo "round_trip packaged ours_unarmed armed exits_armed"
+	for p in sys int cr3; do
 		line=$p
 		for run in $p-packaged:.txt $p-ours:.txt $p-armed:/vmm.txt; do
 			per=$(round_trip "${run%%:*}" "${run#*:}") || exit 1
 			line="$line $(echo "$per" | median)"
 		done
-		echo "$line"
+		a=$(audit_exits "$d/$p-exits-$small") && b=$(audit_exits "$d/$p-exits-$arming") &&
+			[ -n "$a" ] && [ -n "$b" ] || exit 1
+		echo "$line $(awk -v a="$a" -v b="$b" -v n=$((arming - small)) 'BEGIN { printf "%.2f", (b - a) / n }')"
 	done
-} >"$out/frames"
+} >"$out/arming"
 # The unarmed figures are a dozen instructions, within a timer interrupt's
-# noise: what arming adds is the figure, not a ratio.
-awk -v ipc="${IPC:-1}" -v ghz="${GHZ:-3}" -v rt="${ROUNDTRIP_CYCLES:-1360}" -v n="$small/$iterations" '
-	BEGIN { name["sys"] = "SYSCALL/SYSRETQ"; name["int"] = "INT n/IRETQ" }
+# noise: what arming adds is the figure, not a ratio.  The guest model:
+# CTX_SWITCHES context switches (one CR3 load each) and SYSCALLS system
+# calls per second, what arming adds to them as a share of one vCPU.
+awk -v ipc="${IPC:-1}" -v ghz="${GHZ:-3}" -v rt="${ROUNDTRIP_CYCLES:-1360}" -v n="$small/$arming" \
+	-v cs="${CTX_SWITCHES:-10000}" -v sc="${SYSCALLS:-100000}" '
+	BEGIN { name["sys"] = "SYSCALL/SYSRETQ"; name["int"] = "INT n/IRETQ"; name["cr3"] = "SYSCALL/MOV CR3/SYSRETQ" }
 	NR == 1 { next }
-	{ p[NR] = $1; pk[NR] = $2; un[NR] = $3; ar[NR] = $4 }
+	{ p[NR] = $1; pk[NR] = $2; un[NR] = $3; ar[NR] = $4; ex[NR] = $5
+	  ns[$1] = ((ar[NR] - un[NR]) / ipc + ex[NR] * rt) / ghz }
 	END {
-		printf "what frames cost the rest of the guest (L1+L2 instructions per untraced round trip, runs of %s iterations, their difference; armed: a capture of another address space)\n", n
-		printf "%-16s %9s %13s %9s %12s %17s\n", "round trip", "packaged", "ours unarmed", "armed", "armed adds", "model adds (ns)"
+		printf "what arming costs the rest of the guest (L1+L2 instructions per untraced round trip, runs of %s iterations, their difference; armed: a capture of another address space; exits: the exit audit'"'"'s, per round trip)\n", n
+		printf "%-24s %9s %13s %9s %12s %7s %17s\n", "round trip", "packaged", "ours unarmed", "armed", "armed adds", "exits", "model adds (ns)"
 		for (i = 2; i <= NR; i++)
-			printf "%-16s %9d %13d %9d %12d %17.0f\n", name[p[i]], pk[i], un[i], ar[i], ar[i] - un[i],
-				((ar[i] - un[i]) / ipc + 2 * rt) / ghz
-		printf "model: while armed each round trip makes two VM exits (SYSCALL and SYSRETQ raise #UD; IRETQ is intercepted, then stepped over) of %d cycles each, its added instructions at IPC %.1f and %.1f GHz\n", rt, ipc, ghz
-	}' "$out/frames"
+			printf "%-24s %9d %13d %9d %12d %7.2f %17.0f\n", name[p[i]], pk[i], un[i], ar[i], ar[i] - un[i], ex[i], ns[p[i]]
+		printf "model: each exit a VMRUN round trip of %d cycles, the added instructions at IPC %.1f and %.1f GHz\n", rt, ipc, ghz
+		printf "a guest with %d context switches (one CR3 load each) and %d system calls per second, while another process is captured: %.0f us per second of a vCPU (%.2f %%)\n",
+			cs, sc, (cs * ns["cr3"] + sc * ns["sys"]) / 1000, (cs * ns["cr3"] + sc * ns["sys"]) / 1e7
+	}' "$out/arming"

@@ -55,6 +55,8 @@ struct audit_line {
 	uint32_t vcpu;	  /* the module's vCPU index */
 	uint32_t vcpu_id; /* KVM's vcpu_id, as the tracepoints name it */
 	uint64_t db_exits, npf_exits;
+	/* in no equation, reported: all exits, and what arming costs besides steps */
+	uint64_t exits, ud_exits, iret_exits, cr3_exits;
 	uint64_t produced;
 	uint64_t kmod_db_exits, emulated, unrecorded, stepless_ends, foreign, gate_faults;
 	uint64_t steps_timed, step_ns;

@@ -3,7 +3,8 @@
  * The exit audit: an account of the traced VM's exits that does not trust
  * svmtrace's module.  Classic tracepoint programs on kvm:kvm_exit and
  * kvm:kvm_entry, filtered to the VMM's threads, count #DB and NPF exits
- * per vCPU and time each #DB exit to the vCPU's next entry (the host's
+ * (and #UD, IRET and CR3-write exits: what arming costs the vCPU besides
+ * its steps) per vCPU and time each #DB exit to the vCPU's next entry (the host's
  * cost of one step).
  *
  * Why not CO-RE for the kvm records: kvm.ko is built without BTF, so the
@@ -89,6 +90,12 @@ int audit_exit(struct audit_kvm_exit_record *ctx)
 		v->db_exit_ns = bpf_ktime_get_ns();
 	} else if (ctx->exit_reason == AUDIT_EXIT_NPF) {
 		v->npf_exits++;
+	} else if (ctx->exit_reason == AUDIT_EXIT_UD) {
+		v->ud_exits++;
+	} else if (ctx->exit_reason == AUDIT_EXIT_IRET) {
+		v->iret_exits++;
+	} else if (ctx->exit_reason == AUDIT_EXIT_CR3_WRITE) {
+		v->cr3_exits++;
 	}
 	return 0;
 }

@@ -17,13 +17,24 @@
 /* Host time per step, log2 buckets of nanoseconds: bucket b holds [2^b, 2^(b+1)). */
 #define AUDIT_HIST_BUCKETS 40
 
-#define AUDIT_EXIT_DB  0x41u  /* SVM_EXIT_EXCP_BASE + DB_VECTOR */
-#define AUDIT_EXIT_NPF 0x400u /* SVM_EXIT_NPF */
+#define AUDIT_EXIT_DB	     0x41u  /* SVM_EXIT_EXCP_BASE + DB_VECTOR */
+#define AUDIT_EXIT_NPF	     0x400u /* SVM_EXIT_NPF */
+#define AUDIT_EXIT_UD	     0x46u  /* SVM_EXIT_EXCP_BASE + UD_VECTOR */
+#define AUDIT_EXIT_IRET	     0x74u  /* SVM_EXIT_IRET */
+#define AUDIT_EXIT_CR3_WRITE 0x13u  /* SVM_EXIT_WRITE_CR3 */
 
 struct audit_vcpu {
 	__u64 exits;	   /* every VM exit of this vCPU */
 	__u64 db_exits;	   /* #DB intercepts */
 	__u64 npf_exits;   /* nested page faults (gate faults, MMIO, first touches) */
+	/*
+	 * What a capture costs the vCPU besides its steps: #UD (SYSCALL and
+	 * SYSRET while EFER.SCE is off in the VMCB, and the guest's own), IRET
+	 * and CR3-write intercepts (docs/kmod.md, "Which vCPUs pay").
+	 */
+	__u64 ud_exits;
+	__u64 iret_exits;
+	__u64 cr3_exits;
 	__u64 steps_timed; /* #DB exits followed by a guest entry on this vCPU */
 	__u64 step_ns;	   /* their host time, summed */
 	__u64 db_exit_ns;  /* the pending #DB exit's time, 0 if none */

@@ -100,6 +100,9 @@ static void since_base(struct audit_vcpu *v, const struct audit_vcpu *base)
 	v->exits -= base->exits;
 	v->db_exits -= base->db_exits;
 	v->npf_exits -= base->npf_exits;
+	v->ud_exits -= base->ud_exits;
+	v->iret_exits -= base->iret_exits;
+	v->cr3_exits -= base->cr3_exits;
 	v->steps_timed -= base->steps_timed;
 	v->step_ns -= base->step_ns;
 	for (b = 0; b < AUDIT_HIST_BUCKETS; b++)
@@ -131,6 +134,10 @@ static void fill_line(const struct capture *cap, uint32_t i, const struct audit_
 				  .vcpu_id = k_st->vcpu_id,
 				  .db_exits = v->db_exits,
 				  .npf_exits = v->npf_exits,
+				  .exits = v->exits,
+				  .ud_exits = v->ud_exits,
+				  .iret_exits = v->iret_exits,
+				  .cr3_exits = v->cr3_exits,
 				  .produced = cap->streams[i].written + cap->streams[i].discarded +
 					      rc.dropped,
 				  .kmod_db_exits = k->db_exits,
@@ -199,7 +206,8 @@ static void print_line(const struct audit_line *l)
 	printf("audit vcpu%u vcpu_id=%u db_exits=%llu = kmod_db_exits %llu + foreign %llu: %s; "
 	       "= produced %llu - emulated %llu + unrecorded %llu - stepless_ends %llu + foreign %llu: "
 	       "%s; npf_exits=%llu >= gate_faults %llu: %s; steps_timed=%llu step_ns_mean=%llu "
-	       "step_ns_p50<=%llu step_ns_p99<=%llu\n",
+	       "step_ns_p50<=%llu step_ns_p99<=%llu exits=%llu ud_exits=%llu iret_exits=%llu "
+	       "cr3_exits=%llu\n",
 	       l->vcpu, l->vcpu_id, (unsigned long long)l->db_exits,
 	       (unsigned long long)l->kmod_db_exits, (unsigned long long)l->foreign,
 	       l->exits_ok ? "ok" : "MISMATCH", (unsigned long long)l->produced,
@@ -209,7 +217,10 @@ static void print_line(const struct audit_line *l)
 	       (unsigned long long)l->gate_faults, l->gates_ok ? "ok" : "MISMATCH",
 	       (unsigned long long)l->steps_timed,
 	       (unsigned long long)(l->steps_timed ? l->step_ns / l->steps_timed : 0),
-	       (unsigned long long)l->step_p50_ns, (unsigned long long)l->step_p99_ns);
+	       (unsigned long long)l->step_p50_ns, (unsigned long long)l->step_p99_ns,
+	       (unsigned long long)l->exits, (unsigned long long)l->ud_exits,
+	       (unsigned long long)l->iret_exits,
+	       (unsigned long long)l->cr3_exits);
 }
 
 bool capture_audit_finish(struct capture *cap, struct capture_audit *ca, struct audit_line **out)

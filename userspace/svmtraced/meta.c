@@ -299,6 +299,10 @@ static json_object *audit(const struct meta *m)
 		add(v, "step_ns_mean", u64(l->steps_timed ? l->step_ns / l->steps_timed : 0));
 		add(v, "step_ns_p50_max", u64(l->step_p50_ns));
 		add(v, "step_ns_p99_max", u64(l->step_p99_ns));
+		add(v, "exits", u64(l->exits));
+		add(v, "ud_exits", u64(l->ud_exits));
+		add(v, "iret_exits", u64(l->iret_exits));
+		add(v, "cr3_exits", u64(l->cr3_exits));
 		json_object_array_add(a, v);
 	}
 	add(o, "vcpus", a);

@@ -118,6 +118,7 @@
 #define PORT_NMI    0xe4 /* out: VMM queues EAX NMIs (KVM_NMI) */
 #define PORT_IRQ    0xe5 /* out: VMM injects vector EAX (KVM_INTERRUPT) once IF allows */
 #define PORT_NOP    0xe6 /* out: nothing (a VM exit, e.g. inside a handler) */
+#define PORT_VALUE  0xe7 /* out: VMM prints "value cpuN EAX" (a measurement) */
 #define INPUT_VALUE 0x5eed1234
 
 /* CPUID leaf 0 as the VMM sets it (max basic leaf 0xd, "AuthenticAMD"). */

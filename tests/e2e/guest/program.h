@@ -36,4 +36,18 @@
 	done
 .endm
 
+/*
+ * R12 SYSCALLs (RSI, RDI as the caller set them) from the page after the
+ * entry page, which is a capture's gate: a foreign capture steps only the
+ * instructions before them silently.  Then the end of the run.
+ */
+.macro syscalls_off_gate
+	jmp	1f
+	.org	0x1000
+1:	syscall
+	dec	r12
+	jnz	1b
+	done
+.endm
+
 #endif

@@ -8,9 +8,9 @@
  * the next trap goes to the process (SIGTRAP).  Prints a result without the
  * TF bits: under ptrace the images hold ptrace's TF, which the judge allows
  * there and only there, as exactly that bit (ptrace-tf-in-pushf), and
- * counts: one per image.  Traced from gate_main on (rt.h).
+ * counts: one per image.  Traced from gate_main on (gate.h).
  */
-#include "rt.h"
+#include "gate.h"
 
 const char prog_name[] = "flags";
 

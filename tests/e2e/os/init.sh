@@ -9,10 +9,13 @@
 # capture adopted), then run it single-stepped by svmtrace-steprec
 # --threads, records to the 9p share; and threads once more, traced with
 # --hide-time.  Every run starts with an empty environment (env -i), so
-# that the runs' stacks are laid out alike.  Console lines "svmtrace-os: ...".
+# that the runs' stacks are laid out alike.  os-calls runs traced beside
+# another process, os-noise, started before it and killed once L1 stopped
+# the capture.  Console lines "svmtrace-os: ...".
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
+mount -t devtmpfs dev /dev	# /dev/null: the shell's background jobs read it (os-noise)
 while read -r m; do insmod "/lib/modules/$m" || echo "svmtrace-os: insmod $m failed"; done </lib/modules/order
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 out /out ||
 	echo "svmtrace-os: no results share"
@@ -42,11 +45,14 @@ if grep -q svmtrace_os=untraced /proc/cmdline; then
 fi
 traced timing-traced timing
 traced timing-hide timing
-for p in flags xonly sort hash threads; do
+noise=
+for p in flags xonly sort hash threads calls; do
+	[ "$p" != calls ] || { /bin/os-noise & noise=$!; }
 	timer "$p" before
 	time -f "%F %R %w %c" -o "/out/$p.rusage" env -i "/bin/os-$p"
 	echo "svmtrace-os: $p exited $?"
 	read -r _	# as in traced()
+	[ -z "$noise" ] || { kill "$noise"; wait "$noise"; noise=; }
 	timer "$p" after
 	echo go | time -f "%F %R %w %c" -o "/out/$p.ptrace-rusage" \
 		env -i /bin/steprec --threads -o "/out/$p.ptrace" -- "/bin/os-$p" >"/out/$p.ptrace-out" 2>&1

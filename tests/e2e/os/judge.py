@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """judge.py: the judge of `make e2e-os` (docs/lab-internals.md, "A real Linux in L2").
 
+calls also shows what the capture costs another process: os-noise's system
+calls on the other vCPU make no #UD or IRET exit (judge_other_process()).
+
 For each program, the capture of its traced run (svmtrace-capture
 --adopt-cr3, every vCPU's file merged by sequence) against the records of
 its ptrace run inside the same guest (svmtrace-steprec --threads, one file
@@ -29,13 +32,15 @@ import judge_time
 TF = 0x100
 GPRS = ["rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",
         "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"]
-PROGRAMS = {"flags": 1, "xonly": 1, "sort": 1, "hash": 1, "threads": 3}   # threads per program
+PROGRAMS = {"flags": 1, "xonly": 1, "sort": 1, "hash": 1, "threads": 3,
+            "calls": 1}   # threads per program
 # What L2's Linux must have enabled of what L1's emulated CPU offers (os.sh
 # gives L1 +pku): SMEP, SMAP and protection keys (ospke: CR4.PKE).  "pku"
 # itself is not among them: L2's Linux turns XSAVE off (TCG's CPUID leaf
 # 0xD fails its consistency check) and with it the pku flag, while CR4.PKE
 # and the pkey system calls stay (xonly uses them).
 PROTECTIONS = {"smep", "smap", "ospke"}
+PINNED = {"calls": 0}   # programs that run on one vCPU alone (gate.h, OS_START_CPU)
 STACK = 16384                                      # threads.c STACK
 passed = failed = 0
 
@@ -254,10 +259,58 @@ def judge(prog, threads, res, bindir, dump, run=None):
                 ok(f"{prog}/no-tf", f"the traced images lack the TF ptrace's have ({n} records)")
             else:
                 bad(f"{prog}/no-tf", f"only {n} records differ by ptrace's TF (64 PUSHF images)")
-        if len(vcpus) == 2 and moves:
+        if prog in PINNED:
+            if vcpus == {PINNED[prog]}:
+                ok(f"{run}/{name}/pinned", f"the thread ran on vCPU {PINNED[prog]} alone")
+            else:
+                bad(f"{run}/{name}/pinned", f"vCPUs {sorted(vcpus)}, want {PINNED[prog]} alone")
+        elif len(vcpus) == 2 and moves:
             ok(f"{run}/{name}/migrated", f"the thread ran on both vCPUs ({moves} changes)")
         else:
             bad(f"{run}/{name}/migrated", f"vCPUs {sorted(vcpus)} only")
+
+
+def audit_field(line, name):
+    m = re.search(rf" {name}=(\d+)", line)
+    return int(m.group(1)) if m else None
+
+
+def judge_other_process(res, console):
+    """calls ran traced on vCPU 0 beside os-noise on vCPU 1 (init.sh).
+
+    The exit audit (BPF on KVM's tracepoints) counted vCPU 1's exits while
+    the capture was armed: not one #UD or IRET exit for the other process's
+    system calls (SYSCALL/SYSRET and INT 0x80/IRET), and the other process
+    did make them then: its progress lines came between the capture's arm
+    and its stop.
+    """
+    d = os.path.join(res, "calls")
+    captxt = open(os.path.join(d, "capture.txt")).read() if os.path.exists(
+        os.path.join(d, "capture.txt")) else ""
+    lines = [l for l in captxt.splitlines() if l.startswith("audit")]
+    if "audit balanced" in lines:
+        ok("calls/audit", "; ".join(re.sub(r" step_ns_mean.*", "", l)
+                                    for l in lines if l.startswith("audit vcpu")))
+    else:
+        bad("calls/audit", "; ".join(lines) or "no audit lines")
+    v1 = next((l for l in lines if l.startswith("audit vcpu1 ")), "")
+    ud, iret, cr3, exits = (audit_field(v1, f) for f in
+                            ("ud_exits", "iret_exits", "cr3_exits", "exits"))
+    try:
+        first, last = (int(x) for x in open(os.path.join(d, "console-lines")).read().split())
+    except (OSError, ValueError):
+        first = last = 0
+    rounds = [l for l in console.splitlines()[first:last]
+              if "svmtrace-os: noise rounds=" in l]
+    if ud == 0 and iret == 0 and rounds:
+        ok("calls/other-process-exits",
+           f"vCPU 1, os-noise's system calls beside the capture ({len(rounds)} x 4096 rounds of "
+           f"SYSCALL and INT 0x80 while it was armed): 0 #UD and 0 IRET exits; {cr3} CR3-write "
+           f"and {exits} exits in all")
+    else:
+        bad("calls/other-process-exits",
+            f"vCPU 1: ud_exits={ud} iret_exits={iret} (want 0 each), os-noise's progress lines "
+            f"while armed: {len(rounds)} (want at least 1): {v1 or 'no audit line'}")
 
 
 def main():
@@ -306,8 +359,8 @@ def main():
                 bad(f"{run}/results", f"traced run {outs}, ptrace run {pl}")
         for run in ("rusage", "ptrace-rusage"):
             f = os.path.join(a.results, f"{prog}.{run}")
-            if os.path.exists(f):
-                v = open(f).read().split()
+            v = open(f).read().split() if os.path.exists(f) else []
+            if len(v) >= 4:
                 print(f"info: os/{prog}: {run}: major faults {v[0]}, minor faults {v[1]}, "
                       f"voluntary switches {v[2]}, involuntary {v[3]}")
         t = [l for l in text.splitlines() if l.startswith(f"svmtrace-os: {prog} timer-")]
@@ -324,6 +377,7 @@ def main():
         judge_time.judge_all(a.results, tools, ok, bad)
     except (OSError, subprocess.CalledProcessError) as e:
         bad("timing/judge", str(e))
+    judge_other_process(a.results, text)
     dm = open(a.dmesg, errors="replace").read() if os.path.exists(a.dmesg) else None
     if dm is not None and not re.search(r"WARNING|BUG|Oops|Call Trace", dm):
         ok("dmesg", "L1 kernel log has no WARNING/BUG/Oops")

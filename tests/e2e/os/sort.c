@@ -2,9 +2,9 @@
 /*
  * os-sort: insertion sort of 50 pseudo-random words, moving itself between
  * the two vCPUs every 16 outer rounds; first touches 32 fresh pages (demand-
- * zero faults).  Traced from gate_main on (rt.h).
+ * zero faults).  Traced from gate_main on (gate.h).
  */
-#include "rt.h"
+#include "gate.h"
 
 const char prog_name[] = "sort";
 

@@ -6,9 +6,9 @@
  * every 64 bytes (the three contend for two vCPUs: preemption), prints its
  * result and ends with exit(2); the last one ends the process.  No thread
  * waits for another: what each one executes does not depend on the
- * interleaving.  Traced from gate_main on (rt.h).
+ * interleaving.  Traced from gate_main on (gate.h).
  */
-#include "rt.h"
+#include "gate.h"
 
 const char prog_name[] = "threads";
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * os-timing: the timing checks anti-analysis code runs to tell that it is
- * being traced, in a Linux process traced from gate_main on (rt.h), written
+ * being traced, in a Linux process traced from gate_main on (gate.h), written
  * from their published descriptions (pafish's rdtsc_diff and
  * rdtsc_diff_vmexit, al-khaser's rdtsc_diff_locky ratio) and the two that
  * go around the TSC: a second process's view, the kernel's clock.  Each
@@ -33,7 +33,7 @@
  * pass it).  The watcher is another process, forked before the capture is
  * armed (os_prepare()): not traced, its time is the real one.
  */
-#include "rt.h"
+#include "gate.h"
 
 const char prog_name[] = "timing";
 

@@ -8,9 +8,9 @@
  * to KVM's emulator unparked, and its TF reaches R11 (the judge fails any
  * TF in the capture's R11).  Needs PKU in the L2 CPU (os.sh gives L1
  * +pku): without it the program says so and fails.  Moves itself between
- * the vCPUs every 8 calls.  Traced from gate_main on (rt.h).
+ * the vCPUs every 8 calls.  Traced from gate_main on (gate.h).
  */
-#include "rt.h"
+#include "gate.h"
 
 const char prog_name[] = "xonly";
 

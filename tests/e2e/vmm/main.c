@@ -51,6 +51,8 @@ static const char usage[] =
 	"                       CPL, in the columns of `svmtrace-dump dump --regs`\n"
 	"  -x, --x2apic         in-kernel local APIC (KVM_CREATE_IRQCHIP), x2APIC mode\n"
 	"  -0, --cpl0           run the program at CPL 0, on supervisor pages (it may WRMSR)\n"
+	"  -A, --alt-cr3 N      vCPU N and those after it start under PML4_ALT_GPA, the\n"
+	"                       second address space (same mappings): another process\n"
 	"  -d, --dr-intercept   KVM_SET_GUEST_DEBUG(ENABLE) alone: KVM keeps intercepting\n"
 	"                       the guest's MOV DR, which then never runs natively (the\n"
 	"                       lab's workaround for QEMU 7.2's DR7 bug, docs/lab-internals.md)\n"
@@ -255,6 +257,7 @@ int main(int argc, char **argv)
 		{ "no-smap", no_argument, NULL, 'P' },
 		{ "debug-at-log", no_argument, NULL, 'B' },
 		{ "dr-intercept", no_argument, NULL, 'd' },
+		{ "alt-cr3", required_argument, NULL, 'A' },
 		{ "quiet-db", no_argument, NULL, 'q' },
 		{ "kick-ms", required_argument, NULL, 'k' },
 		{ "late-vcpu", required_argument, NULL, 'L' },
@@ -269,7 +272,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *win_image = NULL, *dump_ready = NULL, *dump_done = NULL;
-	static struct vmm vm = { .nr_vcpus = 1 };
+	static struct vmm vm = { .nr_vcpus = 1, .alt_cr3 = MAX_VCPUS };
 	pthread_t threads[MAX_VCPUS];
 	int wait = 0, hold = 0, quiet_db = 0, c, ok, early;
 	uint64_t n, late_ms = 0;
@@ -277,7 +280,7 @@ int main(int argc, char **argv)
 	double t0;
 
 	cli_progname = "svmtrace-e2e-vmm";
-	while ((c = getopt_long(argc, argv, "c:a:wHsl:x0dqSPBk:L:i:hW:gO:R:G:D:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:a:wHsl:x0dqSPBk:L:i:hW:gO:R:G:D:A:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'W':
 			win_image = optarg;
@@ -343,6 +346,12 @@ int main(int argc, char **argv)
 			break;
 		case 'd':
 			vm.dr_intercept = 1;
+			break;
+		case 'A':
+			n = parse_u64(optarg, "--alt-cr3");
+			if (n >= MAX_VCPUS)
+				die("--alt-cr3 %s: expected a vCPU, 0 to %d", optarg, MAX_VCPUS - 1);
+			vm.alt_cr3 = n;
 			break;
 		case 'q':
 			quiet_db = 1;

@@ -150,7 +150,7 @@ static int set_sregs(struct vcpu *v)
 	if (v->vm->win)
 		return set_sregs_win(v, &s);
 	s.cr0 = CR0_PE_MP_ET_NE_WP_PG;
-	s.cr3 = PML4_GPA;
+	s.cr3 = v->index >= v->vm->alt_cr3 ? PML4_ALT_GPA : PML4_GPA;
 	/*
 	 * The ymm program's VEX instructions need CR4.OSXSAVE and XCR0
 	 * (set_xcr0); SMEP and SMAP as Linux enables them where the CPU has them.
@@ -381,6 +381,9 @@ static int handle_io(struct vcpu *v)
 		v->status = val;
 		return 1;
 	case KVM_EXIT_IO_OUT << 16 | PORT_NOP:
+		return 0;
+	case KVM_EXIT_IO_OUT << 16 | PORT_VALUE:
+		printf("value cpu%d 0x%x\n", v->index, val);
 		return 0;
 	case KVM_EXIT_IO_OUT << 16 | PORT_LOG:
 		__atomic_add_fetch(&v->vm->log_sum, val, __ATOMIC_RELAXED);

@@ -55,6 +55,7 @@ struct vmm {
 	int no_smap;		 /* CR4.SMAP off (QEMU's TCG and IRETQ at CPL 3) */
 	int debug_at_log;	 /* KVM_SET_GUEST_DEBUG(ENABLE) at every PORT_LOG */
 	int dr_intercept;	 /* KVM_GUESTDBG_ENABLE alone: MOV DR always exits */
+	int alt_cr3;		 /* this vCPU and those after it start under PML4_ALT_GPA */
 	uint64_t kick_ms;	 /* --kick-ms: signal the vCPU threads this often */
 	uint64_t input_delay_us; /* --input-delay-us: each PORT_INPUT read takes this long */
 	uint64_t kicks;		 /* signals sent */

@@ -19,9 +19,4 @@ start:
 	mov	r12, rdi
 	xor	esi, esi		/* counted calls */
 	xor	edi, edi		/* RAX += 0 in the kernel */
-	jmp	1f
-	.org	0x1000			/* off the gate */
-1:	syscall
-	dec	r12
-	jnz	1b
-	done
+	syscalls_off_gate
