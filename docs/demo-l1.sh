@@ -40,7 +40,7 @@ done
 cat /tmp/svmtraced.log
 
 stage "launch late.exe in the guest (serial command), capture until it is done"
-lab_win_launch /tmp/svmtraced.log 120 || die "the guest did not launch late.exe"
+lab_win_launch 120 || die "the guest did not launch late.exe"
 lab_win_wait done 120 || die "the guest did not finish"
 lab_win_console | tail -n 2
 kill -INT "$cap" && wait "$cap"

@@ -15,11 +15,10 @@
 #                               "svmtrace-lab: WORD" on the console (a
 #                               reset boots again into the same log)
 #   lab_win_console             the console so far
-#   lab_win_launch ARMED-FILE SECONDS
-#                               start the scheduler ("s"); at "go" (the late
-#                               process linked, not yet run) wait until a
-#                               tracer printed "armed" into ARMED-FILE, then
-#                               launch it ("l")
+#   lab_win_launch SECONDS      start the scheduler ("s"); at "go" (the late
+#                               process linked, not yet run) launch it ("l"):
+#                               a tracer waiting for it (svmtraced
+#                               --wait-name) holds its first instruction
 LAB_DIR=${LAB_DIR:-/var/lib/svmtrace/lab}
 LAB_WIN=lab-win
 
@@ -63,12 +62,5 @@ lab_win_start() {
 }
 
 lab_win_launch() {
-	lab_win_send s && lab_win_wait go "$2" || return 1
-	n=$(($2 * 10))
-	until grep -q '^armed ' "$1" 2>/dev/null; do
-		n=$((n - 1))
-		[ $n -gt 0 ] || return 1
-		sleep 0.1
-	done
-	lab_win_send l
+	lab_win_send s && lab_win_wait go "$1" && lab_win_send l
 }

@@ -78,8 +78,8 @@ struct svmtrace_slot {
 	__u16 flags;			/* SVMTRACE_SLOT_F_* */
 	__u32 reason;			/* gate id, exit code, or end reason (see kind) */
 	__u64 dropped;			/* slots lost on this vCPU right before this one */
-	__u32 vcpu;			/* vCPU index that produced the step */
-	__u32 reserved;
+	__u64 gs_base;			/* GS base after the step: at CPL 3 the thread's */
+					/* (Windows x64: its TEB) */
 };
 
 /*
@@ -154,6 +154,8 @@ struct svmtrace_ring_header {
 #define SVMTRACE_IOC_MAGIC 0xB7
 
 #define SVMTRACE_MAX_CR3 16
+/* CR3s of a target at most: SET_TARGET's and those SVMTRACE_DECIDE adds. */
+#define SVMTRACE_MAX_TARGET_CR3 256
 #define SVMTRACE_MAX_GATES 64
 #define SVMTRACE_MAX_RANGES 16
 #define SVMTRACE_MAX_STATUS_VCPUS 64
@@ -194,6 +196,23 @@ struct svmtrace_attach {
  * stepped silently, as foreign fetches are.  Not with watched gates.
  */
 #define SVMTRACE_TARGET_F_ADOPT_CR3 (1u << 3)
+
+/*
+ * A thread's first instruction: first_rip is where every new thread of the
+ * guest returns to user mode for the first time (Windows x64:
+ * ntdll!LdrInitializeThunk).  With FIRST, such a return under a targeted CR3
+ * starts stepping there: the thread is traced from its first instruction
+ * (a new session, or the vCPU's open one goes on).  nr_gates may be 0.
+ */
+#define SVMTRACE_TARGET_F_FIRST (1u << 4)
+/*
+ * Ask the controller about new address spaces: a return to user mode at
+ * first_rip under a CR3 that is not targeted holds that vCPU before the
+ * instruction runs, until SVMTRACE_DECIDE answers (SVMTRACE_ASKS lists the
+ * held vCPUs; the control fd polls readable while one is held).  nr_cr3
+ * and nr_gates may be 0.
+ */
+#define SVMTRACE_TARGET_F_ASK (1u << 5)
 /*
  * Hide the tracer's time: while a session steps the target in user mode,
  * its RDTSC and RDTSCP (and so the clocks built on them: the Hyper-V
@@ -202,10 +221,12 @@ struct svmtrace_attach {
  * real time wherever the target is not stepped (docs/kmod.md, "Virtual
  * time").  Kernel-mode reads, and every other thread's, are the real TSC.
  */
-#define SVMTRACE_TARGET_F_HIDE_TIME (1u << 4)
+#define SVMTRACE_TARGET_F_HIDE_TIME (1u << 6)
 
 /* svmtrace_slot.reason of a SESSION_START that no gate opened (FROM_NEXT) */
 #define SVMTRACE_SESSION_FROM_NEXT 0xffffffffu
+/* ... that a thread's first instruction opened (FIRST) */
+#define SVMTRACE_SESSION_FIRST 0xfffffffeu
 
 /* svmtrace_target.policy */
 enum svmtrace_policy {
@@ -225,7 +246,7 @@ enum svmtrace_policy {
 
 struct svmtrace_gate {
 	__u64 gpa;			/* 4 KiB aligned, inside guest memory (0 with WATCH) */
-	__u32 id;			/* session-start reason; not SVMTRACE_SESSION_FROM_NEXT */
+	__u32 id;			/* session-start reason; not SVMTRACE_SESSION_* */
 	__u32 flags;			/* SVMTRACE_GATE_F_* */
 	__u64 va;			/* WATCH: 4 KiB aligned canonical guest-virtual page; else 0 */
 	__u64 dtb;			/* WATCH: the page-table root (a CR3 value); else 0 */
@@ -270,6 +291,7 @@ struct svmtrace_target {
 	__u64 cr3[SVMTRACE_MAX_CR3];	/* compared on bits 51:12 */
 	struct svmtrace_gate gates[SVMTRACE_MAX_GATES];
 	struct svmtrace_rip_range ranges[SVMTRACE_MAX_RANGES];
+	__u64 first_rip;		/* FIRST or ASK: a canonical user address; else 0 */
 	struct svmtrace_time_costs time;
 };
 
@@ -335,6 +357,14 @@ struct svmtrace_capture_status {
 	__u64 sequence;			/* next global sequence number */
 	struct svmtrace_counters total;
 	struct svmtrace_vcpu_status vcpus[SVMTRACE_MAX_STATUS_VCPUS];
+	__u32 nr_asking;		/* vCPUs held for SVMTRACE_DECIDE */
+	__u32 reserved;
+	/*
+	 * Threads of the target in a system call whose way back was forgotten
+	 * because more were parked at once than the kernel keeps: each of
+	 * them lacks the record of that system call (docs/abi.md).
+	 */
+	__u64 parks_evicted;
 };
 
 /*
@@ -396,6 +426,50 @@ struct svmtrace_vcpu_state {
 	__u32 reserved;
 };
 
+/*
+ * SVMTRACE_ASKS (armed): the vCPUs an ASK target holds at a thread's first
+ * instruction, waiting for SVMTRACE_DECIDE.
+ */
+struct svmtrace_ask {
+	__u32 vcpu;
+	__u32 reserved;
+	__u64 cr3;			/* the address space, as the vCPU has it */
+	__u64 rip;			/* the target's first_rip */
+	__u64 rsp;
+	__u64 gs_base;			/* the thread's (Windows x64: its TEB) */
+};
+
+struct svmtrace_asks {
+	__u32 nr;			/* out: entries of asks[] */
+	__u32 reserved;
+	struct svmtrace_ask asks[SVMTRACE_MAX_STATUS_VCPUS];
+};
+
+/* svmtrace_decision.verdict */
+enum svmtrace_verdict {
+	SVMTRACE_VERDICT_FOREIGN = 0,	/* not the target's: it runs on untraced */
+	SVMTRACE_VERDICT_TARGET = 1,	/* add_cr3[] and gates[] join the target */
+};
+
+#define SVMTRACE_MAX_DECISION_CR3 2
+#define SVMTRACE_MAX_DECISION_GATES 1
+
+/*
+ * SVMTRACE_DECIDE (armed): release the vCPU held at a thread's first
+ * instruction under cr3.  TARGET adds the CR3s and gates first (checked as
+ * SET_TARGET checks them); with FIRST the thread is then traced from that
+ * instruction.
+ */
+struct svmtrace_decision {
+	__u32 vcpu;			/* the vCPU that asks */
+	__u32 verdict;			/* enum svmtrace_verdict */
+	__u64 cr3;			/* the ask's cr3 */
+	__u32 nr_cr3;			/* TARGET: 0..SVMTRACE_MAX_DECISION_CR3 */
+	__u32 nr_gates;			/* TARGET: 0..SVMTRACE_MAX_DECISION_GATES */
+	__u64 add_cr3[SVMTRACE_MAX_DECISION_CR3];
+	struct svmtrace_gate gates[SVMTRACE_MAX_DECISION_GATES];
+};
+
 #define SVMTRACE_ATTACH _IOW(SVMTRACE_IOC_MAGIC, 0x01, struct svmtrace_attach)
 #define SVMTRACE_SET_TARGET _IOW(SVMTRACE_IOC_MAGIC, 0x02, struct svmtrace_target)
 #define SVMTRACE_ARM _IO(SVMTRACE_IOC_MAGIC, 0x03)
@@ -408,6 +482,8 @@ struct svmtrace_vcpu_state {
 #define SVMTRACE_VERSION _IOR(SVMTRACE_IOC_MAGIC, 0x0a, struct svmtrace_version)
 #define SVMTRACE_READ_GPA _IOW(SVMTRACE_IOC_MAGIC, 0x0b, struct svmtrace_gpa_read)
 #define SVMTRACE_GET_VCPU_STATE _IOWR(SVMTRACE_IOC_MAGIC, 0x0c, struct svmtrace_vcpu_state)
+#define SVMTRACE_ASKS _IOR(SVMTRACE_IOC_MAGIC, 0x0d, struct svmtrace_asks)
+#define SVMTRACE_DECIDE _IOW(SVMTRACE_IOC_MAGIC, 0x0e, struct svmtrace_decision)
 
 #ifdef __cplusplus
 #define SVMTRACE_STATIC_ASSERT static_assert
@@ -418,9 +494,13 @@ SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_slot) == 192, "slot is 3 cache lin
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_slot_xstate) == 768, "xstate slot is 12 lines");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_ring_header) == 192, "ring header is 3 lines");
 SVMTRACE_STATIC_ASSERT(__builtin_offsetof(struct svmtrace_slot, kind) == 168, "kind after gprs");
-SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_target) == 2480, "target layout");
+SVMTRACE_STATIC_ASSERT(__builtin_offsetof(struct svmtrace_slot, gs_base) == 184, "gs_base last");
+SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_target) == 2488, "target layout");
+SVMTRACE_STATIC_ASSERT(__builtin_offsetof(struct svmtrace_target, time) == 2472, "time after first_rip");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_time_costs) == 16, "time costs layout");
-SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_capture_status) == 6784, "status layout");
+SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_capture_status) == 6800, "status layout");
+SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_asks) == 8 + 40 * 64, "asks layout");
+SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_decision) == 72, "decision layout");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_version) == 72, "version layout");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_gpa_read) == 32, "gpa read layout");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_vcpu_state) == 128, "vcpu state layout");

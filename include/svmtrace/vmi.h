@@ -359,4 +359,58 @@ int svmtrace_vmi_exports(const struct svmtrace_vmi *vmi, uint64_t dtb, uint64_t 
 			 struct svmtrace_vmi_export **list, size_t *count,
 			 struct svmtrace_error *err);
 
+/*
+ * @pid's command line (PEB.ProcessParameters.CommandLine, UTF-8, truncated to
+ * fit @size).  E_NOT_FOUND for a process without a PEB or parameters yet,
+ * E_NOT_RESIDENT when a page of it is paged out.
+ */
+int svmtrace_vmi_command_line(const struct svmtrace_vmi *vmi, uint64_t pid, char *out, size_t size,
+			      struct svmtrace_error *err);
+
+/* ---- threads ----------------------------------------------------------- */
+
+/*
+ * Where every thread of the guest begins in user mode.  Windows x64 starts
+ * each new thread at ntdll!LdrInitializeThunk (PspUserThreadStartup points
+ * its trap frame there, the loader runs, then NtContinue resumes the context
+ * its creator gave it, at ntdll!RtlUserThreadStart).  ntdll is mapped at the
+ * same address in every process.
+ */
+struct svmtrace_vmi_thread_start {
+	uint64_t ldr_initialize_thunk;	/* every thread's first instruction */
+	uint64_t rtl_user_thread_start; /* where its own context begins; 0: unknown */
+	char source[64];		/* where ldr_initialize_thunk came from: the kernel
+					   variable's name, or "ntdll.dll exports" */
+	uint64_t ntdll_base;		/* 0 when no loader list showed ntdll.dll */
+	char check[640];		/* how the exports confirmed it, or why they could not */
+};
+
+/*
+ * Read the kernel's own record (profile: PspLoaderInitRoutine and
+ * PspUserThreadStart, or PsNtdllExports) and check it against ntdll.dll's
+ * export table, from the first process whose loader list has ntdll.dll.
+ * Either alone answers when the other is missing; E_CORRUPT when they
+ * disagree, E_NOT_FOUND (both reasons) when neither is there.
+ */
+int svmtrace_vmi_thread_start(const struct svmtrace_vmi *vmi, struct svmtrace_vmi_thread_start *out,
+			      struct svmtrace_error *err);
+
+struct svmtrace_vmi_thread {
+	uint64_t ethread;	      /* VA of the ETHREAD */
+	uint64_t tid;		      /* Cid.UniqueThread */
+	uint64_t pid;		      /* Cid.UniqueProcess */
+	uint64_t teb;		      /* KTHREAD.Teb: its user GS base; 0 for a kernel thread */
+	uint64_t start_address;	      /* ETHREAD.StartAddress */
+	uint64_t win32_start_address; /* ETHREAD.Win32StartAddress: what its creator named */
+};
+
+/*
+ * @pid's threads, from EPROCESS.ThreadListHead (bounded and cycle-checked
+ * like the process list).  E_NOT_FOUND naming the field when the profile
+ * lacks one.  *list is malloc'ed; free() it.
+ */
+int svmtrace_vmi_threads(const struct svmtrace_vmi *vmi, uint64_t pid,
+			 struct svmtrace_vmi_thread **list, size_t *count,
+			 struct svmtrace_error *err);
+
 #endif

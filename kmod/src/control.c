@@ -11,6 +11,7 @@
 #include <linux/kvm_host.h>
 #include <linux/memcontrol.h>
 #include <linux/miscdevice.h>
+#include <linux/poll.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -66,46 +67,35 @@ static int ctl_attach(struct svmtrace_ctl *ctl, void __user *arg)
 	return 0;
 }
 
-/* A watched gate's page: 4 KiB aligned, canonical, under a valid root. */
-static bool watch_valid(const struct svmtrace_gate *g)
-{
-	return !g->gpa && !offset_in_page(g->va) && (g->dtb & SVMTRACE_CR3_MASK) &&
-	       (u64)((s64)(g->va << 16) >> 16) == g->va;
-}
-
-static bool same_page(const struct svmtrace_gate *a, const struct svmtrace_gate *b)
-{
-	if (a->flags != b->flags)
-		return false;
-	if (a->flags & SVMTRACE_GATE_F_WATCH)
-		return a->va == b->va && a->dtb == b->dtb;
-	return a->gpa == b->gpa;
-}
-
 static int check_gates(struct kvm *kvm, const struct svmtrace_target *t)
 {
-	const struct svmtrace_gate *g;
 	u32 i, j;
-	int idx, r = 0;
+	int r;
 
 	for (i = 0; i < t->nr_gates; i++) {
-		g = &t->gates[i];
-		if (g->id == SVMTRACE_SESSION_FROM_NEXT || g->flags & ~SVMTRACE_GATE_F_WATCH)
-			return -EINVAL;
-		if (g->flags & SVMTRACE_GATE_F_WATCH ? !watch_valid(g) :
-		    offset_in_page(g->gpa) || g->va || g->dtb)
-			return -EINVAL;
 		for (j = 0; j < i; j++)
-			if (same_page(&t->gates[j], g) || t->gates[j].id == g->id)
+			if (svmtrace_gates_clash(&t->gates[j], &t->gates[i]))
 				return -EINVAL;
+		r = svmtrace_gate_check(kvm, &t->gates[i]);
+		if (r == -EINVAL)
+			return r;
 	}
-	idx = srcu_read_lock(&kvm->srcu);
-	for (i = 0; i < t->nr_gates && !r; i++)
-		if (!(t->gates[i].flags & SVMTRACE_GATE_F_WATCH) &&
-		    !kvm_is_visible_gfn(kvm, gpa_to_gfn(t->gates[i].gpa)))
-			r = -ENXIO;
-	srcu_read_unlock(&kvm->srcu, idx);
-	return r;
+	/* A page outside guest memory (ENXIO) only once every gate is well formed. */
+	for (i = 0; i < t->nr_gates; i++) {
+		r = svmtrace_gate_check(kvm, &t->gates[i]);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+/* FIRST and ASK name where threads begin: a canonical user address; else none. */
+static bool first_rip_valid(const struct svmtrace_target *t)
+{
+	if (!(t->flags & (SVMTRACE_TARGET_F_FIRST | SVMTRACE_TARGET_F_ASK)))
+		return !t->first_rip;
+	return t->first_rip && t->first_rip < BIT_ULL(47) &&
+	       !(t->flags & SVMTRACE_TARGET_F_ADOPT_CR3);
 }
 
 /* The costs of virtual time: in range with HIDE_TIME (0 takes the default), else all 0. */
@@ -126,10 +116,15 @@ static int check_target(struct kvm *kvm, const struct svmtrace_target *t)
 	u32 i;
 
 	bool adopt = t->flags & SVMTRACE_TARGET_F_ADOPT_CR3;
+	bool ask = t->flags & SVMTRACE_TARGET_F_ASK;
+	bool gateless = t->flags & (SVMTRACE_TARGET_F_FROM_NEXT | SVMTRACE_TARGET_F_FIRST |
+				    SVMTRACE_TARGET_F_ASK);
 
 	if (t->flags & ~(SVMTRACE_TARGET_F_KERNEL | SVMTRACE_TARGET_F_FROM_NEXT |
 			 SVMTRACE_TARGET_F_XSTATE | SVMTRACE_TARGET_F_ADOPT_CR3 |
-			 SVMTRACE_TARGET_F_HIDE_TIME) || t->reserved)
+			 SVMTRACE_TARGET_F_FIRST | SVMTRACE_TARGET_F_ASK |
+			 SVMTRACE_TARGET_F_HIDE_TIME) || t->reserved ||
+	    !first_rip_valid(t))
 		return -EINVAL;
 	if (check_time_costs(t))
 		return -EINVAL;
@@ -141,8 +136,8 @@ static int check_target(struct kvm *kvm, const struct svmtrace_target *t)
 	for (i = 0; adopt && i < t->nr_gates; i++)
 		if (t->gates[i].flags & SVMTRACE_GATE_F_WATCH)
 			return -EINVAL;
-	if ((!adopt && !t->nr_cr3) || t->nr_cr3 > SVMTRACE_MAX_CR3 ||
-	    (!t->nr_gates && !(t->flags & SVMTRACE_TARGET_F_FROM_NEXT)) ||
+	if ((!adopt && !ask && !t->nr_cr3) || t->nr_cr3 > SVMTRACE_MAX_CR3 ||
+	    (!t->nr_gates && !gateless) ||
 	    t->nr_gates > SVMTRACE_MAX_GATES || t->nr_ranges > SVMTRACE_MAX_RANGES)
 		return -EINVAL;
 	if (t->ring_slots && (!is_power_of_2(t->ring_slots) ||
@@ -191,6 +186,7 @@ static int ctl_set_target(struct svmtrace_ctl *ctl, void __user *arg)
 			svmtrace_adopt_reset(t);
 		}
 		vm->target = *t;
+		vm->nr_set_gates = t->nr_gates;
 		vm->state = SVMTRACE_STATE_TARGETED;
 	}
 	kfree(t);
@@ -365,6 +361,10 @@ static int ctl_arm(struct svmtrace_ctl *ctl)
 	bitmap_zero(vm->gate_open, SVMTRACE_MAX_GATES);
 	svmtrace_adopt_reset(&vm->target);
 	svmtrace_time_arm(vm);
+	/* What decisions added to the last capture is gone (first.c). */
+	vm->target.nr_gates = vm->nr_set_gates;
+	vm->nr_added = 0;
+	vm->parks_evicted = 0;
 	vm->paused = false;
 	vm->state = SVMTRACE_STATE_ARMED;
 	static_branch_inc(&svmtrace_exit_watch);
@@ -374,9 +374,10 @@ static int ctl_arm(struct svmtrace_ctl *ctl)
 	/*
 	 * No vCPU runs guest code from here on without the capture's
 	 * intercepts.  So every vCPU has left the guest (and enters it again
-	 * with the target's returns to user mode intercepted) before the first
-	 * walk of the watched gates: a page mapped after it is walked at such
-	 * a return (watch.c).
+	 * with the target's returns to user mode intercepted -- a thread's
+	 * first instruction included, first.c) before the first walk of the
+	 * watched gates: a page mapped after it is walked at such a return
+	 * (watch.c).
 	 */
 	svmtrace_intercepts_sync(vm);
 	svmtrace_gates_zap(vm, &vm->target);
@@ -396,6 +397,7 @@ static int ctl_stop(struct svmtrace_ctl *ctl)
 	static_branch_dec(&svmtrace_exit_watch);
 	synchronize_rcu();
 	svmtrace_sessions_stop(vm, SVMTRACE_END_STOP);
+	svmtrace_asks_release(vm);
 	mutex_unlock(&vm->lock);
 	svmtrace_watches_stop(vm);	/* no watched gate gets a page behind the zap */
 	bitmap_zero(vm->gate_open, SVMTRACE_MAX_GATES);
@@ -454,6 +456,8 @@ static int ctl_status(struct svmtrace_ctl *ctl, void __user *arg)
 	}
 	st->nr_open_gates = bitmap_weight(vm->gate_open, SVMTRACE_MAX_GATES);
 	st->nr_watching = is_armed(vm) ? svmtrace_watches_pending(vm) : 0;
+	st->nr_asking = is_armed(vm) ? svmtrace_nr_asking(vm) : 0;
+	st->parks_evicted = READ_ONCE(vm->parks_evicted);
 	st->sequence = atomic64_read(&vm->seq);
 	/* vCPUs created while armed may be added meanwhile (vm->lock). */
 	st->nr_vcpus = smp_load_acquire(&vm->nr_vcpus);
@@ -562,6 +566,10 @@ static long ctl_dispatch(struct svmtrace_ctl *ctl, unsigned int cmd, void __user
 		return svmtrace_read_gpa(ctl->kvm, arg);
 	case SVMTRACE_GET_VCPU_STATE:
 		return svmtrace_get_vcpu_state(ctl->kvm, arg);
+	case SVMTRACE_ASKS:
+		return is_armed(ctl->vm) ? svmtrace_asks_get(ctl->vm, arg) : -ESRCH;
+	case SVMTRACE_DECIDE:
+		return is_armed(ctl->vm) ? svmtrace_decide(ctl->vm, arg) : -ESRCH;
 	}
 	return -ENOTTY;
 }
@@ -590,6 +598,24 @@ static long ctl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		r = ctl_dispatch(ctl, cmd, (void __user *)arg);
 	mutex_unlock(&ctl->lock);
 	return r;
+}
+
+/* Readable while a vCPU of the armed capture waits for SVMTRACE_DECIDE. */
+static __poll_t ctl_poll(struct file *file, poll_table *wait)
+{
+	struct svmtrace_ctl *ctl = file->private_data;
+	__poll_t mask = 0;
+
+	mutex_lock(&ctl->lock);
+	if (!ctl->vm) {
+		mask = EPOLLERR;
+	} else {
+		poll_wait(file, &ctl->vm->ctl_wq, wait);
+		if (is_armed(ctl->vm) && svmtrace_nr_asking(ctl->vm))
+			mask = EPOLLIN | EPOLLRDNORM;
+	}
+	mutex_unlock(&ctl->lock);
+	return mask;
 }
 
 static int ctl_open(struct inode *inode, struct file *file)
@@ -621,6 +647,7 @@ static const struct file_operations ctl_fops = {
 	.open = ctl_open,
 	.release = ctl_release,
 	.unlocked_ioctl = ctl_ioctl,
+	.poll = ctl_poll,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = noop_llseek,
 };

@@ -156,6 +156,9 @@ static void park_add(struct svmtrace_vm *vm, u8 kind, u64 cr3, u64 rip, u64 rsp)
 		if (!slot || (slot->kind && (!p->kind || p->age < slot->age)))
 			slot = p;
 	}
+	if (slot->kind == SVMTRACE_PARK_SYSCALL && (slot->cr3 != cr3 || slot->rip != rip ||
+						    slot->rsp != rsp))
+		vm->parks_evicted++;	/* that thread's system call goes unrecorded */
 	slot->kind = kind;
 	slot->cr3 = cr3;
 	slot->rip = rip;
@@ -344,11 +347,12 @@ static bool vm_tracing(struct svmtrace_vm *vm)
 
 /*
  * The thread on this vCPU is stepped from here on (vt->lock held), its
- * last step having ended at @rip/@rsp.  False when this vCPU cannot step
- * it (no ring, the capture stopped, stepping something else).
+ * last step having ended at @rip/@rsp; a new session starts with @gate_id.
+ * False when this vCPU cannot step it (no ring, the capture stopped,
+ * stepping something else).
  */
-static bool take_thread(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
-			struct svmtrace_vcpu *vt, u64 rip, u64 rsp)
+bool svmtrace_take_thread(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
+			  u64 rip, u64 rsp, u32 gate_id)
 {
 	struct svmtrace_target *t = armed(vm, vt);
 
@@ -356,7 +360,7 @@ static bool take_thread(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 	if (!t || !vt->ring || vt->tf_live || vt->silent || (t->flags & SVMTRACE_TARGET_F_KERNEL))
 		return false;
 	if (!vt->in_session) {
-		svmtrace_session_begin(vm, vt, vcpu, READ_ONCE(vm->last_gate));
+		svmtrace_session_begin(vm, vt, vcpu, gate_id);
 	} else {
 		vt->guest_tf = static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF;
 		vt->tf_live = true;
@@ -378,12 +382,21 @@ static void user_return(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 {
 	u64 cr3 = user_cr3(vcpu), rip = kvm_rip_read(vcpu), rsp = kvm_rsp_read(vcpu);
 	struct svmtrace_target *t;
-	bool targeted, had, stepping, taken = false;
+	bool targeted, had, stepping, first, taken = false;
 	u64 had_cr3;
 	gfn_t had_gfn;
 	gpa_t gpa;
 	u8 kind = 0;
 
+	switch (svmtrace_first_return(vcpu, vm, vt, rip, rsp)) {
+	case SVMTRACE_FIRST_ASKED:
+		return;	/* held until the controller decides (first.c) */
+	case SVMTRACE_FIRST_TRACE:
+		first = true;
+		break;
+	default:
+		first = false;
+	}
 	mutex_lock(&vt->lock);
 	t = armed(vm, vt);
 	targeted = t && svmtrace_cr3_targeted(t, cr3);
@@ -404,7 +417,7 @@ static void user_return(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 		kind = SVMTRACE_PARK_SYSCALL;	/* it moved to another address space */
 	else
 		return;
-	if (!kind && !vm_tracing(vm))
+	if (!kind && !first && !vm_tracing(vm))
 		return;	/* a thread of the target, but nothing is traced */
 	mutex_lock(&vt->lock);
 	if (kind == SVMTRACE_PARK_SYSCALL) {
@@ -412,9 +425,12 @@ static void user_return(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 		 * The SYSCALL's step ends here: recorded below, from its
 		 * opcode (RIP - 2, after whatever prefixes it had).
 		 */
-		taken = (targeted || vt->in_session) && take_thread(vcpu, vm, vt, rip - 2, rsp);
+		taken = (targeted || vt->in_session) &&
+			svmtrace_take_thread(vcpu, vm, vt, rip - 2, rsp, READ_ONCE(vm->last_gate));
 	} else {
-		take_thread(vcpu, vm, vt, rip, rsp);
+		/* A thread's first instruction opens a session of its own kind. */
+		svmtrace_take_thread(vcpu, vm, vt, rip, rsp,
+				     first ? SVMTRACE_SESSION_FIRST : READ_ONCE(vm->last_gate));
 	}
 	mutex_unlock(&vt->lock);
 	if (taken)
@@ -530,7 +546,7 @@ bool svmtrace_iret_trap(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
  * it on the way in, and no trap follows: em_syscall checks TF after the
  * mask, as the CPU does), and the thread is parked all the same: what TF
  * it has when it comes back is what SYSRET or IRET gives it
- * (take_thread()).
+ * (svmtrace_take_thread()).
  */
 static int syscall_ud(struct kvm_vcpu *vcpu, unsigned int len)
 {

@@ -13,6 +13,10 @@
  *
  * A watched gate (watch.c) has INVALID_GPA until the guest maps its page;
  * that gfn is outside every memslot, so it matches no fault.
+ *
+ * Gates a decision adds while armed (first.c) are appended to the target's
+ * table and published by its count (release): lockless readers take the
+ * count with acquire, then the gates below it.
  */
 #include <linux/kvm_host.h>
 
@@ -27,12 +31,18 @@ static gfn_t gate_gfn(const struct svmtrace_gate *gate)
 	return gpa_to_gfn(READ_ONCE(gate->gpa));
 }
 
+/* The gates in force; pairs with svmtrace_gate_add(). */
+static u32 nr_gates(const struct svmtrace_target *t)
+{
+	return smp_load_acquire(&t->nr_gates);
+}
+
 /* Index of the gate on @gfn, or -1. */
 int svmtrace_gate_find(const struct svmtrace_target *t, gfn_t gfn)
 {
-	u32 i;
+	u32 i, n = nr_gates(t);
 
-	for (i = 0; i < t->nr_gates; i++)
+	for (i = 0; i < n; i++)
 		if (gate_gfn(&t->gates[i]) == gfn)
 			return i;
 	return -1;
@@ -61,7 +71,7 @@ u32 svmtrace_nr_cr3(const struct svmtrace_target *t)
 	if ((t->flags & SVMTRACE_TARGET_F_ADOPT_CR3) &&
 	    (READ_ONCE(t->cr3[0]) & SVMTRACE_CR3_MASK) == ADOPT_NONE)
 		return 0;
-	return t->nr_cr3;
+	return t->nr_cr3 + smp_load_acquire(&container_of(t, struct svmtrace_vm, target)->nr_added);
 }
 
 /*
@@ -108,17 +118,18 @@ int __svmtrace_max_level(struct kvm *kvm, gfn_t gfn, int max_level)
 {
 	struct svmtrace_target *t;
 	gfn_t base, pages;
-	u32 i;
+	u32 i, n;
 
 	rcu_read_lock();
 	t = armed_target(kvm);
 	for (; t && max_level > PG_LEVEL_4K; max_level--) {
 		pages = KVM_PAGES_PER_HPAGE(max_level);
 		base = gfn & ~(pages - 1);
-		for (i = 0; i < t->nr_gates; i++)
+		n = nr_gates(t);
+		for (i = 0; i < n; i++)
 			if (gate_gfn(&t->gates[i]) - base < pages)
 				break;
-		if (i == t->nr_gates)
+		if (i == n)
 			break;
 	}
 	rcu_read_unlock();
@@ -175,9 +186,9 @@ void svmtrace_gate_mapped(struct svmtrace_vm *vm, const struct svmtrace_gate *ga
 /* Re-arm every gate (a session ended): the next fetch faults again. */
 void svmtrace_gates_close_all(struct svmtrace_vm *vm, const struct svmtrace_target *t)
 {
-	u32 i;
+	u32 i, n = nr_gates(t);
 
-	for (i = 0; i < t->nr_gates; i++)
+	for (i = 0; i < n; i++)
 		svmtrace_gate_close(vm, t, i);
 }
 
@@ -188,10 +199,81 @@ void svmtrace_gates_close_all(struct svmtrace_vm *vm, const struct svmtrace_targ
  */
 void svmtrace_gates_zap(struct svmtrace_vm *vm, const struct svmtrace_target *t)
 {
-	u32 i;
+	u32 i, n = nr_gates(t);
 
-	for (i = 0; i < t->nr_gates; i++)
+	for (i = 0; i < n; i++)
 		gate_zap(vm->kvm, &t->gates[i]);
+}
+
+/* A watched gate's page: 4 KiB aligned, canonical, under a valid root. */
+static bool watch_valid(const struct svmtrace_gate *g)
+{
+	return !g->gpa && !offset_in_page(g->va) && (g->dtb & SVMTRACE_CR3_MASK) &&
+	       (u64)((s64)(g->va << 16) >> 16) == g->va;
+}
+
+/* Two gates that may not both be in one target: the same page or the same id. */
+bool svmtrace_gates_clash(const struct svmtrace_gate *a, const struct svmtrace_gate *b)
+{
+	if (a->id == b->id)
+		return true;
+	if (a->flags != b->flags)
+		return false;
+	if (a->flags & SVMTRACE_GATE_F_WATCH)
+		return a->va == b->va && a->dtb == b->dtb;
+	return a->gpa == b->gpa;
+}
+
+/*
+ * One gate as SET_TARGET and a decision accept it: -EINVAL for its shape,
+ * -ENXIO for a page outside guest memory.
+ */
+int svmtrace_gate_check(struct kvm *kvm, const struct svmtrace_gate *g)
+{
+	bool visible;
+	int idx;
+
+	if (g->id == SVMTRACE_SESSION_FROM_NEXT || g->id == SVMTRACE_SESSION_FIRST ||
+	    g->flags & ~SVMTRACE_GATE_F_WATCH)
+		return -EINVAL;
+	if (g->flags & SVMTRACE_GATE_F_WATCH)
+		return watch_valid(g) ? 0 : -EINVAL;
+	if (offset_in_page(g->gpa) || g->va || g->dtb)
+		return -EINVAL;
+	idx = srcu_read_lock(&kvm->srcu);
+	visible = kvm_is_visible_gfn(kvm, gpa_to_gfn(g->gpa));
+	srcu_read_unlock(&kvm->srcu, idx);
+	return visible ? 0 : -ENXIO;
+}
+
+/*
+ * A gate a decision adds while armed (first.c; vm->lock held, the caller
+ * checked it and that the table has room): closed from the start.  A page
+ * gate's mapping is zapped, so that it comes back without execute; a
+ * watched gate is walked (watch.c).
+ */
+int svmtrace_gate_add(struct svmtrace_vm *vm, const struct svmtrace_gate *gate)
+{
+	struct svmtrace_target *t = &vm->target;
+	u32 i, n = t->nr_gates;
+
+	lockdep_assert_held(&vm->lock);
+	for (i = 0; i < n; i++)
+		if (svmtrace_gates_clash(&t->gates[i], gate))
+			return -EEXIST;
+	if (n == SVMTRACE_MAX_GATES)
+		return -ENOSPC;
+	t->gates[n] = *gate;
+	if (gate->flags & SVMTRACE_GATE_F_WATCH)
+		WRITE_ONCE(t->gates[n].gpa, INVALID_GPA);
+	clear_bit(n, vm->gate_open);
+	/* Pairs with nr_gates(): the gate is whole before it counts. */
+	smp_store_release(&t->nr_gates, n + 1);
+	if (gate->flags & SVMTRACE_GATE_F_WATCH)
+		svmtrace_watch_add(vm);
+	else
+		gate_zap(vm->kvm, &t->gates[n]);
+	return 0;
 }
 
 static bool is_gate_fetch(u64 error_code)

@@ -52,9 +52,11 @@ static bool cr3_in(const u64 *set, u32 n, unsigned long cr3)
 	return false;
 }
 
+/* @t is vm->target: the CR3s it was set with, then those decisions added. */
 bool svmtrace_cr3_targeted(const struct svmtrace_target *t, unsigned long cr3)
 {
-	return cr3_in(t->cr3, t->nr_cr3, cr3);
+	return cr3_in(t->cr3, t->nr_cr3, cr3) ||
+	       svmtrace_added_targeted(container_of(t, struct svmtrace_vm, target), cr3);
 }
 
 /* The target in force for a step on @vt, or NULL. */
@@ -153,8 +155,7 @@ static void fill_state(struct svmtrace_slot *s, struct kvm_vcpu *vcpu,
 	s->flags = kernel ? SVMTRACE_SLOT_F_KERNEL : 0;
 	s->reason = 0;
 	s->dropped = 0;
-	s->vcpu = vt->index;
-	s->reserved = 0;
+	s->gs_base = static_call(kvm_x86_get_segment_base)(vcpu, VCPU_SREG_GS);
 	if (vt->ring->slot_size == sizeof(struct svmtrace_slot_xstate))
 		svmtrace_xstate_fill(vcpu, s);
 }
@@ -285,13 +286,18 @@ static void drop_held(struct svmtrace_vcpu *vt)
 
 /*
  * KVM_REQ_SVMTRACE, before the next guest entry: publish the held slot,
- * waiting for room.  1 to enter the guest, -EINTR to leave KVM_RUN on a
- * signal (the request stays pending, so the next KVM_RUN comes back here).
+ * waiting for room; then, held at a thread's first instruction, wait for
+ * the controller's verdict (first.c).  1 to enter the guest, -EINTR to
+ * leave KVM_RUN on a signal (the request stays pending, so the next KVM_RUN
+ * comes back here).  Also made by ARM, to have every vCPU leave guest mode
+ * once: then there is nothing to do.
  */
 int __svmtrace_vcpu_request(struct kvm_vcpu *vcpu)
 {
-	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, NULL);
+	struct svmtrace_vm *vm;
+	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, &vm);
 	struct svmtrace_ring *ring;
+	bool asked;
 	int r = 1;
 
 	if (!vt)
@@ -313,7 +319,15 @@ int __svmtrace_vcpu_request(struct kvm_vcpu *vcpu)
 			break;
 		}
 	}
+	/* Held at a thread's first instruction, or decided already (the
+	 * controller may answer before this vCPU gets here). */
+	asked = r > 0 && (vt->asking || vt->decided_target);
+	if (asked)
+		r = svmtrace_ask_wait(vcpu, vm, vt);
 	mutex_unlock(&vt->lock);
+	/* A process that joined there may have a watched gate mapped already. */
+	if (asked && r > 0 && unlikely(READ_ONCE(vm->watch.pending)))
+		svmtrace_watches_exit(vcpu, vm);
 	return r;
 }
 EXPORT_SYMBOL_GPL(__svmtrace_vcpu_request);
@@ -1067,6 +1081,8 @@ void svmtrace_sessions_stop(struct svmtrace_vm *vm, u32 reason)
 		svmtrace_park_stop(vt);
 		stepless_end(vm, vt, NULL, reason);
 		vt->skipped = false;
+		WRITE_ONCE(vt->asking, false);	/* it runs on (svmtrace_asks_release()) */
+		vt->decided_target = false;	/* and is not taken at the next arm */
 		if (vt->ring)
 			svmtrace_ring_close(vt->ring);
 		mutex_unlock(&vt->lock);

@@ -26,6 +26,9 @@
  *                     INVALID_GPA to its page once while armed, and the
  *                     count of those still without one (lockless readers
  *                     use READ_ONCE)
+ *   vm->lock also     the CR3s and gates a decision adds while armed
+ *                     (first.c): appended, their count published with
+ *                     release, read locklessly with acquire
  */
 #ifndef ARCH_X86_KVM_SVMTRACE_SVMTRACE_H
 #define ARCH_X86_KVM_SVMTRACE_SVMTRACE_H
@@ -90,7 +93,7 @@ struct svmtrace_park {
 	u64 age;		/* vm->park_clock when parked: the oldest goes first */
 };
 
-#define SVMTRACE_MAX_PARKS 64
+#define SVMTRACE_MAX_PARKS 256
 
 /* How the next IRET of a vCPU runs while a capture is armed (frames.c). */
 enum {
@@ -198,6 +201,13 @@ struct svmtrace_vcpu {
 	};
 	struct svmtrace_slot *last_state; /* the last step's state: a ring slot or &last */
 	struct svmtrace_counters stats;
+	/*
+	 * first.c: held at a thread's first instruction until the controller
+	 * decides (asking), and what it decided (targeted).
+	 */
+	bool asking;
+	bool decided_target;
+	struct svmtrace_ask ask;
 	struct svmtrace_vtime vtime;
 };
 
@@ -217,6 +227,7 @@ struct svmtrace_vm {
 	enum svmtrace_capture_state state;
 	bool paused;
 	struct svmtrace_target target;	/* valid from SVMTRACE_STATE_TARGETED */
+	u32 nr_set_gates;		/* the gates SET_TARGET gave (decisions add more) */
 	struct svmtrace_target __rcu *armed;
 	unsigned long gate_open[BITS_TO_LONGS(SVMTRACE_MAX_GATES)];
 	struct svmtrace_watches watch;
@@ -228,6 +239,12 @@ struct svmtrace_vm {
 	spinlock_t park_lock;		/* parks[], park_clock (frames.c) */
 	u64 park_clock;
 	struct svmtrace_park parks[SVMTRACE_MAX_PARKS];
+	u64 parks_evicted;		/* a parked SYSCALL forgotten for a newer one */
+	/* first.c: CR3s decisions added while armed; held vCPUs; their controller */
+	u32 nr_added;
+	u64 added_cr3[SVMTRACE_MAX_TARGET_CR3 - SVMTRACE_MAX_CR3];
+	wait_queue_head_t ask_wq;	/* held vCPUs wait for their verdict */
+	wait_queue_head_t ctl_wq;	/* the controller polls for asks */
 	struct svmtrace_vclock vclock;	/* SVMTRACE_TARGET_F_HIDE_TIME (hidetime.c) */
 	u32 nr_vcpus;			/* vcpus[0..nr_vcpus) exist */
 	struct svmtrace_vcpu *vcpus[KVM_MAX_VCPUS];
@@ -366,6 +383,9 @@ void svmtrace_gates_close_all(struct svmtrace_vm *vm, const struct svmtrace_targ
 void svmtrace_gate_close(struct svmtrace_vm *vm, const struct svmtrace_target *t, int gate);
 void svmtrace_gates_zap(struct svmtrace_vm *vm, const struct svmtrace_target *t);
 void svmtrace_gate_mapped(struct svmtrace_vm *vm, const struct svmtrace_gate *gate);
+int svmtrace_gate_add(struct svmtrace_vm *vm, const struct svmtrace_gate *gate);
+int svmtrace_gate_check(struct kvm *kvm, const struct svmtrace_gate *g);
+bool svmtrace_gates_clash(const struct svmtrace_gate *a, const struct svmtrace_gate *b);
 
 /* watch.c */
 void svmtrace_watches_arm(struct svmtrace_vm *vm);
@@ -373,6 +393,7 @@ void svmtrace_watches_start(struct svmtrace_vm *vm);
 void svmtrace_watches_exit(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm);
 void svmtrace_watches_stop(struct svmtrace_vm *vm);
 u32 svmtrace_watches_pending(struct svmtrace_vm *vm);
+void svmtrace_watch_add(struct svmtrace_vm *vm);
 
 /* step.c */
 bool svmtrace_cr3_targeted(const struct svmtrace_target *t, unsigned long cr3);
@@ -383,10 +404,27 @@ void svmtrace_sessions_stop(struct svmtrace_vm *vm, u32 reason);
 void svmtrace_session_gap(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			  struct kvm_vcpu *vcpu, u32 reason);
 
+/* first.c */
+enum svmtrace_first {
+	SVMTRACE_FIRST_NONE,	/* not a thread's first instruction, or nothing to do */
+	SVMTRACE_FIRST_TRACE,	/* a thread of the target: traced from here */
+	SVMTRACE_FIRST_ASKED,	/* an address space the controller decides about */
+};
+enum svmtrace_first svmtrace_first_return(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
+					  struct svmtrace_vcpu *vt, u64 rip, u64 rsp);
+int svmtrace_ask_wait(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt);
+void svmtrace_asks_release(struct svmtrace_vm *vm);
+u32 svmtrace_nr_asking(struct svmtrace_vm *vm);
+int svmtrace_asks_get(struct svmtrace_vm *vm, void __user *arg);
+int svmtrace_decide(struct svmtrace_vm *vm, void __user *arg);
+bool svmtrace_added_targeted(const struct svmtrace_vm *vm, unsigned long cr3);
+
 /* intercepts.c */
 void svmtrace_intercepts_sync(struct svmtrace_vm *vm);
 
 /* frames.c */
+bool svmtrace_take_thread(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
+			  u64 rip, u64 rsp, u32 gate_id);
 void svmtrace_parks_clear(struct svmtrace_vm *vm);
 void svmtrace_park_stop(struct svmtrace_vcpu *vt);
 void svmtrace_iret_event(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);

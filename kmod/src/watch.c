@@ -4,7 +4,8 @@
  * not exist yet (SVMTRACE_GATE_F_WATCH).  Windows maps an image's pages on
  * demand, so the entry page of a process that has not run may have no
  * guest-physical page to gate.  The gate's page tables are walked instead:
- * once at arm, and again at every VM exit a vCPU takes under a targeted
+ * once at arm (or, for a gate a decision adds while armed, first.c, by the
+ * vCPU that decision releases), and again at every VM exit a vCPU takes under a targeted
  * CR3 while some watched gate has no page.  When the walk finds the page
  * mapped, its GPA becomes the gate's, closed like every gate.
  *
@@ -131,7 +132,8 @@ static void walk_pending(struct svmtrace_vm *vm, struct kvm_vcpu *vcpu, bool la5
 	gpa_t gpa;
 	u32 i;
 
-	for (i = 0; i < t->nr_gates && READ_ONCE(vm->watch.pending); i++) {
+	/* Pairs with svmtrace_gate_add(): a gate is whole before it counts. */
+	for (i = 0; i < smp_load_acquire(&t->nr_gates) && READ_ONCE(vm->watch.pending); i++) {
 		g = &t->gates[i];
 		if (!gate_watched(g) || READ_ONCE(g->gpa) != INVALID_GPA)
 			continue;
@@ -197,6 +199,21 @@ void svmtrace_watches_exit(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm)
 	if (targeted)
 		walk_pending(vm, vcpu, is_long_mode(vcpu) && kvm_read_cr4_bits(vcpu, X86_CR4_LA57));
 }
+
+/*
+ * A watched gate a decision added while armed (gate.c, vm->lock held; its
+ * GPA is INVALID_GPA): pending like those of arm.  The vCPU held for that
+ * decision walks before it enters the guest again (__svmtrace_vcpu_request()),
+ * and every exit under a targeted CR3 after it.
+ */
+void svmtrace_watch_add(struct svmtrace_vm *vm)
+{
+	lockdep_assert_held(&vm->lock);
+	mutex_lock(&vm->watch.lock);
+	vm->watch.pending++;
+	mutex_unlock(&vm->watch.lock);
+}
+
 
 /* Stop (vm->armed already cleared): no gate gets a page after this. */
 void svmtrace_watches_stop(struct svmtrace_vm *vm)

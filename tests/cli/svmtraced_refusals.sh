@@ -92,7 +92,12 @@ expect_fail "--newest is for --name" --vmm-pid 1 --pid 4 --newest
 expect_fail "--connect is for --domain" --vmm-pid 1 --pid 4 --connect test:///default
 expect_fail "--from next is for a running process" --vmm-pid 1 --wait-name b.exe \
 	--from next
-expect_fail "--from: expected entry or next" --vmm-pid 1 --pid 4 --from start
+expect_fail "--from: expected entry, next or first" --vmm-pid 1 --pid 4 --from start
+expect_fail "--follow traces the processes the target creates from their first instruction: it needs --from first" \
+	--vmm-pid 1 --pid 4 --follow
+expect_fail "--max-processes is for --follow" --vmm-pid 1 --pid 4 --from first --max-processes 2
+expect_fail "--max-processes 129: expected 1..128" --vmm-pid 1 --pid 4 --from first --follow \
+	--max-processes 129
 expect_fail "--max-bytes: expected an unsigned number" --vmm-pid 1 --pid 4 --max-bytes 10X
 expect_fail "--wait-name 'C:\\x.exe': expected an image file name" --vmm-pid 1 \
 	--wait-name 'C:\x.exe'

@@ -60,23 +60,31 @@ define e2e_win_exe
 	$(MINGW_LD) --build-id -e start --subsystem console --export-all-symbols -o $@ \
 		$(@:.exe=.o) $(E2E_WIN)/ntdll.dll
 endef
-# NAME SEED ROUNDS: plain, KVA shadow (win11), lazy entry page, late (win/images.sh has the names)
-E2E_WIN_PROCS := alpha:7:3 beta:11:3 lazy:13:2 late:17:2
+# NAME SEED ROUNDS THREADS DROPPER: plain (creates a thread), KVA shadow (win11), lazy
+# entry page, late (creates child and hollow, hollowing the second), and those two
+# (win/images.sh has the names)
+E2E_WIN_PROCS := alpha:7:3:1:0 beta:11:3:0:0 lazy:13:2:0:0 late:17:2:0:1 child:19:2:0:0 \
+	hollow:23:2:0:0
 define e2e_win_pe
 $(E2E_WIN)/$(word 1,$(subst :, ,$(1))).exe: tests/e2e/win/programs/proc.S tests/e2e/win/winlayout.h \
-		$(E2E_GUEST)/layout.h $(E2E_WIN)/ntdll.dll
-	$$(call e2e_win_exe,-DSEED=$(word 2,$(subst :, ,$(1))) -DROUNDS=$(word 3,$(subst :, ,$(1))))
+		tests/e2e/win/programs/tls.h $(E2E_GUEST)/layout.h $(E2E_WIN)/ntdll.dll
+	$$(call e2e_win_exe,-DSEED=$(word 2,$(subst :, ,$(1))) -DROUNDS=$(word 3,$(subst :, ,$(1))) \
+		-DTHREADS=$(word 4,$(subst :, ,$(1))) -DDROPPER=$(word 5,$(subst :, ,$(1))))
 endef
 $(foreach p,$(E2E_WIN_PROCS),$(eval $(call e2e_win_pe,$(p))))
-$(E2E_WIN)/ntdll.dll: tests/e2e/win/programs/ntdll.S
+# The DLLs in every loader list: ntdll.dll (where threads begin) and helper.dll.
+$(E2E_WIN)/%.dll: tests/e2e/win/programs/%.S tests/e2e/win/winlayout.h $(E2E_GUEST)/layout.h
 	@mkdir -p $(@D)
-	$(MINGW_AS) -o $(@:.dll=.o) $<
+	$(CC) -E -P -x assembler-with-cpp $< -o $(@:.dll=.s)
+	$(MINGW_AS) -o $(@:.dll=.o) $(@:.dll=.s)
 	$(MINGW_LD) --build-id --dll -e DllMain --export-all-symbols -o $@ $(@:.dll=.o)
+# Built by a pattern rule, yet not intermediate: keep them (and their link time).
+.SECONDARY: $(E2E_WIN)/ntdll.dll $(E2E_WIN)/helper.dll
 E2E_WIN_PES := $(foreach p,$(E2E_WIN_PROCS),$(E2E_WIN)/$(word 1,$(subst :, ,$(p))).exe)
 # The timing checks (docs/lab.md, "Virtual time"): timing.exe, which
 # win/images.sh puts in alpha.exe's place in its timing guest.
 $(E2E_WIN)/timing.exe: tests/e2e/win/programs/timing.S tests/e2e/win/winlayout.h \
-		$(E2E_GUEST)/layout.h $(E2E_WIN)/ntdll.dll
+		tests/e2e/win/programs/tls.h $(E2E_GUEST)/layout.h $(E2E_WIN)/ntdll.dll
 	$(call e2e_win_exe,)
 
 # The same guests as QEMU boots them through libvirt (vm-configs/lab-win.xml,
@@ -88,7 +96,8 @@ $(E2E_WIN)/pvhboot.bin: tests/e2e/win/pvhboot.S tests/e2e/win/winpvh.h tests/e2e
 # What win/images.sh lays the guests out from (the lab scripts, each run
 # with a new seed); and the guests with seed 1 (make demo).
 E2E_WIN_INPUTS := $(BUILD)/bin/svmtrace-e2e-wingen $(BUILD)/bin/svmtrace-e2e-winpvh \
-	$(E2E_WIN)/sched.bin $(E2E_WIN)/ntdll.dll $(E2E_WIN_PES) $(E2E_WIN)/pvhboot.bin
+	$(E2E_WIN)/sched.bin $(E2E_WIN)/ntdll.dll $(E2E_WIN)/helper.dll $(E2E_WIN_PES) \
+	$(E2E_WIN)/pvhboot.bin
 $(E2E_WIN)/win%.pvh: $(E2E_WIN_INPUTS) tests/e2e/win/images.sh tests/data/profiles/*.json.xz
 	tests/e2e/win/images.sh $(BUILD) $(E2E_WIN) 1 win$* pvh
 

@@ -100,13 +100,18 @@ echo "info: the Windows-layout guests laid out with seed $win_seed (E2E_WIN_SEED
 win_scenarios="win10-pid win10 pid 1200 alpha.exe
 win11-kva win11 pid 1204 beta.exe
 win10-lazy win10 lazy 1208 lazy.exe
-win11-late win11 late 1212 late.exe"
+win11-late win11 late 1212 late.exe
+win10-first win10 first 1200 alpha.exe
+win11-first-kva win11 first 1204 beta.exe
+win11-late-first win11 late-first 1212 late.exe
+win10-late-follow win10 late-follow 1212 late.exe
+win11-late-follow-max win11 late-follow-max 1212 late.exe"
 echo "$win_images" >"$run/win-images"
 echo "$win_scenarios" >"$run/win-scenarios"
 adds="$adds --add $run/win-images --add $run/win-scenarios --add $here/l1-win.sh"
 adds="$adds --add $bin/svmtrace-vmi $(ls "$top"/tests/data/profiles/*.json.xz | sed 's/^/--add /')"
 for image in $win_images; do
-	adds="$adds --add $win/$image.elf --add $win/$image.targets"
+	adds="$adds --add $win/$image.elf --add $win/$image.targets --add $win/$image.loader"
 done
 # The images as VMI reads them, on the host (the initial memory, an ELF
 # core): the process list and every entry page as the builder placed them.
@@ -119,16 +124,16 @@ for image in $win_images; do
 	else
 		bad "image/$image/ps" "svmtrace-vmi lists '$listed'"
 	fi
-	while read -r pname pid dtb udtb entry gpa state; do
+	while read -r pname pid dtb udtb entry gpa state ppid; do
 		out=$(vmi resolve "$pid" 2>&1); rc=$?
 		got=$(echo "$out" | awk '$1 == "entry-gpa:" || $1 == "dtb:" || $1 == "user-dtb:" { print $2 }' |
 			awk '{ if ($0 == "-") print "0x0"; else { sub(/^0x0*/, "0x"); print } }' | tr '\n' ' ')
 		case $state in
 		valid) [ $rc = 0 ] && [ "$got" = "$dtb $udtb $gpa " ] ;;
 		lazy) [ $rc = 3 ] && echo "$out" | grep -q 'not resident' ;;
-		late) [ $rc = 1 ] && echo "$out" | grep -q 'no process' ;;
-		esac && ok "image/$image/resolve/$pid" "$pname ($state): $(echo "$out" | grep -m 1 "entry-gpa\|not resident\|no process")" ||
-			bad "image/$image/resolve/$pid" "$pname ($state): exit $rc, got '$got', builder: $dtb $udtb $gpa: $out"
+		late|created) [ $rc = 1 ] && echo "$out" | grep -q 'no process' ;;
+		esac && ok "image/$image/resolve/$pid" "$pname ($state, parent $ppid): $(echo "$out" | grep -m 1 "entry-gpa\|not resident\|no process")" ||
+			bad "image/$image/resolve/$pid" "$pname ($state, parent $ppid): exit $rc, got '$got', builder: $dtb $udtb $gpa: $out"
 	done <"$win/$image.targets"
 done
 
@@ -141,7 +146,7 @@ done
 # Windows-layout guest (l1-time.sh, judge-time.sh).
 adds="$adds --add $win/timing.elf --add $here/l1-time.sh"
 while read -r name image mode pid pname; do
-	model_win "$name" "$image" "$pid"
+	model_win "$name" "$image" "$pid" "$mode"
 done <<WIN
 $win_scenarios
 WIN

@@ -5,9 +5,11 @@
 #
 # timing.exe (tests/e2e/win/programs/timing.S) logs its verdict << 20: bit 1
 # RDTSC, 2 CPUID, 4 RDTSCP, 16 QPC (the checks that read the TSC), 8 an
-# RDTSCP that loaded another TSC_AUX than its kernel's.
+# RDTSCP that loaded another TSC_AUX than its kernel's.  The guest's other
+# processes log values that sum below 1 << 20 (proc.S, helper.dll), so
+# log_sum's upper bits are the verdict.
 TIME_TSC_CHECKS=23
-TIME_CAPTURES="time-traced time-hide time-costs time-hide-daemon"
+TIME_CAPTURES="time-traced time-hide time-costs time-hide-daemon time-hide-first"
 
 time_verdict() {	# time_verdict RESULTS-FILE: the verdict timing.exe logged
 	sum=$(sed -n 's/^result .* log_sum=\(0x[0-9a-f]*\) .*/\1/p' "$1" 2>/dev/null)
@@ -16,6 +18,10 @@ time_verdict() {	# time_verdict RESULTS-FILE: the verdict timing.exe logged
 
 time_costs() {	# time_costs NAME: the --time-costs l1-time.sh gave it, if any
 	case $1 in time-costs) echo 0.5,30,1000 ;; esac
+}
+
+time_mode() {	# time_mode NAME: where l1-time.sh's capture NAME starts (l1-win.sh modes)
+	case $1 in time-hide-first) echo first ;; *) echo pid ;; esac
 }
 
 # time_least NAME: "check=least sample" for each check, from the trace rows
@@ -43,7 +49,7 @@ judge_time_model() {
 		return 1
 	fi
 	costs=$(time_costs "$1")
-	model_win "$1" timing 1200 --tsc-from "$cap/$1/cpu0.csv" --tsc-check "$run/expect/$1/tsc" \
+	model_win "$1" timing 1200 "$(time_mode "$1")" --tsc-from "$cap/$1/cpu0.csv" --tsc-check "$run/expect/$1/tsc" \
 		${costs:+--time-costs "$costs"}
 }
 
@@ -64,8 +70,13 @@ judge_time_clock() {
 }
 
 # judge_time_first NAME: the first record is the state after timing.exe's
-# first instruction (xor r15d, r15d: 3 bytes).
+# first instruction (xor r15d, r15d: 3 bytes); from a thread's first
+# instruction, after ntdll!LdrInitializeThunk's (judge_win_first).
 judge_time_first() {
+	if win_from_first "$(time_mode "$1")"; then
+		judge_win_first "$1" timing 1200 first
+		return
+	fi
 	first=$(awk -F, '$3 == "session_start" { print $4; exit }' "$cap/$1/cpu0.csv" 2>/dev/null)
 	entry=$(win_target timing 1200 5)
 	if [ -n "$first" ] && [ $((first)) -eq $((entry + 3)) ]; then
@@ -101,7 +112,7 @@ judge_time() {
 		bad unarmed/timing "results on our modules, unarmed, differ from the packaged modules'"
 	fi
 	for name in $TIME_CAPTURES; do
-		[ "$name" != time-hide-daemon ] || [ -d "$cap/$name" ] || continue
+		case $name in time-hide-daemon | time-hide-first) [ -d "$cap/$name" ] || continue ;; esac
 		judge_capture_rc "$name"
 		judge_audit "$name"
 		judge_time_model "$name" || continue
@@ -117,6 +128,12 @@ judge_time() {
 			judge_time_clock "$name" ;;
 		esac
 	done
+	# svmtraced from the first instruction: the loader's steps count as the
+	# entry point's do, and every TSC read after them is virtual.
+	if [ -d "$cap/time-hide-first" ]; then
+		judge_win_armed time-hide-first timing 1200 first
+		judge_win_loader time-hide-first timing 1200
+	fi
 	if [ -d "$cap/time-hide-daemon" ]; then
 		judge_win_armed time-hide-daemon timing 1200
 		judge_daemon_audit_json time-hide-daemon

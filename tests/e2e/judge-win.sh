@@ -21,15 +21,111 @@ judge_win_resolved() {
 	fi
 }
 
-# judge_win_first NAME IMAGE PID: the trace's first record is the state
-# after the entry point's instruction (mov ebx, SEED: 5 bytes).
+# judge_win_first NAME IMAGE PID MODE: the trace's first record is the state
+# after the entry point's instruction (mov ebx, SEED: 5 bytes), or, from
+# the first instruction, after ntdll!LdrInitializeThunk's (mov r12, rcx: 3
+# bytes), with the session start reason of a thread's first instruction.
 judge_win_first() {
-	first=$(awk -F, '$3 == "session_start" { print $4; exit }' "$cap/$1/cpu0.csv" 2>/dev/null)
-	entry=$(win_target "$2" "$3" 5)
-	if [ -n "$first" ] && [ $((first)) -eq $((entry + 5)) ]; then
-		ok "capture/$1/first" "first record at $first: the instruction after the entry point $entry"
+	first=$(awk -F, '$3 == "session_start" { print $4, $7; exit }' "$cap/$1/cpu0.csv" 2>/dev/null)
+	if win_from_first "$4"; then
+		at=$(win_loader "$2" LdrInitializeThunk) len=3 what="ntdll!LdrInitializeThunk" reason=4294967294
 	else
-		bad "capture/$1/first" "first record at '${first:-none}', expected entry $entry + 5"
+		at=$(win_target "$2" "$3" 5) len=5 what="the entry point" reason=0
+	fi
+	if [ -n "$first" ] && [ $((${first% *})) -eq $((at + len)) ] && [ "${first#* }" = "$reason" ]; then
+		ok "capture/$1/first" "first record at ${first% *} (reason ${first#* }): the instruction after $what $at"
+	else
+		bad "capture/$1/first" "first record '${first:-none}', expected $what $at + $len, reason $reason"
+	fi
+}
+
+# judge_win_loader NAME IMAGE PID: traced from its first instruction, the
+# process ran the loader's DllMain call (helper.dll) and its image's TLS
+# callback before its entry point, all in the trace, in that order.
+judge_win_loader() {
+	got=$(awk -F, -v dm="$(win_loader "$2" DllMain)" -v tls="$(win_loader "$2" "tls_callback.$3")" \
+		-v start="$(win_target "$2" "$3" 5)" '
+		NR > 1 && $4 == dm && !a { a = NR }
+		NR > 1 && $4 == tls && !b { b = NR }
+		NR > 1 && $4 == start && !c { c = NR }
+		END { print a + 0, b + 0, c + 0 }' "$cap/$1/cpu0.csv" 2>/dev/null)
+	# shellcheck disable=SC2086
+	set -- "$1" $got
+	if [ "${2:-0}" -gt 0 ] && [ "$3" -gt "$2" ] && [ "${4:-0}" -gt "$3" ]; then
+		ok "capture/$1/loader" "helper.dll!DllMain at row $2, the TLS callback at row $3, the entry point at row $4: the loader's calls are in the trace, before the entry point"
+	else
+		bad "capture/$1/loader" "rows of DllMain, TLS callback, entry point: '$got' (need 0 < a < b < c)"
+	fi
+}
+
+# judge_win_threads NAME IMAGE EXPECT: svmtraced's capture.json says which
+# thread each record ran in (svmtrace-dump dump --threads): the thread whose
+# TEB the model's state has (its GS base), by the builder's record of each
+# thread (IMAGE.threads: name pid tid teb); the thread list says so too.
+judge_win_threads() {
+	d=$cap/$1
+	if ! "$bin/svmtrace-dump" dump --threads "$d/trace/svmtrace_trace_cpu0.bin" >"$d/threads.csv" 2>"$d/threads.err"; then
+		bad "capture/$1/threads" "dump --threads: $(cat "$d/threads.err")"
+		return
+	fi
+	if out=$(python3 - "$d/threads.csv" "$3/expected_cpu0.csv" "$win/$2.threads" "$d/trace/capture.json" 2>&1 <<'PY'
+import csv, json, sys
+got = list(csv.DictReader(open(sys.argv[1])))
+exp = list(csv.DictReader(open(sys.argv[2])))
+builder = {}
+for line in open(sys.argv[3]):
+    name, pid, tid, teb, how = line.split()
+    builder.setdefault(int(teb, 16), {})[int(pid)] = int(tid)
+assert len(got) == len(exp), '%d rows, the model has %d' % (len(got), len(exp))
+pids = {int(r['pid']) for r in got if r['pid']}
+seen = {}
+for i, (g, e) in enumerate(zip(got, exp)):
+    if g['kind'] == 'session_end':
+        continue
+    assert g['pid'] and g['tid'], 'row %d (sequence %s) has no thread' % (i, g['sequence'])
+    want = builder[int(e['gs_base'], 16)][int(g['pid'])]
+    assert int(g['tid']) == want, 'row %d (sequence %s): tid %s, the model ran TEB %s = tid %d' % (
+        i, g['sequence'], g['tid'], e['gs_base'], want)
+    seen[int(g['tid'])] = seen.get(int(g['tid']), 0) + 1
+cap = json.load(open(sys.argv[4]))
+# Win32StartAddress: a process's first thread starts at its entry point, a
+# thread it creates at the routine it named (its image's export "worker").
+entry = {p['pid']: int(p['entry_va'], 16) for p in cap['processes']}
+exports = {p['pid']: {e['name']: int(m['base'], 16) + int(e['rva'], 16)
+                      for m in p['modules'] for e in m['exports']} for p in cap['processes']}
+kind = {(int(pid), int(tid)): how for name, pid, tid, teb, how in map(str.split, open(sys.argv[3]))}
+for t in cap['threads']:
+    assert t['tid'] and not t['error'], t
+    w32 = int(t['win32_start_address'], 16)
+    want = entry[t['pid']] if kind[(t['pid'], t['tid'])] == 'first' else exports[t['pid']]['worker']
+    assert w32 == want, 'thread %d: Win32StartAddress 0x%x, expected 0x%x' % (t['tid'], w32, want)
+print('%d rows attributed: %s' % (len(got), ', '.join('tid %d %d rows' % kv for kv in sorted(seen.items()))))
+PY
+); then
+		ok "capture/$1/threads" "$out"
+	else
+		bad "capture/$1/threads" "$(echo "$out" | tail -n 1)"
+	fi
+}
+
+# judge_win_only_target NAME IMAGE PID MODE: nothing of another process is
+# in the trace: every record's CR3 is one of the DTBs of the target (and with
+# --follow of its traced children, win_traced).
+judge_win_only_target() {
+	# shellcheck disable=SC2046
+	if out=$(python3 - "$cap/$1/cpu0.csv" $(win_dtbs "$2" "$3" "$4") 2>&1 <<'PY'
+import csv, sys
+want = {int(a, 16) & ~0xfff for a in sys.argv[2:]} - {0}
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r['cr3']]
+others = [r for r in rows if int(r['cr3'], 16) & ~0xfff not in want]
+assert rows and not others, '%d of %d records under another CR3 (first: %s)' % (
+    len(others), len(rows), others[0] if others else None)
+print('all %d records run under the target\'s DTBs (%s)' % (len(rows), ', '.join(sorted(map(hex, want)))))
+PY
+); then
+		ok "capture/$1/only-target" "$out"
+	else
+		bad "capture/$1/only-target" "$(echo "$out" | tail -n 1)"
 	fi
 }
 
@@ -59,6 +155,7 @@ judge_win_armed() {
 	w_dtb=$(win_target "$2" "$3" 3) w_udtb=$(win_target "$2" "$3" 4)
 	gate=$(printf 0x%x $(($(win_target "$2" "$3" 6) & ~0xfff)))
 	[ "${4:-}" != lazy ] || gate=watch
+	! win_from_first "${4:-}" || gate=first
 	if [ "$a_pid" = "$3" ] && [ "$a_gate" = "$gate" ] && [ -n "$a_cr3" ] && [ -n "$a_ucr3" ] &&
 		[ $((a_cr3)) -eq $((w_dtb)) ] && [ $((a_ucr3)) -eq $((w_udtb)) ]; then
 		ok "capture/$1/armed" "$line: the builder's process, DTB, user DTB and entry page"
@@ -67,7 +164,7 @@ judge_win_armed() {
 	fi
 }
 
-# judge_win_analysis NAME PNAME: svmtraced's capture of the process PNAME
+# judge_win_analysis NAME PNAME MODE: svmtraced's capture of the process PNAME
 # comes out symbolized from its capture.json (the images' export tables),
 # disassembled from its code.bin, as a call tree, and exported in the
 # three formats, each read back by the independent readers of
@@ -85,8 +182,9 @@ import json, sys
 c = json.load(open(sys.argv[1]))
 mods = dict((m['name'], m) for m in c['modules'])
 ex = lambda n: sorted(e['name'] for e in mods[n]['exports'])
-assert ex(sys.argv[2]) == ['start', 'work'], ex(sys.argv[2])
-assert ex('ntdll.dll') == ['NtTestAlert'], ex('ntdll.dll')
+assert ex(sys.argv[2]) == ['_tls_used', 'start', 'tls_callback', 'work', 'worker'], ex(sys.argv[2])
+assert ex('ntdll.dll') == ['LdrInitializeThunk', 'NtTestAlert', 'RtlUserThreadStart'], ex('ntdll.dll')
+assert ex('helper.dll') == ['DllMain'], ex('helper.dll')
 k = c['code']
 assert k['pages'] >= 3 and k['versions'] == k['pages'] and k['unreadable'] == 0, k
 print('%d code pages, %d module walks, %.1f ms reading them (%.2f ms a page, L1 under TCG)' % (
@@ -100,11 +198,14 @@ PY
 	first=$(sed -n 2p "$d/analysis.csv" | cut -d, -f8-)
 	rows=$(grep -c ',\(instruction\|session_start\),' "$d/analysis.csv")
 	missing=$(grep ',\(instruction\|session_start\),' "$d/analysis.csv" | grep -c -v ',"[a-z]' )
-	# The first row is the entry's next instruction (capture/NAME/first
-	# checks that the trace starts there): here only that it is named and
+	# The first row is the entry's (or, from the first instruction,
+	# LdrInitializeThunk's) next instruction (capture/NAME/first checks
+	# that the trace starts there): here only that it is named and
 	# decoded, and that each round's call of work is.
-	if echo "$first" | grep -q "^$pn!start+0x[0-9a-f]*,\"[a-z]" &&
-		grep -q ",$pn!start+0xf,\"call 0x[0-9a-f]*2000\"\$" "$d/analysis.csv" &&
+	at="$pn!start"
+	! win_from_first "$3" || at="ntdll.dll!LdrInitializeThunk"
+	if echo "$first" | grep -q "^$at+0x[0-9a-f]*,\"[a-z]" &&
+		grep -q ",$pn!start+0x[0-9a-f]*,\"call 0x[0-9a-f]*2000\"\$" "$d/analysis.csv" &&
 		grep -q ",$pn!work," "$d/analysis.csv" &&
 		grep -q ',ntdll.dll!NtTestAlert,"xor eax, eax"$' "$d/analysis.csv" &&
 		grep -q ',ntdll.dll!NtTestAlert+0x2,"ret"$' "$d/analysis.csv" && [ "$missing" = 0 ]; then
@@ -124,21 +225,34 @@ PY
 		python3 "$a/read_drcov.py" "$d/cov.drcov" >"$d/drcov.json" 2>>"$d/export.err" &&
 		"$bin/svmtrace-dump" export --format x64dbg --out "$d/trace.trace64" "$t" 2>>"$d/export.err" &&
 		python3 "$a/read_x64dbg.py" "$d/trace.trace64" >"$d/x64dbg.json" 2>>"$d/export.err" &&
-		"$bin/svmtrace-dump" export --format tenet --out "$d/trace.tenet" "$t" 2>>"$d/export.err" &&
-		python3 "$a/read_tenet.py" "$d/trace.tenet" >"$d/tenet.json" 2>>"$d/export.err" &&
+		"$bin/svmtrace-dump" export --format tenet --out "$d/trace.tenet" "$t" >/dev/null 2>>"$d/export.err" &&
+		read_tenets "$d" "$a" 2>>"$d/export.err" &&
 		got=$(python3 - "$d" "$n" "$pn" 2>>"$d/export.err" <<'PY'
-import json, sys
+import csv, glob, json, sys
 d, n, pn = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-cov, x, t = (json.load(open(d + f)) for f in ('/drcov.json', '/x64dbg.json', '/tenet.json'))
+cov, x = (json.load(open(d + f)) for f in ('/drcov.json', '/x64dbg.json'))
 names = [m['path'].split('\\')[-1] for m in cov['modules']]
 assert pn in names and 'ntdll.dll' in names, names
 hit = set(names[b[0]] for b in cov['blocks'])
 assert {pn, 'ntdll.dll'} <= hit, hit
-assert len(x['blocks']) == n and len(t) == n, (len(x['blocks']), len(t), n)
+# One Tenet file per thread (FILE.PID.TID) when the capture has several, else FILE.
+rows = [r for r in csv.DictReader(open(d + '/threads.csv')) if r['kind'] != 'session_end']
+tenet = {f[len(d) + len('/trace.tenet'):-len('.json')]: json.load(open(f))
+         for f in glob.glob(d + '/trace.tenet*.json')}
+threads = sorted({(r['pid'], r['tid']) for r in rows})
+tids = [t for p, t in threads]
+if len(threads) > 1:
+    assert sorted(tenet) == sorted('.%s.%s' % t for t in threads), sorted(tenet)
+    for t in threads:
+        assert len(tenet['.%s.%s' % t]) == sum((r['pid'], r['tid']) == t for r in rows), t
+else:
+    assert list(tenet) == [''], sorted(tenet)
+lines = sum(len(v) for v in tenet.values())
+assert len(x['blocks']) == n and lines == n, (len(x['blocks']), lines, n)
 assert all(b['opcode'] for b in x['blocks']), 'x64dbg block without opcode bytes'
-assert x['blocks'][0]['regs']['rip'] == t[0]['rip']
-print('drcov %d modules, %d blocks; x64dbg %d blocks with opcodes; tenet %d lines' % (
-    len(names), len(cov['blocks']), len(x['blocks']), len(t)))
+assert [str(b['thread']) for b in x['blocks']] == [r['tid'] for r in rows], 'x64dbg thread ids'
+print('drcov %d modules, %d blocks; x64dbg %d blocks with opcodes and thread ids %s; tenet %d lines in %d file(s)' % (
+    len(names), len(cov['blocks']), len(x['blocks']), ','.join(tids), lines, len(tenet)))
 PY
 ); then
 		ok "capture/$1/export" "$got, read back by readers written from each format's description"
@@ -166,6 +280,83 @@ print("kernel %s found by %s, from %s = %s (%s)" % (k["base"], k["found_by"], k[
 	fi
 }
 
+# judge_win_follow NAME IMAGE PID MODE: --follow traced the target's children
+# from their first instruction (the trace equals the model's, which ran with
+# every DTB of win_traced: judge_trace), capture.json's process tree is the
+# builder's (IMAGE.targets, field 8), each process with the builder's command
+# line (IMAGE.expect) and the sequence of its first record, a child beyond
+# --max-processes is listed
+# as lost, and the hollowed child's records decode from code.bin as the
+# payload its parent wrote (not its image's bytes at that VA): the pages of
+# each process, read through its own DTB.
+judge_win_follow() {
+	d=$cap/$1
+	if out=$(python3 - "$d/trace/capture.json" "$win/$2.targets" "$3" "$d/analysis.csv" \
+		"$(win_traced "$2" "$3" "$4" | tr '\n' ' ')" "$4" "$win/$2.expect" 2>&1 <<'PY'
+import csv, json, sys
+cap = json.load(open(sys.argv[1]))
+builder = {int(f[1]): f for f in map(str.split, open(sys.argv[2]))}
+root, traced, mode = int(sys.argv[3]), [int(p) for p in sys.argv[5].split()], sys.argv[6]
+def tree(pid):
+    return {'pid': pid, 'name': builder[pid][0],
+            'children': [tree(c) for c in traced if int(builder[c][7]) == pid and c != pid]}
+assert cap['process_tree'] == [tree(root)], 'process_tree %s, the builder\'s %s' % (
+    cap['process_tree'], [tree(root)])
+ps = [(p['pid'], p['ppid'], p['followed']) for p in cap['processes']]
+assert ps == [(p, int(builder[p][7]), p != root) for p in traced], ps
+# Each process's command line is the one the builder wrote into its
+# ProcessParameters, and its first sequence that of its first record.
+cmdline = {int(f[1]): f[2] for f in (l.rstrip('\n').split(' ', 2) for l in open(sys.argv[7]))
+           if f[0] == 'cmdline'}
+rows = list(csv.DictReader(open(sys.argv[4])))
+for p in cap['processes']:
+    assert p['command_line'] == cmdline[p['pid']], (p['pid'], p['command_line'], cmdline[p['pid']])
+    dtbs = {int(builder[p['pid']][2], 16), int(builder[p['pid']][3], 16)} - {0}
+    first = next(int(r['sequence']) for r in rows if r['cr3'] and int(r['cr3'], 16) & ~0xfff in dtbs)
+    assert p['first_sequence'] == first, (p['pid'], p['first_sequence'], first)
+family = [p for p in builder if p == root or int(builder[p][7]) == root]
+lost = [(l['pid'], l['name'], l['reason']) for l in cap['lost']]
+want = [(p, builder[p][0], '--max-processes 2 reached') for p in family if p not in traced]
+assert lost == want, 'lost %s, expected %s' % (lost, want)
+# The hollowed child (the builder's hollow.exe): its first instruction is
+# the loader's as always, then it runs the payload at entry + 0x800.
+hollow = [p for p in traced if builder[p][0] == 'hollow.exe']
+note = ''
+if hollow:
+    h = builder[hollow[0]]
+    dtbs = {int(h[2], 16), int(h[3], 16)} - {0}
+    at = int(h[4], 16) + 0x800
+    rows = [r for r in csv.DictReader(open(sys.argv[4])) if int(r['cr3'], 16) & ~0xfff in dtbs]
+    assert rows, 'no records of hollow.exe'
+    i = next((i for i, r in enumerate(rows) if int(r['rip'], 16) == at), None)
+    assert i is not None, 'hollow.exe never ran its payload at 0x%x' % at
+    # proc.S's payload: mov ebx, SEED + 0x1000; mov r12d, 2; add ebx, 0x2222
+    pay = [r['disasm'] for r in rows[i:i + 3]]
+    assert pay[0].startswith('mov ebx, 0x') and pay[1:] == ['mov r12d, 2', 'add ebx, 0x2222'], pay
+    entry = [r for r in rows if int(r['rip'], 16) == int(h[4], 16)]
+    assert not entry, 'hollow.exe ran its own entry point: %s' % entry[0]
+    note = '; hollow.exe (DTB %s) ran the payload at 0x%x: code.bin decodes it as "%s", %d rows' % (
+        h[2], at, '; '.join(pay), len(rows))
+print('process_tree %s%s%s' % (json.dumps(cap['process_tree']),
+                               ', lost %s' % lost if lost else '', note))
+PY
+); then
+		ok "capture/$1/follow" "$out"
+	else
+		bad "capture/$1/follow" "$(echo "$out" | tail -n 1)"
+	fi
+}
+
+# read_tenets DIR READERS: every Tenet file of DIR (trace.tenet, or one per
+# thread, trace.tenet.PID.TID) read back into FILE.json.
+read_tenets() {
+	for f in "$1"/trace.tenet "$1"/trace.tenet.*; do
+		case $f in *.json|*'*') continue ;; esac
+		[ -e "$f" ] || continue
+		python3 "$2/read_tenet.py" "$f" >"$f.json" || return 1
+	done
+}
+
 # judge_daemon_audit_json NAME: svmtraced stored the balanced audit in capture.json.
 judge_daemon_audit_json() {
 	if out=$(python3 -c '
@@ -187,38 +378,10 @@ print(" ".join("vcpu%d db_exits=%d produced=%d" % (v["vcpu"], v["db_exits"], v["
 judge_win_set() {
 	while read -r name image mode pid pname; do
 		[ -n "$name" ] || continue
-		judge_capture_rc "$name"
-		judge_audit "$name"
-		judge_armed_results "$name" "$run/expect/$name"
-		judge_win_unseen "$name" "$image"
-		judge_trace "$name" "$run/expect/$name"
-		judge_win_first "$name" "$image" "$pid"
 		case $mode in
-		pid) judge_win_resolved "$name" "$image" "$pid" ready ;;
-		lazy)
-			if [ "$(cat "$cap/$name/resolve-ready.rc" 2>/dev/null)" = 3 ] &&
-				grep -q '"resident": false' "$cap/$name/resolve-ready.json"; then
-				ok "capture/$name/not-resident" "before its first run: $(cat "$cap/$name/resolve-ready.err")"
-			else
-				bad "capture/$name/not-resident" "the entry page should not be resident yet: exit $(cat "$cap/$name/resolve-ready.rc" 2>/dev/null)"
-			fi
-			judge_win_resolved "$name" "$image" "$pid" "done" ;;
-		late)
-			if [ "$(cat "$cap/$name/resolve-ready.rc" 2>/dev/null)" = 1 ] &&
-				grep -q 'no process' "$cap/$name/resolve-ready.err"; then
-				ok "capture/$name/absent" "not in the process list at start: $(cat "$cap/$name/resolve-ready.err")"
-			else
-				bad "capture/$name/absent" "PID $pid should not be listed before the scheduler links it: exit $(cat "$cap/$name/resolve-ready.rc" 2>/dev/null)"
-			fi
-			judge_win_resolved "$name" "$image" "$pid" go ;;
+		late-*) ;;	# svmtraced's alone (it waits for a name)
+		*) judge_win_capture "$name" "$image" "$mode" "$pid" ;;
 		esac
-		# Not a check: how long resolving (svmtrace-vmi on a 32 MiB dump,
-		# profile load included) and arming took in L1 under TCG.
-		for tag in ready go; do
-			[ "$(cat "$cap/$name/resolve-$tag.rc" 2>/dev/null)" = 0 ] && [ -s "$cap/$name/armed.uptime" ] || continue
-			read -r t0 t1 <"$cap/$name/resolve-$tag.uptime"
-			echo "info: capture/$name: resolve ($tag dump) $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s, resolve to armed $(awk -v a="$t0" -v b="$(cat "$cap/$name/armed.uptime")" 'BEGIN { printf "%.2f", b - a }') s (L1 under TCG)"
-		done
 		[ -d "$cap/$name-daemon" ] || continue
 		[ "$mode" != pid ] || judge_daemon_status "$name-daemon" "$pid"
 		judge_win_armed "$name-daemon" "$image" "$pid" "$mode"
@@ -228,11 +391,54 @@ judge_win_set() {
 		judge_daemon_audit_json "$name-daemon"
 		judge_armed_results "$name-daemon" "$run/expect/$name"
 		judge_trace "$name-daemon" "$run/expect/$name"
-		judge_win_first "$name-daemon" "$image" "$pid"
-		judge_win_analysis "$name-daemon" "$pname"
+		judge_win_first "$name-daemon" "$image" "$pid" "$mode"
+		judge_win_only_target "$name-daemon" "$image" "$pid" "$mode"
+		! win_from_first "$mode" || judge_win_loader "$name-daemon" "$image" "$pid"
+		judge_win_threads "$name-daemon" "$image" "$run/expect/$name"
+		judge_win_analysis "$name-daemon" "$pname" "$mode"
+		case $mode in late-follow*) judge_win_follow "$name-daemon" "$image" "$pid" "$mode" ;; esac
 	done <<WIN
 $win_scenarios
 WIN
+}
+
+# judge_win_capture NAME IMAGE MODE PID: svmtrace-capture's run of a scenario.
+judge_win_capture() {
+	name=$1 image=$2 mode=$3 pid=$4
+	judge_capture_rc "$name"
+	judge_audit "$name"
+	judge_armed_results "$name" "$run/expect/$name"
+	judge_win_unseen "$name" "$image"
+	judge_trace "$name" "$run/expect/$name"
+	judge_win_first "$name" "$image" "$pid" "$mode"
+	judge_win_only_target "$name" "$image" "$pid" "$mode"
+	! win_from_first "$mode" || judge_win_loader "$name" "$image" "$pid"
+	case $mode in
+	pid|first) judge_win_resolved "$name" "$image" "$pid" ready ;;
+	lazy)
+		if [ "$(cat "$cap/$name/resolve-ready.rc" 2>/dev/null)" = 3 ] &&
+			grep -q '"resident": false' "$cap/$name/resolve-ready.json"; then
+			ok "capture/$name/not-resident" "before its first run: $(cat "$cap/$name/resolve-ready.err")"
+		else
+			bad "capture/$name/not-resident" "the entry page should not be resident yet: exit $(cat "$cap/$name/resolve-ready.rc" 2>/dev/null)"
+		fi
+		judge_win_resolved "$name" "$image" "$pid" "done" ;;
+	late)
+		if [ "$(cat "$cap/$name/resolve-ready.rc" 2>/dev/null)" = 1 ] &&
+			grep -q 'no process' "$cap/$name/resolve-ready.err"; then
+			ok "capture/$name/absent" "not in the process list at start: $(cat "$cap/$name/resolve-ready.err")"
+		else
+			bad "capture/$name/absent" "PID $pid should not be listed before the scheduler links it: exit $(cat "$cap/$name/resolve-ready.rc" 2>/dev/null)"
+		fi
+		judge_win_resolved "$name" "$image" "$pid" go ;;
+	esac
+	# Not a check: how long resolving (svmtrace-vmi on a 32 MiB dump,
+	# profile load included) and arming took in L1 under TCG.
+	for tag in ready go; do
+		[ "$(cat "$cap/$name/resolve-$tag.rc" 2>/dev/null)" = 0 ] && [ -s "$cap/$name/armed.uptime" ] || continue
+		read -r t0 t1 <"$cap/$name/resolve-$tag.uptime"
+		echo "info: capture/$name: resolve ($tag dump) $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s, resolve to armed $(awk -v a="$t0" -v b="$(cat "$cap/$name/armed.uptime")" 'BEGIN { printf "%.2f", b - a }') s (L1 under TCG)"
+	done
 }
 
 # judge_daemon_endings: what win_daemon_ending (l1-win.sh) recorded.

@@ -7,8 +7,13 @@
 # Windows-layout domain (lab-win) with virsh for each scenario of
 # /e2e/libvirt-scenarios (NAME IMAGE MODE TARGET):
 #   pid     svmtraced --domain lab-win --pid TARGET, armed before "s"
-#   late    svmtraced --domain lab-win --wait-name TARGET: it must arm at
-#           "go", after the scheduler linked the process and before "l"
+#   late    svmtraced --domain lab-win --wait-name TARGET: waiting before
+#           "s"; at "go" the scheduler has linked the process, and "l" lets
+#           it run at once: the kernel holds its first instruction until
+#           svmtraced has decided (armed)
+#   late-follow
+#           the same with --from first --follow: the process and the two it
+#           creates (one hollowed) from their first instructions
 #   session svmtrace-lab --launch serial lab-win TARGET, a whole session
 #           from the snapshot "clean" of the shut-off domain
 #   reboot, shutdown, destroy, kill
@@ -97,15 +102,16 @@ scenario() {	# scenario NAME IMAGE MODE TARGET
 	d=$out/$1 mode=$3 target=$4
 	boot "$d" "$2" || { finish "$d"; return 1; }
 	case $mode in
-	late)
-		daemon_start "$d" --wait-name "$target"
+	late*)
+		if [ "$mode" = late ]; then daemon_start "$d" --wait-name "$target"
+		else daemon_start "$d" --wait-name "$target" --from first --follow; fi
 		wait_line "$d/capture.txt" 'waiting for a new process' 120 "$cap_pid" ||
 			echo "svmtraced never said it waits for the process" >>"$d/timeout.txt"
 		lab_win_send s
 		lab_win_wait go 120 || echo "no go line" >>"$d/timeout.txt"
+		lab_win_send l
 		wait_line "$d/capture.txt" '^armed ' 120 "$cap_pid" ||
-			echo "svmtraced never armed" >>"$d/timeout.txt"
-		lab_win_send l ;;
+			echo "svmtraced never armed" >>"$d/timeout.txt" ;;
 	*)
 		daemon_start "$d" --pid "$target"
 		wait_line "$d/capture.txt" '^armed ' 120 "$cap_pid" ||
@@ -121,7 +127,7 @@ scenario() {	# scenario NAME IMAGE MODE TARGET
 		esac ;;
 	esac
 	case $mode in
-	pid | late)
+	pid | late*)
 		lab_win_wait done 120 || echo "the guest never said done" >>"$d/timeout.txt"
 		kill -INT "$cap_pid" ;;
 	reboot)

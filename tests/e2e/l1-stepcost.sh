@@ -47,6 +47,11 @@
 #                     first entries and gate faults, timer interrupts
 #                     among them, vary by some 400 000 instructions, 10
 #                     per round trip over 40 000)
+#   {sys,int,cr3}-first-I-rN/
+#                     the same armed with --first-rip (SVMTRACE_TARGET_F_FIRST:
+#                     the target's returns to user mode are compared with
+#                     where threads begin): what --from first costs the rest
+#                     of the guest
 #   {sys,int,cr3}-exits-I/
 #                     the armed runs once more with the exit audit, not
 #                     timed: its counts of the vCPU's exits per round trip
@@ -103,6 +108,9 @@ while [ "$r" -le "$rounds" ]; do
 			CAPTURE_CR3=0xf000 capture_run "$out/$prog-armed-$count-r$r" -a "$count" \
 				kernel.bin bench_$prog.bin -- --policy block ||
 				echo "bench_$prog -a $count armed r$r failed" >>"$out/failures"
+			CAPTURE_CR3=0xf000 capture_run "$out/$prog-first-$count-r$r" -a "$count" \
+				kernel.bin bench_$prog.bin -- --policy block --first-rip 0x7ffb12341003 ||
+				echo "bench_$prog -a $count armed --first-rip r$r failed" >>"$out/failures"
 		done
 	done
 	capture_run "$out/ring-r$r" -a "$iterations" kernel.bin bench.bin -- \

@@ -19,13 +19,22 @@
 #     late  the ready dump has no such process (exit 1); the guest starts
 #           untraced; at PORT_GO (the scheduler just linked the process)
 #           the go dump is resolved, the capture armed, then SIGWINCH.
+#     first resolve PID on the ready dump for its DTBs; the capture gets
+#           --first-rip, where the builder put ntdll's LdrInitializeThunk
+#           (IMAGE.loader): no gate, the process is traced from its first
+#           instruction.
 #   DIR gets vmm.txt, resolve-{ready,go,done}.{json,rc}, capture.txt,
 #   capture.rc, vmm.rc, trace/, timeout.txt when a step timed out.
 #
 # win_daemon_run DIR IMAGE MODE PID-or-NAME
 #   The same guest traced by svmtraced (--vmm-pid, --pid or --wait-name,
 #   --profiles /e2e, and $WIN_DAEMON_ARGS), which resolves from live memory
-#   itself.
+#   itself; first and late-first with --from first (where threads begin, from
+#   the profile and ntdll's exports); late-follow also with --follow (the
+#   processes late.exe creates, one of them hollowed), late-follow-max with
+#   --max-processes 2 (the hollowed one is lost).  late* let the guest run on
+#   at PORT_GO at once: only the kernel's hold of the new process's first
+#   instruction (the asks) can catch it.
 
 # json_field FILE NAME: a string or number member of svmtrace-vmi's JSON.
 json_field() {
@@ -89,6 +98,10 @@ win_capture_run() {
 		win_arm "$dir" "--gate-gpa $(json_field "$dir/resolve-ready.json" entry_page)" \
 			"$(json_field "$dir/resolve-ready.json" dtb)" \
 			"$(json_field "$dir/resolve-ready.json" user_dtb)" || mode=failed ;;
+	first)
+		win_arm "$dir" "--first-rip $(awk '$1 == "LdrInitializeThunk" { print $2 }' \
+			"/e2e/$image.loader")" "$(json_field "$dir/resolve-ready.json" dtb)" \
+			"$(json_field "$dir/resolve-ready.json" user_dtb)" || mode=failed ;;
 	lazy)
 		# Not resident yet: a watched gate on its entry VA, walked in its DTB.
 		va=$(json_field "$dir/resolve-ready.json" entry_va)
@@ -126,6 +139,10 @@ win_daemon_run() {
 	win_vmm_start "$dir" "$image" || return 1
 	case $mode in
 	late) sel="--wait-name $target" ;;
+	late-first) sel="--wait-name $target --from first" ;;
+	late-follow) sel="--wait-name $target --from first --follow" ;;
+	late-follow-max) sel="--wait-name $target --from first --follow --max-processes 2" ;;
+	first) sel="--pid $target --from first" ;;
 	*) sel="--pid $target" ;;
 	esac
 	sock=/tmp/svmtraced.$$.sock
@@ -134,24 +151,20 @@ win_daemon_run() {
 		--socket "$sock" --audit ${WIN_DAEMON_ARGS:-} >"$dir/capture.txt" 2>&1 &
 	cap_pid=$!
 	case $mode in
-	pid)	# armed before the guest runs at all
+	pid|first)	# armed before the guest runs at all
 		wait_line "$dir/capture.txt" '^armed ' 60 "$cap_pid" ||
 			echo "svmtraced never armed" >>"$dir/timeout.txt" ;;
 	lazy)	# the entry page is not resident: a watched gate, armed before the guest runs
 		wait_line "$dir/capture.txt" '^armed .* gate=watch ' 60 "$cap_pid" ||
 			echo "svmtraced never armed a watched gate" >>"$dir/timeout.txt" ;;
-	late)	# its "before" list must be taken before the guest runs
+	late*)	# armed and waiting (its "before" list taken) before the guest runs
 		wait_line "$dir/capture.txt" 'waiting for a new process' 60 "$cap_pid" ||
 			echo "svmtraced never said it waits for the process" >>"$dir/timeout.txt" ;;
 	esac
 	kill -USR1 "$vmm_pid"
 	if wait_line "$dir/vmm.txt" '^go ' 60 "$vmm_pid"; then
-		# late: the process is in the list now and has not run: svmtraced
-		# must find it and arm before the guest goes on.
-		if [ "$mode" = late ]; then
-			wait_line "$dir/capture.txt" '^armed ' 60 "$cap_pid" ||
-				echo "svmtraced never armed" >>"$dir/timeout.txt"
-		fi
+		# late*: the process is in the list now and goes on at once; the
+		# kernel holds its first instruction until svmtraced decided.
 		kill -WINCH "$vmm_pid"
 	else
 		echo "the guest never reached PORT_GO" >>"$dir/timeout.txt"

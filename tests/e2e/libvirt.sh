@@ -82,15 +82,17 @@ cap=$run/l1/libvirt
 # NAME IMAGE MODE TARGET (l1-libvirt.sh); the traced ones have a model.
 scenarios="libvirt-win10-pid win10 pid 1200
 libvirt-win11-late win11 late late.exe
+libvirt-win10-late-follow win10 late-follow late.exe
 libvirt-reboot win10 reboot 1200
 libvirt-shutdown win10 shutdown 1200
 libvirt-destroy win10 destroy 1200
 libvirt-kill win10 kill 1200
 libvirt-lab-session win11 session late.exe"
 echo "$scenarios" >"$run/libvirt-scenarios"
-model_win libvirt-win10-pid win10 1200
-model_win libvirt-win11-late win11 1212
-model_win libvirt-lab-session win11 1212
+model_win libvirt-win10-pid win10 1200 pid
+model_win libvirt-win11-late win11 1212 late
+model_win libvirt-win10-late-follow win10 1212 late-follow
+model_win libvirt-lab-session win11 1212 late
 
 adds="--add $here/l1-libvirt.sh --add $here/l1-capture.sh --add $top/vm-configs/lab-win.sh"
 adds="$adds --add $top/vm-configs --add $run/libvirt-scenarios --add $bin/svmtraced"
@@ -117,14 +119,21 @@ else
 fi
 
 # --domain: the same checks as the lab VMM's svmtraced runs (judge-win.sh).
-for s in "libvirt-win10-pid win10 1200" "libvirt-win11-late win11 1212"; do
+for s in "libvirt-win10-pid win10 1200 pid" "libvirt-win11-late win11 1212 late" \
+	"libvirt-win10-late-follow win10 1212 late-follow"; do
 	set -- $s
-	judge_win_armed "$1" "$2" "$3"
+	judge_win_armed "$1" "$2" "$3" "$4"
 	judge_daemon_kernel "$1" "$2"
 	judge_capture_rc "$1"
 	judge_trace "$1" "$run/expect/$1"
-	judge_win_first "$1" "$2" "$3"
+	judge_win_first "$1" "$2" "$3" "$4"
+	judge_win_only_target "$1" "$2" "$3" "$4"
 done
+# --follow through libvirt: the whole family, as with the lab's VMM.
+judge_win_loader libvirt-win10-late-follow win10 1212
+judge_win_threads libvirt-win10-late-follow win10 "$run/expect/libvirt-win10-late-follow"
+judge_win_analysis libvirt-win10-late-follow late.exe late-follow
+judge_win_follow libvirt-win10-late-follow win10 1212 late-follow
 
 . "$here/judge-libvirt.sh"
 judge_libvirt_endings

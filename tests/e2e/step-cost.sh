@@ -196,7 +196,8 @@ awk '{ printf "a gate costs another process %d instructions per instruction it r
 # What arming costs the rest of the guest: bench_sys.bin's SYSCALL /
 # SYSRETQ, bench_int.bin's INT n / IRETQ and bench_cr3.bin's SYSCALL / MOV
 # CR3 / SYSRETQ round trips (the loop's DEC and JNZ included), untraced, on
-# each module set and while a capture of another address space is armed.
+# each module set and while a capture of another address space is armed
+# (with --first-rip too).
 # Per round trip: the run of ten times ITERATIONS less the run of a fifth
 # of that, over the difference, so what a run costs besides its loop (the
 # first entry, the gate's faults) drops out.  The kernel of bench_sys and
@@ -206,7 +207,8 @@ awk '{ printf "a gate costs another process %d instructions per instruction it r
 arming=$((iterations * 10)) small=$((iterations * 2))	# as l1-stepcost.sh runs them
 for n in "$small" "$arming"; do
 	for p in sys cr3; do
-		for f in "$d"/$p-packaged-$n-r*.txt "$d"/$p-ours-$n-r*.txt "$d"/$p-armed-$n-r*/vmm.txt; do
+		for f in "$d"/$p-packaged-$n-r*.txt "$d"/$p-ours-$n-r*.txt "$d"/$p-armed-$n-r*/vmm.txt \
+				"$d"/$p-first-$n-r*/vmm.txt; do
 			grep -q "^result .* syscalls=$n " "$f" ||
 				{ echo "step-cost: $f: bench_$p did not make $n system calls" >&2; exit 1; }
 		done
@@ -230,10 +232,10 @@ audit_exits() {	# audit_exits DIR: the vCPU's exits in the audited run
 	sed -n 's/^audit vcpu0 .* exits=\([0-9]*\) .*/\1/p' "$f"
 }
 {
-	echo "round_trip packaged ours_unarmed armed exits_armed"
+	echo "round_trip packaged ours_unarmed armed armed_first exits_armed"
 	for p in sys int cr3; do
 		line=$p
-		for run in $p-packaged:.txt $p-ours:.txt $p-armed:/vmm.txt; do
+		for run in $p-packaged:.txt $p-ours:.txt $p-armed:/vmm.txt $p-first:/vmm.txt; do
 			per=$(round_trip "${run%%:*}" "${run#*:}") || exit 1
 			line="$line $(echo "$per" | median)"
 		done
@@ -250,13 +252,13 @@ awk -v ipc="${IPC:-1}" -v ghz="${GHZ:-3}" -v rt="${ROUNDTRIP_CYCLES:-1360}" -v n
 	-v cs="${CTX_SWITCHES:-10000}" -v sc="${SYSCALLS:-100000}" '
 	BEGIN { name["sys"] = "SYSCALL/SYSRETQ"; name["int"] = "INT n/IRETQ"; name["cr3"] = "SYSCALL/MOV CR3/SYSRETQ" }
 	NR == 1 { next }
-	{ p[NR] = $1; pk[NR] = $2; un[NR] = $3; ar[NR] = $4; ex[NR] = $5
+	{ p[NR] = $1; pk[NR] = $2; un[NR] = $3; ar[NR] = $4; fi[NR] = $5; ex[NR] = $6
 	  ns[$1] = ((ar[NR] - un[NR]) / ipc + ex[NR] * rt) / ghz }
 	END {
-		printf "what arming costs the rest of the guest (L1+L2 instructions per untraced round trip, runs of %s iterations, their difference; armed: a capture of another address space; exits: the exit audit'"'"'s, per round trip)\n", n
-		printf "%-24s %9s %13s %9s %12s %7s %17s\n", "round trip", "packaged", "ours unarmed", "armed", "armed adds", "exits", "model adds (ns)"
+		printf "what arming costs the rest of the guest (L1+L2 instructions per untraced round trip, runs of %s iterations, their difference; armed: a capture of another address space; exits: the exit audit'"'"'s, per round trip; first: armed with --first-rip)\n", n
+		printf "%-24s %9s %13s %9s %12s %7s %17s %9s %12s\n", "round trip", "packaged", "ours unarmed", "armed", "armed adds", "exits", "model adds (ns)", "first", "first adds"
 		for (i = 2; i <= NR; i++)
-			printf "%-24s %9d %13d %9d %12d %7.2f %17.0f\n", name[p[i]], pk[i], un[i], ar[i], ar[i] - un[i], ex[i], ns[p[i]]
+			printf "%-24s %9d %13d %9d %12d %7.2f %17.0f %9d %12d\n", name[p[i]], pk[i], un[i], ar[i], ar[i] - un[i], ex[i], ns[p[i]], fi[i], fi[i] - ar[i]
 		printf "model: each exit a VMRUN round trip of %d cycles, the added instructions at IPC %.1f and %.1f GHz\n", rt, ipc, ghz
 		printf "a guest with %d context switches (one CR3 load each) and %d system calls per second, while another process is captured: %.0f us per second of a vCPU (%.2f %%)\n",
 			cs, sc, (cs * ns["cr3"] + sc * ns["sys"]) / 1000, (cs * ns["cr3"] + sc * ns["sys"]) / 1e7

@@ -3,7 +3,8 @@
  * libFuzzer target: guest memory.  The input is a memory file (a QEMU ELF
  * core, or a raw image); with the Windows 10 profile it goes through the
  * whole pipeline: ELF parsing, kernel discovery (every method), page walks
- * with Windows PTE states, the process list, PE headers and loader lists.
+ * with Windows PTE states, the process list, PE headers and loader lists,
+ * thread lists, command lines and where threads begin.
  * Nothing may crash or hang whatever the guest memory says.
  */
 #include <svmtrace/vmi.h>
@@ -31,10 +32,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 static void each_process(const struct svmtrace_vmi *vmi)
 {
+	struct svmtrace_vmi_thread_start start;
 	struct svmtrace_vmi_process *list;
 	struct svmtrace_vmi_module *mods;
+	struct svmtrace_vmi_thread *threads;
 	struct svmtrace_error err;
 	struct svmtrace_vmi_entry e;
+	char cmdline[256];
 	size_t n, i, nm;
 
 	if (svmtrace_vmi_processes(vmi, &list, &n, &err))
@@ -43,8 +47,12 @@ static void each_process(const struct svmtrace_vmi *vmi)
 		svmtrace_vmi_resolve(vmi, list[i].pid, &e, &err);
 		if (!svmtrace_vmi_modules(vmi, list[i].pid, &mods, &nm, &err))
 			free(mods);
+		if (!svmtrace_vmi_threads(vmi, list[i].pid, &threads, &nm, &err))
+			free(threads);
+		svmtrace_vmi_command_line(vmi, list[i].pid, cmdline, sizeof(cmdline), &err);
 	}
 	free(list);
+	svmtrace_vmi_thread_start(vmi, &start, &err);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -285,6 +285,9 @@ static void check_targets(int ctl)
 	expect("hide-time, exit cost too high", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
 	valid_target(&t), t.flags = SVMTRACE_TARGET_F_HIDE_TIME, t.time.reserved = 1;
 	expect("hide-time, reserved cost set", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.flags = SVMTRACE_TARGET_F_HIDE_TIME, t.first_rip = 0x400000;
+	expect("hide-time with a first RIP but no FIRST", ioctl(ctl, SVMTRACE_SET_TARGET, &t),
+	       EINVAL);
 }
 
 static int open_fds(void)
@@ -376,9 +379,13 @@ static void check_watch(int ctl)
 	expect("target again", ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
 }
 
-/* Armed with virtual time, default costs: the status shows the flag. */
+/*
+ * Armed with virtual time, default costs, then with set costs from threads'
+ * first instructions (FIRST, no gate): the status shows the flags.
+ */
 static void check_hide_time(int ctl)
 {
+	const uint32_t first = SVMTRACE_TARGET_F_HIDE_TIME | SVMTRACE_TARGET_F_FIRST;
 	struct svmtrace_capture_status st;
 	struct svmtrace_target t;
 
@@ -389,6 +396,16 @@ static void check_hide_time(int ctl)
 	errno = EPROTO;
 	expect("hide-time in the status", st.flags & SVMTRACE_TARGET_F_HIDE_TIME ? 0 : -1, 0);
 	expect("stop with hide-time", ioctl(ctl, SVMTRACE_STOP), 0);
+	valid_target(&t), t.flags = first, t.nr_gates = 0, t.first_rip = 0x400000;
+	t.time = (struct svmtrace_time_costs){ .insn_x256 = 128, .tsc_read = 30, .exit = 1000 };
+	expect("target with hide-time from the first instruction",
+	       ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
+	expect("arm with hide-time from the first instruction", ioctl(ctl, SVMTRACE_ARM), 0);
+	expect("status with hide-time from the first instruction", ioctl(ctl, SVMTRACE_STATUS, &st),
+	       0);
+	errno = EPROTO;
+	expect("hide-time and first in the status", (st.flags & first) == first ? 0 : -1, 0);
+	expect("stop with hide-time from the first instruction", ioctl(ctl, SVMTRACE_STOP), 0);
 	valid_target(&t);
 	expect("target again", ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
 }

@@ -228,9 +228,9 @@ static void fake_target(struct target_info *t, struct svmtrace_vmi_module *mods,
 	strcpy(mods[1].name, "ntdll.dll");
 	mods[1].base = 0x7ffb10000000ULL;
 	mods[1].size = 0x1f8000;
-	t->modules = mods;
-	t->module_ids = ids;
-	t->nr_modules = 2;
+	t->procs[0].modules = mods;
+	t->procs[0].module_ids = ids;
+	t->procs[0].nr_modules = 2;
 }
 
 START_TEST(capture_json_reads_back)
@@ -308,8 +308,84 @@ START_TEST(capture_json_reads_back)
 END_TEST
 
 /* A non-resident entry page becomes a watched gate on its VA, in the kernel DTB. */
+/*
+ * --follow: the traced processes as a tree (each under its traced parent,
+ * one whose parent is not traced at the top), the lost ones with their
+ * reason, every process with its own modules.
+ */
+START_TEST(capture_json_process_tree)
+{
+	struct svmtrace_vmi_module mods[2];
+	struct svmtrace_vmi_image_id ids[2];
+	struct lost_proc lost = { .pid = 1232,
+				  .name = "sixth.exe",
+				  .reason = "--max-processes 4 reached" };
+	struct vm_info vm = { .name = "win10", .vmm_pid = 1 };
+	static const char *const args[] = { "--domain", "win10", "--wait-name", "late.exe",
+					    "--from",	"first", "--follow",	NULL };
+	static const struct {
+		uint64_t pid, ppid;
+		const char *name;
+	} p[4] = {
+		{ 1212, 1200, "late.exe" },
+		{ 1216, 1212, "child.exe" },
+		{ 1220, 1212, "hollow.exe" },
+		{ 1224, 1216, "grandchild.exe" },
+	};
+	struct daemon_options o;
+	struct target_info t;
+	struct meta m;
+	char cmd[4096];
+	const char *dir = scratch_path("meta-tree");
+	unsigned int i;
+
+	parse(&o, args);
+	fake_target(&t, mods, ids);
+	for (i = 0; i < 4; i++) {
+		t.procs[i].entry.process.pid = p[i].pid;
+		t.procs[i].entry.process.ppid = p[i].ppid;
+		snprintf(t.procs[i].entry.process.name, sizeof(t.procs[i].entry.process.name), "%s",
+			 p[i].name);
+		t.procs[i].entry.process.dtb = 0x100000 * (i + 1);
+		t.procs[i].followed = i > 0;
+	}
+	t.nr_procs = 4;
+	t.lost = &lost;
+	t.nr_lost = 1;
+	mkdir(dir, 0755);
+	m = (struct meta){
+		.vm = &vm, .opt = &o, .target = &t, .state = "ended", .syscalls_unrecorded = 3
+	};
+	ck_assert(meta_write(dir, &m));
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c '\n"
+		 "import json, sys\n"
+		 "d = json.load(open(sys.argv[1]))\n"
+		 "def tree(n): return (n[\"pid\"], n[\"name\"], [tree(c) for c in "
+		 "n[\"children\"]])\n"
+		 "assert [tree(n) for n in d[\"process_tree\"]] == [(1212, \"late.exe\", [(1216, "
+		 "\"child.exe\", [(1224, \"grandchild.exe\", [])]), (1220, \"hollow.exe\", [])])], "
+		 "d[\"process_tree\"]\n"
+		 "ps = d[\"processes\"]\n"
+		 "assert [(x[\"pid\"], x[\"ppid\"], x[\"followed\"]) for x in ps] == [(1212, 1200, "
+		 "False), (1216, 1212, True), (1220, 1212, True), (1224, 1216, True)], ps\n"
+		 "assert [x[\"name\"] for x in ps[0][\"modules\"]] == [\"sample.exe\", "
+		 "\"ntdll.dll\"]\n"
+		 "assert ps[1][\"modules\"] == []\n"
+		 "assert d[\"lost\"] == [{\"pid\": 1232, \"name\": \"sixth.exe\", \"reason\": "
+		 "\"--max-processes 4 reached\"}], d[\"lost\"]\n"
+		 "assert d[\"syscalls_unrecorded\"] == 3\n"
+		 "assert d[\"options\"][\"from\"] == \"first\" and d[\"options\"][\"follow\"] is "
+		 "True\n"
+		 "' %s/capture.json",
+		 dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 START_TEST(target_fill_watch)
 {
+	struct daemon_options o = { .from = FROM_ENTRY };
 	struct svmtrace_target kt;
 	struct target_info t;
 
@@ -322,7 +398,7 @@ START_TEST(target_fill_watch)
 	t.procs[0].entry.process.user_dtb = 0x7b4e000;
 	t.procs[1].entry.entry_page = 0x3c5a000;
 	t.procs[1].entry.process.dtb = 0x5000;
-	target_fill(&t, &kt);
+	target_fill(&t, &o, &kt);
 	ck_assert_uint_eq(kt.nr_cr3, 3);
 	ck_assert_uint_eq(kt.nr_gates, 2);
 	ck_assert_uint_eq(kt.gates[0].flags, SVMTRACE_GATE_F_WATCH);
@@ -332,6 +408,46 @@ START_TEST(target_fill_watch)
 	ck_assert_uint_eq(kt.gates[1].flags, 0);
 	ck_assert_uint_eq(kt.gates[1].gpa, 0x3c5a000);
 	ck_assert_uint_eq(kt.gates[1].id, 1);
+	ck_assert_uint_eq(kt.first_rip, 0);
+}
+END_TEST
+
+/*
+ * --from first: no gate, the target's CR3s and where threads begin; waiting
+ * for a name (no process yet): the kernel asks about every new thread.
+ */
+START_TEST(target_fill_first)
+{
+	struct daemon_options o = { .from = FROM_FIRST };
+	struct svmtrace_target kt;
+	struct target_info t;
+
+	memset(&t, 0, sizeof(t));
+	memset(&kt, 0, sizeof(kt));
+	t.has_thread_start = true;
+	t.thread_start.ldr_initialize_thunk = 0x7ffb12341003ULL;
+	t.nr_procs = 1;
+	t.procs[0].entry.entry_page = 0x3c5a000;
+	t.procs[0].entry.process.dtb = 0x7b4d000;
+	t.procs[0].entry.process.user_dtb = 0x7b4e000;
+	target_fill(&t, &o, &kt);
+	ck_assert_uint_eq(kt.flags, SVMTRACE_TARGET_F_FIRST);
+	ck_assert_uint_eq(kt.first_rip, 0x7ffb12341003ULL);
+	ck_assert_uint_eq(kt.nr_cr3, 2);
+	ck_assert_uint_eq(kt.nr_gates, 0);
+
+	memset(&kt, 0, sizeof(kt));
+	t.nr_procs = 0;
+	t.waiting = true;
+	target_fill(&t, &o, &kt);
+	ck_assert_uint_eq(kt.flags, SVMTRACE_TARGET_F_FIRST | SVMTRACE_TARGET_F_ASK);
+	ck_assert_uint_eq(kt.nr_cr3, 0);
+
+	memset(&kt, 0, sizeof(kt));
+	o.from = FROM_ENTRY;
+	target_fill(&t, &o, &kt);
+	ck_assert_uint_eq(kt.flags, SVMTRACE_TARGET_F_ASK);
+	ck_assert_uint_eq(kt.first_rip, 0x7ffb12341003ULL);
 }
 END_TEST
 
@@ -369,8 +485,8 @@ START_TEST(capture_json_symbolizes)
 	strcpy(mods[2].name, "late.dll");
 	mods[2].base = 0x7ffc00000000ULL;
 	mods[2].size = 0x3000;
-	t.nr_modules = 3;
-	t.module_extra = extra;
+	t.procs[0].nr_modules = 3;
+	t.procs[0].module_extra = extra;
 	t.code = (struct code_stats){ .enabled = true, .pages = 4, .versions = 5, .changed = 1 };
 	mkdir(dir, 0755);
 	m = (struct meta){ .vm = &vm, .opt = &o, .target = &t, .state = "ended" };
@@ -379,15 +495,15 @@ START_TEST(capture_json_symbolizes)
 	ck_assert_int_eq(svmtrace_symbols_load_capture(sy, path, &err), 0);
 	/* three modules and the kernel, sorted by base */
 	ck_assert_uint_eq(svmtrace_symbols_module_count(sy), 4);
-	svmtrace_symbols_format(sy, 0x7ff6a0001404ULL, buf, sizeof(buf));
+	svmtrace_symbols_format(sy, 0, 0x7ff6a0001404ULL, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "sample.exe!Run+0x4");
-	svmtrace_symbols_format(sy, 0x7ff6a0002000ULL, buf, sizeof(buf));
+	svmtrace_symbols_format(sy, 0, 0x7ff6a0002000ULL, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "sample.exe!#9");
-	svmtrace_symbols_format(sy, 0x7ff6a0000100ULL, buf, sizeof(buf));
+	svmtrace_symbols_format(sy, 0, 0x7ff6a0000100ULL, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "sample.exe+0x100");
-	svmtrace_symbols_format(sy, 0x7ffb10000010ULL, buf, sizeof(buf));
+	svmtrace_symbols_format(sy, 0, 0x7ffb10000010ULL, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "ntdll.dll+0x10");
-	ck_assert_uint_eq(svmtrace_symbols_format(sy, 0x1000, buf, sizeof(buf)), 0);
+	ck_assert_uint_eq(svmtrace_symbols_format(sy, 0, 0x1000, buf, sizeof(buf)), 0);
 	for (i = 0; i < svmtrace_symbols_module_count(sy); i++) {
 		mi = svmtrace_symbols_module(sy, i);
 		if (!strcmp(mi->name, "late.dll")) {
@@ -397,7 +513,7 @@ START_TEST(capture_json_symbolizes)
 			ck_assert(!mi->seen_later);
 		}
 	}
-	svmtrace_symbols_format(sy, 0x7ffc00000012ULL, buf, sizeof(buf));
+	svmtrace_symbols_format(sy, 0, 0x7ffc00000012ULL, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "late.dll!LateFn+0x2");
 	svmtrace_symbols_free(sy);
 	snprintf(cmd, sizeof(cmd),
@@ -648,6 +764,8 @@ int main(void)
 	tcase_add_test(tc, version_check);
 	tcase_add_test(tc, capture_json_reads_back);
 	tcase_add_test(tc, target_fill_watch);
+	tcase_add_test(tc, target_fill_first);
+	tcase_add_test(tc, capture_json_process_tree);
 	tcase_add_test(tc, capture_json_symbolizes);
 	tcase_add_test(tc, status_socket);
 	tcase_add_test(tc, stream_byte_cap);

@@ -470,7 +470,6 @@ START_TEST(writer_produces_the_vector)
 		memcpy(x.base.gpr, e->gpr, sizeof(e->gpr));
 		x.base.dropped = e->dropped;
 		x.base.flags = e->dropped ? SVMTRACE_SLOT_F_GAP : 0;
-		x.base.vcpu = v->cpu;
 		if (e->ymm >= 0 && e->kind != END) {
 			x.base.flags |= SVMTRACE_SLOT_F_XSTATE;
 			x.xstate_bv = v->ymm[e->ymm].xstate_bv;

@@ -6,12 +6,13 @@
  * instead of a VM:
  *
  *   vmi-live-target --memory CORE --profiles P (--pid N | --name IMAGE [--newest])
- *                   [--resolve-timeout S] [--rename OLD=NEW --switch-after R]
+ *                   [--resolve-timeout S] [--rename OLD=NEW --switch-after R] [--follow]
  *
  * --rename makes the guest change while it is read: after R reads (counted
  * from the end of kernel discovery) the image serves a copy in which the
  * process named OLD is named NEW, as if the guest wrote it mid-walk.
  * Prints one line per resolved process, then the reads it took.
+ * --follow resolves as svmtraced --from first --follow does (its refusals).
  *
  * --codemap DIR runs svmtraced's code map (codemap.c, unchanged) over the
  * first process as if its trace were drained: the module list of the
@@ -164,12 +165,12 @@ static void run_codemap(const char *dir, struct svmtrace_vmi *vmi, struct svmtra
 	struct codemap *cm;
 	struct meta m;
 
-	target_modules(vmi, live, t);
-	if (t->nr_modules < 2)
+	target_modules(vmi, live, &t->procs[0]);
+	if (t->procs[0].nr_modules < 2)
 		die("--codemap: the process has %zu modules, expected its image and a DLL",
-		    t->nr_modules);
-	dll = t->modules[1].base + 0x1000;
-	t->nr_modules = 1; /* the DLL "loads" while tracing */
+		    t->procs[0].nr_modules);
+	dll = t->procs[0].modules[1].base + 0x1000;
+	t->procs[0].nr_modules = 1; /* the DLL "loads" while tracing */
 	mkdir(dir, 0755);
 	cm = codemap_open(dir, vmi, live, t);
 	slot(cm, 10, e->entry_va, cr3);
@@ -206,6 +207,7 @@ int main(int argc, char **argv)
 						  { "switch-after", required_argument, NULL, 's' },
 						  { "make-resident", required_argument, NULL, 'R' },
 						  { "codemap", required_argument, NULL, 'C' },
+						  { "follow", no_argument, NULL, 'F' },
 						  { 0 } };
 	struct svmtrace_vmi_live_ops ops = { .read = image_read,
 					     .vcpu = image_vcpu,
@@ -253,6 +255,10 @@ int main(int argc, char **argv)
 			break;
 		case 'C':
 			codemap_dir = optarg;
+			break;
+		case 'F': /* --from first --follow */
+			o.from = FROM_FIRST;
+			o.follow = true;
 			break;
 		default:
 			return 2;

@@ -71,5 +71,23 @@ for p in "$WIN10" "$WIN11"; do
 		[ $r -gt 2 ] || [ "$pids" = "1200 1248 " ] || fail "switch after $r reads: $pids"
 	done
 	[ $before -gt 0 ] && [ $after -gt 0 ] || fail "the switch points did not cover both sides"
+
+	# --follow is refused at arm time, saying what is missing: a profile
+	# without ETHREAD.Win32StartAddress cannot tell a new thread's start;
+	# with it, these images lay out no record of where threads begin and
+	# have no ntdll.dll to ask.
+	mkdir -p "$WORK/stripped"
+	python3 - "$p" "$WORK/stripped/$(basename "$p")" <<'PY' || fail "stripping the profile"
+import json, lzma, sys
+isf = json.load(lzma.open(sys.argv[1]))
+del isf["user_types"]["_ETHREAD"]["fields"]["Win32StartAddress"]
+with lzma.open(sys.argv[2], "wt") as f:
+	json.dump(isf, f)
+PY
+	expect_fail 1 "--follow cannot tell which process a new thread is of: profile lacks what threads need: _ETHREAD.Win32StartAddress" \
+		timeout 60 "$LT" --memory "$WORK/img.elf" --profiles "$WORK/stripped" --pid 1200 --follow
+	expect_fail 1 "--follow needs where threads begin in the guest: where threads begin: " \
+		lt --pid 1200 --follow
+	rm -r "$WORK/stripped"
 done
 echo "live target resolution: ok"

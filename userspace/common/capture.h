@@ -148,7 +148,7 @@ struct capture {
 	bool quiet;
 	uint32_t nr;
 	struct vcpu_stream *streams;
-	struct pollfd *fds; /* rings, the VMM's pidfd, then extra_fd if >= 0 */
+	struct pollfd *fds; /* rings, the VMM's pidfd, extra_fd if >= 0, ctl if on_ask */
 	struct progress progress;
 	double started;
 	double vcpus_checked; /* when SVMTRACE_STATUS was last asked for new vCPUs */
@@ -157,6 +157,12 @@ struct capture {
 	int extra_fd;
 	/* Called when extra_fd is readable; returns a stop reason or NULL. */
 	const char *(*on_extra)(struct capture *cap, void *ctx);
+	/* Optional: called when the control fd is readable (the kernel holds a
+	 * thread for a decision, SVMTRACE_TARGET_F_ASK); a stop reason or NULL. */
+	const char *(*on_ask)(struct capture *cap, void *ask_ctx);
+	void *ask_ctx;
+	/* capture_report(): system calls whose record the kernel could not keep */
+	uint64_t parks_evicted;
 	/* Optional: asked on every turn of the loop (at least every 100 ms);
 	 * a reason ends the capture (svmtraced: the domain was reset). */
 	const char *(*stop_reason)(void *ctx);

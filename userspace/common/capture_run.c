@@ -74,7 +74,7 @@ uint64_t capture_file_bytes(const struct capture *cap)
 static void add_streams(struct capture *cap, uint32_t nr)
 {
 	struct vcpu_stream *streams = realloc(cap->streams, nr * sizeof(*streams));
-	struct pollfd *fds = realloc(cap->fds, (nr + 2) * sizeof(*fds));
+	struct pollfd *fds = realloc(cap->fds, (nr + 3) * sizeof(*fds));
 	uint64_t size;
 	uint32_t i;
 	int fd;
@@ -96,6 +96,8 @@ static void add_streams(struct capture *cap, uint32_t nr)
 	cap->fds[nr].events = POLLIN;
 	cap->fds[nr + 1].fd = cap->extra_fd >= 0 ? cap->extra_fd : -1;
 	cap->fds[nr + 1].events = POLLIN;
+	cap->fds[nr + 2].fd = cap->on_ask ? cap->ctl : -1;
+	cap->fds[nr + 2].events = POLLIN;
 }
 
 void capture_open_streams(struct capture *cap)
@@ -194,12 +196,17 @@ const char *capture_loop(struct capture *cap)
 		if (why)
 			return why;
 		/* poll() also releases a vCPU waiting for room (block policy). */
-		if (poll(cap->fds, cap->nr + 2, 100) < 0 && errno != EINTR)
+		if (poll(cap->fds, cap->nr + 3, 100) < 0 && errno != EINTR)
 			die("poll: %s", strerror(errno));
 		if (cap->fds[cap->nr].revents & POLLIN)
 			return "VMM exited";
 		if ((cap->fds[cap->nr + 1].revents & POLLIN) && cap->on_extra) {
 			why = cap->on_extra(cap, cap->ctx);
+			if (why)
+				return why;
+		}
+		if ((cap->fds[cap->nr + 2].revents & POLLIN) && cap->on_ask) {
+			why = cap->on_ask(cap, cap->ask_ctx);
 			if (why)
 				return why;
 		}
@@ -272,6 +279,11 @@ bool capture_report(struct capture *cap, const char *why)
 		d += c.dropped;
 		p += c.produced;
 	}
+	cap->parks_evicted = st.parks_evicted;
+	if (st.parks_evicted)
+		warn("%llu system calls of the target have no record: more of its threads were in "
+		     "a system call at once than the kernel keeps",
+		     (unsigned long long)st.parks_evicted);
 	if (kernel_ok && (w + x != st.total.records || d != st.total.drops)) {
 		warn("kernel status says %llu records, %llu drops; the files hold %llu (%llu "
 		     "discarded), rings dropped %llu",

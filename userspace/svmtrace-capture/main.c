@@ -30,8 +30,9 @@ struct capture_options {
 };
 
 static const char usage_text[] =
-	"usage: svmtrace-capture --vmm-pid PID (--gate-gpa GPA... | --gate-va VA... | "
-	"--from-next)\n"
+	"usage: svmtrace-capture --vmm-pid PID\n"
+	"                        (--gate-gpa GPA... | --gate-va VA... | --from-next | --first-rip "
+	"VA)\n"
 	"                        (--cr3 CR3... | --adopt-cr3)\n"
 	"                        --out DIR [--vm-fd N] [--policy drop|block] [--kernel]\n"
 	"                        [--rip-range A-B]... [--duration S] [--max-records N]\n"
@@ -52,6 +53,9 @@ static const char usage_text[] =
 	"  --from-next           also start a session wherever a vCPU leaves user mode of a\n"
 	"                        traced address space (a VM exit): a running process is\n"
 	"                        traced from its next user instruction, gates optional\n"
+	"  --first-rip VA        every thread begins in user mode at VA (Windows x64: ntdll's\n"
+	"                        LdrInitializeThunk): a thread of a --cr3 address space is\n"
+	"                        traced from its first instruction, gates optional\n"
 	"  --cr3 CR3             address space to trace; repeat (at most 16)\n"
 	"  --adopt-cr3           trace the address space that first runs a --gate-gpa page\n"
 	"                        in user mode (for a program that knows its code's\n"
@@ -157,6 +161,7 @@ static void parse_options(int argc, char **argv, struct capture_options *o)
 						  { "cr3", required_argument, NULL, 'c' },
 						  { "out", required_argument, NULL, 'o' },
 						  { "from-next", no_argument, NULL, 'n' },
+						  { "first-rip", required_argument, NULL, 'F' },
 						  { "adopt-cr3", no_argument, NULL, 'a' },
 						  { "consumer-delay-us", required_argument, NULL,
 						    'D' },
@@ -193,6 +198,12 @@ static void parse_options(int argc, char **argv, struct capture_options *o)
 		case 'n':
 			t->flags |= SVMTRACE_TARGET_F_FROM_NEXT;
 			break;
+		case 'F':
+			t->flags |= SVMTRACE_TARGET_F_FIRST;
+			t->first_rip = parse_u64(optarg, "--first-rip");
+			if (!t->first_rip || t->first_rip >= 0x0000800000000000ULL)
+				die("--first-rip %s: not a user-mode address", optarg);
+			break;
 		case 'a':
 			t->flags |= SVMTRACE_TARGET_F_ADOPT_CR3;
 			break;
@@ -217,10 +228,14 @@ static void parse_options(int argc, char **argv, struct capture_options *o)
 	}
 	if (optind < argc)
 		die("unexpected argument '%s' (see --help)", argv[optind]);
-	if (!o->vmm_pid || !(t->nr_gates || (t->flags & SVMTRACE_TARGET_F_FROM_NEXT)) ||
+	if (!o->vmm_pid ||
+	    !(t->nr_gates ||
+	      (t->flags & (SVMTRACE_TARGET_F_FROM_NEXT | SVMTRACE_TARGET_F_FIRST))) ||
 	    !(t->nr_cr3 || (t->flags & SVMTRACE_TARGET_F_ADOPT_CR3)) || !o->out_dir)
-		die("--vmm-pid, --gate-gpa or --gate-va (or --from-next), --cr3 (or --adopt-cr3) "
-		    "and --out are required (see --help)");
+		die("--vmm-pid, --gate-gpa or --gate-va (or --from-next or --first-rip), --cr3 (or "
+		    "--adopt-cr3) and --out are required (see --help)");
+	if ((t->flags & SVMTRACE_TARGET_F_FIRST) && (t->flags & SVMTRACE_TARGET_F_ADOPT_CR3))
+		die("--first-rip does not go with --adopt-cr3 (it needs the address spaces)");
 	adopt_check(t);
 	set_watch_roots(t);
 	target_opt_check(t);

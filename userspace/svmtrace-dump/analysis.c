@@ -24,9 +24,10 @@ struct insn_slot {
 	char text[TEXT_MAX];
 };
 
-/* The last function a VA fell in: its range and "module!function". */
+/* The last function a VA fell in: its address space, range and "module!function". */
 static struct {
 	bool valid;
+	uint64_t cr3;
 	uint64_t lo, hi, base; /* [lo, hi): same prefix; offsets from base */
 	bool at_start_plain;   /* lo is a function start: print no +0x0 there */
 	size_t len;
@@ -89,6 +90,24 @@ void analysis_open(struct analysis *a, const struct analysis_options *o, const c
 
 	memset(a, 0, sizeof(*a));
 	last_sym.valid = false;
+	if (o->threads != SYMBOLS_OFF) {
+		if (o->capture)
+			snprintf(capture_buf, sizeof(capture_buf), "%s", o->capture);
+		else
+			beside(capture_buf, trace, "capture.json");
+		if (access(capture_buf, F_OK) && o->threads == SYMBOLS_ON)
+			die("%s: no capture.json there: it says which thread each record ran in "
+			    "(--capture FILE names one)",
+			    capture_buf);
+		if (!access(capture_buf, F_OK) &&
+		    svmtrace_threads_load(capture_buf, &a->threads, &err))
+			die("%s", err.message);
+		if (a->threads && !svmtrace_threads_count(a->threads) &&
+		    o->threads == SYMBOLS_AUTO) {
+			svmtrace_threads_free(a->threads); /* a capture.json without threads */
+			a->threads = NULL;
+		}
+	}
 	if (o->symbols != SYMBOLS_OFF) {
 		if (o->capture)
 			snprintf(capture_buf, sizeof(capture_buf), "%s", o->capture);
@@ -137,8 +156,20 @@ void analysis_open(struct analysis *a, const struct analysis_options *o, const c
 	}
 }
 
+const struct svmtrace_thread_info *analysis_thread(const struct analysis *a,
+						   const struct svmtrace_record *r)
+{
+	long i;
+
+	if (!a->threads || !r->state_known)
+		return NULL;
+	i = svmtrace_threads_find(a->threads, r->cpu, r->sequence, r->state->cr3);
+	return i < 0 ? NULL : svmtrace_threads_at(a->threads, (size_t)i);
+}
+
 void analysis_close(struct analysis *a)
 {
+	svmtrace_threads_free(a->threads);
 	svmtrace_symbols_free(a->syms);
 	svmtrace_code_free(a->code);
 	memset(a, 0, sizeof(*a));
@@ -147,12 +178,12 @@ void analysis_close(struct analysis *a)
 	last_sym.valid = false;
 }
 
-int analysis_function(struct analysis *a, uint64_t va, uint64_t *function_va,
+int analysis_function(struct analysis *a, uint64_t cr3, uint64_t va, uint64_t *function_va,
 		      const char **module, const char **function)
 {
 	struct svmtrace_symbol s;
 
-	if (!svmtrace_symbols_lookup(a->syms, va, &s))
+	if (!svmtrace_symbols_lookup(a->syms, cr3, va, &s))
 		return -1;
 	*function_va = s.function ? s.function_va : svmtrace_symbols_module(a->syms, (size_t)s.module)->base;
 	*module = svmtrace_symbols_module(a->syms, (size_t)s.module)->name;
@@ -160,16 +191,40 @@ int analysis_function(struct analysis *a, uint64_t va, uint64_t *function_va,
 	return s.module;
 }
 
-char *analysis_put_symbol(struct analysis *a, char *p, uint64_t va)
+uint64_t analysis_function_key(int module, uint64_t function_va)
+{
+	return (uint64_t)(module + 1) << 48 | (function_va & 0xffffffffffffull);
+}
+
+void analysis_function_name(struct analysis *a, uint64_t key, char *buf, size_t size)
+{
+	const struct svmtrace_module_info *m;
+	struct svmtrace_symbol s;
+	uint64_t va = (uint64_t)((int64_t)(key << 16) >> 16); /* canonical again */
+
+	if (!(key >> 48)) {
+		snprintf(buf, size, "(outside every module)");
+		return;
+	}
+	m = svmtrace_symbols_module(a->syms, (size_t)(key >> 48) - 1);
+	if (svmtrace_symbols_lookup(a->syms, m->cr3[0], va, &s) && s.function)
+		svmtrace_symbols_format(a->syms, m->cr3[0], va, buf, size);
+	else
+		snprintf(buf, size, "%s (no function known)", m->name);
+}
+
+char *analysis_put_symbol(struct analysis *a, char *p, uint64_t cr3, uint64_t va)
 {
 	struct svmtrace_symbol s;
 
-	if (!last_sym.valid || va < last_sym.lo || va >= last_sym.hi) {
+	if (!last_sym.valid || cr3 != last_sym.cr3 || va < last_sym.lo || va >= last_sym.hi) {
 		const struct svmtrace_module_info *m;
 		int n;
 
-		if (!svmtrace_symbols_lookup(a->syms, va, &s))
+		last_sym.valid = false;
+		if (!svmtrace_symbols_lookup(a->syms, cr3, va, &s))
 			return p;
+		last_sym.cr3 = cr3;
 		m = svmtrace_symbols_module(a->syms, (size_t)s.module);
 		if (s.function) {
 			n = snprintf(last_sym.prefix, sizeof(last_sym.prefix), "%s!%s", m->name,
@@ -200,12 +255,12 @@ static void set_text(struct insn_slot *e, const char *t)
 	snprintf(e->text, sizeof(e->text), "%s", t);
 }
 
-const struct insn *analysis_insn(struct analysis *a, uint64_t va, uint64_t sequence)
+const struct insn *analysis_insn(struct analysis *a, uint64_t cr3, uint64_t va, uint64_t sequence)
 {
 	struct insn_slot *e = &insn_cache[(va ^ (va >> 16)) & (INSN_CACHE - 1)];
 	const struct svmtrace_code_page *version = NULL;
 	uint8_t bytes[16];
-	size_t got = svmtrace_code_read(a->code, va, sequence, bytes, sizeof(bytes), &version);
+	size_t got = svmtrace_code_read(a->code, cr3, va, sequence, bytes, sizeof(bytes), &version);
 	const uint8_t *code = bytes;
 	uint64_t addr = va;
 	size_t size = got;

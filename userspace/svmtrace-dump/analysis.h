@@ -23,6 +23,8 @@ struct analysis_options {
 	bool code;	     /* needs code.bin (--disasm, call detection) */
 	const char *code_path; /* --code FILE, else DIR-OF-TRACE/code.bin */
 	bool code_optional;    /* no warning when there is none */
+	int threads;	       /* SYMBOLS_*: which thread each record ran in (capture.json);
+				  auto = when capture.json is beside the trace */
 };
 
 /* The getopt_long entries and handling every analysis command shares. */
@@ -55,6 +57,7 @@ struct insn {
 
 struct analysis {
 	struct svmtrace_symbols *syms; /* NULL: no symbols */
+	struct svmtrace_threads *threads; /* NULL: not asked for, or no capture.json */
 	struct svmtrace_code *code;    /* NULL: no code.bin */
 	const char *capture_path;
 	const char *code_path;
@@ -64,13 +67,27 @@ struct analysis {
 void analysis_open(struct analysis *a, const struct analysis_options *o, const char *trace);
 void analysis_close(struct analysis *a);
 
-/* "module!function+0x12" etc. at @p (nothing outside every module); returns the end. */
-char *analysis_put_symbol(struct analysis *a, char *p, uint64_t va);
-/* The instruction at @va as it was at @sequence (cached). */
-const struct insn *analysis_insn(struct analysis *a, uint64_t va, uint64_t sequence);
+/*
+ * "module!function+0x12" etc. at @p for @va in the address space @cr3
+ * (nothing outside every module); returns the end.
+ */
+char *analysis_put_symbol(struct analysis *a, char *p, uint64_t cr3, uint64_t va);
+/* The instruction at @va in @cr3 as it was at @sequence (cached). */
+const struct insn *analysis_insn(struct analysis *a, uint64_t cr3, uint64_t va, uint64_t sequence);
 
-/* Module index of @va and function start (or module base), -1 outside. */
-int analysis_function(struct analysis *a, uint64_t va, uint64_t *function_va,
+/* The thread @r ran in (svmtrace_threads_at()), NULL when unknown. */
+const struct svmtrace_thread_info *analysis_thread(const struct analysis *a,
+						   const struct svmtrace_record *r);
+
+/* Module index of @va in @cr3 and function start (or module base), -1 outside. */
+int analysis_function(struct analysis *a, uint64_t cr3, uint64_t va, uint64_t *function_va,
 		      const char **module, const char **function);
+/*
+ * A function as one counting key: module index (processes may have
+ * different modules at one VA) and start, and back to its name
+ * ("module!function+0x12", "module (no function known)").
+ */
+uint64_t analysis_function_key(int module, uint64_t function_va);
+void analysis_function_name(struct analysis *a, uint64_t key, char *buf, size_t size);
 
 #endif

@@ -39,6 +39,7 @@ static const char calltree_usage[] =
 
 struct node {
 	uint64_t function; /* its start VA (or the call target) */
+	uint64_t cr3;	   /* in this address space */
 	int parent;
 	int first_child, next_sibling;
 	uint64_t calls, insns, self;
@@ -61,26 +62,28 @@ struct tree {
 	uint64_t calls_seen, heuristic_calls;
 };
 
-static uint64_t function_of(struct tree *t, uint64_t va)
+static uint64_t function_of(struct tree *t, uint64_t cr3, uint64_t va)
 {
 	const char *m, *f;
 	uint64_t fva;
 
-	if (t->an.syms && analysis_function(&t->an, va, &fva, &m, &f) >= 0 && f)
+	if (t->an.syms && analysis_function(&t->an, cr3, va, &fva, &m, &f) >= 0 && f)
 		return fva;
 	return va; /* unknown code: the entry address names it */
 }
 
-static int child(struct tree *t, int parent, uint64_t function)
+/* The child of @parent for @function in @cr3 (a root when @parent < 0), made if new. */
+static int child(struct tree *t, int parent, uint64_t cr3, uint64_t function)
 {
 	int c = parent >= 0 ? t->nodes[parent].first_child : -1;
 
 	for (; c >= 0; c = t->nodes[c].next_sibling)
-		if (t->nodes[c].function == function)
+		if (t->nodes[c].function == function && t->nodes[c].cr3 == cr3)
 			return c;
 	if (parent < 0) /* roots: search them all */
 		for (size_t i = 0; i < t->n; i++)
-			if (t->nodes[i].parent < 0 && t->nodes[i].function == function)
+			if (t->nodes[i].parent < 0 && t->nodes[i].function == function &&
+			    t->nodes[i].cr3 == cr3)
 				return (int)i;
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 256;
@@ -88,8 +91,12 @@ static int child(struct tree *t, int parent, uint64_t function)
 		if (!t->nodes)
 			die("out of memory");
 	}
-	t->nodes[t->n] = (struct node){ .function = function, .parent = parent, .first_child = -1,
-					 .next_sibling = parent >= 0 ? t->nodes[parent].first_child : -1 };
+	t->nodes[t->n] =
+		(struct node){ .function = function,
+			       .cr3 = cr3,
+			       .parent = parent,
+			       .first_child = -1,
+			       .next_sibling = parent >= 0 ? t->nodes[parent].first_child : -1 };
 	if (parent >= 0)
 		t->nodes[parent].first_child = (int)t->n;
 	return (int)t->n++;
@@ -126,7 +133,7 @@ static void step(struct tree *t, const struct svmtrace_record *prev, const struc
 	}
 	if (r->kind == SVMTRACE_SLOT_SESSION_START || !p || r->dropped) {
 		unwind_all(t);
-		t->root = child(t, -1, function_of(t, s->rip));
+		t->root = child(t, -1, s->cr3, function_of(t, s->cr3, s->rip));
 		t->nodes[t->root].calls++;
 		t->nodes[t->root].self++;
 		t->nodes[t->root].insns++;
@@ -135,7 +142,7 @@ static void step(struct tree *t, const struct svmtrace_record *prev, const struc
 	}
 	/* the instruction at p->rip produced s */
 	if (t->an.code) {
-		const struct insn *in = analysis_insn(&t->an, p->rip, prev->sequence);
+		const struct insn *in = analysis_insn(&t->an, p->cr3, p->rip, prev->sequence);
 
 		if (in->kind == INSN_CALL)
 			call = true;
@@ -156,7 +163,7 @@ guess:
 	while (t->depth && s->gpr[RSP] > t->stack[t->depth - 1].rsp)
 		pop(t);
 	if (call && t->depth < MAX_DEPTH && current(t) >= 0) {
-		int n = child(t, current(t), function_of(t, s->rip));
+		int n = child(t, current(t), s->cr3, function_of(t, s->cr3, s->rip));
 
 		t->nodes[n].calls++;
 		t->stack[t->depth++] = (struct frame){ n, s->gpr[RSP], t->insns };
@@ -164,9 +171,9 @@ guess:
 	}
 }
 
-static void name(struct tree *t, uint64_t va, char *buf, size_t size)
+static void name(struct tree *t, uint64_t cr3, uint64_t va, char *buf, size_t size)
 {
-	if (t->an.syms && svmtrace_symbols_format(t->an.syms, va, buf, size))
+	if (t->an.syms && svmtrace_symbols_format(t->an.syms, cr3, va, buf, size))
 		return;
 	snprintf(buf, size, "0x%" PRIx64, va);
 }
@@ -184,7 +191,7 @@ static void print(struct tree *t, int n, int depth, int max_depth, uint64_t min)
 	char label[400];
 	int kids[4096], k = 0, c;
 
-	name(t, t->nodes[n].function, label, sizeof(label));
+	name(t, t->nodes[n].cr3, t->nodes[n].function, label, sizeof(label));
 	printf("%10" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %*s%s\n", t->nodes[n].calls,
 	       t->nodes[n].insns, t->nodes[n].self, 2 * depth, "", label);
 	if (depth + 1 >= max_depth)

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * dump: decoded records as CSV (cpu,sequence,kind,rip,rflags,cr3,reason and
- * with --regs the 16 GPRs, and XSTATE_BV and YMM0-15 when the trace has
- * them) or JSON lines, filtered, from one file or merged from several
- * per-vCPU files in global sequence order.  A CSV's columns are fixed by its
- * header, before any row: YMM columns come when the first record of known
- * state (of any file, merged) has YMM state (lookahead.c finds it).
+ * with --threads the process and thread IDs, with --regs the 16 GPRs, and
+ * XSTATE_BV and YMM0-15 when the trace has them) or JSON lines, filtered,
+ * from one file or merged from several per-vCPU files in global sequence
+ * order.  A CSV's columns are fixed by its header, before any row: YMM
+ * columns come when the first record of known state (of any file, merged)
+ * has YMM state (lookahead.c finds it).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -23,6 +24,10 @@ static const char dump_usage[] =
 	"usage: svmtrace-dump dump [options] FILE [LIMIT]\n"
 	"       svmtrace-dump dump --merge [options] FILE...\n"
 	"Print decoded records, one row each: cpu,sequence,kind,rip,rflags,cr3,reason.\n"
+	"  --threads           add pid,tid: the process and thread each record ran in\n"
+	"                      (svmtraced's capture.json beside the trace; empty when it\n"
+	"                      does not say)\n"
+	"  --tid N             only rows of thread N (implies --threads)\n"
 	"  --regs              add the 16 GPRs: rax rbx rcx rdx rsi rdi rbp rsp r8..r15;\n"
 	"                      when the first record of known state has YMM state\n"
 	"                      (captured with xstate) also xstate_bv and ymm0..ymm15\n"
@@ -50,6 +55,8 @@ static const char dump_usage[] =
 struct filter {
 	bool cr3_set;
 	uint64_t cr3;
+	bool tid_set;
+	uint64_t tid;
 	bool rip_set;
 	uint64_t rip_lo, rip_hi; /* [rip_lo, rip_hi) */
 	uint64_t seq_lo, seq_hi;
@@ -76,13 +83,15 @@ struct dump {
 	} kind[SVMTRACE_SLOT_SESSION_END + 1]; /* svmtrace_kind_name, padded for one copy */
 };
 
-static bool wanted(const struct filter *f, const struct svmtrace_record *r)
+static bool wanted(const struct filter *f, const struct svmtrace_record *r,
+		   const struct svmtrace_thread_info *th)
 {
 	const struct svmtrace_state *s = r->state;
 
 	return r->sequence >= f->seq_lo && r->sequence <= f->seq_hi &&
 	       (!f->rip_set || (s->rip >= f->rip_lo && s->rip < f->rip_hi)) &&
-	       (!f->cr3_set || (r->state_known && s->cr3 == f->cr3));
+	       (!f->cr3_set || (r->state_known && s->cr3 == f->cr3)) &&
+	       (!f->tid_set || (th && th->tid == f->tid));
 }
 
 static void row_caches_init(struct dump *d)
@@ -126,7 +135,20 @@ static char *csv_ymm(char *p, const struct svmtrace_record *r)
 	return p;
 }
 
-static char *csv_row(struct dump *d, char *p, const struct svmtrace_record *r, bool regs)
+/* ,pid,tid -- empty where the capture does not say */
+static char *csv_thread(char *p, const struct svmtrace_thread_info *th)
+{
+	*p++ = ',';
+	if (th && th->pid)
+		p = put_dec(p, th->pid);
+	*p++ = ',';
+	if (th && th->tid)
+		p = put_dec(p, th->tid);
+	return p;
+}
+
+static char *csv_row(struct dump *d, char *p, const struct svmtrace_record *r, bool regs,
+		     const struct svmtrace_thread_info *th)
 {
 	const struct svmtrace_state *s = r->state;
 
@@ -141,18 +163,20 @@ static char *csv_row(struct dump *d, char *p, const struct svmtrace_record *r, b
 	p = csv_hex(d, p, r, 1, s->cr3);
 	*p++ = ',';
 	p = put_dec(p, r->reason);
+	if (d->an.threads)
+		p = csv_thread(p, th);
 	for (int i = 0; regs && i < SVMTRACE_NR_GPRS; i++)
 		p = csv_hex(d, p, r, 2 + i, s->gpr[i]);
 	if (d->ymm)
 		p = csv_ymm(p, r);
 	if (d->an.syms) {
 		*p++ = ',';
-		p = analysis_put_symbol(&d->an, p, s->rip);
+		p = analysis_put_symbol(&d->an, p, s->cr3, s->rip);
 	}
 	if (d->disasm) {
 		*p++ = ',';
 		*p++ = '"';
-		p = put_str(p, analysis_insn(&d->an, s->rip, r->sequence)->text);
+		p = put_str(p, analysis_insn(&d->an, s->cr3, s->rip, r->sequence)->text);
 		*p++ = '"';
 	}
 	*p++ = '\n';
@@ -196,7 +220,17 @@ static char *json_ymm(char *p, const struct svmtrace_state *s)
 	return p;
 }
 
-static char *json_row(struct dump *d, char *p, const struct svmtrace_record *r, bool regs)
+/* ,"pid":N,"tid":N -- null where the capture does not say */
+static char *json_thread(char *p, const struct svmtrace_thread_info *th)
+{
+	p = put_str(p, ",\"pid\":");
+	p = th && th->pid ? put_dec(p, th->pid) : put_str(p, "null");
+	p = put_str(p, ",\"tid\":");
+	return th && th->tid ? put_dec(p, th->tid) : put_str(p, "null");
+}
+
+static char *json_row(struct dump *d, char *p, const struct svmtrace_record *r, bool regs,
+		      const struct svmtrace_thread_info *th)
 {
 	const struct svmtrace_state *s = r->state;
 
@@ -214,6 +248,8 @@ static char *json_row(struct dump *d, char *p, const struct svmtrace_record *r, 
 	p = json_state(p, r, "cr3", s->cr3);
 	p = put_str(p, ",\"reason\":");
 	p = put_dec(p, r->reason);
+	if (d->an.threads)
+		p = json_thread(p, th);
 	if (r->has_tsc) {
 		*p++ = ',';
 		p = json_hex(p, "tsc", r->tsc);
@@ -235,12 +271,12 @@ static char *json_row(struct dump *d, char *p, const struct svmtrace_record *r, 
 	}
 	if (d->an.syms) {
 		p = put_str(p, ",\"symbol\":\"");
-		p = analysis_put_symbol(&d->an, p, s->rip);
+		p = analysis_put_symbol(&d->an, p, s->cr3, s->rip);
 		*p++ = '"';
 	}
 	if (d->disasm) {
 		p = put_str(p, ",\"disasm\":\"");
-		p = put_str(p, analysis_insn(&d->an, s->rip, r->sequence)->text);
+		p = put_str(p, analysis_insn(&d->an, s->cr3, s->rip, r->sequence)->text);
 		*p++ = '"';
 	}
 	p = put_str(p, "}\n");
@@ -250,9 +286,10 @@ static char *json_row(struct dump *d, char *p, const struct svmtrace_record *r, 
 /* Print @r if the filters take it; false once the row limit is reached. */
 static bool emit(struct dump *d, const struct svmtrace_record *r)
 {
+	const struct svmtrace_thread_info *th = analysis_thread(&d->an, r);
 	char *p;
 
-	if (!wanted(&d->f, r))
+	if (!wanted(&d->f, r, th))
 		return true;
 	if (d->regs && !d->jsonl && !d->ymm && r->has_ymm && r->state_known && !d->ymm_left_out) {
 		warn("the record at sequence %llu (cpu %u) has YMM state, but the CSV has no YMM "
@@ -262,7 +299,7 @@ static bool emit(struct dump *d, const struct svmtrace_record *r)
 		d->ymm_left_out = true;
 	}
 	p = out_row();
-	out_commit(d->jsonl ? json_row(d, p, r, d->regs) : csv_row(d, p, r, d->regs));
+	out_commit(d->jsonl ? json_row(d, p, r, d->regs, th) : csv_row(d, p, r, d->regs, th));
 	return ++d->rows < d->limit;
 }
 
@@ -273,6 +310,8 @@ static void header(const struct dump *d)
 	if (d->jsonl)
 		return;
 	p = put_str(out_row(), "cpu,sequence,kind,rip,rflags,cr3,reason");
+	if (d->an.threads)
+		p = put_str(p, ",pid,tid");
 	for (int i = 0; d->regs && i < SVMTRACE_NR_GPRS; i++) {
 		*p++ = ',';
 		p = put_str(p, svmtrace_gpr_names[i]);
@@ -363,6 +402,8 @@ int cmd_dump(int argc, char **argv)
 		{ "merge", no_argument, NULL, 'm' },
 		{ "allow-truncated", no_argument, NULL, 't' },
 		{ "disasm", no_argument, NULL, 'D' },
+		{ "threads", no_argument, NULL, 'T' },
+		{ "tid", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		ANALYSIS_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
@@ -405,6 +446,13 @@ int cmd_dump(int argc, char **argv)
 		case 'D':
 			d.disasm = true;
 			d.ao.code = true;
+			break;
+		case 'I':
+			d.f.tid_set = true;
+			d.f.tid = parse_u64(optarg, "--tid");
+			/* fall through */
+		case 'T':
+			d.ao.threads = SYMBOLS_ON;
 			break;
 		case 'h':
 			fputs(dump_usage, stdout);

@@ -8,11 +8,15 @@
  *            plugins.  Several files may be given (their union).
  *   tenet    Tenet's text trace for IDA: one line per instruction, the
  *            registers that changed and rip, all of them on a session's
- *            first line.
+ *            first line.  A Tenet trace is one thread's: a capture of several
+ *            threads (capture.json says which) becomes one file per thread.
  *   x64dbg   x64dbg's .trace64: "TRAC", a JSON header, one block per
  *            instruction with its opcode bytes (from code.bin) and the
  *            REGDUMP registers that changed, all of them at the start and
- *            every 512 blocks.
+ *            every 512 blocks; the block where the thread changes carries
+ *            its thread ID (the vCPU's number when the capture does not say).
+ *
+ * --tid N keeps one thread's records, in every format.
  *
  * Each record's state is the state *before* the instruction at its rip,
  * which is what all three formats describe per line or block.
@@ -37,7 +41,10 @@ static const char export_usage[] =
 	"  --format tenet     Tenet text trace (register deltas per instruction) for IDA\n"
 	"  --format x64dbg    x64dbg .trace64 (opcode bytes and register changes per\n"
 	"                     instruction) for x64dbg's trace view; one FILE\n"
-	"  --out FILE         write to FILE\n"
+	"  --out FILE         write to FILE; tenet, of a capture of several threads: one\n"
+	"                     file per thread, FILE.PID.TID (FILE.unknown for records of\n"
+	"                     no known thread)\n"
+	"  --tid N            only the records of thread N (capture.json beside the trace)\n"
 	"  --capture FILE     the capture.json for modules (default: beside the trace)\n"
 	"  --code FILE        the code.bin for opcode bytes and instruction sizes\n"
 	"  --symbols [DIR]    load symbols (ISF files in DIR) for x64dbg's module path\n"
@@ -60,13 +67,27 @@ struct exporter {
 	uint64_t *seen; /* hash of (mod, start, size) */
 	size_t seen_cap, outside;
 	bool have_block;
-	uint64_t block_start, block_end, prev_rip, prev_seq;
+	uint64_t block_start, block_end, prev_rip, prev_seq, prev_cr3;
 	int block_mod;
 	/* tenet / x64dbg: the previous line's registers */
 	bool have_prev;
 	uint64_t prev[18];
 	uint64_t blocks;
 	bool thread_written;
+	uint32_t thread_id; /* x64dbg: the last block's */
+	/* --tid */
+	bool tid_set;
+	uint64_t tid;
+	/* tenet of several threads: one file per thread */
+	bool per_thread;
+	const char *out_path;
+	struct tenet_file {
+		const struct svmtrace_thread_info *th; /* NULL: records of no known thread */
+		FILE *f;
+		bool have_prev;
+		uint64_t prev[SVMTRACE_NR_GPRS];
+	} * tenet;
+	size_t ntenet;
 };
 
 /* ---- drcov ---- */
@@ -131,7 +152,7 @@ static void end_block(struct exporter *x)
 }
 
 /* The instruction at @rip executes; @size its length (0: unknown). */
-static void drcov_insn(struct exporter *x, uint64_t rip, unsigned int size)
+static void drcov_insn(struct exporter *x, uint64_t cr3, uint64_t rip, unsigned int size)
 {
 	struct svmtrace_symbol s;
 
@@ -142,7 +163,7 @@ static void drcov_insn(struct exporter *x, uint64_t rip, unsigned int size)
 		return;
 	}
 	end_block(x);
-	if (!svmtrace_symbols_lookup(x->an.syms, rip, &s)) {
+	if (!svmtrace_symbols_lookup(x->an.syms, cr3, rip, &s)) {
 		x->outside++;
 		return;
 	}
@@ -153,10 +174,10 @@ static void drcov_insn(struct exporter *x, uint64_t rip, unsigned int size)
 }
 
 /* Size of the instruction at @rip: decoded, else the step to @next when it looks sequential. */
-static unsigned int insn_size(struct exporter *x, uint64_t rip, uint64_t seq, uint64_t next,
-			      bool have_next)
+static unsigned int insn_size(struct exporter *x, uint64_t cr3, uint64_t rip, uint64_t seq,
+			      uint64_t next, bool have_next)
 {
-	const struct insn *in = x->an.code ? analysis_insn(&x->an, rip, seq) : NULL;
+	const struct insn *in = x->an.code ? analysis_insn(&x->an, cr3, rip, seq) : NULL;
 
 	if (in && in->size)
 		return in->size;
@@ -169,8 +190,8 @@ static void drcov_record(struct exporter *x, const struct svmtrace_record *r)
 {
 	/* The previous record's rip executed: its size is known now. */
 	if (x->prev_rip)
-		drcov_insn(x, x->prev_rip,
-			   insn_size(x, x->prev_rip, x->prev_seq, r->state->rip,
+		drcov_insn(x, x->prev_cr3, x->prev_rip,
+			   insn_size(x, x->prev_cr3, x->prev_rip, x->prev_seq, r->state->rip,
 				     r->kind != SVMTRACE_SLOT_SESSION_START));
 	x->prev_rip = 0;
 	if (r->kind == SVMTRACE_SLOT_SESSION_END) {
@@ -179,6 +200,7 @@ static void drcov_record(struct exporter *x, const struct svmtrace_record *r)
 	}
 	x->prev_rip = r->state->rip;
 	x->prev_seq = r->sequence;
+	x->prev_cr3 = r->state->cr3;
 }
 
 static void drcov_write(struct exporter *x)
@@ -186,7 +208,8 @@ static void drcov_write(struct exporter *x)
 	size_t i, n = svmtrace_symbols_module_count(x->an.syms);
 
 	if (x->prev_rip)
-		drcov_insn(x, x->prev_rip, insn_size(x, x->prev_rip, x->prev_seq, 0, false));
+		drcov_insn(x, x->prev_cr3, x->prev_rip,
+			   insn_size(x, x->prev_cr3, x->prev_rip, x->prev_seq, 0, false));
 	end_block(x);
 	fprintf(x->out, "DRCOV VERSION: 2\nDRCOV FLAVOR: svmtrace\n");
 	fprintf(x->out, "Module Table: version 2, count %zu\n", n);
@@ -215,27 +238,86 @@ static void drcov_write(struct exporter *x)
 
 /* ---- tenet ---- */
 
+/* The Tenet file of @th's records: standard output or --out, or one per thread. */
+static struct tenet_file *tenet_file(struct exporter *x, const struct svmtrace_thread_info *th)
+{
+	struct tenet_file *t;
+	char path[4096];
+	size_t i;
+
+	for (i = 0; i < x->ntenet; i++)
+		if (x->tenet[i].th == th || !x->per_thread)
+			return &x->tenet[i];
+	x->tenet = realloc(x->tenet, (x->ntenet + 1) * sizeof(*x->tenet));
+	if (!x->tenet)
+		die("out of memory");
+	t = &x->tenet[x->ntenet++];
+	memset(t, 0, sizeof(*t));
+	t->th = th;
+	if (!x->per_thread) {
+		t->f = x->out;
+		return t;
+	}
+	if (!x->out_path)
+		die("tenet: the trace holds several threads and Tenet reads one thread's: give "
+		    "--out FILE (one file per thread, FILE.PID.TID) or --tid N");
+	if (th)
+		snprintf(path, sizeof(path), "%s.%" PRIu64 ".%" PRIu64, x->out_path, th->pid,
+			 th->tid);
+	else
+		snprintf(path, sizeof(path), "%s.unknown", x->out_path);
+	t->f = fopen(path, "w");
+	if (!t->f)
+		die("%s: cannot create: %s", path, strerror(errno));
+	return t;
+}
+
 /* Tenet's AMD64 names, our GPR order (svmtrace_gpr_names) plus rip. */
-static void tenet_record(struct exporter *x, const struct svmtrace_record *r)
+static void tenet_record(struct exporter *x, const struct svmtrace_record *r,
+			 const struct svmtrace_thread_info *th)
 {
 	const struct svmtrace_state *s = r->state;
+	struct tenet_file *t;
 	bool first = true;
 	int i;
 
 	if (r->kind == SVMTRACE_SLOT_SESSION_END) {
-		x->have_prev = false; /* the next session starts with every register */
+		for (size_t k = 0; k < x->ntenet;
+		     k++) /* a new session starts with every register */
+			x->tenet[k].have_prev = false;
 		return;
 	}
+	t = tenet_file(x, th);
 	for (i = 0; i < SVMTRACE_NR_GPRS; i++) {
-		if (x->have_prev && x->prev[i] == s->gpr[i])
+		if (t->have_prev && t->prev[i] == s->gpr[i])
 			continue;
-		fprintf(x->out, "%s%s=0x%" PRIx64, first ? "" : ",", svmtrace_gpr_names[i],
+		fprintf(t->f, "%s%s=0x%" PRIx64, first ? "" : ",", svmtrace_gpr_names[i],
 			s->gpr[i]);
 		first = false;
-		x->prev[i] = s->gpr[i];
+		t->prev[i] = s->gpr[i];
 	}
-	fprintf(x->out, "%srip=0x%" PRIx64 "\n", first ? "" : ",", s->rip);
-	x->have_prev = true;
+	fprintf(t->f, "%srip=0x%" PRIx64 "\n", first ? "" : ",", s->rip);
+	t->have_prev = true;
+}
+
+/* Close the per-thread Tenet files and say which they are. */
+static void tenet_close(struct exporter *x)
+{
+	for (size_t i = 0; i < x->ntenet; i++) {
+		if (x->tenet[i].f == x->out)
+			continue;
+		if (fclose(x->tenet[i].f))
+			die("%s: write failed: %s", x->out_path, strerror(errno));
+		if (x->tenet[i].th)
+			printf("tenet: %s.%" PRIu64 ".%" PRIu64 ": %s pid %" PRIu64 " tid %" PRIu64
+			       "\n",
+			       x->out_path, x->tenet[i].th->pid, x->tenet[i].th->tid,
+			       x->tenet[i].th->process ? x->tenet[i].th->process : "?",
+			       x->tenet[i].th->pid, x->tenet[i].th->tid);
+		else
+			printf("tenet: %s.unknown: records of no known thread\n", x->out_path);
+	}
+	free(x->tenet);
 }
 
 /* ---- x64dbg ---- */
@@ -274,9 +356,12 @@ static void x64dbg_header(struct exporter *x)
 	fwrite(json, 1, len, x->out);
 }
 
-static void x64dbg_record(struct exporter *x, const struct svmtrace_record *r)
+static void x64dbg_record(struct exporter *x, const struct svmtrace_record *r,
+			  const struct svmtrace_thread_info *th)
 {
 	const struct svmtrace_state *s = r->state;
+	/* Windows' thread ID, or the vCPU's number when the capture does not say */
+	uint32_t tid = th && th->tid ? (uint32_t)th->tid : r->cpu;
 	uint64_t regs[18], values[X64DBG_REGDUMP];
 	uint8_t positions[X64DBG_REGDUMP], head[4], opcode[16];
 	const struct insn *in = NULL;
@@ -290,8 +375,8 @@ static void x64dbg_record(struct exporter *x, const struct svmtrace_record *r)
 	regs[X64DBG_CIP] = s->rip;
 	regs[X64DBG_EFLAGS] = s->rflags;
 	if (x->an.code) {
-		in = analysis_insn(&x->an, s->rip, r->sequence);
-		if (in->size && svmtrace_code_read(x->an.code, s->rip, r->sequence, opcode,
+		in = analysis_insn(&x->an, s->cr3, s->rip, r->sequence);
+		if (in->size && svmtrace_code_read(x->an.code, s->cr3, s->rip, r->sequence, opcode,
 						   in->size, NULL) == in->size)
 			size = in->size;
 	}
@@ -315,13 +400,13 @@ static void x64dbg_record(struct exporter *x, const struct svmtrace_record *r)
 	head[0] = 0; /* an instruction */
 	head[1] = (uint8_t)n;
 	head[2] = 0; /* memory accesses: the trace has none */
-	head[3] = (uint8_t)(size | (x->thread_written ? 0 : 0x80));
+	/* bit 7: a thread ID follows, in the first block and where the thread changes */
+	head[3] = (uint8_t)(size | (x->thread_written && tid == x->thread_id ? 0 : 0x80));
 	fwrite(head, 1, 4, x->out);
-	if (!x->thread_written) {
-		uint32_t tid = r->cpu; /* the vCPU: the trace does not know Windows' thread */
-
+	if (head[3] & 0x80) {
 		fwrite(&tid, 4, 1, x->out);
 		x->thread_written = true;
+		x->thread_id = tid;
 	}
 	fwrite(opcode, 1, size, x->out);
 	fwrite(positions, 1, n, x->out);
@@ -335,11 +420,15 @@ int cmd_export(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "allow-truncated", no_argument, NULL, 't' },
+		{ "tid", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		ANALYSIS_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct analysis_options ao = { .symbols = SYMBOLS_AUTO, .code = true, .code_optional = true };
+	struct analysis_options ao = { .symbols = SYMBOLS_AUTO,
+				       .code = true,
+				       .code_optional = true,
+				       .threads = SYMBOLS_AUTO };
 	struct exporter x = { .format = -1 };
 	const char *out = NULL;
 	bool allow_truncated = false;
@@ -365,6 +454,11 @@ int cmd_export(int argc, char **argv)
 		case 't':
 			allow_truncated = true;
 			break;
+		case 'I':
+			x.tid_set = true;
+			x.tid = parse_u64(optarg, "--tid");
+			ao.threads = SYMBOLS_ON;
+			break;
 		case 'h':
 			fputs(export_usage, stdout);
 			return 0;
@@ -387,7 +481,13 @@ int cmd_export(int argc, char **argv)
 	if (x.format == DRCOV && ao.symbols == SYMBOLS_AUTO)
 		ao.symbols = SYMBOLS_ON; /* drcov without modules is useless: say so */
 	analysis_open(&x.an, &ao, argv[optind]);
-	x.out = out ? fopen(out, "wb") : stdout;
+	x.out_path = out;
+	/* Tenet, several threads: their own files (tenet_file()), no common one. */
+	x.per_thread = x.format == TENET && !x.tid_set && svmtrace_threads_count(x.an.threads) > 1;
+	if (x.per_thread)
+		x.out = stdout;
+	else
+		x.out = out ? fopen(out, "wb") : stdout;
 	if (!x.out)
 		die("%s: cannot create: %s", out, strerror(errno));
 	if (x.format == X64DBG)
@@ -400,20 +500,25 @@ int cmd_export(int argc, char **argv)
 		x.have_prev = false;
 		x.prev_rip = 0;
 		while ((ret = svmtrace_reader_next(r, &rec)) > 0) {
+			const struct svmtrace_thread_info *th = analysis_thread(&x.an, rec);
+
+			if (x.tid_set && !(th && th->tid == x.tid))
+				continue;
 			switch (x.format) {
 			case DRCOV:
 				drcov_record(&x, rec);
 				break;
 			case TENET:
-				tenet_record(&x, rec);
+				tenet_record(&x, rec, th);
 				break;
 			case X64DBG:
-				x64dbg_record(&x, rec);
+				x64dbg_record(&x, rec, th);
 				break;
 			}
 		}
 		if (x.format == DRCOV && x.prev_rip) {
-			drcov_insn(&x, x.prev_rip, insn_size(&x, x.prev_rip, x.prev_seq, 0, false));
+			drcov_insn(&x, x.prev_cr3, x.prev_rip,
+				   insn_size(&x, x.prev_cr3, x.prev_rip, x.prev_seq, 0, false));
 			x.prev_rip = 0;
 		}
 		end_block(&x);
@@ -422,7 +527,9 @@ int cmd_export(int argc, char **argv)
 	}
 	if (x.format == DRCOV)
 		drcov_write(&x);
-	if (fflush(x.out) || (out && fclose(x.out)))
+	if (x.format == TENET)
+		tenet_close(&x);
+	if (fflush(x.out) || (out && x.out != stdout && fclose(x.out)))
 		die("%s: write failed: %s", out ? out : "standard output", strerror(errno));
 	free(x.bbs);
 	free(x.seen);

@@ -2,8 +2,9 @@
 /*
  * report: one self-contained HTML page about a capture, no network
  * resources: the capture summary (capture.json), a timeline of
- * instructions per module, the hottest functions and pages, and the
- * drops and gaps.  The figures are drawn by a small inline script from the
+ * instructions per module, the hottest functions and pages, the threads
+ * and processes the instructions ran in (capture.json's "threads"), and
+ * the drops and gaps.  The figures are drawn by a small inline script from the
  * data embedded in the page; when it has drawn all of them it sets
  * data-figures on <body> (tests check that in a real browser).
  */
@@ -28,7 +29,7 @@ static const char report_usage[] =
 	"usage: svmtrace-dump report [--out FILE] [--top N] [symbol options] FILE...\n"
 	"Write one self-contained HTML page (no network resources) about the traces of a\n"
 	"capture: summary from capture.json, a timeline of instructions per module, the N\n"
-	"hottest functions and pages (default 15), drops and gaps.\n"
+	"hottest functions and pages (default 15), instructions per thread, drops and gaps.\n"
 	"  --out FILE         write to FILE (default standard output)\n"
 	"  --top N            rows in the hottest tables (default 15)\n"
 	"  --symbols [DIR]    modules and exports from capture.json beside the trace, ISF\n"
@@ -43,6 +44,7 @@ struct report {
 	uint64_t timeline[BUCKETS][MAX_MODULES + 2]; /* [0] outside, [k+1] module k */
 	struct counts functions, pages;
 	uint64_t instructions;
+	uint64_t *per_thread; /* [0] no known thread, [k+1] thread k */
 	json_object *files; /* per-file summaries */
 };
 
@@ -61,10 +63,15 @@ static void add_record(struct report *r, const struct svmtrace_record *rec)
 
 	r->instructions++;
 	counts_add(&r->pages, rec->state->rip & ~0xfffull);
+	if (r->per_thread) {
+		const struct svmtrace_thread_info *th = analysis_thread(&r->an, rec);
+
+		r->per_thread[th ? th - svmtrace_threads_at(r->an.threads, 0) + 1 : 0]++;
+	}
 	if (r->an.syms) {
-		mi = analysis_function(&r->an, rec->state->rip, &fva, &m, &f);
+		mi = analysis_function(&r->an, rec->state->cr3, rec->state->rip, &fva, &m, &f);
 		if (mi >= 0)
-			counts_add(&r->functions, fva);
+			counts_add(&r->functions, analysis_function_key(mi, fva));
 	}
 	if (mi >= MAX_MODULES)
 		mi = MAX_MODULES; /* "other modules" */
@@ -91,25 +98,22 @@ static json_object *top_table(struct report *r, struct counts *c, size_t n, bool
 	got = counts_top(c, top, n);
 	for (size_t i = 0; i < got; i++) {
 		json_object *o = json_object_new_object();
+		uint64_t address = top[i].key;
 
 		if (functions) {
-			struct svmtrace_symbol s;
-
-			svmtrace_symbols_lookup(r->an.syms, top[i].key, &s);
-			if (s.function)
-				svmtrace_symbols_format(r->an.syms, top[i].key, name, sizeof(name));
-			else
-				snprintf(name, sizeof(name), "%s (no function known)",
-					 svmtrace_symbols_module(r->an.syms, (size_t)s.module)->name);
+			address = (uint64_t)((int64_t)(top[i].key << 16) >>
+					     16); /* the function's VA */
+			analysis_function_name(&r->an, top[i].key, name, sizeof(name));
 		} else if (r->an.syms) {
-			size_t len = svmtrace_symbols_format(r->an.syms, top[i].key, name, sizeof(name));
+			size_t len = svmtrace_symbols_format(r->an.syms, 0, top[i].key, name,
+							     sizeof(name));
 
 			if (!len)
 				snprintf(name, sizeof(name), "(outside every module)");
 		} else {
 			name[0] = 0;
 		}
-		json_object_object_add(o, "address", hexstr(top[i].key));
+		json_object_object_add(o, "address", hexstr(address));
 		json_object_object_add(o, "name", json_object_new_string(name));
 		json_object_object_add(o, "count", json_object_new_int64((int64_t)top[i].count));
 		json_object_array_add(a, o);
@@ -162,13 +166,15 @@ static const char page_head[] =
 	"h1{font-size:20px}h2{font-size:16px;margin-top:28px}\n"
 	"table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left;"
 	"border-bottom:1px solid #ddd}td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
-	"code{font:12px ui-monospace,monospace}.legend span{display:inline-block;margin-right:14px}\n"
+	"code{font:12px ui-monospace,monospace}.legend "
+	"span{display:inline-block;margin-right:14px}\n"
 	".sw{display:inline-block;width:10px;height:10px;margin-right:4px}\n"
 	".bad{color:#b00}\n</style></head>\n<body>\n<h1>svmtrace report</h1>\n"
 	"<div id=\"summary\"></div>\n"
 	"<h2>Instructions per module over the trace</h2>\n<div id=\"timeline\"></div>\n"
 	"<h2>Hottest functions</h2>\n<div id=\"functions\"></div>\n"
 	"<h2>Hottest pages</h2>\n<div id=\"pages\"></div>\n"
+	"<h2>Threads</h2>\n<div id=\"threads\"></div>\n"
 	"<h2>Drops and gaps</h2>\n<div id=\"gaps\"></div>\n"
 	"<script type=\"application/json\" id=\"data\">";
 
@@ -198,7 +204,8 @@ static const char page_tail[] =
 	"T.series[0].length : 0;\n"
 	"  const box = document.getElementById('timeline');\n"
 	"  if (!n) { box.textContent = 'no instructions'; return; }\n"
-	"  const tot = new Array(n).fill(0); T.series.forEach(s => s.forEach((v, i) => tot[i] += v));\n"
+	"  const tot = new Array(n).fill(0); T.series.forEach(s => s.forEach((v, i) => tot[i] += "
+	"v));\n"
 	"  const max = Math.max(1, ...tot), bw = W / n;\n"
 	"  const g = svg('svg', {width: W, height: H + 20, viewBox: `0 0 ${W} ${H + 20}`, id: "
 	"'timeline-svg'});\n"
@@ -212,7 +219,8 @@ static const char page_tail[] =
 	"  g.appendChild(lab); box.appendChild(g); const lg = el('div', {class: 'legend'});\n"
 	"  T.names.forEach((name, k) => { const sp = el('span'); const sw = el('span', {class: "
 	"'sw', style: 'background:' + COLORS[k % COLORS.length]});\n"
-	"    sp.appendChild(sw); sp.appendChild(document.createTextNode(name)); lg.appendChild(sp); "
+	"    sp.appendChild(sw); sp.appendChild(document.createTextNode(name)); "
+	"lg.appendChild(sp); "
 	"});\n"
 	"  box.appendChild(lg); figures++; }\n"
 	"function bars(id, rows, label) { const box = document.getElementById(id);\n"
@@ -231,10 +239,16 @@ static const char page_tail[] =
 	"  const t = table(rows, ['file', 'records', 'gaps', 'records dropped', 'truncated']);\n"
 	"  document.getElementById('gaps').appendChild(t);\n"
 	"  if (D.files.some(f => f.gaps || f.truncated)) t.classList.add('bad'); figures++; }\n"
+	"function threads() { const box = document.getElementById('threads');\n"
+	"  if (!D.threads.length) { box.textContent = 'capture.json names no threads'; return; }\n"
+	"  box.appendChild(table(D.threads.map(t => [t.pid === undefined ? '' : String(t.pid),\n"
+	"    t.tid === undefined ? '' : String(t.tid), t.process || '', t.start || '', "
+	"t.instructions]),\n"
+	"    ['pid', 'tid', 'process', 'start', 'instructions'])); }\n"
 	"summary(); timeline();\n"
 	"bars('functions', D.functions, r => r.name || r.address);\n"
 	"bars('pages', D.pages, r => r.address + (r.name ? '  ' + r.name : ''));\n"
-	"gaps();\n"
+	"threads(); gaps();\n"
 	"document.body.setAttribute('data-figures', String(figures));\n"
 	"</script>\n</body></html>\n";
 
@@ -249,6 +263,42 @@ static void put_json(FILE *f, json_object *o)
 		else
 			fputc(*t, f);
 	}
+}
+
+/* Instructions per thread: pid, tid, process, start address. */
+static json_object *threads_table(struct report *r)
+{
+	json_object *a = json_object_new_array();
+	size_t n = r->per_thread ? svmtrace_threads_count(r->an.threads) : 0;
+
+	for (size_t k = 0; k <= n && r->per_thread; k++) {
+		const struct svmtrace_thread_info *th =
+			k ? svmtrace_threads_at(r->an.threads, k - 1) : NULL;
+		json_object *o;
+		char b[24];
+
+		if (!r->per_thread[k] && !th)
+			continue;
+		o = json_object_new_object();
+		if (th) {
+			json_object_object_add(o, "pid", json_object_new_int64((int64_t)th->pid));
+			json_object_object_add(o, "tid", json_object_new_int64((int64_t)th->tid));
+			if (th->process)
+				json_object_object_add(o, "process",
+						       json_object_new_string(th->process));
+			snprintf(b, sizeof(b), "0x%" PRIx64,
+				 th->win32_start_address ? th->win32_start_address
+							 : th->start_address);
+			json_object_object_add(o, "start", json_object_new_string(b));
+		} else {
+			json_object_object_add(o, "process",
+					       json_object_new_string("(no known thread)"));
+		}
+		json_object_object_add(o, "instructions",
+				       json_object_new_int64((int64_t)r->per_thread[k]));
+		json_object_array_add(a, o);
+	}
+	return a;
 }
 
 static json_object *summary(struct report *r, int nfiles)
@@ -299,7 +349,7 @@ int cmd_report(int argc, char **argv)
 		ANALYSIS_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct analysis_options ao = { .symbols = SYMBOLS_AUTO };
+	struct analysis_options ao = { .symbols = SYMBOLS_AUTO, .threads = SYMBOLS_AUTO };
 	static struct report r;
 	const char *out = NULL;
 	bool allow_truncated = false, any = false;
@@ -336,6 +386,12 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	}
 	analysis_open(&r.an, &ao, argv[optind]);
+	if (r.an.threads) {
+		r.per_thread =
+			calloc(svmtrace_threads_count(r.an.threads) + 1, sizeof(*r.per_thread));
+		if (!r.per_thread)
+			die("out of memory");
+	}
 	counts_init(&r.functions);
 	counts_init(&r.pages);
 	r.files = json_object_new_array();
@@ -382,6 +438,7 @@ int cmd_report(int argc, char **argv)
 			       r.an.syms ? top_table(&r, &r.functions, top, true) :
 					   json_object_new_array());
 	json_object_object_add(doc, "pages", top_table(&r, &r.pages, top, false));
+	json_object_object_add(doc, "threads", threads_table(&r));
 	json_object_object_add(doc, "files", r.files);
 	f = out ? fopen(out, "w") : stdout;
 	if (!f)
@@ -394,6 +451,7 @@ int cmd_report(int argc, char **argv)
 	json_object_put(doc);
 	counts_free(&r.functions);
 	counts_free(&r.pages);
+	free(r.per_thread);
 	analysis_close(&r.an);
 	return status;
 }

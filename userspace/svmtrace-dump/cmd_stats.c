@@ -19,7 +19,8 @@ static const char stats_usage[] =
 	"usage: svmtrace-dump stats [--top N] [--allow-truncated] [symbol options] FILE...\n"
 	"Summarise what the traces executed: instructions, sessions, unique RIPs,\n"
 	"the N hottest RIPs and pages (default 10) and per-register change counts;\n"
-	"with symbols, instructions by module and the N hottest functions.\n"
+	"with symbols, instructions by module and the N hottest functions; with\n"
+	"svmtraced's capture.json, instructions by process and thread.\n"
 	"  --symbols [DIR]    modules and exports from capture.json beside the trace\n"
 	"                     (the default when it is there), ISF files from DIR\n"
 	"  --no-symbols       no module or function tables\n"
@@ -35,6 +36,7 @@ struct stats {
 	struct analysis an;
 	struct counts modules;	 /* module index + 1, 0: outside every module */
 	struct counts functions; /* function start (module base: none known) */
+	struct counts threads;	 /* thread index + 1, 0: not known */
 };
 
 /* Count one file's records; returns the reader's last result. */
@@ -60,16 +62,23 @@ static int count_file(struct stats *st, struct svmtrace_reader *r)
 				st->changes[i] += s->gpr[i] != prev[i];
 		}
 		st->instructions++;
+		if (st->an.threads) {
+			const struct svmtrace_thread_info *th = analysis_thread(&st->an, rec);
+
+			counts_add(&st->threads,
+				   th ? (uint64_t)(th - svmtrace_threads_at(st->an.threads, 0)) + 1
+				      : 0);
+		}
 		counts_add(&st->rips, s->rip);
 		counts_add(&st->pages, s->rip & ~0xfffull);
 		if (st->an.syms) {
 			const char *m, *f;
 			uint64_t fva;
-			int mi = analysis_function(&st->an, s->rip, &fva, &m, &f);
+			int mi = analysis_function(&st->an, s->cr3, s->rip, &fva, &m, &f);
 
 			counts_add(&st->modules, (uint64_t)(mi + 1));
 			if (mi >= 0)
-				counts_add(&st->functions, fva);
+				counts_add(&st->functions, analysis_function_key(mi, fva));
 		}
 		memcpy(prev, s->gpr, sizeof(prev));
 		have_prev = true;
@@ -89,6 +98,35 @@ static void print_top(const char *title, const struct counts *c, size_t n, uint6
 	for (size_t i = 0; i < got; i++)
 		printf("  0x%016" PRIx64 "  %12" PRIu64 "  %5.1f%%\n", top[i].key, top[i].count,
 		       100.0 * (double)top[i].count / (double)(total ? total : 1));
+	free(top);
+}
+
+static void print_threads(struct stats *st)
+{
+	struct count_entry *top = calloc(st->threads.used + 1, sizeof(*top));
+	size_t got;
+
+	if (!top)
+		die("out of memory");
+	got = counts_top(&st->threads, top, st->threads.used);
+	printf("instructions by thread:\n");
+	for (size_t i = 0; i < got; i++) {
+		const struct svmtrace_thread_info *th =
+			top[i].key ? svmtrace_threads_at(st->an.threads, top[i].key - 1) : NULL;
+		char who[96];
+
+		if (th)
+			snprintf(who, sizeof(who), "%s pid %" PRIu64 " tid %" PRIu64,
+				 th->process ? th->process : "?", th->pid, th->tid);
+		else
+			snprintf(who, sizeof(who), "(thread not known)");
+		printf("  %-40s %12" PRIu64 "  %5.1f%%", who, top[i].count,
+		       100.0 * (double)top[i].count /
+			       (double)(st->instructions ? st->instructions : 1));
+		if (th && th->win32_start_address)
+			printf("  start 0x%" PRIx64, th->win32_start_address);
+		putchar('\n');
+	}
 	free(top);
 }
 
@@ -115,14 +153,7 @@ static void print_symbolized(struct stats *st, size_t n)
 	got = counts_top(&st->functions, top, n);
 	printf("hottest functions:\n");
 	for (size_t i = 0; i < got; i++) {
-		struct svmtrace_symbol sym;
-
-		svmtrace_symbols_lookup(st->an.syms, top[i].key, &sym);
-		if (sym.function)
-			svmtrace_symbols_format(st->an.syms, top[i].key, name, sizeof(name));
-		else
-			snprintf(name, sizeof(name), "%s (no function known)",
-				 svmtrace_symbols_module(st->an.syms, (size_t)sym.module)->name);
+		analysis_function_name(&st->an, top[i].key, name, sizeof(name));
 		printf("  %-48s %12" PRIu64 "  %5.1f%%\n", name, top[i].count,
 		       100.0 * (double)top[i].count /
 			       (double)(st->instructions ? st->instructions : 1));
@@ -139,7 +170,7 @@ int cmd_stats(int argc, char **argv)
 		ANALYSIS_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct analysis_options ao = { .symbols = SYMBOLS_AUTO };
+	struct analysis_options ao = { .symbols = SYMBOLS_AUTO, .threads = SYMBOLS_AUTO };
 	static struct stats st;
 	bool allow_truncated = false;
 	uint64_t top = 10;
@@ -174,6 +205,7 @@ int cmd_stats(int argc, char **argv)
 	counts_init(&st.pages);
 	counts_init(&st.modules);
 	counts_init(&st.functions);
+	counts_init(&st.threads);
 	for (int i = optind; i < argc; i++) {
 		struct svmtrace_reader *r = open_trace(argv[i]);
 
@@ -190,8 +222,11 @@ int cmd_stats(int argc, char **argv)
 	for (int i = 0; i < SVMTRACE_NR_GPRS; i++)
 		printf("  %-4s %12" PRIu64 "  %5.1f%%\n", svmtrace_gpr_names[i], st.changes[i],
 		       100.0 * (double)st.changes[i] / (double)(st.compared ? st.compared : 1));
+	if (st.an.threads)
+		print_threads(&st);
 	if (st.an.syms)
 		print_symbolized(&st, top);
+	counts_free(&st.threads);
 	counts_free(&st.rips);
 	counts_free(&st.pages);
 	counts_free(&st.modules);

@@ -24,6 +24,9 @@ static const char usage_text[] =
 	"                 holding the PE entry point (exit 3 when it is not resident)\n"
 	"  modules PID    the process's loaded modules (base, size, entry, name, path)\n"
 	"  kernel         where the kernel is, as each discovery method sees it\n"
+	"  threads [PID]  where every thread begins (ntdll!LdrInitializeThunk, from the\n"
+	"                 kernel's record checked against ntdll's exports); with a PID,\n"
+	"                 its threads (TID, ETHREAD, TEB, start addresses)\n"
 	"\n"
 	"Options:\n"
 	"  -m, --memory FILE     QEMU ELF core (virsh dump --memory-only --format=elf)\n"
@@ -48,10 +51,8 @@ static const struct {
 	const char *name;
 	int (*run)(struct vmi_cmd *c, int argc, char **argv);
 } commands[] = {
-	{ "ps", cmd_ps },
-	{ "resolve", cmd_resolve },
-	{ "modules", cmd_modules },
-	{ "kernel", cmd_kernel },
+	{ "ps", cmd_ps },	  { "resolve", cmd_resolve }, { "modules", cmd_modules },
+	{ "kernel", cmd_kernel }, { "threads", cmd_threads },
 };
 
 int main(int argc, char **argv)

@@ -46,5 +46,6 @@ int cmd_ps(struct vmi_cmd *c, int argc, char **argv);
 int cmd_resolve(struct vmi_cmd *c, int argc, char **argv);
 int cmd_modules(struct vmi_cmd *c, int argc, char **argv);
 int cmd_kernel(struct vmi_cmd *c, int argc, char **argv);
+int cmd_threads(struct vmi_cmd *c, int argc, char **argv);
 
 #endif

@@ -1,8 +1,8 @@
 # svmtraced: a libvirt domain (or a VMM's PID) and a Windows process in,
 # per-vCPU v5 traces and capture.json out.
 SVMTRACED_LIBS := $(shell pkg-config --libs libvirt libvirt-qemu 2>/dev/null || echo -lvirt -lvirt-qemu)
-SVMTRACED_CORE := $(addprefix userspace/svmtraced/,options.c meta.c host.c target.c status.c statusd.c \
-	codemap.c)
+SVMTRACED_CORE := $(addprefix userspace/svmtraced/,options.c meta.c host.c target.c asks.c status.c \
+	statusd.c codemap.c threads.c)
 SVMTRACED_SRCS := $(addprefix userspace/svmtraced/,main.c domain.c watch.c client.c) \
 	$(SVMTRACED_CORE) $(CAPTURE_COMMON_SRCS) $(AUDIT_SRCS) $(CLI_SRCS)
 $(eval $(call program,svmtraced,$(SVMTRACED_SRCS),$(SVMTRACED_LIBS) $(AUDIT_LIBS) -pthread))

@@ -4,8 +4,9 @@
  *
  * Every slot the daemon drains passes here before it is released (the
  * vCPU never waits for this: it runs in the daemon's drain loop, the vCPU
- * only fills the ring).  When a vCPU's RIP enters a page it was not on
- * before:
+ * only fills the ring).  Pages are the process's whose DTB the slot's CR3
+ * is (processes have different code at one VA: a child, a hollowed one).
+ * When a vCPU's RIP enters a page it was not on before:
  *   - a page never seen: translate it through the slot's CR3 and read its
  *     4 KiB through the live memory driver (cache emptied first: the bytes
  *     of now, not of an earlier walk), append it to code.bin with the
@@ -37,6 +38,7 @@
 
 struct cm_page {
 	uint64_t va; /* 0 = empty slot (page 0 is never code) */
+	int space;   /* whose: the index of its process, -1 another address space's */
 	uint64_t gpa;
 	double checked;
 	uint8_t *bytes; /* NULL: could not be read */
@@ -47,23 +49,25 @@ struct codemap {
 	struct svmtrace_vmi_mem *mem;
 	struct target_info *t;
 	struct svmtrace_code_writer *w;
-	struct cm_page *pages; /* open addressing by VA */
+	struct cm_page *pages; /* open addressing by (space, VA) */
 	size_t cap, used;
-	uint64_t last_page[MAX_TRACKED_VCPUS];
+	uint64_t last_page[MAX_TRACKED_VCPUS], last_cr3[MAX_TRACKED_VCPUS];
 	bool failed;
 };
 
-static size_t slot_of(const struct codemap *cm, uint64_t va)
+static size_t slot_of(const struct codemap *cm, int space, uint64_t va)
 {
-	return (size_t)(((va >> 12) * 0x9e3779b97f4a7c15ull) >> 24) & (cm->cap - 1);
+	return (size_t)((((va >> 12) + (uint64_t)(space + 1) * 0x10001) * 0x9e3779b97f4a7c15ull) >>
+			24) &
+	       (cm->cap - 1);
 }
 
-static struct cm_page *find(struct codemap *cm, uint64_t va)
+static struct cm_page *find(struct codemap *cm, int space, uint64_t va)
 {
 	size_t i;
 
-	for (i = slot_of(cm, va); cm->pages[i].va; i = (i + 1) & (cm->cap - 1))
-		if (cm->pages[i].va == va)
+	for (i = slot_of(cm, space, va); cm->pages[i].va; i = (i + 1) & (cm->cap - 1))
+		if (cm->pages[i].va == va && cm->pages[i].space == space)
 			return &cm->pages[i];
 	return &cm->pages[i]; /* the empty slot it would go in */
 }
@@ -79,7 +83,7 @@ static void grow(struct codemap *cm)
 		die("out of memory for %zu code pages", cm->cap);
 	for (i = 0; i < cap; i++)
 		if (old[i].va)
-			*find(cm, old[i].va) = old[i];
+			*find(cm, old[i].space, old[i].va) = old[i];
 	free(old);
 }
 
@@ -140,7 +144,7 @@ static void save(struct codemap *cm, const struct cm_page *p, uint64_t cr3, uint
 	cm->t->code.versions++;
 }
 
-static bool in_module(const struct target_info *t, uint64_t va)
+static bool in_module(const struct target_proc *t, uint64_t va)
 {
 	size_t i;
 
@@ -150,7 +154,7 @@ static bool in_module(const struct target_info *t, uint64_t va)
 	return false;
 }
 
-static bool known_base(const struct target_info *t, uint64_t base)
+static bool known_base(const struct target_proc *t, uint64_t base)
 {
 	size_t i;
 
@@ -160,18 +164,19 @@ static bool known_base(const struct target_info *t, uint64_t base)
 	return false;
 }
 
-/* Re-walk the loader list; modules new to us were first seen at @seq. */
-static void walk_modules(struct codemap *cm, uint64_t seq)
+/* Re-walk the loader list of process @tp; modules new to us were first seen at @seq. */
+static void walk_modules(struct codemap *cm, struct target_proc *tp, uint64_t seq)
 {
-	struct target_info *t = cm->t;
-	const struct svmtrace_vmi_process *p = &t->procs[0].entry.process;
+	struct target_info *g = cm->t;
+	struct target_proc *t = tp;
+	const struct svmtrace_vmi_process *p = &tp->entry.process;
 	struct svmtrace_vmi_module *list;
 	struct svmtrace_error err;
 	size_t n, i, k;
 
-	if (t->code.module_walks >= MAX_MODULE_WALKS)
+	if (g->code.module_walks >= MAX_MODULE_WALKS)
 		return;
-	t->code.module_walks++;
+	g->code.module_walks++;
 	if (svmtrace_vmi_mem_refresh(cm->mem, &err) ||
 	    svmtrace_vmi_modules(cm->vmi, p->pid, &list, &n, &err))
 		return; /* e.g. the loader is linking an entry: the next new page retries */
@@ -193,7 +198,7 @@ static void walk_modules(struct codemap *cm, uint64_t seq)
 		t->module_extra[k].first_sequence = seq;
 		t->nr_modules = k + 1;
 		target_module_exports(cm->vmi, t, k);
-		t->code.modules_added++;
+		g->code.modules_added++;
 	}
 	free(list);
 }
@@ -203,7 +208,8 @@ static void walk_modules(struct codemap *cm, uint64_t seq)
 static void entered(struct codemap *cm, const struct svmtrace_slot *s, uint64_t va, double batch)
 {
 	uint8_t buf[SVMTRACE_CODE_PAGE];
-	struct cm_page *p = find(cm, va);
+	int space = target_proc_index(cm->t, s->cr3);
+	struct cm_page *p = find(cm, space, va);
 	uint64_t gpa;
 	double now;
 
@@ -213,14 +219,15 @@ static void entered(struct codemap *cm, const struct svmtrace_slot *s, uint64_t 
 	if (!p->va) { /* never seen */
 		if (cm->used * 2 >= cm->cap) {
 			grow(cm);
-			p = find(cm, va);
+			p = find(cm, space, va);
 		}
 		p->va = va;
+		p->space = space;
 		p->checked = now;
 		cm->used++;
 		cm->t->code.pages++;
-		if (va < USER_VA_END && !in_module(cm->t, va))
-			walk_modules(cm, s->seq);
+		if (va < USER_VA_END && space >= 0 && !in_module(&cm->t->procs[space], va))
+			walk_modules(cm, &cm->t->procs[space], s->seq);
 		if (read_page(cm, s->cr3, va, &p->gpa, buf)) {
 			p->bytes = malloc(SVMTRACE_CODE_PAGE);
 			if (!p->bytes)
@@ -252,6 +259,7 @@ void codemap_observe(void *ctx, uint32_t vcpu, const struct svmtrace_slot *slots
 {
 	struct codemap *cm = ctx;
 	uint64_t *last = &cm->last_page[vcpu % MAX_TRACKED_VCPUS];
+	uint64_t *last_cr3 = &cm->last_cr3[vcpu % MAX_TRACKED_VCPUS];
 	double batch = now_seconds();
 	size_t i;
 
@@ -264,9 +272,10 @@ void codemap_observe(void *ctx, uint32_t vcpu, const struct svmtrace_slot *slots
 			*last = 0; /* the next session re-enters its first page */
 			continue;
 		}
-		if (va == *last)
+		if (va == *last && s->cr3 == *last_cr3)
 			continue;
 		*last = va;
+		*last_cr3 = s->cr3;
 		if (va)
 			entered(cm, s, va, batch);
 	}

@@ -58,35 +58,76 @@ static char *make_out_dir(const struct daemon_options *o, const struct vm_info *
 	}
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	snprintf(name, sizeof(name), "%s-pid%llu-%s", vm->name,
-		 (unsigned long long)t->procs[0].entry.process.pid, stamp);
+	if (t->nr_procs)
+		snprintf(name, sizeof(name), "%s-pid%llu-%s", vm->name,
+			 (unsigned long long)t->procs[0].entry.process.pid, stamp);
+	else /* --wait-name: the process is not there yet */
+		snprintf(name, sizeof(name), "%s-%s-%s", vm->name, o->wait_name, stamp);
 	if (mkdir(name, 0755))
 		die("output directory %s: %s (choose one with --out)", name, strerror(errno));
 	return strdup(name);
 }
 
+static void print_armed_one(const struct target_info *t, unsigned int i)
+{
+	const struct svmtrace_vmi_entry *e = &t->procs[i].entry;
+	char gate[TARGET_GATE_TEXT];
+
+	target_gate_text(&t->procs[i], gate);
+	printf("armed pid=%llu cr3=0x%llx user_cr3=0x%llx gate=%s entry=0x%llx name=%s\n",
+	       (unsigned long long)e->process.pid, (unsigned long long)e->process.dtb,
+	       (unsigned long long)e->process.user_dtb, gate, (unsigned long long)e->entry_va,
+	       e->process.name);
+	fflush(stdout);
+}
+
 static void print_armed(const struct target_info *t)
 {
 	unsigned int i;
-	char gate[TARGET_GATE_TEXT];
 
-	for (i = 0; i < t->nr_procs; i++) {
-		const struct svmtrace_vmi_entry *e = &t->procs[i].entry;
-
-		target_gate_text(&t->procs[i], gate);
-		printf("armed pid=%llu cr3=0x%llx user_cr3=0x%llx gate=%s entry=0x%llx "
-		       "name=%s\n",
-		       (unsigned long long)e->process.pid, (unsigned long long)e->process.dtb,
-		       (unsigned long long)e->process.user_dtb, gate,
-		       (unsigned long long)e->entry_va, e->process.name);
-	}
-	fflush(stdout);
+	for (i = 0; i < t->nr_procs; i++)
+		print_armed_one(t, i);
 }
 
 struct run {
 	struct status_view view;
 	struct statusd *sd;
+	struct meta *meta;
+	struct svmtrace_vmi *vmi;
+	struct svmtrace_vmi_mem *mem;
+	const char *out_dir;
 };
+
+/* A process joined the target while the capture ran (--wait-name, asks.c). */
+static void on_found(void *ctx, unsigned int proc)
+{
+	struct run *r = ctx;
+
+	print_armed_one(r->meta->target, proc);
+	target_modules(r->vmi, r->mem, &((struct target_info *)r->meta->target)->procs[proc]);
+	meta_write(r->out_dir, r->meta);
+}
+
+/* What sees every drained slot: the thread map, and code.bin unless --no-code. */
+struct observers {
+	struct thread_map *threads;
+	struct codemap *codemap;
+};
+
+static void observe(void *ctx, uint32_t vcpu, const struct svmtrace_slot *slots, size_t n,
+		    size_t stride)
+{
+	struct observers *o = ctx;
+
+	threads_observe(o->threads, vcpu, slots, n, stride);
+	if (o->codemap)
+		codemap_observe(o->codemap, vcpu, slots, n, stride);
+}
+
+static const char *on_ask(struct capture *cap, void *ctx)
+{
+	return asks_serve(cap, ctx);
+}
 
 static const char *on_status_request(struct capture *cap, void *ctx)
 {
@@ -122,6 +163,8 @@ int main(int argc, char **argv)
 	struct audit_line *audit_lines = NULL;
 	struct vm_info vm;
 	struct codemap *codemap = NULL;
+	struct observers obs = { 0 };
+	struct ask_ctx asks;
 	struct run run;
 	struct meta m;
 	const char *why;
@@ -149,7 +192,7 @@ int main(int argc, char **argv)
 
 	vmi = target_open(cap.ctl, &opt, &mem);
 	target_resolve(vmi, mem, &opt, status_socket, &t);
-	target_fill(&t, &opt.target);
+	target_fill(&t, &opt, &opt.target);
 	cap.out_dir = make_out_dir(&opt, &vm, &t);
 	cap.lim = opt.lim;
 	cap.quiet = opt.quiet;
@@ -157,27 +200,41 @@ int main(int argc, char **argv)
 	/* Counting starts before arm, which resets the module's counters. */
 	if (opt.audit)
 		audit = capture_audit_start(vm.vmm_pid, cap.ctl);
+	/* --wait-name: the kernel holds every new thread for asks.c to look at. */
+	asks = (struct ask_ctx){ .vmi = vmi,
+				 .mem = mem,
+				 .opt = &opt,
+				 .t = &t,
+				 .sd = status_socket,
+				 .found = on_found,
+				 .found_ctx = &run };
+	if (opt.target.flags & SVMTRACE_TARGET_F_ASK) {
+		cap.on_ask = on_ask;
+		cap.ask_ctx = &asks;
+	}
 	control_arm(cap.ctl);
 	if (audit)
 		capture_audit_armed(audit);
 	capture_open_streams(&cap);
 	print_armed(&t);
+	if (t.waiting && !opt.quiet)
+		fprintf(stderr, "svmtraced: waiting for a new process named %s\n", opt.wait_name);
 
 	/* The module list takes a while: after arm, so the entry is not missed. */
-	target_modules(vmi, mem, &t);
-	/* Code pages and late modules from every drained slot (the rings fill
-	 * meanwhile; nothing is lost, the first drain sees every slot). */
-	if (!opt.no_code) {
-		uint32_t i;
-
-		codemap = codemap_open(cap.out_dir, vmi, mem, &t);
-		/* For the streams of vCPUs created while armed, too. */
-		cap.observe = codemap_observe;
-		cap.observe_ctx = codemap;
-		for (i = 0; i < cap.nr; i++) {
-			cap.streams[i].observe = codemap_observe;
-			cap.streams[i].observe_ctx = codemap;
-		}
+	for (unsigned int i = 0; i < t.nr_procs; i++)
+		target_modules(vmi, mem, &t.procs[i]);
+	/* Threads, code pages and late modules from every drained slot (the
+	 * rings fill meanwhile; nothing is lost, the first drain sees every
+	 * slot). */
+	obs.threads = threads_open(vmi, mem, &t);
+	if (!opt.no_code)
+		obs.codemap = codemap = codemap_open(cap.out_dir, vmi, mem, &t);
+	/* For the streams of vCPUs created while armed, too. */
+	cap.observe = observe;
+	cap.observe_ctx = &obs;
+	for (uint32_t i = 0; i < cap.nr; i++) {
+		cap.streams[i].observe = observe;
+		cap.streams[i].observe_ctx = &obs;
 	}
 	counts = calloc(cap.nr + 1, sizeof(*counts));
 	if (!counts)
@@ -192,7 +249,11 @@ int main(int argc, char **argv)
 	meta_write(cap.out_dir, &m);
 
 	run = (struct run){ .view = { .cap = &cap, .ctl = cap.ctl, .target = &t },
-			    .sd = status_socket };
+			    .sd = status_socket,
+			    .meta = &m,
+			    .vmi = vmi,
+			    .mem = mem,
+			    .out_dir = cap.out_dir };
 	cap.extra_fd = statusd_fd(status_socket);
 	cap.on_extra = on_status_request;
 	if (opt.domain)
@@ -206,6 +267,7 @@ int main(int argc, char **argv)
 	capture_drain_rest(&cap);
 	progress_update(&cap.progress, cap.streams, cap.nr, true);
 	ok = capture_report(&cap, why);
+	m.syscalls_unrecorded = cap.parks_evicted;
 	if (audit) {
 		m.audit_ok = capture_audit_finish(&cap, audit, &audit_lines);
 		m.audit = audit_lines;
@@ -220,6 +282,7 @@ int main(int argc, char **argv)
 	fill_counts(&cap, counts);
 	ok &= capture_close_streams(&cap);
 	codemap_close(codemap);
+	threads_close(obs.threads);
 	m.state = "ended";
 	m.end_reason = why;
 	m.ended = (double)time(NULL);

@@ -79,26 +79,17 @@ static json_object *kernel(const struct target_info *t)
 	return o;
 }
 
-static json_object *process(const struct svmtrace_vmi_entry *e)
+/* The first record of the process's threads (threads.c), -1 when none ran. */
+static int64_t first_sequence(const struct target_info *t, uint64_t pid)
 {
-	json_object *o = json_object_new_object();
+	int64_t first = -1;
+	size_t i;
 
-	add(o, "pid", json_object_new_int64((int64_t)e->process.pid));
-	add(o, "ppid", json_object_new_int64((int64_t)e->process.ppid));
-	add(o, "name", json_object_new_string(e->process.name));
-	add(o, "eprocess", hex(e->process.eprocess));
-	add(o, "dtb", hex(e->process.dtb));
-	add(o, "user_dtb", e->process.user_dtb ? hex(e->process.user_dtb) : NULL);
-	add(o, "peb", hex(e->process.peb));
-	add(o, "image_base", hex(e->image_base));
-	add(o, "entry_rva", hex(e->entry_rva));
-	add(o, "entry_va", hex(e->entry_va));
-	add(o, "entry_section", json_object_new_string(e->section));
-	add(o, "entry_gpa", hex(e->where.gpa));
-	add(o, "entry_page", hex(e->entry_page));
-	add(o, "entry_page_state",
-	    json_object_new_string(svmtrace_vmi_page_state_name(e->where.state)));
-	return o;
+	for (i = 0; i < t->nr_threads; i++)
+		if (t->threads[i].pid == pid &&
+		    (first < 0 || t->threads[i].first_sequence < (uint64_t)first))
+			first = (int64_t)t->threads[i].first_sequence;
+	return first;
 }
 
 /* When it was first seen, and its export directory at that time. */
@@ -138,7 +129,7 @@ static json_object *code(const struct code_stats *c)
 	return o;
 }
 
-static json_object *modules(const struct target_info *t)
+static json_object *modules(const struct target_proc *t)
 {
 	json_object *a = json_object_new_array();
 	size_t i;
@@ -178,13 +169,90 @@ static json_object *time_costs(const struct svmtrace_time_costs *c)
 	return o;
 }
 
+/* The traced processes under @pid (their ppid), each with its own children. */
+static json_object *children(const struct target_info *t, uint64_t pid, unsigned int depth)
+{
+	json_object *a = json_object_new_array();
+	unsigned int i;
+
+	for (i = 0; depth < SVMTRACED_MAX_PROCS && i < t->nr_procs; i++) {
+		const struct svmtrace_vmi_process *p = &t->procs[i].entry.process;
+		json_object *o;
+
+		if (p->ppid != pid || p->pid == pid)
+			continue;
+		o = json_object_new_object();
+		add(o, "pid", json_object_new_int64((int64_t)p->pid));
+		add(o, "name", json_object_new_string(p->name));
+		add(o, "children", children(t, p->pid, depth + 1));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+/* process_tree: every traced process whose parent is not traced, and below it its descendants. */
+static json_object *process_tree(const struct target_info *t)
+{
+	json_object *a = json_object_new_array();
+	unsigned int i, j;
+
+	for (i = 0; i < t->nr_procs; i++) {
+		const struct svmtrace_vmi_process *p = &t->procs[i].entry.process;
+		json_object *o;
+
+		for (j = 0; j < t->nr_procs; j++)
+			if (j != i && t->procs[j].entry.process.pid == p->ppid)
+				break;
+		if (j < t->nr_procs)
+			continue; /* under its parent */
+		o = json_object_new_object();
+		add(o, "pid", json_object_new_int64((int64_t)p->pid));
+		add(o, "name", json_object_new_string(p->name));
+		add(o, "children", children(t, p->pid, 1));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static json_object *process(const struct target_info *t, const struct target_proc *p)
+{
+	const struct svmtrace_vmi_entry *e = &p->entry;
+	json_object *o = json_object_new_object();
+	int64_t first = first_sequence(t, e->process.pid);
+
+	add(o, "pid", json_object_new_int64((int64_t)e->process.pid));
+	add(o, "ppid", json_object_new_int64((int64_t)e->process.ppid));
+	add(o, "name", json_object_new_string(e->process.name));
+	add(o, "command_line", str_or_null(p->command_line));
+	add(o, "followed", json_object_new_boolean(p->followed));
+	add(o, "first_sequence", first < 0 ? NULL : json_object_new_int64(first));
+	add(o, "eprocess", hex(e->process.eprocess));
+	add(o, "dtb", hex(e->process.dtb));
+	add(o, "user_dtb", e->process.user_dtb ? hex(e->process.user_dtb) : NULL);
+	add(o, "peb", hex(e->process.peb));
+	add(o, "image_base", hex(e->image_base));
+	add(o, "entry_rva", hex(e->entry_rva));
+	add(o, "entry_va", hex(e->entry_va));
+	add(o, "entry_section", json_object_new_string(e->section));
+	add(o, "entry_gpa", hex(e->where.gpa));
+	add(o, "entry_page", hex(e->entry_page));
+	add(o, "entry_page_state",
+	    json_object_new_string(svmtrace_vmi_page_state_name(e->where.state)));
+	add(o, "modules", modules(p));
+	add(o, "modules_error", str_or_null(p->modules_error));
+	return o;
+}
+
 static json_object *options(const struct daemon_options *op)
 {
 	const struct svmtrace_target *t = &op->target;
 	json_object *o = json_object_new_object(), *r = json_object_new_array();
 	uint32_t i;
 
-	add(o, "from", json_object_new_string(op->from == FROM_NEXT ? "next" : "entry"));
+	add(o, "from",
+	    json_object_new_string(op->from == FROM_NEXT    ? "next"
+				   : op->from == FROM_FIRST ? "first"
+							    : "entry"));
 	add(o, "policy",
 	    json_object_new_string(t->policy == SVMTRACE_POLICY_BLOCK ? "block" : "drop"));
 	add(o, "kernel", json_object_new_boolean(t->flags & SVMTRACE_TARGET_F_KERNEL));
@@ -208,12 +276,13 @@ static json_object *options(const struct daemon_options *op)
 	add(o, "wake_batch", t->wake_batch ? json_object_new_int64(t->wake_batch) : NULL);
 	add(o, "name", str_or_null(op->name));
 	add(o, "wait_name", str_or_null(op->wait_name));
+	add(o, "follow", json_object_new_boolean(op->follow));
 	add(o, "newest", json_object_new_boolean(op->newest));
 	add(o, "audit", json_object_new_boolean(op->audit));
 	return o;
 }
 
-static json_object *armed_target(const struct target_info *t)
+static json_object *armed_target(const struct target_info *t, const struct daemon_options *op)
 {
 	struct svmtrace_target kt;
 	json_object *o = json_object_new_object(), *c = json_object_new_array(),
@@ -221,7 +290,7 @@ static json_object *armed_target(const struct target_info *t)
 	uint32_t i;
 
 	memset(&kt, 0, sizeof(kt));
-	target_fill(t, &kt);
+	target_fill(t, op, &kt);
 	for (i = 0; i < kt.nr_cr3; i++)
 		json_object_array_add(c, hex(kt.cr3[i]));
 	for (i = 0; i < kt.nr_gates; i++) {
@@ -240,8 +309,81 @@ static json_object *armed_target(const struct target_info *t)
 	add(o, "cr3", c);
 	add(o, "gates", g);
 	add(o, "watched_gates", w);
+	add(o, "first_rip", kt.first_rip ? hex(kt.first_rip) : NULL);
 	add(o, "resolve_seconds", json_object_new_double(t->resolve_seconds));
 	return o;
+}
+
+/* Where threads begin, and how svmtraced knows (--from first, --wait-name). */
+static json_object *thread_start(const struct svmtrace_vmi_thread_start *s)
+{
+	json_object *o = json_object_new_object();
+
+	add(o, "ldr_initialize_thunk", hex(s->ldr_initialize_thunk));
+	add(o, "rtl_user_thread_start",
+	    s->rtl_user_thread_start ? hex(s->rtl_user_thread_start) : NULL);
+	add(o, "source", json_object_new_string(s->source));
+	add(o, "ntdll_base", s->ntdll_base ? hex(s->ntdll_base) : NULL);
+	add(o, "check", json_object_new_string(s->check));
+	return o;
+}
+
+/* The threads the records ran in, and where each vCPU changed thread (threads.c). */
+static json_object *threads(const struct target_info *t)
+{
+	json_object *a = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < t->nr_threads; i++) {
+		const struct thread_seen *th = &t->threads[i];
+		json_object *o = json_object_new_object();
+
+		add(o, "teb", hex(th->teb));
+		add(o, "cr3", hex(th->cr3));
+		add(o, "pid", th->pid ? json_object_new_int64((int64_t)th->pid) : NULL);
+		add(o, "process", str_or_null(th->process));
+		add(o, "tid", th->tid ? json_object_new_int64((int64_t)th->tid) : NULL);
+		add(o, "start_address", th->tid ? hex(th->start_address) : NULL);
+		add(o, "win32_start_address", th->tid ? hex(th->win32_start_address) : NULL);
+		add(o, "first_sequence", json_object_new_int64((int64_t)th->first_sequence));
+		add(o, "error", str_or_null(th->error));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static json_object *thread_switches(const struct target_info *t)
+{
+	json_object *a = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < t->nr_switches; i++) {
+		json_object *e = json_object_new_array();
+
+		json_object_array_add(e, json_object_new_int64(t->switches[i].vcpu));
+		json_object_array_add(
+			e, json_object_new_int64((int64_t)t->switches[i].first_sequence));
+		json_object_array_add(e, hex(t->switches[i].teb));
+		json_object_array_add(a, e);
+	}
+	return a;
+}
+
+/* Processes svmtraced meant to trace and could not. */
+static json_object *lost(const struct target_info *t)
+{
+	json_object *a = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < t->nr_lost; i++) {
+		json_object *o = json_object_new_object();
+
+		add(o, "pid", json_object_new_int64((int64_t)t->lost[i].pid));
+		add(o, "name", json_object_new_string(t->lost[i].name));
+		add(o, "reason", json_object_new_string(t->lost[i].reason));
+		json_object_array_add(a, o);
+	}
+	return a;
 }
 
 static json_object *counts(const struct meta *m)
@@ -327,17 +469,35 @@ static json_object *document(const struct meta *m)
 	add(o, "domain", d);
 	if (t && t->kernel)
 		add(o, "kernel", kernel(t));
+	if (t && t->has_thread_start)
+		add(o, "thread_start", thread_start(&t->thread_start));
+	if (t)
+		add(o, "lost", lost(t));
+	if (t && t->asks.held) {
+		json_object *a = json_object_new_object();
+
+		add(a, "held", json_object_new_int64((int64_t)t->asks.held));
+		add(a, "joined", json_object_new_int64((int64_t)t->asks.joined));
+		add(a, "seconds", json_object_new_double(t->asks.seconds));
+		add(o, "asks", a);
+	}
+	add(o, "syscalls_unrecorded", json_object_new_int64((int64_t)m->syscalls_unrecorded));
+	if (t && t->waiting)
+		add(o, "waiting_for", json_object_new_string(m->opt->wait_name));
 	if (t && t->nr_procs) {
 		json_object *a = json_object_new_array();
 
-		add(o, "process", process(&t->procs[0].entry));
+		add(o, "process", process(t, &t->procs[0]));
 		for (i = 0; i < t->nr_procs; i++)
-			json_object_array_add(a, process(&t->procs[i].entry));
+			json_object_array_add(a, process(t, &t->procs[i]));
 		add(o, "processes", a);
-		add(o, "target", armed_target(t));
-		add(o, "modules", modules(t));
-		add(o, "modules_error", str_or_null(t->modules_error));
+		add(o, "process_tree", process_tree(t));
+		add(o, "target", armed_target(t, m->opt));
+		add(o, "modules", modules(&t->procs[0]));
+		add(o, "modules_error", str_or_null(t->procs[0].modules_error));
 		add(o, "code", t->code.enabled ? code(&t->code) : NULL);
+		add(o, "threads", threads(t));
+		add(o, "thread_switches", thread_switches(t));
 	}
 	add(o, "options", options(m->opt));
 	add(o, "vcpus", counts(m));

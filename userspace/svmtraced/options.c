@@ -11,7 +11,8 @@
 const char options_usage[] =
 	"usage: svmtraced (--domain DOMAIN [--connect URI] | --vmm-pid PID [--vm-fd N])\n"
 	"                 (--pid N | --name IMAGE [--newest] | --wait-name IMAGE)\n"
-	"                 [--from entry|next] [--resolve-timeout S] [--profiles PATH]\n"
+	"                 [--from entry|next|first] [--follow [--max-processes N]]\n"
+	"                 [--resolve-timeout S] [--profiles PATH]\n"
 	"                 [--out DIR] [--policy drop|block] [--kernel] [--rip-range A-B]...\n"
 	"                 [--duration S] [--max-records N] [--max-bytes N[K|M|G]]\n"
 	"                 [--ring-slots N] [--wake-batch N] [--socket PATH] [--no-code]\n"
@@ -30,8 +31,19 @@ const char options_usage[] =
 	"  --name IMAGE          every live process of this image name (at most 8)\n"
 	"  --newest              with --name: only the newest such process\n"
 	"  --wait-name IMAGE     wait for a new process of this image, trace it from its entry\n"
-	"  --from entry|next     start at the PE entry point (default); next: also at the next\n"
-	"                        user-mode instruction of a running process (any VM exit in it)\n"
+	"                        (the kernel holds every new thread's first instruction until\n"
+	"                        svmtraced has looked at its process; svmtraced(8) says what\n"
+	"                        window is left)\n"
+	"  --from entry|next|first\n"
+	"                        start at the PE entry point (default); next: also at the next\n"
+	"                        user-mode instruction of a running process (any VM exit in it);\n"
+	"                        first: at every thread's first user-mode instruction\n"
+	"                        (ntdll!LdrInitializeThunk: the loader, TLS callbacks and\n"
+	"                        DllMain calls before the entry point, and every later thread)\n"
+	"  --follow              with --from first: also every process the target creates,\n"
+	"                        recursively, each from its first instruction\n"
+	"  --max-processes N     with --follow: trace at most N processes in all (default 128);\n"
+	"                        the rest run untraced, listed in capture.json lost\n"
 	"  --resolve-timeout S   wait at most S seconds for the image headers to become\n"
 	"                        resident (default 60; a non-resident entry page is watched)\n"
 	"  --profiles PATH       ISF profile directory or file (default " SVMTRACED_PROFILES ")\n"
@@ -98,7 +110,7 @@ static void check_image(const char *arg, const char *what)
 		die("%s '%s': expected an image file name such as sample.exe", what, arg);
 }
 
-static void validate(struct daemon_options *o)
+static void validate(struct daemon_options *o, bool max_procs_set)
 {
 	const struct svmtrace_target *t = &o->target;
 	int targets = !!o->pid + !!o->name + !!o->wait_name;
@@ -118,6 +130,11 @@ static void validate(struct daemon_options *o)
 		die("--from next is for a running process; --wait-name starts at the entry point");
 	if (o->from == FROM_NEXT)
 		o->target.flags |= SVMTRACE_TARGET_F_FROM_NEXT;
+	if (max_procs_set && !o->follow)
+		die("--max-processes is for --follow");
+	if (o->follow && o->from != FROM_FIRST)
+		die("--follow traces the processes the target creates from their first "
+		    "instruction: it needs --from first");
 	target_opt_check(t);
 }
 
@@ -130,6 +147,8 @@ void options_parse(int argc, char **argv, struct daemon_options *o)
 						  { "pid", required_argument, NULL, 'p' },
 						  { "name", required_argument, NULL, 'n' },
 						  { "newest", no_argument, NULL, 'N' },
+						  { "follow", no_argument, NULL, 'L' },
+						  { "max-processes", required_argument, NULL, 'M' },
 						  { "wait-name", required_argument, NULL, 'W' },
 						  { "from", required_argument, NULL, 'F' },
 						  { "resolve-timeout", required_argument, NULL,
@@ -145,11 +164,13 @@ void options_parse(int argc, char **argv, struct daemon_options *o)
 						  CAPTURE_LONGOPTS,
 						  { 0 } };
 	struct svmtrace_target *t = &o->target;
+	bool max_procs_set = false;
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->vm_fd = -1;
 	o->resolve_timeout = 60;
+	o->max_procs = SVMTRACED_MAX_PROCS;
 	o->profiles = SVMTRACED_PROFILES;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -181,6 +202,13 @@ void options_parse(int argc, char **argv, struct daemon_options *o)
 		case 'N':
 			o->newest = true;
 			break;
+		case 'L':
+			o->follow = true;
+			break;
+		case 'M':
+			o->max_procs = parse_u32(optarg, "--max-processes", 1, SVMTRACED_MAX_PROCS);
+			max_procs_set = true;
+			break;
 		case 'W':
 			check_image(optarg, "--wait-name");
 			o->wait_name = optarg;
@@ -190,8 +218,10 @@ void options_parse(int argc, char **argv, struct daemon_options *o)
 				o->from = FROM_ENTRY;
 			else if (!strcmp(optarg, "next"))
 				o->from = FROM_NEXT;
+			else if (!strcmp(optarg, "first"))
+				o->from = FROM_FIRST;
 			else
-				die("--from: expected entry or next, got '%s'", optarg);
+				die("--from: expected entry, next or first, got '%s'", optarg);
 			break;
 		case 'T':
 			o->resolve_timeout = parse_seconds(optarg, "--resolve-timeout");
@@ -229,5 +259,5 @@ void options_parse(int argc, char **argv, struct daemon_options *o)
 	}
 	if (optind < argc)
 		die("unexpected argument '%s' (see --help)", argv[optind]);
-	validate(o);
+	validate(o, max_procs_set);
 }

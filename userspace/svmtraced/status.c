@@ -48,7 +48,7 @@ static void target_lines(struct out *o, const struct target_info *t)
 
 	for (i = 0; t && i < t->nr_procs; i++) {
 		const struct svmtrace_vmi_entry *e = &t->procs[i].entry;
-		uint64_t size = i == 0 && t->nr_modules ? t->modules[0].size : 0;
+		uint64_t size = t->procs[i].nr_modules ? t->procs[i].modules[0].size : 0;
 
 		put(o, "target: pid=%llu name=%s image=0x%llx", (unsigned long long)e->process.pid,
 		    e->process.name, (unsigned long long)e->image_base);

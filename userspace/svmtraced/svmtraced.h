@@ -6,6 +6,8 @@
  *   host.c      refusals about this host: SVM, /dev/svmtrace, module version
  *   domain.c    a libvirt domain -> its QEMU process
  *   target.c    live introspection: the target's CR3 values and entry page
+ *   asks.c      the kernel's asks about new threads: which process, traced?
+ *   threads.c   which thread each record is (GS base -> TEB -> ETHREAD)
  *   meta.c      capture.json
  *   codemap.c   code.bin and modules that appear while tracing
  *   statusd.c   the status socket a running daemon answers on
@@ -26,9 +28,10 @@
 
 #define SVMTRACED_SOCKET_DIR "/run/svmtrace"
 #define SVMTRACED_PROFILES   "/var/lib/svmtrace/profiles"
-#define SVMTRACED_MAX_PROCS  (SVMTRACE_MAX_CR3 / 2) /* two DTBs each */
+#define SVMTRACED_MAX_NAMED  (SVMTRACE_MAX_CR3 / 2)	   /* --name: two DTBs each, at arm */
+#define SVMTRACED_MAX_PROCS  (SVMTRACE_MAX_TARGET_CR3 / 2) /* with those that join (--follow) */
 
-enum from_mode { FROM_ENTRY, FROM_NEXT };
+enum from_mode { FROM_ENTRY, FROM_NEXT, FROM_FIRST };
 
 struct daemon_options {
 	/* which VM */
@@ -42,6 +45,8 @@ struct daemon_options {
 	const char *name;      /* --name IMAGE */
 	const char *wait_name; /* --wait-name IMAGE */
 	bool newest;	       /* with --name: only the newest */
+	bool follow;	       /* --follow: the processes the target creates, recursively */
+	unsigned int max_procs; /* --max-processes: traced at most, joined ones included */
 	enum from_mode from;
 	double resolve_timeout; /* seconds to wait for a non-resident entry page */
 	const char *profiles;
@@ -89,11 +94,6 @@ const char *domain_watch_reason(void *ctx);
 const char *domain_watch_settle(const char *fallback);
 
 /* target.c */
-struct target_proc {
-	struct svmtrace_vmi_entry entry; /* process, image base, entry VA and page */
-	bool watch_entry; /* entry page not resident: gated by a kernel watch */
-};
-
 /* What the daemon knows of one module beyond the loader entry. */
 struct module_extra {
 	struct svmtrace_vmi_export *exports; /* at first sight */
@@ -101,6 +101,20 @@ struct module_extra {
 	char exports_error[512]; /* why there are none ("" when it has) */
 	bool later;		 /* appeared while tracing, at ... */
 	uint64_t first_sequence; /* ... this sequence */
+};
+
+struct target_proc {
+	struct svmtrace_vmi_entry entry; /* process, image base, entry VA and page */
+	bool watch_entry;		 /* entry page not resident: gated by a kernel watch */
+	bool first;		/* --from first: traced from its threads' first instruction */
+	bool followed;		/* --follow: joined as a child of a traced process */
+	char command_line[512]; /* "" when unreadable */
+	/* Its modules (target_modules()), and those that appeared while tracing */
+	struct svmtrace_vmi_module *modules;
+	size_t nr_modules;
+	struct svmtrace_vmi_image_id *module_ids; /* size_of_image 0: headers not resident */
+	struct module_extra *module_extra;
+	char modules_error[512]; /* why there is no module list */
 };
 
 /* code.bin as svmtraced wrote it, for capture.json. */
@@ -117,16 +131,54 @@ struct code_stats {
 	char error[640];
 };
 
+/* A process svmtraced wanted to trace but could not (capture.json "lost"). */
+struct lost_proc {
+	uint64_t pid;
+	char name[SVMTRACE_VMI_NAME_MAX + 1];
+	char reason[160];
+};
+
+/* A thread the records ran in (threads.c), by its TEB under a CR3. */
+struct thread_seen {
+	uint64_t teb, cr3;
+	uint64_t first_sequence;
+	uint64_t pid, tid; /* 0: not found (error says why) */
+	uint64_t start_address, win32_start_address;
+	char process[SVMTRACE_VMI_NAME_MAX + 1];
+	char error[sizeof(((struct svmtrace_error *)0)->message)];
+};
+
+/* From @first_sequence on, @vcpu's user-mode records are the thread with @teb. */
+struct thread_switch {
+	uint32_t vcpu;
+	uint64_t first_sequence;
+	uint64_t teb;
+};
+
 struct target_info {
 	const struct svmtrace_vmi_kernel *kernel;
 	const char *profile;
+	/* --from first and --wait-name: where threads begin (first_rip) */
+	bool has_thread_start;
+	struct svmtrace_vmi_thread_start thread_start;
+	/* --wait-name: the processes that were there when svmtraced started */
+	struct svmtrace_vmi_process *before;
+	size_t nr_before;
+	bool waiting; /* --wait-name: no process of that name found yet */
+	struct lost_proc *lost;
+	size_t nr_lost;
+	/* The kernel's asks (asks.c): threads held at their first instruction,
+	 * the processes that joined there, and the time spent deciding. */
+	struct ask_stats {
+		uint64_t held, joined;
+		double seconds;
+	} asks;
+	struct thread_seen *threads; /* threads.c */
+	size_t nr_threads;
+	struct thread_switch *switches;
+	size_t nr_switches;
 	struct target_proc procs[SVMTRACED_MAX_PROCS];
 	unsigned int nr_procs;
-	struct svmtrace_vmi_module *modules; /* of procs[0], at session start */
-	size_t nr_modules;
-	struct svmtrace_vmi_image_id *module_ids; /* size_of_image 0: headers not resident */
-	struct module_extra *module_extra;
-	char modules_error[512];		  /* why there is no module list */
 	struct code_stats code;
 	double resolve_seconds;
 };
@@ -139,13 +191,40 @@ struct svmtrace_vmi *target_open_mem(struct svmtrace_vmi_mem *mem, const struct 
 /* Find and resolve the target; polls status requests while it waits. */
 void target_resolve(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem,
 		    const struct daemon_options *o, struct statusd *sd, struct target_info *t);
-/* The module list of the first process (after arm: it takes time). */
-void target_modules(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem, struct target_info *t);
-/* How a process's gate is shown: its page (0x...), or "watch" (not resident). */
+/* The module list of a process (after arm or join: it takes time). */
+void target_modules(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem, struct target_proc *p);
+/* How a process's gate is shown: its page (0x...), "watch" (not resident) or
+ * "first" (no gate: --from first). */
 #define TARGET_GATE_TEXT 24
 void target_gate_text(const struct target_proc *p, char buf[TARGET_GATE_TEXT]);
-/* Fill the kernel target (CR3s, gates) from @t. */
-void target_fill(const struct target_info *t, struct svmtrace_target *kt);
+/* Fill the kernel target (CR3s, gates) from @t and the options. */
+void target_fill(const struct target_info *t, const struct daemon_options *o,
+		 struct svmtrace_target *kt);
+/* The process whose DTB or user DTB is @cr3 (bits 51:12), read twice alike; false if none. */
+/* The index in t->procs of the process with DTB @cr3 (bits 51:12), -1 when none. */
+int target_proc_index(const struct target_info *t, uint64_t cr3);
+bool target_process_of_cr3(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem, uint64_t cr3,
+			   struct svmtrace_vmi_process *out);
+/* Resolve @pid for tracing as the options say (an entry page, watched or not; first). */
+void target_resolve_pid(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem,
+			const struct daemon_options *o, struct statusd *sd, uint64_t pid,
+			struct target_proc *out);
+/* EPROCESS.ImageFileName keeps the first 15 characters. */
+bool target_name_matches(const char *want, const char *have);
+/* The gate that starts @p's trace (id @id): false when it has none. */
+bool target_gate(const struct target_proc *p, uint32_t id, struct svmtrace_gate *g);
+
+/* asks.c: the control fd is readable: decide every held thread; a stop reason or NULL. */
+struct ask_ctx {
+	struct svmtrace_vmi *vmi;
+	struct svmtrace_vmi_mem *mem;
+	const struct daemon_options *opt;
+	struct target_info *t;
+	struct statusd *sd;
+	void (*found)(void *found_ctx, unsigned int proc); /* a process joined the target */
+	void *found_ctx;
+};
+const char *asks_serve(struct capture *cap, struct ask_ctx *a);
 
 /* codemap.c: code.bin and late modules, fed by every drained slot. */
 struct codemap;
@@ -155,8 +234,16 @@ void codemap_observe(void *ctx, uint32_t vcpu, const struct svmtrace_slot *slots
 		     size_t stride);
 /* Close code.bin (the stats stay in t->code). */
 void codemap_close(struct codemap *cm);
-/* Exports of module @i of @t (fills t->module_extra[i]). */
-void target_module_exports(struct svmtrace_vmi *vmi, struct target_info *t, size_t i);
+/* threads.c: which thread each drained slot is. */
+struct thread_map;
+struct thread_map *threads_open(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem,
+				struct target_info *t);
+void threads_observe(void *ctx, uint32_t vcpu, const struct svmtrace_slot *slots, size_t n,
+		     size_t stride);
+void threads_close(struct thread_map *m);
+
+/* Exports of module @i of @p (fills p->module_extra[i]). */
+void target_module_exports(struct svmtrace_vmi *vmi, struct target_proc *p, size_t i);
 
 /* meta.c */
 struct audit_line;
@@ -177,6 +264,7 @@ struct meta {
 	/* --audit: one balance per vCPU once ended (NULL otherwise), and its verdict. */
 	const struct audit_line *audit;
 	bool audit_ok;
+	uint64_t syscalls_unrecorded; /* the kernel's parks_evicted, once ended */
 };
 /* Write @dir/capture.json atomically (tmp + rename); false with a warning. */
 bool meta_write(const char *dir, const struct meta *m);

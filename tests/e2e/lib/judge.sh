@@ -18,18 +18,51 @@ bad() {
 results() { grep -E '^(cpu[0-9]+ (done|failed)|result)[ :]' "$1" 2>/dev/null; }
 
 # win_target IMAGE PID FIELD: the builder's record (NAME PID DTB USER-DTB
-# ENTRY-VA ENTRY-GPA STATE), fields 1-7.
+# ENTRY-VA ENTRY-GPA STATE PARENT-PID), fields 1-8; STATE created: a process
+# another creates at run time (NtCreateUserProcess).
 win_target() { awk -v p="$2" -v f="$3" '$2 == p { print $f }' "$win/$1.targets"; }
 
-model_win() {	# model_win NAME IMAGE PID [MODEL-ARG...]: the records of a trace of PID
-	mw_name=$1 mw_image=$2 mw_pid=$3
-	shift 3
+# win_loader IMAGE NAME: where the builder put a loader function (IMAGE.loader:
+# LdrInitializeThunk, RtlUserThreadStart, DllMain of helper.dll, tls_callback.PID).
+win_loader() { awk -v n="$2" '$1 == n { print $2 }' "$win/$1.loader"; }
+
+# win_from_first MODE: the scenario traces from every thread's first instruction.
+win_from_first() { case $1 in first|late-first|late-follow*) return 0 ;; esac; return 1; }
+
+# win_traced IMAGE PID MODE: the PIDs a capture of PID in MODE traces, one a
+# line: PID, and with --follow every process it creates, recursively (field
+# 8 of IMAGE.targets, in the builder's order: parents first); with
+# --max-processes 2 (late-follow-max) the first two, the children in the
+# order they start (child.exe runs when created; hollow.exe waits for its
+# resume).
+win_traced() {
+	case $3 in
+	late-follow) awk -v p="$2" 'BEGIN { t[p] = 1; print p } t[$8] && !t[$2] { t[$2] = 1; print $2 }' "$win/$1.targets" ;;
+	late-follow-max) win_traced "$1" "$2" late-follow | head -n 2 ;;
+	*) echo "$2" ;;
+	esac
+}
+
+# win_dtbs IMAGE PID MODE: the DTBs (kernel and user) of what win_traced lists.
+win_dtbs() {
+	for p_ in $(win_traced "$1" "$2" "$3"); do
+		win_target "$1" "$p_" 3
+		[ "$(win_target "$1" "$p_" 4)" = 0x0 ] || win_target "$1" "$p_" 4
+	done
+}
+
+# model_win NAME IMAGE PID MODE [MODEL-ARG...]: the records of a trace of PID
+# (and with --follow its children: every DTB of win_traced's processes is the
+# target's).
+model_win() {
+	mw_name=$1 mw_image=$2 mw_pid=$3 mw_mode=$4
+	shift 4
 	mkdir -p "$run/expect/$mw_name"
-	udtb=$(win_target "$mw_image" "$mw_pid" 4)
-	# shellcheck disable=SC2046
-	"$bin/svmtrace-e2e-model" --win "$win/$mw_image.elf" -o "$run/expect/$mw_name" \
-		--gate-gpa "$(win_target "$mw_image" "$mw_pid" 6)" \
-		--target-cr3 "$(win_target "$mw_image" "$mw_pid" 3)" \
-		$([ "$udtb" = 0x0 ] || echo "--target-cr3 $udtb") "$@" >"$run/expect/$mw_name/results.txt" ||
+	if win_from_first "$mw_mode"; then start="--first-rip $(win_loader "$mw_image" LdrInitializeThunk)"
+	else start="--gate-gpa $(win_target "$mw_image" "$mw_pid" 6)"; fi
+	# shellcheck disable=SC2046,SC2086
+	"$bin/svmtrace-e2e-model" --win "$win/$mw_image.elf" -o "$run/expect/$mw_name" $start \
+		$(win_dtbs "$mw_image" "$mw_pid" "$mw_mode" | sed 's/^/--target-cr3 /') "$@" \
+		>"$run/expect/$mw_name/results.txt" ||
 		bad "model/$mw_name" "the model cannot replay it: $(grep failed "$run/expect/$mw_name/results.txt")"
 }

@@ -17,18 +17,19 @@
 #define RFLAGS_FIXED 0x2ull
 #define RFLAGS_IOPL  0x3000ull
 #define RFLAGS_NT    0x4000ull
-#define RFLAGS_AC    0x40000ull
 #define RFLAGS_ID    0x200000ull
 /* What POPFQ may change at CPL 3 with IOPL 3 (IOPL itself only at CPL 0). */
 #define RFLAGS_POPF                                                                                \
 	(RFLAGS_ARITH | RFLAGS_TF | RFLAGS_IF | RFLAGS_DF | RFLAGS_NT | RFLAGS_AC | RFLAGS_ID)
 #define RFLAGS_SYSRET 0x3c7fd7ull
+#define MSR_KERNEL_GS_BASE 0xc0000102u
 
 struct insn {
 	uint64_t start, next;
 	int len;
 	int rex_w, rex_r, rex_x, rex_b;
 	int o16;	  /* a 66 prefix */
+	int seg_gs;	  /* a 65 prefix: GS base added to the address */
 	int bits;	  /* operand size: 32 or 64 */
 	int mod, reg, rm; /* ModRM, with REX extensions applied */
 	int is_mem;
@@ -134,6 +135,8 @@ static void finish(const struct model_cpu *c, struct insn *in)
 	if (!in->is_mem)
 		return;
 	in->ea = (uint64_t)in->disp;
+	if (in->seg_gs)
+		in->ea += c->gs_base;
 	if (in->riprel)
 		in->ea += in->next;
 	if (in->base >= 0)
@@ -389,23 +392,44 @@ static int do_mul(struct model_cpu *c, const struct insn *in)
 	return 0;
 }
 
-static void do_syscall(struct model_cpu *c, const struct insn *in)
+/* A stepped thread's SYSCALL: its TF waits for the return point @rip. */
+static int park(struct model_cpu *c, uint64_t rip)
+{
+	struct model_park *p = NULL;
+	uint64_t gpa;
+	int i;
+
+	if (model_translate(c, rip, 0, &gpa))
+		return -1;
+	for (i = 0; i < MODEL_MAX_PARKS && !p; i++)
+		if (c->parks[i].used && c->parks[i].rip == rip && c->parks[i].rsp == c->gpr[RSP])
+			p = &c->parks[i]; /* the same thread again */
+	for (i = 0; i < MODEL_MAX_PARKS && !p; i++)
+		if (!c->parks[i].used)
+			p = &c->parks[i];
+	if (!p) {
+		snprintf(c->error, sizeof(c->error), "more than %d threads parked at once",
+			 MODEL_MAX_PARKS);
+		return -1;
+	}
+	*p = (struct model_park){ 1, rip, c->gpr[RSP], gpa & ~0xfffull };
+	return 0;
+}
+
+static int do_syscall(struct model_cpu *c, const struct insn *in)
 {
 	c->gpr[RCX] = in->next;
 	/* The tracer parks its TF before a SYSCALL (R11 never holds it) and
 	 * takes it back when the thread is at this return point again. */
 	c->gpr[11] = c->rflags;
-	if (c->our_tf) {
-		c->ret_parked = !model_translate(c, in->next, 0, &c->ret_gpa);
-		c->ret_gpa &= ~0xfffull;
-		c->ret_rip = in->next;
-		c->ret_rsp = c->gpr[RSP];
-	}
+	if (c->our_tf && park(c, in->next))
+		return -1;
 	c->our_tf = 0;
 	c->rflags &= ~(uint64_t)GUEST_FMASK;
 	c->cpl = 0;
 	c->next_rip_override = 1;
 	c->rip = c->lstar;
+	return 0;
 }
 
 static int do_iret(struct model_cpu *c)
@@ -565,7 +589,7 @@ int model_exec_breakpoint(struct model_cpu *c)
 /* Opcodes after 0x0f. */
 static int step_0f(struct model_cpu *c, struct model_io *io, struct insn *in, enum model_event *ev)
 {
-	uint64_t op, d, gpa;
+	uint64_t op, d, v;
 
 	if (fetch(c, in, 1, &op))
 		return -1;
@@ -577,25 +601,40 @@ static int step_0f(struct model_cpu *c, struct model_io *io, struct insn *in, en
 			in->next += sext(d, 4);
 		return 0;
 	}
-	if (op == 0x01) { /* group 7: SWAPGS (0f 01 f8) at CPL 0, RDTSCP (0f 01 f9) */
-		if (fetch(c, in, 1, &d))
-			return -1;
-		finish(c, in);
-		if (d == 0xf9)
-			return do_rdtsc(c, in, 1);
-		/* SWAPGS: GS bases are in no record, so nothing changes */
-		if (d != 0xf8 || c->cpl != 0)
-			return fail(c, in, "group 7 other than SWAPGS at CPL 0 and RDTSCP");
-		return 0;
-	}
 	if (op == 0x21 || op == 0x23) /* mov r64, drN / mov drN, r64 */
 		return do_mov_dr(c, in, op == 0x23);
 	if (op == 0xc1) /* xadd r/m, r */
 		return do_xadd(c, in);
 	if (op == 0x20 || op == 0x22) /* mov r64, crN / mov crN, r64 */
 		return do_mov_cr(c, in, op == 0x22);
+	if (op == 0x01) { /* swapgs (f8), clac (ca), stac (cb) at CPL 0; rdtscp (f9) */
+		if (fetch(c, in, 1, &d))
+			return -1;
+		finish(c, in);
+		if (d == 0xf9)
+			return do_rdtsc(c, in, 1);
+		if ((d != 0xf8 && d != 0xca && d != 0xcb) || c->cpl != 0)
+			return fail(c, in,
+				    "only RDTSCP, and SWAPGS, CLAC and STAC at CPL 0, of opcode "
+				    "0f 01 are in the model's subset");
+		if (d == 0xca || d == 0xcb) {
+			c->rflags = (c->rflags & ~RFLAGS_AC) | (d == 0xcb ? RFLAGS_AC : 0);
+			return 0;
+		}
+		v = c->gs_base;
+		c->gs_base = c->kernel_gs_base;
+		c->kernel_gs_base = v;
+		return 0;
+	}
 	finish(c, in);
 	switch (op) {
+	case 0x30: /* wrmsr */
+		if (c->cpl != 0 || (uint32_t)c->gpr[RCX] != MSR_KERNEL_GS_BASE)
+			return fail(
+				c, in,
+				"only WRMSR of KERNEL_GS_BASE at CPL 0 is in the model's subset");
+		c->kernel_gs_base = (uint32_t)c->gpr[RAX] | c->gpr[RDX] << 32;
+		return 0;
 	case 0x0b: /* ud2: #UD, RIP stays on it */
 		*ev = EV_RAISED;
 		c->next_rip_override = 1;
@@ -608,7 +647,8 @@ static int step_0f(struct model_cpu *c, struct model_io *io, struct insn *in, en
 	case 0x05:
 		if (c->cpl != 3)
 			return fail(c, in, "SYSCALL from CPL 0");
-		do_syscall(c, in);
+		if (do_syscall(c, in))
+			return -1;
 		*ev = EV_SYSCALL;
 		return 0;
 	case 0x07:
@@ -616,15 +656,7 @@ static int step_0f(struct model_cpu *c, struct model_io *io, struct insn *in, en
 			return fail(c, in, "only SYSRETQ from CPL 0 is in the model's subset");
 		c->rip = c->gpr[RCX];
 		c->rflags = (c->gpr[11] & RFLAGS_SYSRET) | RFLAGS_FIXED;
-		/* Our TF is back where a traced SYSCALL parked it (RIP, RSP,
-		 * the page), also after the guest kernel ran other processes
-		 * meanwhile (the Windows layout's scheduler), also in another
-		 * address space (the trap there ends the session); another
-		 * process's return is not ours. */
-		c->our_tf = c->ret_parked && c->rip == c->ret_rip && c->gpr[RSP] == c->ret_rsp &&
-			    !model_translate(c, c->rip, 0, &gpa) && (gpa & ~0xfffull) == c->ret_gpa;
-		if (c->our_tf)
-			c->ret_parked = 0;
+		/* Whether our TF comes back here is the tracer's (tracer.c). */
 		c->cpl = 3;
 		c->next_rip_override = 1;
 		*ev = EV_SYSRET;
@@ -683,6 +715,11 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 		finish(c, &in);
 		c->rip = in.next;
 		return 0;
+	}
+	if (op == 0x65) { /* GS segment override: a memory operand's address + GS base */
+		in.seg_gs = 1;
+		if (fetch(c, &in, 1, &op))
+			return -1;
 	}
 	if (op == 0x66) { /* operand size: only PUSHFW and INT n take it */
 		in.o16 = 1;

@@ -45,6 +45,9 @@ static const char usage[] =
 	"  -G, --gate-va VA     (without --win) a watched gate instead of the entry pages:\n"
 	"                       the page the guest's page tables map at VA, once they do;\n"
 	"                       repeat\n"
+	"  -f, --first-rip VA   (with --win) threads begin at VA (ntdll's\n"
+	"                       LdrInitializeThunk): those of the target set are traced\n"
+	"                       from there (svmtraced --from first)\n"
 	"  -c, --vcpus N        vCPUs (1-2, default 1)\n"
 	"  -a, --arg X          initial RDI of every vCPU\n"
 	"  -0, --cpl0           run the program at CPL 0 (as the VMM's --cpl0)\n"
@@ -52,7 +55,7 @@ static const char usage[] =
 	"                       session end where an event takes the tracer's TF\n"
 	"  -o, --expect DIR     write DIR/expected_cpuN.csv: the records a tracer must\n"
 	"                       produce (cpu,index,kind,rip,rflags,cr3,reason,rax..r15,\n"
-	"                       rflags_undefined)\n"
+	"                       rflags_undefined, gs_base: the thread's TEB in user mode)\n"
 	"  -n, --max-steps N    give up after N instructions per vCPU (default 100000000)\n"
 	"  -T, --tsc-from CSV   (with --expect) the TSC each RDTSC or RDTSCP reads is the\n"
 	"                       EDX:EAX of its row in this capture (svmtrace-dump dump\n"
@@ -76,6 +79,9 @@ static void init_cpu_win(struct model_cpu *c, uint8_t *mem)
 	c->cr3 = win_boot(mem, WIN_BOOT_OFF_CR3);
 	c->gpr[RSP] = win_boot(mem, WIN_BOOT_OFF_RSP);
 	c->tsc_aux = win_boot(mem, WIN_BOOT_OFF_TSC_AUX);
+	c->gs_base = win_boot(mem, WIN_BOOT_OFF_KPCR); /* as the VMM loads them */
+	c->kernel_gs_base = win_boot(mem, WIN_BOOT_OFF_TEB);
+	c->smap = 1; /* the VMM sets CR4.SMAP as Windows does; the lab's vCPU has it */
 }
 
 static void init_cpu(struct model_cpu *c, int index, uint8_t *mem, uint64_t arg, int cpl0)
@@ -107,7 +113,7 @@ static int run_cpu(struct model_cpu *c, struct model_io *io, struct model_trace 
 		   uint64_t max_steps)
 {
 	for (uint64_t steps = 0; steps < max_steps; steps++) {
-		int traced_cpl = t->kernel || c->cpl == 3;
+		int traced_cpl = t->kernel || c->cpl == 3, from_user = c->cpl == 3;
 		int tf_before = !!(c->rflags & RFLAGS_TF);
 		enum model_event ev;
 		int ours, db, r;
@@ -145,9 +151,14 @@ static int run_cpu(struct model_cpu *c, struct model_io *io, struct model_trace 
 		if (t->kernel && ours && (ev == EV_SYSCALL || ev == EV_SYSRET))
 			return kernel_unmodelled(c, "SYSCALL or SYSRET");
 		/* Our trap: after a CPL-3 instruction, except that SYSCALL masks
-		 * TF and SYSRET brings it back, trapping at the user RIP. */
-		if (ev == EV_SYSRET ? c->our_tf : ours && ev != EV_SYSCALL)
+		 * TF and a return to user mode may take it back, with the
+		 * SYSCALL's record at its return point. */
+		if (ev == EV_SYSRET || (ev == EV_IRET && !from_user && c->cpl == 3 && !c->our_tf)) {
+			if (trace_user_return(t, c))
+				trace_step(t, c);
+		} else if (ours && ev != EV_SYSCALL) {
 			trace_step(t, c);
+		}
 		/* The guest's own #DB: a trap for TF set before the instruction
 		 * (after it for SYSCALL and SYSRET, whose TF is the one they
 		 * leave behind), or for the data breakpoints it hit; DR6 as the
@@ -207,6 +218,7 @@ int main(int argc, char **argv)
 		{"tsc-from", required_argument, NULL, 'T'},
 		{"tsc-check", required_argument, NULL, 'K'},
 		{"time-costs", required_argument, NULL, 'C'},
+		{"first-rip", required_argument, NULL, 'f'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *win_image = NULL, *tsc_from = NULL, *tsc_check = NULL, *costs = NULL;
@@ -221,7 +233,7 @@ int main(int argc, char **argv)
 	uint8_t *mem;
 
 	cli_progname = "svmtrace-e2e-model";
-	while ((c = getopt_long(argc, argv, "c:a:0ko:n:hW:g:t:G:T:K:C:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:a:0ko:n:hW:g:t:G:T:K:C:f:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'T':
 			tsc_from = optarg;
@@ -252,6 +264,9 @@ int main(int argc, char **argv)
 			gates.va[gates.nr] = parse_u64(optarg, "--gate-va") & ~0xfffull;
 			gates.gpa[gates.nr] = MODEL_GATE_UNMAPPED;
 			gates.watched[gates.nr++] = 1;
+			break;
+		case 'f':
+			gates.first_rip = parse_u64(optarg, "--first-rip");
 			break;
 		case 't':
 			if (gates.nr_cr3 == MODEL_MAX_CR3)
@@ -304,8 +319,8 @@ int main(int argc, char **argv)
 		for (int i = 0; i < gates.nr; i++)
 			if (!gates.watched[i])
 				die("--gate-gpa goes with --win");
-		if (gates.nr_cr3)
-			die("--target-cr3 goes with --win");
+		if (gates.nr_cr3 || gates.first_rip)
+			die("--target-cr3 and --first-rip go with --win");
 		mem = calloc(1, GUEST_MEM_SIZE);
 		if (!mem)
 			die("out of memory");

@@ -2,9 +2,10 @@
 /*
  * Guest-virtual memory for the model: a 4-level walk of the page tables in
  * the image (4 KiB pages only, as image.c builds them), enforcing present,
- * user and write bits, byte by byte so accesses may cross pages.  A failed
- * walk says whether it met an entry not present (c->not_present): the
- * lab kernel maps such pages at a user fetch's #PF (exec.c).  Data
+ * user and write bits (and SMAP for data: a CPL-0 access to a user page
+ * with RFLAGS.AC clear faults), byte by byte so accesses may cross pages.  A
+ * failed walk says whether it met an entry not present (c->not_present):
+ * the lab kernel maps such pages at a user fetch's #PF (exec.c).  Data
  * accesses (not instruction fetches) also go past the debug registers'
  * data breakpoints, and an access to the lab guest's device page
  * (layout.h, beyond its RAM) is the VMM's, whole, as KVM hands it over.
@@ -20,11 +21,13 @@
 #define PTE_PS	 (1ull << 7)
 #define PTE_ADDR 0x000ffffffffff000ull
 
-int model_translate(struct model_cpu *c, uint64_t va, int write, uint64_t *gpa)
+/* The walk; @user: every level allows user mode (a user page). */
+static int walk(struct model_cpu *c, uint64_t va, int write, uint64_t *gpa, int *user)
 {
 	uint64_t table = c->cr3 & PTE_ADDR;
 
 	c->not_present = 0;
+	*user = 1;
 	for (int level = 3; level >= 0; level--) {
 		uint64_t idx = (va >> (12 + 9 * level)) & 511, pte;
 
@@ -35,6 +38,7 @@ int model_translate(struct model_cpu *c, uint64_t va, int write, uint64_t *gpa)
 		if (!(pte & PTE_P) || (c->cpl == 3 && !(pte & PTE_U)) ||
 		    (write && !(pte & PTE_W)) || (level && (pte & PTE_PS)))
 			goto fault;
+		*user &= !!(pte & PTE_U);
 		table = pte & PTE_ADDR;
 	}
 	*gpa = table | (va & 0xfff);
@@ -45,6 +49,30 @@ fault:
 		 write ? "write" : "read", (unsigned long long)va, c->cpl,
 		 (unsigned long long)c->rip);
 	return -1;
+}
+
+int model_translate(struct model_cpu *c, uint64_t va, int write, uint64_t *gpa)
+{
+	int user;
+
+	return walk(c, va, write, gpa, &user);
+}
+
+/* A data access's translation: SMAP applies. */
+static int translate_data(struct model_cpu *c, uint64_t va, int write, uint64_t *gpa)
+{
+	int user;
+
+	if (walk(c, va, write, gpa, &user))
+		return -1;
+	if (user && c->smap && c->cpl == 0 && !(c->rflags & RFLAGS_AC)) {
+		snprintf(c->error, sizeof(c->error),
+			 "page fault (SMAP: %s of user page at 0x%llx, CPL 0, AC clear), RIP 0x%llx",
+			 write ? "write" : "read", (unsigned long long)va,
+			 (unsigned long long)c->rip);
+		return -1;
+	}
+	return 0;
 }
 
 int model_is_mmio(const struct model_cpu *c, uint64_t gpa)
@@ -113,7 +141,7 @@ static int access(struct model_cpu *c, uint64_t va, void *buf, unsigned int len,
 	uint64_t gpa;
 
 	watch(c, va, len, write);
-	if (model_translate(c, va, write, &gpa))
+	if (translate_data(c, va, write, &gpa))
 		return -1;
 	if (model_is_mmio(c, gpa)) {
 		if (len > 8 || (gpa & 0xfff) + len > 0x1000)
@@ -123,7 +151,7 @@ static int access(struct model_cpu *c, uint64_t va, void *buf, unsigned int len,
 		return 0;
 	}
 	for (unsigned int i = 0; i < len; i++) {
-		if (model_translate(c, va + i, write, &gpa))
+		if (translate_data(c, va + i, write, &gpa))
 			return -1;
 		if (model_is_mmio(c, gpa))
 			return model_fail_at(c, va + i, "an access that runs into the device page");

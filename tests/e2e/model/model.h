@@ -25,6 +25,7 @@
 #define RFLAGS_DF    0x400ull
 #define RFLAGS_OF    0x800ull
 #define RFLAGS_RF    0x10000ull
+#define RFLAGS_AC    0x40000ull
 #define RFLAGS_ARITH (RFLAGS_CF | RFLAGS_PF | RFLAGS_AF | RFLAGS_ZF | RFLAGS_SF | RFLAGS_OF)
 
 /* Debug registers (a CPU's reset values; CR4.DE is clear, so DR4 and DR5
@@ -56,6 +57,8 @@ enum model_insn_class {
 
 struct model_clock;
 
+#define MODEL_MAX_PARKS 256
+
 /* Session end reasons (include/svmtrace/abi.h SVMTRACE_END_*). */
 #define MODEL_END_STOP	0
 #define MODEL_END_CR3	1
@@ -73,8 +76,12 @@ struct model_cpu {
 	int next_rip_override;	  /* the instruction set RIP itself */
 	int trap_shadow;	  /* MOV SS: no single-step trap after it */
 	int our_tf;		  /* the tracer's TF is set (kept out of rflags) */
-	int ret_parked;		  /* our TF waits for a SYSCALL's return point: */
-	uint64_t ret_rip, ret_rsp, ret_gpa; /* RCX, RSP and RCX's physical page */
+	/* Threads whose SYSCALL our TF stepped: it waits for their return
+	 * point (RCX, RSP and RCX's physical page), one entry each. */
+	struct model_park {
+		int used;
+		uint64_t rip, rsp, gpa;
+	} parks[MODEL_MAX_PARKS];
 	int nmi_pending;	  /* NMIs queued through PORT_NMI */
 	int nmi_masked;		  /* in the NMI handler, until IRETQ */
 	int irq_pending;	  /* PORT_IRQ asked for irq_vector */
@@ -94,6 +101,8 @@ struct model_cpu {
 	uint64_t tsc_aux;		 /* what RDTSCP loads into ECX */
 	struct model_clock *clock;	 /* what RDTSC reads (clock.c) */
 	enum model_insn_class insn_class; /* of the last instruction */
+	uint64_t gs_base, kernel_gs_base; /* SWAPGS exchanges them */
+	int smap; /* CR4.SMAP: CPL-0 data accesses to user pages need RFLAGS.AC */
 	char error[256];
 };
 

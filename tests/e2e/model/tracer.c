@@ -31,6 +31,13 @@
  *     may have them or not, and its session_start is one of them or that
  *     instruction's.  (SYSCALL and SYSRET under --kernel are not
  *     modelled: run_cpu refuses them.)
+ *   - A return to user mode with our TF parked (trace_user_return) resumes
+ *     stepping: at a parked SYSCALL's return point (RIP, RSP, physical
+ *     page), whatever the CR3, with one record for the SYSCALL there; at
+ *     first_rip (a thread's first instruction) under a targeted CR3, in a
+ *     new session whose start reason is MODEL_SESSION_FIRST when none is
+ *     open; anywhere else under a targeted CR3 while the session is open
+ *     (another thread of the target).  Else the thread runs untraced.
  */
 #include <string.h>
 
@@ -43,7 +50,7 @@ static const int file_order[16] = {RAX, RBX, RCX, RDX, RSI, RDI, RBP, RSP,
 void trace_header(FILE *out)
 {
 	fputs("cpu,index,kind,rip,rflags,cr3,reason,rax,rbx,rcx,rdx,rsi,rdi,rbp,rsp,"
-	      "r8,r9,r10,r11,r12,r13,r14,r15,rflags_undefined\n",
+	      "r8,r9,r10,r11,r12,r13,r14,r15,rflags_undefined,gs_base\n",
 	      out);
 }
 
@@ -57,7 +64,8 @@ static void emit(struct model_trace *t, const struct model_cpu *c, const char *k
 		(unsigned long long)c->cr3, reason);
 	for (int i = 0; i < 16; i++)
 		fprintf(t->out, ",0x%llx", (unsigned long long)c->gpr[file_order[i]]);
-	fprintf(t->out, ",0x%llx\n", (unsigned long long)undefined);
+	fprintf(t->out, ",0x%llx,0x%llx\n", (unsigned long long)undefined,
+		(unsigned long long)c->gs_base);
 }
 
 static int targeted(const struct model_trace *t, const struct model_cpu *c)
@@ -149,6 +157,34 @@ void trace_lost(struct model_trace *t, int by_int)
 		return;
 	end_session(t, by_int ? MODEL_END_INT : MODEL_END_EVENT);
 	t->in_session = t->start_pending = t->in_hole = 1;
+}
+
+int trace_user_return(struct model_trace *t, struct model_cpu *c)
+{
+	uint64_t gpa;
+
+	for (int i = 0; i < MODEL_MAX_PARKS; i++) {
+		struct model_park *p = &c->parks[i];
+
+		if (p->used && p->rip == c->rip && p->rsp == c->gpr[RSP] &&
+		    !model_translate(c, c->rip, 0, &gpa) && (gpa & ~0xfffull) == p->gpa) {
+			p->used = 0;
+			c->our_tf = 1;
+			return 1;
+		}
+	}
+	if (!targeted(t, c))
+		return 0;
+	if (t->gates->first_rip && c->rip == t->gates->first_rip) {
+		if (!t->in_session) {
+			t->in_session = t->start_pending = 1;
+			t->start_gate = (int)MODEL_SESSION_FIRST;
+		}
+		c->our_tf = 1;
+	} else if (t->in_session) {
+		c->our_tf = 1;
+	}
+	return 0;
 }
 
 void trace_stop(struct model_trace *t)

@@ -24,7 +24,11 @@ struct model_gates {
 	int open[MODEL_MAX_GATES];
 	int nr_cr3;
 	uint64_t cr3[MODEL_MAX_CR3]; /* the target set (bits 11:0 ignored) */
+	uint64_t first_rip; /* non-zero: threads begin here, traced from there (--first-rip) */
 };
+
+/* The session-start reason of a thread's first instruction (abi.h). */
+#define MODEL_SESSION_FIRST 0xfffffffeu
 
 /* One vCPU's view of the capture. */
 struct model_trace {
@@ -49,6 +53,9 @@ void trace_step(struct model_trace *t, struct model_cpu *c);
 /* --kernel: an event delivered to a handler took our TF (@by_int: INT n or
  * INT3 raised it). */
 void trace_lost(struct model_trace *t, int by_int);
+/* The guest kernel returned to user mode (SYSRETQ, IRETQ) while our TF was
+ * parked: stepping may resume here; 1 when a record is due now. */
+int trace_user_return(struct model_trace *t, struct model_cpu *c);
 /* The program ended and the capture is stopped. */
 void trace_stop(struct model_trace *t);
 

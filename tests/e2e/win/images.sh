@@ -1,11 +1,12 @@
 #!/bin/sh
 # images.sh BUILD OUT SEED NAME [pvh]: lay out the Windows-layout guest NAME
-# (win10 or win11) from placement seed SEED (each guest its own: win11 lays
-# out with SEED + 1) into OUT/NAME.{elf,expect,targets},
+# (win10, win11 or timing) from placement seed SEED (each guest its own: win11
+# lays out with SEED + 1, timing with SEED + 2) into
+# OUT/NAME.{elf,expect,targets,threads,loader},
 # and with "pvh" OUT/NAME.pvh too (the same guest for QEMU's PVH boot, as
 # libvirt runs it).  BUILD holds what make built: svmtrace-e2e-wingen and
-# -winpvh, the scheduler, ntdll.dll and the four programs (build.mk
-# E2E_WIN_PROCS, in slot order).
+# -winpvh, the scheduler, ntdll.dll, helper.dll and the six programs
+# (build.mk E2E_WIN_PROCS, in slot order).
 #   win10  Windows 10 19041's profile; no KVA shadow, as Windows runs on AMD
 #   win11  Windows 11 22000's profile; a KVA-shadow kernel (LSTAR
 #          KiSystemCall64Shadow, the IDT's shadow handlers), beta.exe under
@@ -27,6 +28,7 @@ esac
 mkdir -p "$out"
 # shellcheck disable=SC2086
 "$build/bin/svmtrace-e2e-wingen" --profile "$top/tests/data/profiles/$profile.json.xz" \
-	--sched "$w/sched.bin" --dll "$w/ntdll.dll" --seed "$seed" $kva $hv --out "$out/$name" \
-	$first.exe="$w/$first.exe" beta.exe="$w/beta.exe" lazy.exe="$w/lazy.exe" late.exe="$w/late.exe"
+	--sched "$w/sched.bin" --dll "$w/ntdll.dll" --dll2 "$w/helper.dll" --seed "$seed" $kva $hv \
+	--out "$out/$name" $first.exe="$w/$first.exe" beta.exe="$w/beta.exe" lazy.exe="$w/lazy.exe" \
+	late.exe="$w/late.exe" child.exe="$w/child.exe" hollow.exe="$w/hollow.exe"
 [ "${5:-}" != pvh ] || "$build/bin/svmtrace-e2e-winpvh" "$out/$name.elf" "$w/pvhboot.bin" "$out/$name.pvh"

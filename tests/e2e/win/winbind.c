@@ -46,6 +46,18 @@ static int dll_read(const void *ctx, uint32_t rva, void *buf, size_t len,
 	return 0;
 }
 
+uint32_t win_export_rva(const struct gen_pe *dll, const char *dll_path, const char *name)
+{
+	struct pe_reader r = { dll_read, dll };
+	struct svmtrace_error err;
+	struct pe_image img;
+	uint32_t rva;
+
+	if (pe_parse(&r, &img, &err) || pe_export_find(&r, &img, name, &rva, &err))
+		gen_die("%s: %s", dll_path, err.message);
+	return rva;
+}
+
 /* The IAT slots of one descriptor's imports. */
 static int bind_descriptor(struct gen_pe *exe, const char *exe_path, uint32_t desc,
 			   const struct gen_pe *dll, const char *dll_path, uint64_t dll_base)

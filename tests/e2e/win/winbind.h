@@ -14,4 +14,8 @@
 int win_bind_imports(struct gen_pe *exe, const char *exe_path, const struct gen_pe *dll,
 		     const char *dll_path, uint64_t dll_base);
 
+/* The RVA of the function @dll (the file @dll_path) exports as @name; dies
+ * when it exports none. */
+uint32_t win_export_rva(const struct gen_pe *dll, const char *dll_path, const char *name);
+
 #endif

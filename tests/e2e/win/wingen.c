@@ -2,7 +2,7 @@
 /*
  * svmtrace-e2e-wingen: lay out the lab's Windows-layout L2 guest.
  *
- *   svmtrace-e2e-wingen --profile ISF --sched SCHED.bin --dll DLL
+ *   svmtrace-e2e-wingen --profile ISF --sched SCHED.bin --dll NTDLL --dll2 DLL
  *                       [--seed N] [--kva-shadow] [--hv-tsc-page] --out PREFIX NAME=PE...
  *
  * The Windows side comes from the VMI tests' generator (tests/vmi/gen):
@@ -13,10 +13,16 @@
  * a GDT and TSS with Windows' selectors, the scheduler (sched.S) with its
  * data page, kernel stack and process slots, IDT vectors 1-31 to its panic
  * stubs, a JMP from the LSTAR to its system call entry, the programs'
- * imports bound to the DLL (winbind.c), every page a system call touches
- * before it reloads CR3 mapped in each KVA-shadow space, one user stack per
- * process at a random place, and the boot block (winlayout.h) from which
- * the VMM and the model start the vCPU.
+ * imports bound to ntdll (winbind.c), every page a system call touches
+ * before it reloads CR3 mapped in each
+ * KVA-shadow space, one user stack and TEB per thread, the kernel's
+ * variables that say where threads begin in ntdll (PspLoaderInitRoutine and
+ * PspUserThreadStart, or PsNtdllExports: whichever the profile has), and
+ * the boot block (winlayout.h) from which the VMM and the model start the
+ * vCPU.  Every image is mapped relocated to its base, as Windows maps it.
+ * Each process's first thread starts as Windows starts it: its context is
+ * RtlUserThreadStart(entry point, PEB), and the scheduler sends it through
+ * LdrInitializeThunk first (sched.S).
  *
  * Without --kva-shadow the kernel is what Windows runs on AMD, where KVA
  * shadow is off: LSTAR = KiSystemCall64, IDT[0] = KiDivideErrorFault, no
@@ -28,20 +34,26 @@
  *
  * The processes, in slot order (NAME=PE pairs, in this order):
  *   1 System (pid 4, no user code)
- *   2 NAME1 pid 1200: plain 4K image
+ *   2 NAME1 pid 1200: plain 4K image; its slot for a thread it creates
  *   3 NAME2 pid 1204: with --kva-shadow, runs under its user DTB
  *   4 NAME3 pid 1208: entry page not resident (demand-zero PTE) until the
  *     scheduler first runs it
  *   5 NAME4 pid 1212: not in the process list until the scheduler links
  *     it (at the WIN_LINK_AT-th system call, then PORT_GO)
+ *   6 NAME5 pid 1216, 7 NAME6 pid 1220: processes NAME4 creates at run time
+ *     (NtCreateUserProcess, the table at WIN_CREATABLE_OFF): not linked,
+ *     their first thread not runnable until then
  *
  * Writes PREFIX.elf (a QEMU-style ELF core of the initial memory: the VMM
  * and the model load its PT_LOADs, svmtrace-vmi reads it as a dump),
  * PREFIX.expect (the generator's record of what VMI must find, with a
  * "discovery lstar=SYMBOL idt0=SYMBOL" line) and
  * PREFIX.targets, one line per process:
- *   NAME PID DTB USER-DTB-or-0 ENTRY-VA ENTRY-GPA STATE
- * STATE is valid, lazy or late.
+ *   NAME PID DTB USER-DTB-or-0 ENTRY-VA ENTRY-GPA STATE PARENT-PID
+ * STATE is valid, lazy, late or created (its parent creates it); PREFIX.threads,
+ * one line per thread: NAME PID TID TEB first|created; and PREFIX.loader, NAME VA per line: where
+ * ntdll's LdrInitializeThunk and RtlUserThreadStart, helper.dll's DllMain
+ * and each image's TLS callback (tls_callback.PID) are.
  */
 #include "../../vmi/gen/gen_win.h"
 #include "lib/vmi/isf.h"
@@ -53,14 +65,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WIN_LINK_AT 3 /* after each of the first three processes yielded once */
-#define USTACK_LO   0x0000001000000000ULL
-#define USTACK_HI   0x000000ff00000000ULL
+#define USTACK_LO 0x0000001000000000ULL /* stacks and TEBs, each at a place drawn for it */
+#define USTACK_HI 0x000000ff00000000ULL
+
+/* After each of the first three processes started (NtContinue) and yielded once. */
+#define WIN_LINK_AT 6
+#define NR_PROCS    6	     /* besides System */
+#define LATE	    3	     /* linked at run time */
+#define CREATED	    4	     /* this one and the next: created by LATE */
+#define SPARE_SLOT  NR_PROCS /* the plain process's second thread */
 
 static const char usage[] =
-	"usage: svmtrace-e2e-wingen --profile ISF --sched SCHED.bin --dll DLL [--seed N]\n"
-	"       [--kva-shadow] [--hv-tsc-page] --out PREFIX\n"
-	"       NAME=PE NAME=PE NAME=PE NAME=PE   (plain, KVA shadow, lazy entry, late)\n";
+	"usage: svmtrace-e2e-wingen --profile ISF --sched SCHED.bin --dll NTDLL --dll2 DLL\n"
+	"       [--seed N] [--kva-shadow] [--hv-tsc-page] --out PREFIX\n"
+	"       NAME=PE NAME=PE NAME=PE NAME=PE NAME=PE NAME=PE\n"
+	"       (plain, KVA shadow, lazy entry, late, and the two the late one creates)\n";
 
 static void put64(uint8_t *p, uint64_t v)
 {
@@ -184,26 +203,166 @@ static void shadow_kernel_pages(struct gen_win *g, struct gen_space *sh)
 			GEN_RW);
 }
 
+/* A process and its first thread. */
 struct slot {
 	const char *name, *state;
-	uint64_t pid, dtb, user_dtb, entry, entry_gpa, links, stack;
+	uint64_t pid, ppid, tid, dtb, user_dtb, entry, entry_gpa, links, peb, teb;
 	uint64_t pte_va, pte;
 };
 
-static void write_slot(struct gen_win *g, int i, const struct slot *s, int runnable)
+/* One thread's slot: its IDs, TEB, stack, initial RCX and RDX, its ETHREAD. */
+struct thread {
+	int slot, k; /* slot index; thread k of its process */
+	uint64_t tid, teb, stack_top, rcx, rdx;
+	uint64_t spare;			     /* VA of the slot its process has for a new thread */
+	uint64_t ethread_links, thread_head; /* a thread created at run time: where it links */
+	uint64_t w32start;		     /* ... and where its start address goes */
+};
+
+static uint64_t slot_va(int i)
+{
+	return WIN_SCHED_DATA_VA + WIN_SLOT_OFF + WIN_SLOT_SIZE * (uint64_t)i;
+}
+
+/* Where threads begin in ntdll, and the kernel variable that says so. */
+struct thread_start {
+	uint64_t ldr_init, user_start; /* LdrInitializeThunk, RtlUserThreadStart */
+	uint64_t ldr_init_var;	       /* the kernel's copy of ldr_init */
+};
+
+/*
+ * A thread that never ran: RtlUserThreadStart(RCX, RDX) on its stack, as its
+ * creator left it (a process's first thread: the entry point and the PEB).
+ */
+static void write_slot(struct gen_win *g, const struct slot *s, const struct thread *th,
+		       int runnable, const struct thread_start *ts)
 {
 	uint8_t b[WIN_SLOT_SIZE] = { 0 };
 
 	put64(b + WIN_S_STATE, runnable);
 	put64(b + WIN_S_CR3, s->user_dtb ? s->user_dtb : s->dtb);
-	put64(b + WIN_S_RIP, s->entry);
+	put64(b + WIN_S_KCR3, s->dtb);
+	put64(b + WIN_S_RIP, ts->user_start);
 	put64(b + WIN_S_RFLAGS, WIN_USER_RFLAGS);
-	put64(b + WIN_S_GPR + 4 * 8, s->stack + WIN_USTACK_PAGES * GEN_PAGE - 0x28);
-	put64(b + WIN_S_PTE_VA, s->pte_va);
-	put64(b + WIN_S_PTE, s->pte);
+	put64(b + WIN_S_GPR + 1 * 8, th->rcx);
+	put64(b + WIN_S_GPR + 2 * 8, th->rdx);
+	put64(b + WIN_S_GPR + 4 * 8, th->stack_top - 0x28);
+	if (!th->k) {
+		put64(b + WIN_S_PTE_VA, s->pte_va);
+		put64(b + WIN_S_PTE, s->pte);
+	}
 	put64(b + WIN_S_PID, s->pid);
-	gen_vwrite(g->kernel, WIN_SCHED_DATA_VA + WIN_SLOT_OFF + WIN_SLOT_SIZE * (uint64_t)i, b,
-		   sizeof(b));
+	put64(b + WIN_S_TEB, th->teb);
+	put64(b + WIN_S_TID, th->tid);
+	put64(b + WIN_S_FRESH, 1);
+	put64(b + WIN_S_SPARE, th->spare);
+	put64(b + WIN_S_ETHREAD_LINKS, th->ethread_links);
+	put64(b + WIN_S_THREAD_HEAD, th->thread_head);
+	put64(b + WIN_S_W32START, th->w32start);
+	gen_vwrite(g->kernel, slot_va(th->slot), b, sizeof(b));
+}
+
+/* The fields the lab's code uses at fixed offsets (winlayout.h) are the profile's. */
+static void check_field(struct gen_win *g, const char *type, const char *name, uint64_t want)
+{
+	struct svmtrace_error err;
+	struct isf_field f;
+
+	if (isf_field(g->isf, type, name, &f, &err))
+		gen_die("%s", err.message);
+	if (f.offset != want)
+		gen_die("%s.%s is at 0x%llx in the profile, the lab's code uses 0x%llx "
+			"(winlayout.h)",
+			type, name, (unsigned long long)f.offset, (unsigned long long)want);
+}
+
+static void check_fields(struct gen_win *g)
+{
+	check_field(g, "_NT_TIB", "Self", WIN_TEB_SELF);
+	check_field(g, "_TEB", "NtTib", 0);
+	check_field(g, "_TEB", "ClientId", WIN_TEB_CLIENT_ID);
+	check_field(g, "_TEB", "ProcessEnvironmentBlock", WIN_TEB_PEB);
+	check_field(g, "_PEB", "ImageBaseAddress", WIN_PEB_IMAGE_BASE);
+	check_field(g, "_PEB", "Ldr", WIN_PEB_LDR);
+	check_field(g, "_PEB_LDR_DATA", "Initialized", WIN_LDR_INITIALIZED);
+	check_field(g, "_PEB_LDR_DATA", "InLoadOrderModuleList", WIN_LDR_LOAD_ORDER);
+	check_field(g, "_LDR_DATA_TABLE_ENTRY", "InLoadOrderLinks", 0);
+	check_field(g, "_LDR_DATA_TABLE_ENTRY", "DllBase", WIN_LDRE_DLL_BASE);
+	check_field(g, "_LDR_DATA_TABLE_ENTRY", "EntryPoint", WIN_LDRE_ENTRY_POINT);
+}
+
+/*
+ * The kernel's own record of where threads begin, as the profile names it:
+ * Windows 10 keeps ntdll's LdrInitializeThunk and RtlUserThreadStart in
+ * PspLoaderInitRoutine and PspUserThreadStart, Windows 11 in the
+ * _PS_NTDLL_EXPORTS structure PsNtdllExports.
+ */
+static void thread_start_vars(struct gen_win *g, struct thread_start *ts)
+{
+	uint64_t rva, ldr, user;
+	struct isf_field f;
+
+	if (!isf_symbol(g->isf, "PspLoaderInitRoutine", &rva, NULL)) {
+		ldr = g->kbase + rva;
+		user = symbol_va(g, "PspUserThreadStart");
+	} else {
+		uint64_t exports = symbol_va(g, "PsNtdllExports");
+
+		if (isf_field(g->isf, "_PS_NTDLL_EXPORTS", "LdrInitializeThunk", &f, NULL))
+			gen_die("the profile has neither PspLoaderInitRoutine nor "
+				"_PS_NTDLL_EXPORTS.LdrInitializeThunk");
+		ldr = exports + f.offset;
+		if (isf_field(g->isf, "_PS_NTDLL_EXPORTS", "RtlUserThreadStart", &f, NULL))
+			gen_die("the profile has no _PS_NTDLL_EXPORTS.RtlUserThreadStart");
+		user = exports + f.offset;
+	}
+	if (!gen_space_has(g->kernel, ldr))
+		gen_map_new(g->kernel, ldr & ~(GEN_PAGE - 1), 1, GEN_RW | GEN_NX);
+	if (!gen_space_has(g->kernel, user))
+		gen_map_new(g->kernel, user & ~(GEN_PAGE - 1), 1, GEN_RW | GEN_NX);
+	gen_vwrite_u64(g->kernel, ldr, ts->ldr_init);
+	gen_vwrite_u64(g->kernel, user, ts->user_start);
+	ts->ldr_init_var = ldr;
+}
+
+/*
+ * Thread @th->k of the process just made: its stack, its TEB (stack, itself,
+ * IDs, the PEB) and its ETHREAD, in the thread list unless @later (a thread
+ * its process creates at run time, NtCreateThreadEx).
+ */
+static void make_thread(struct gen_win *g, const struct slot *s, struct thread *th, bool later,
+			const struct thread_start *ts, FILE *threads)
+{
+	uint64_t stack =
+		gen_win_place(g, g->last_space, USTACK_LO, USTACK_HI, WIN_USTACK_PAGES, GEN_PAGE);
+	uint64_t teb, tib, et;
+
+	gen_map_new(g->last_space, stack, WIN_USTACK_PAGES, GEN_US | GEN_RW | GEN_NX);
+	teb = gen_win_place(g, g->last_space, USTACK_LO, USTACK_HI, WIN_TEB_PAGES, GEN_PAGE);
+	tib = teb + gen_win_field(g, "_TEB", "NtTib");
+	th->stack_top = stack + WIN_USTACK_PAGES * GEN_PAGE;
+	gen_map_new(g->last_space, teb, WIN_TEB_PAGES, GEN_US | GEN_RW | GEN_NX);
+	gen_vwrite_u64(g->last_space, tib + gen_win_field(g, "_NT_TIB", "StackBase"),
+		       th->stack_top);
+	gen_vwrite_u64(g->last_space, tib + gen_win_field(g, "_NT_TIB", "StackLimit"), stack);
+	gen_vwrite_u64(g->last_space, tib + gen_win_field(g, "_NT_TIB", "Self"), teb);
+	gen_vwrite_u64(g->last_space, teb + WIN_TEB_CLIENT_ID, s->pid);
+	gen_vwrite_u64(g->last_space, teb + WIN_TEB_CLIENT_ID + 8, th->tid);
+	gen_vwrite_u64(g->last_space, teb + WIN_TEB_PEB, s->peb);
+	th->teb = teb;
+	et = gen_win_thread(g, &(struct gen_thread){ .pid = s->pid,
+						     .tid = th->tid,
+						     .teb = teb,
+						     .start_address = ts->user_start,
+						     .win32_start_address = th->rcx,
+						     .unlinked = later });
+	if (later) {
+		th->ethread_links = g->last_thread_links;
+		th->thread_head = g->last_thread_head;
+		th->w32start = et + gen_win_field(g, "_ETHREAD", "Win32StartAddress");
+	}
+	fprintf(threads, "%s %llu %llu 0x%llx %s\n", s->name, (unsigned long long)s->pid,
+		(unsigned long long)th->tid, (unsigned long long)teb, later ? "created" : "first");
 }
 
 /* The reference TSC page Hyper-V gives a partition (winlayout.h): its PA. */
@@ -235,18 +394,25 @@ static void data_u64(struct gen_win *g, uint64_t off, uint64_t v)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "profile", required_argument, NULL, 'p' }, { "sched", required_argument, NULL, 's' },
-		{ "dll", required_argument, NULL, 'd' },     { "out", required_argument, NULL, 'o' },
-		{ "seed", required_argument, NULL, 'S' },    { "kva-shadow", no_argument, NULL, 'k' },
-		{ "hv-tsc-page", no_argument, NULL, 't' },   { NULL, 0, NULL, 0 },
+		{ "profile", required_argument, NULL, 'p' },
+		{ "sched", required_argument, NULL, 's' },
+		{ "dll", required_argument, NULL, 'd' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "dll2", required_argument, NULL, 'D' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "kva-shadow", no_argument, NULL, 'k' },
+		{ "hv-tsc-page", no_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
 	};
-	const char *profile = NULL, *sched = NULL, *dll = NULL, *out = NULL;
-	static struct gen_pe pes[4];
-	struct slot slots[4] = { 0 };
+	const char *profile = NULL, *sched = NULL, *dll = NULL, *dll2 = NULL, *out = NULL;
+	static struct gen_pe pes[NR_PROCS];
+	FILE *threads;
+	struct slot slots[NR_PROCS] = { 0 };
+	struct thread_start ts;
 	struct svmtrace_error err;
 	struct gen_win g = { 0 };
 	uint64_t boot[WIN_BOOT_SIZE / 8] = { 0 }, teb = 0;
-	const char *exe_paths[4];
+	const char *exe_paths[NR_PROCS];
 	uint64_t tsc_page = 0;
 	char path[4096];
 	FILE *targets;
@@ -265,6 +431,9 @@ int main(int argc, char **argv)
 		case 'd':
 			dll = optarg;
 			break;
+		case 'D':
+			dll2 = optarg;
+			break;
 		case 'o':
 			out = optarg;
 			break;
@@ -282,13 +451,13 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!profile || !sched || !dll || !out || argc - optind != 4) {
+	if (!profile || !sched || !dll || !dll2 || !out || argc - optind != NR_PROCS) {
 		fputs(usage, stderr);
 		return 2;
 	}
 	if (isf_load_file(profile, &g.isf, &err))
 		gen_die("%s", err.message);
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < NR_PROCS; i++) {
 		char *eq = strchr(argv[optind + i], '=');
 
 		if (!eq || eq == argv[optind + i])
@@ -300,6 +469,9 @@ int main(int argc, char **argv)
 	}
 	gen_pe_load(dll, &g.dll);
 	g.dll_name = strrchr(dll, '/') ? strrchr(dll, '/') + 1 : dll;
+	gen_pe_load(dll2, &g.dll2);
+	g.dll2_name = strrchr(dll2, '/') ? strrchr(dll2, '/') + 1 : dll2;
+	g.relocate = true;
 	g.exe = pes[0];
 	g.m = gen_phys_new(WIN_MEM_SIZE, (uint32_t)g.seed);
 	/* The fixed low pages, so that the start block goes elsewhere. */
@@ -310,35 +482,58 @@ int main(int argc, char **argv)
 	if (!g.expect)
 		gen_die("%s: cannot create", path);
 
+	snprintf(path, sizeof(path), "%s.threads", out);
+	threads = fopen(path, "w");
+	if (!threads)
+		gen_die("%s: cannot create", path);
+
 	gen_win_kernel(&g);
 	fprintf(g.expect, "discovery lstar=%s idt0=%s\n", lstar_symbol(&g), divide_symbol(&g));
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < NR_PROCS; i++)
 		if (!win_bind_imports(&pes[i], exe_paths[i], &g.dll, dll, g.dll_base))
 			gen_die("%s imports nothing from %s", exe_paths[i], dll);
+	ts.ldr_init = g.dll_base + win_export_rva(&g.dll, dll, WIN_LDR_INIT_NAME);
+	ts.user_start = g.dll_base + win_export_rva(&g.dll, dll, WIN_THREAD_START_NAME);
+	check_fields(&g);
+	thread_start_vars(&g, &ts);
 	build_gdt_tss(&g);
 	load_sched(&g, sched);
 	if (with_tsc_page)
 		tsc_page = hv_tsc_page(&g);
 	gen_win_process(&g, &(struct gen_proc){ .pid = 4, .name = "System", .system = true });
-	for (i = 0; i < 4; i++) {
-		struct gen_proc p = { .pid = 1200 + 4 * (uint64_t)i, .ppid = 4, .name = slots[i].name,
-				      .pe = &pes[i], .kva_shadow = g.idt_shadow && i == 1,
+	for (i = 0; i < NR_PROCS; i++) {
+		struct gen_proc p = { .pid = 1200 + 4 * (uint64_t)i,
+				      .ppid = i < CREATED ? 4 : 0, /* its creator sets it */
+				      .name = slots[i].name,
+				      .pe = &pes[i],
+				      .kva_shadow = g.idt_shadow && i == 1,
 				      .entry = i == 2 ? ENTRY_DEMAND_ZERO : ENTRY_VALID };
 		struct slot *s = &slots[i];
+		/* Its first thread; the plain one has a slot for a thread it creates. */
+		struct thread first = { .slot = i,
+					.tid = 2000 + 4 * (uint64_t)i,
+					.spare = i ? 0 : slot_va(SPARE_SLOT) },
+			      spare = { .slot = SPARE_SLOT, .k = 1, .tid = 2100 };
 		uint64_t page;
 
 		gen_win_process(&g, &p);
-		if (!teb)
-			teb = g.last_teb; /* every process's user GS base (one thread's TEB) */
-		s->stack = gen_win_place(&g, g.last_space, USTACK_LO, USTACK_HI, WIN_USTACK_PAGES,
-					 GEN_PAGE);
-		gen_map_new(g.last_space, s->stack, WIN_USTACK_PAGES, GEN_US | GEN_RW | GEN_NX);
 		if (tsc_page)
 			gen_map(g.last_space, WIN_HV_TSC_VA, tsc_page, GEN_PAGE, GEN_US | GEN_NX);
 		s->pid = p.pid;
+		s->ppid = i < CREATED ? 4 : slots[LATE].pid;
+		s->peb = g.last_peb;
 		s->dtb = gen_space_pml4(g.last_space);
 		s->user_dtb = g.last_shadow ? gen_space_pml4(g.last_shadow) : 0;
 		s->entry = g.last_entry;
+		first.rcx = s->entry;
+		first.rdx = s->peb;
+		make_thread(&g, s, &first, false, &ts, threads);
+		if (!i)
+			make_thread(&g, s, &spare, true, &ts, threads);
+		s->tid = first.tid;
+		s->teb = first.teb;
+		if (!teb)
+			teb = first.teb; /* KERNEL_GS_BASE at boot: the first thread's TEB */
 		page = s->entry & ~(GEN_PAGE - 1);
 		s->entry_gpa = gen_space_pa(g.last_space, s->entry);
 		s->links = g.last_links;
@@ -356,7 +551,7 @@ int main(int argc, char **argv)
 			s->pte = (s->entry_gpa & ~(GEN_PAGE - 1)) | GEN_P | GEN_RW | GEN_US;
 			s->state = "lazy";
 		}
-		if (i == 3) {
+		if (i >= LATE) {
 			/* Not in the list yet: unlink it again (it was the tail). */
 			uint64_t prev = kread64(&g, s->links + 8);
 
@@ -365,20 +560,35 @@ int main(int argc, char **argv)
 			gen_vwrite_u64(g.kernel, s->links, s->links);
 			gen_vwrite_u64(g.kernel, s->links + 8, s->links);
 			g.tail = prev;
-			s->state = "late";
+			s->state = i == LATE ? "late" : "created";
 		}
-		write_slot(&g, i, s, i != 3);
-	}
-	fprintf(g.expect, "# %s (pid %llu) is linked into the list at run time\n", slots[3].name,
-		(unsigned long long)slots[3].pid);
+		if (i >= CREATED) {
+			uint64_t c = WIN_SCHED_DATA_VA + WIN_CREATABLE_OFF +
+				     WIN_C_SIZE * (uint64_t)(i - CREATED);
 
-	data_u64(&g, WIN_D_CURRENT, WIN_SCHED_DATA_VA + WIN_SLOT_OFF + 3 * WIN_SLOT_SIZE);
-	data_u64(&g, WIN_D_KCR3, gen_space_pml4(g.kernel));
+			data_u64(&g, c - WIN_SCHED_DATA_VA + WIN_C_SLOT, slot_va(i));
+			data_u64(&g, c - WIN_SCHED_DATA_VA + WIN_C_LINKS, s->links);
+			data_u64(&g, c - WIN_SCHED_DATA_VA + WIN_C_PPID,
+				 g.last_eprocess + gen_win_field(&g, "_EPROCESS",
+								 "InheritedFromUniqueProcessId"));
+		}
+		write_slot(&g, s, &first, i < LATE, &ts);
+		if (!i)
+			write_slot(&g, s, &spare, 0, &ts);
+	}
+	fprintf(g.expect, "# %s (pid %llu) is linked into the list at run time\n", slots[LATE].name,
+		(unsigned long long)slots[LATE].pid);
+
+	data_u64(&g, WIN_D_CREATABLE, WIN_SCHED_DATA_VA + WIN_CREATABLE_OFF);
+	data_u64(&g, WIN_D_NR_CREATABLE, NR_PROCS - CREATED);
+	data_u64(&g, WIN_D_CURRENT, slot_va(WIN_MAX_SLOTS - 1)); /* pick starts at slot 0 */
+	data_u64(&g, WIN_D_LDR_INIT, ts.ldr_init_var);
+	data_u64(&g, WIN_D_NTDLL, g.dll_base);
 	data_u64(&g, WIN_D_SLOTS, WIN_SCHED_DATA_VA + WIN_SLOT_OFF);
-	data_u64(&g, WIN_D_SLOTS_END, WIN_SCHED_DATA_VA + WIN_SLOT_OFF + 4 * WIN_SLOT_SIZE);
+	data_u64(&g, WIN_D_SLOTS_END, slot_va(WIN_MAX_SLOTS));
 	data_u64(&g, WIN_D_LINK_AT, WIN_LINK_AT);
-	data_u64(&g, WIN_D_LATE_LINKS, slots[3].links);
-	data_u64(&g, WIN_D_LATE_SLOT, WIN_SCHED_DATA_VA + WIN_SLOT_OFF + 3 * WIN_SLOT_SIZE);
+	data_u64(&g, WIN_D_LATE_LINKS, slots[LATE].links);
+	data_u64(&g, WIN_D_LATE_SLOT, slot_va(LATE));
 	data_u64(&g, WIN_D_LIST_HEAD, g.head);
 
 	boot[WIN_BOOT_OFF_MAGIC / 8] = WIN_BOOT_MAGIC;
@@ -402,11 +612,27 @@ int main(int argc, char **argv)
 	targets = fopen(path, "w");
 	if (!targets)
 		gen_die("%s: cannot create", path);
-	for (i = 0; i < 4; i++)
-		fprintf(targets, "%s %llu 0x%llx 0x%llx 0x%llx 0x%llx %s\n", slots[i].name,
+	for (i = 0; i < NR_PROCS; i++)
+		fprintf(targets, "%s %llu 0x%llx 0x%llx 0x%llx 0x%llx %s %llu\n", slots[i].name,
 			(unsigned long long)slots[i].pid, (unsigned long long)slots[i].dtb,
 			(unsigned long long)slots[i].user_dtb, (unsigned long long)slots[i].entry,
-			(unsigned long long)slots[i].entry_gpa, slots[i].state);
+			(unsigned long long)slots[i].entry_gpa, slots[i].state,
+			(unsigned long long)slots[i].ppid);
+	if (fclose(targets) || fclose(threads))
+		gen_die("%s: write failed", out);
+	snprintf(path, sizeof(path), "%s.loader", out);
+	targets = fopen(path, "w");
+	if (!targets)
+		gen_die("%s: cannot create", path);
+	fprintf(targets, "%s 0x%llx\n%s 0x%llx\nDllMain 0x%llx\n", WIN_LDR_INIT_NAME,
+		(unsigned long long)ts.ldr_init, WIN_THREAD_START_NAME,
+		(unsigned long long)ts.user_start,
+		(unsigned long long)(g.dll2_base + g.dll2.entry_rva));
+	for (i = 0; i < NR_PROCS; i++) /* each image at its own base */
+		fprintf(targets, "tls_callback.%llu 0x%llx\n", (unsigned long long)slots[i].pid,
+			(unsigned long long)(slots[i].entry - pes[i].entry_rva +
+					     win_export_rva(&pes[i], slots[i].name,
+							    "tls_callback")));
 	if (fclose(targets) || fclose(g.expect))
 		gen_die("%s: write failed", out);
 	isf_free(g.isf);

@@ -75,7 +75,7 @@
 #define WIN_SCHED_CODE_VA 0xfffff80410c00000 /* sched.S, linked here */
 #define WIN_SCHED_CODE_MAX 0x2000
 #define WIN_SCHED_SYSCALL_OFF 0x100 /* system call entry (the LSTAR jumps here) */
-#define WIN_SCHED_PANIC_OFF 0x400 /* vector v's stub at + v * 16 */
+#define WIN_SCHED_PANIC_OFF   0x800 /* vector v's stub at + v * 16 */
 #define WIN_SCHED_DATA_VA 0xfffff80410c10000 /* one page, at PA 0xc000 */
 #define WIN_SCHED_DATA_PA 0xc000
 #define WIN_GDT_VA	  0xfffff80410c20000
@@ -100,13 +100,45 @@
  * to the DLL every process has (ntdll.dll, at one base the generator drew),
  * and a stack of this many pages at a place drawn for it. */
 #define WIN_USTACK_PAGES 2
+#define WIN_TEB_PAGES	 2 /* each thread's TEB, at a place drawn for it */
+
+/* Where threads begin (programs/ntdll.S): every thread's first user-mode
+ * instruction is ntdll's LdrInitializeThunk, as in Windows x64, and the
+ * context it resumes starts at RtlUserThreadStart. */
+#define WIN_LDR_INIT_NAME     "LdrInitializeThunk"
+#define WIN_THREAD_START_NAME "RtlUserThreadStart"
+
+/* The structure fields the lab's user code and scheduler read or write
+ * (x64 Windows never moved them; wingen checks each against the profile). */
+#define WIN_TEB_SELF	     0x30 /* _TEB.NtTib.Self */
+#define WIN_TEB_CLIENT_ID    0x40 /* _TEB.ClientId: UniqueProcess, UniqueThread */
+#define WIN_TEB_PEB	     0x60 /* _TEB.ProcessEnvironmentBlock */
+#define WIN_PEB_IMAGE_BASE   0x10 /* _PEB.ImageBaseAddress */
+#define WIN_PEB_LDR	     0x18 /* _PEB.Ldr */
+#define WIN_LDR_INITIALIZED  0x04 /* _PEB_LDR_DATA.Initialized (BOOLEAN, then padding) */
+#define WIN_LDR_LOAD_ORDER   0x10 /* _PEB_LDR_DATA.InLoadOrderModuleList */
+#define WIN_LDRE_DLL_BASE    0x30 /* _LDR_DATA_TABLE_ENTRY.DllBase (links at 0) */
+#define WIN_LDRE_ENTRY_POINT 0x38 /* _LDR_DATA_TABLE_ENTRY.EntryPoint */
+
+/* The integer part of the x64 CONTEXT record (winnt.h): RAX..R15 in x86
+ * encoding order from CTX_GPR, RIP right after R15. */
+#define WIN_CTX_SIZE   0x4d0
+#define WIN_CTX_FLAGS  0x30
+#define WIN_CTX_EFLAGS 0x44
+#define WIN_CTX_GPR    0x78
+#define WIN_CTX_RIP    0xf8
+#define WIN_CTX_FULL   0x10000b /* CONTEXT_AMD64 | CONTROL | INTEGER | FLOATING_POINT */
+
+/* DllMain and TLS callback reasons (winnt.h). */
+#define WIN_DLL_PROCESS_ATTACH 1
+#define WIN_DLL_THREAD_ATTACH  2
+
 #define WIN_USER_RFLAGS	 0x3002 /* IOPL 3 (the programs use the lab's ports) */
 
 /* The scheduler's data page.  The first 0x40 bytes are the lab's result
  * counters (guest/layout.h KDATA_*: SYSCALLS at +0x10). */
 #define WIN_D_CURRENT	0x40 /* VA of the running process's slot */
-#define WIN_D_SCRATCH	0x48
-#define WIN_D_KCR3	0x50 /* kernel DTB, loaded on every system call */
+#define WIN_D_SCRATCH	   0x48
 #define WIN_D_SLOTS	0x58 /* VA of slot 0 */
 #define WIN_D_SLOTS_END 0x60 /* VA past the last slot */
 #define WIN_D_YIELDS	0x68 /* system calls so far */
@@ -114,12 +146,26 @@
 #define WIN_D_LATE_LINKS 0x78 /* its EPROCESS.ActiveProcessLinks (VA) */
 #define WIN_D_LATE_SLOT	0x80 /* its slot (VA) */
 #define WIN_D_LIST_HEAD 0x88 /* PsActiveProcessHead (VA) */
-#define WIN_D_EXITED	0x90 /* processes that exited */
+#define WIN_D_EXITED	   0x90 /* threads that exited */
+#define WIN_D_LDR_INIT	   0x98 /* VA of the kernel variable holding LdrInitializeThunk's VA */
+#define WIN_D_NTDLL	   0xa0 /* ntdll's base (PspUserThreadStartup hands it over) */
+#define WIN_D_CREATABLE	   0xa8 /* VA of the table of processes a process can create */
+#define WIN_D_NR_CREATABLE 0xb0
 
-#define WIN_SLOT_OFF  0x100 /* slots start here in the data page */
+/* The processes NtCreateUserProcess can create: built by the image builder,
+ * not linked and not runnable until created.  One entry each, at
+ * WIN_CREATABLE_OFF in the data page. */
+#define WIN_CREATABLE_OFF 0x900
+#define WIN_C_SIZE	  0x20
+#define WIN_C_SLOT	  0x00 /* VA of its first thread's slot */
+#define WIN_C_LINKS	  0x08 /* its EPROCESS.ActiveProcessLinks (VA) */
+#define WIN_C_PPID	  0x10 /* its EPROCESS.InheritedFromUniqueProcessId (VA) */
+#define WIN_C_USED	  0x18 /* 1 once created */
+
+#define WIN_SLOT_OFF  0x100 /* slots start here in the data page, up to WIN_CREATABLE_OFF */
 #define WIN_SLOT_SIZE 0x100
 #define WIN_MAX_SLOTS 8
-/* A slot: one process's thread. */
+/* A slot: one thread. */
 #define WIN_S_STATE  0x00 /* 0 not yet runnable, 1 runnable, 2 exited */
 #define WIN_S_CR3    0x08 /* the CR3 its user mode runs under */
 #define WIN_S_RIP    0x10
@@ -128,10 +174,39 @@
 #define WIN_S_PTE_VA 0xa0 /* non-zero: before its first run, write ... */
 #define WIN_S_PTE    0xa8 /* ... this valid PTE there (its entry page) */
 #define WIN_S_PID    0xb0
+#define WIN_S_TEB	    0xb8 /* its TEB: the user GS base */
+#define WIN_S_TID	    0xc0
+#define WIN_S_KCR3	    0xc8 /* its process's kernel DTB (a system call runs on it) */
+#define WIN_S_FRESH	    0xd0 /* 1: never ran (PspUserThreadStartup's work is due) */
+#define WIN_S_FULL	    0xd8 /* 1: return with the whole context (IRETQ), not SYSRETQ */
+#define WIN_S_SPARE	    0xe0 /* a slot ready for a thread its process creates (0: none) */
+#define WIN_S_ETHREAD_LINKS 0xe8 /* its ETHREAD.ThreadListEntry (VA) ... */
+#define WIN_S_THREAD_HEAD   0xf0 /* ... linked here (EPROCESS.ThreadListHead) once it exists */
+#define WIN_S_W32START	    0xf8 /* its ETHREAD.Win32StartAddress (VA): what its creator named */
 
-/* System call numbers (RAX) of the lab's processes. */
-#define WIN_SYS_YIELD 0
-#define WIN_SYS_EXIT  1
+/* System call numbers (RAX) of the lab's processes; arguments as in
+ * Windows: R10 (the caller's RCX), RDX, R8, R9. */
+#define WIN_SYS_YIELD	 0
+#define WIN_SYS_EXIT	 1 /* the calling thread ends */
+#define WIN_SYS_CONTINUE 2 /* NtContinue(R10 = CONTEXT *) */
+/* NtCreateThreadEx(R10 = start address, RDX = parameter): RAX = the thread
+ * ID, or WIN_STATUS_NO_MEMORY when its process has no slot left for one. */
+#define WIN_SYS_CREATE_THREAD 3
+/* NtCreateUserProcess(R10 = which of the creatable processes, RDX = flags):
+ * RAX = its PID, RDX = its first thread's ID; WIN_CREATE_SUSPENDED: that
+ * thread waits for NtResumeThread. */
+#define WIN_SYS_CREATE_PROCESS 4
+#define WIN_CREATE_SUSPENDED   1
+/* NtWriteVirtualMemory(R10 = PID, RDX = VA there, R8 = VA here, R9 = bytes: a
+ * multiple of 8, at most a page). */
+#define WIN_SYS_WRITE_VM 5
+/* NtGetContextThread / NtSetContextThread(R10 = thread ID, RDX = CONTEXT *):
+ * the integer part. */
+#define WIN_SYS_GET_CONTEXT   6
+#define WIN_SYS_SET_CONTEXT   7
+#define WIN_SYS_RESUME_THREAD 8 /* NtResumeThread(R10 = thread ID) */
+#define WIN_STATUS_NO_MEMORY  0xc0000017
+#define WIN_STATUS_INVALID    0xc000000d /* STATUS_INVALID_PARAMETER */
 
 /* in: the scheduler stops here once it linked the late process into the
  * process list, before that process ever runs.  With --go-wait the VMM

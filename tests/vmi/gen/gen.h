@@ -112,9 +112,14 @@ struct gen_pe {
 	uint32_t size_of_image;
 	uint32_t entry_rva;
 	uint8_t entry_bytes[16]; /* read at the entry's file offset */
+	uint64_t image_base;	 /* OptionalHeader.ImageBase */
+	uint32_t reloc_rva, reloc_size; /* the base relocation directory */
 };
 
 void gen_pe_load(const char *path, struct gen_pe *pe);
+/* A copy of the image as Windows maps it at @base: base relocations applied
+ * (DIR64) and OptionalHeader.ImageBase = @base.  The caller frees it. */
+uint8_t *gen_pe_relocated(const struct gen_pe *pe, uint64_t base);
 
 /* ---- output (gen_out.c) ---- */
 

@@ -66,6 +66,31 @@ static char *out_name(const char *prefix, const char *ext)
 	return strcat(strcpy(s, prefix), ext);
 }
 
+/*
+ * Two threads of the first user process: its first one (started at the entry
+ * point) and one it created at another start address; "thread PID TID TEB
+ * START WIN32START" lines in the expect file.
+ */
+static void first_threads(struct gen_win *g, uint64_t pid)
+{
+	const struct gen_thread t[2] = {
+		{ .pid = pid, .tid = 2000, .teb = 0x000000a1b2c3d000ULL,
+		  .start_address = 0x00007ffb10001010ULL, .win32_start_address = g->last_entry },
+		{ .pid = pid, .tid = 2004, .teb = 0x000000a1b2c3f000ULL,
+		  .start_address = 0x00007ffb10001010ULL,
+		  .win32_start_address = g->last_entry + 0x40 },
+	};
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		gen_win_thread(g, &t[i]);
+		fprintf(g->expect, "thread %llu %llu 0x%016llx 0x%016llx 0x%016llx\n",
+			(unsigned long long)t[i].pid, (unsigned long long)t[i].tid,
+			(unsigned long long)t[i].teb, (unsigned long long)t[i].start_address,
+			(unsigned long long)t[i].win32_start_address);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -174,8 +199,11 @@ int main(int argc, char **argv)
 		snprintf(name, sizeof(name), "decoy%zu.exe", i % 100000);
 		gen_win_process(&g, &d);
 	}
-	for (i = 1; i < nr; i++)
+	for (i = 1; i < nr; i++) {
 		gen_win_process(&g, &procs[i]);
+		if (i == 1)
+			first_threads(&g, procs[i].pid);
+	}
 	if (corrupt)
 		gen_win_corrupt(&g, corrupt);
 	gen_win_finish(&g);

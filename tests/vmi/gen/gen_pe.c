@@ -52,7 +52,12 @@ void gen_pe_load(const char *path, struct gen_pe *pe)
 	nsec = get16(file + nt + 6);
 	opt = get16(file + nt + 20);
 	pe->entry_rva = get32(file + nt + 24 + 16);
+	pe->image_base = get32(file + nt + 24 + 24) | (uint64_t)get32(file + nt + 24 + 28) << 32;
 	pe->size_of_image = get32(file + nt + 24 + 56);
+	if (get32(file + nt + 24 + 108) > 5) { /* NumberOfRvaAndSizes */
+		pe->reloc_rva = get32(file + nt + 24 + 112 + 5 * 8);
+		pe->reloc_size = get32(file + nt + 24 + 112 + 5 * 8 + 4);
+	}
 	headers = get32(file + nt + 24 + 60);
 	sec = file + nt + 24 + opt;
 	if (headers > len || pe->size_of_image < headers || sec + 40 * nsec > file + len)
@@ -78,5 +83,50 @@ void gen_pe_load(const char *path, struct gen_pe *pe)
 	if (!entry_found)
 		gen_die("%s: entry point RVA 0x%x is not in a section's file data", path,
 			pe->entry_rva);
+	if (pe->reloc_rva > pe->size_of_image || pe->reloc_size > pe->size_of_image - pe->reloc_rva)
+		gen_die("%s: base relocations outside the image", path);
 	free(file);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	return get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+uint8_t *gen_pe_relocated(const struct gen_pe *pe, uint64_t base)
+{
+	uint8_t *img = malloc(pe->size_of_image);
+	uint64_t delta = base - pe->image_base;
+	uint32_t at = pe->reloc_rva, end = pe->reloc_rva + pe->reloc_size;
+
+	if (!img)
+		gen_die("out of memory");
+	memcpy(img, pe->image, pe->size_of_image);
+	put64(img + get32(img + 0x3c) + 24 + 24, base);
+	while (at + 8 <= end) { /* blocks: page RVA, block size, then 16-bit entries */
+		uint32_t page = get32(img + at), size = get32(img + at + 4), i;
+
+		if (size < 8 || size > end - at)
+			gen_die("base relocation block at RVA 0x%x: size 0x%x", at, size);
+		for (i = 8; i + 2 <= size; i += 2) {
+			uint16_t e = get16(img + at + i);
+			uint32_t rva = page + (e & 0xfff);
+
+			if (e >> 12 == 0) /* IMAGE_REL_BASED_ABSOLUTE: padding */
+				continue;
+			if (e >> 12 != 10 || rva > pe->size_of_image - 8)
+				gen_die("base relocation 0x%04x at RVA 0x%x: only DIR64 inside the "
+					"image",
+					e, page);
+			put64(img + rva, get64(img + rva) + delta);
+		}
+		at += size;
+	}
+	return img;
 }

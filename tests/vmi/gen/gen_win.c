@@ -7,6 +7,7 @@
 #include "gen_win.h"
 #include "lib/vmi/isf.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /*
@@ -36,6 +37,7 @@
 #define STARTBLOCK_LO		0x1000 /* in the low 64 KiB the lab's PVH boot keeps */
 #define STARTBLOCK_HI		0x10000
 #define IMAGE_ALIGN		0x10000
+#define DLL_SPAN		0x100000 /* what the DLLs take at most, apart */
 #define UNMAPPED_VA		0xffff9a7f00000000ULL
 #define OUTSIDE_VA		0xffff9a7e00000000ULL
 #define SUBSECTION_VA		0xffffc00012345670ULL
@@ -87,6 +89,11 @@ static uint64_t field(struct gen_win *g, const char *type, const char *name)
 	if (isf_field(g->isf, type, name, &f, &err))
 		gen_die("%s", err.message);
 	return f.offset;
+}
+
+uint64_t gen_win_field(struct gen_win *g, const char *type, const char *name)
+{
+	return field(g, type, name);
 }
 
 static struct isf_field bits(struct gen_win *g, const char *type, const char *name)
@@ -290,6 +297,10 @@ void gen_win_kernel(struct gen_win *g)
 	g->pool = gen_win_place(g, g->kernel, POOL_LO, POOL_HI, 1, GEN_2M);
 	g->proto_slots = gen_win_place(g, g->kernel, PROTO_LO, PROTO_HI, 1, GEN_2M);
 	g->dll_base = DLL_LO + random64(g) % ((DLL_HI - DLL_LO) / IMAGE_ALIGN) * IMAGE_ALIGN;
+	while (g->dll2_name && (!g->dll2_base || (g->dll2_base < g->dll_base + DLL_SPAN &&
+						  g->dll_base < g->dll2_base + DLL_SPAN)))
+		g->dll2_base =
+			DLL_LO + random64(g) % ((DLL_HI - DLL_LO) / IMAGE_ALIGN) * IMAGE_ALIGN;
 	kernel_headers(g, (uint32_t)size);
 	for (i = 0; i < sizeof(code) / sizeof(code[0]); i++)
 		kernel_code(g, code[i]);
@@ -358,8 +369,43 @@ static uint64_t eprocess_new(struct gen_win *g, const struct gen_proc *p, uint64
 		gen_vwrite_u64(g->kernel, pcb + f.offset, user_dtb);
 	gen_vwrite_u64(g->kernel, ep + field(g, "_EPROCESS", "Peb"), peb);
 	gen_vwrite_u64(g->kernel, ep + field(g, "_EPROCESS", "SectionBaseAddress"), image);
+	if (!isf_field(g->isf, "_EPROCESS", "ThreadListHead", &f, NULL)) { /* no threads yet */
+		gen_vwrite_u64(g->kernel, ep + f.offset, ep + f.offset);
+		gen_vwrite_u64(g->kernel, ep + f.offset + 8, ep + f.offset);
+	}
 	list_append(g, ep + field(g, "_EPROCESS", "ActiveProcessLinks"));
 	return ep;
+}
+
+uint64_t gen_win_thread(struct gen_win *g, const struct gen_thread *t)
+{
+	uint64_t et = pool_alloc(g, type_size(g, "_ETHREAD")), ep = g->last_eprocess;
+	uint64_t tcb = et + field(g, "_ETHREAD", "Tcb"), cid = et + field(g, "_ETHREAD", "Cid");
+	uint64_t head = ep + field(g, "_EPROCESS", "ThreadListHead");
+	uint64_t links = et + field(g, "_ETHREAD", "ThreadListEntry"), tail;
+
+	gen_vwrite_u64(g->kernel, cid + field(g, "_CLIENT_ID", "UniqueProcess"), t->pid);
+	gen_vwrite_u64(g->kernel, cid + field(g, "_CLIENT_ID", "UniqueThread"), t->tid);
+	gen_vwrite_u64(g->kernel, tcb + field(g, "_KTHREAD", "Teb"), t->teb);
+	gen_vwrite_u64(g->kernel, tcb + field(g, "_KTHREAD", "Process"), ep);
+	gen_vwrite_u64(g->kernel, et + field(g, "_ETHREAD", "StartAddress"), t->start_address);
+	gen_vwrite_u64(g->kernel, et + field(g, "_ETHREAD", "Win32StartAddress"),
+		       t->win32_start_address);
+	gen_vwrite_u64(g->kernel, links, links);
+	gen_vwrite_u64(g->kernel, links + 8, links);
+	g->last_thread_head = head;
+	g->last_thread_links = links;
+	if (!t->unlinked) {
+		memcpy(&tail,
+		       gen_phys_page(g->m, gen_space_pa(g->kernel, head + 8) & ~(GEN_PAGE - 1)) +
+			       ((head + 8) & (GEN_PAGE - 1)),
+		       8);
+		gen_vwrite_u64(g->kernel, links, head);
+		gen_vwrite_u64(g->kernel, links + 8, tail);
+		gen_vwrite_u64(g->kernel, tail, links);
+		gen_vwrite_u64(g->kernel, head + 8, links);
+	}
+	return et;
 }
 
 static const char *hex_or_dash(char *buf, uint64_t v)
@@ -385,6 +431,7 @@ static void expect_process(struct gen_win *g, const struct gen_proc *p, uint64_t
 static void map_image_4k(struct gen_win *g, struct gen_space *s, const struct gen_pe *pe,
 			 uint64_t base, struct gen_space *share)
 {
+	uint8_t *bytes = g->relocate ? gen_pe_relocated(pe, base) : NULL;
 	uint64_t off;
 
 	for (off = 0; off < pe->size_of_image; off += GEN_PAGE) {
@@ -394,9 +441,10 @@ static void map_image_4k(struct gen_win *g, struct gen_space *s, const struct ge
 			continue;
 		}
 		gen_map_new(s, base + off, 1, GEN_US | GEN_RW);
-		gen_vwrite(s, base + off, pe->image + off,
+		gen_vwrite(s, base + off, (bytes ? bytes : pe->image) + off,
 			   pe->size_of_image - off < GEN_PAGE ? pe->size_of_image - off : GEN_PAGE);
 	}
+	free(bytes);
 }
 
 static const struct gen_pe *image_of(struct gen_win *g, const struct gen_proc *p)
@@ -546,21 +594,22 @@ static void unicode(struct gen_win *g, struct gen_space *s, uint64_t us, uint64_
 	gen_vwrite_u64(s, us + field(g, "_UNICODE_STRING", "Buffer"), text_va);
 }
 
-/* PEB_LDR_DATA and two LDR_DATA_TABLE_ENTRYs (the image, then the DLL). */
+/* PEB_LDR_DATA and its LDR_DATA_TABLE_ENTRYs: the image, the DLL, the second DLL. */
 static uint64_t loader_list(struct gen_win *g, struct gen_space *s, const struct gen_proc *p,
 			    uint64_t image)
 {
-	const char *names[2] = { p->name, g->dll_name ? g->dll_name : "helper.dll" };
-	uint64_t bases[2] = { image, g->dll_base };
-	const struct gen_pe *pes[2] = { image_of(g, p), &g->dll };
+	const char *names[3] = { p->name, g->dll_name ? g->dll_name : "helper.dll", g->dll2_name };
+	uint64_t bases[3] = { image, g->dll_base, g->dll2_base };
+	const struct gen_pe *pes[3] = { image_of(g, p), &g->dll, &g->dll2 };
 	uint64_t ldr = gen_win_place(g, s, LDR_LO, LDR_HI, 2, IMAGE_ALIGN);
 	uint64_t head = ldr + field(g, "_PEB_LDR_DATA", "InLoadOrderModuleList");
 	uint64_t links = field(g, "_LDR_DATA_TABLE_ENTRY", "InLoadOrderLinks"), prev = head;
-	int i;
+	int i, n = g->dll2_name ? 3 : 2;
 
 	gen_map_new(s, ldr, 2, GEN_US | GEN_RW | GEN_NX);
-	map_image_4k(g, s, &g->dll, g->dll_base, p->share_image ? g->last_user : NULL);
-	for (i = 0; i < 2; i++) {
+	for (i = 1; i < n; i++)
+		map_image_4k(g, s, pes[i], bases[i], p->share_image ? g->last_user : NULL);
+	for (i = 0; i < n; i++) {
 		uint64_t e = ldr + 0x100 + 0x200 * (uint64_t)i, text = ldr + 0x1000 + 0x400 * i;
 		char path[300];
 
@@ -583,6 +632,26 @@ static uint64_t loader_list(struct gen_win *g, struct gen_space *s, const struct
 	gen_vwrite_u64(s, prev, head);	   /* last Flink -> head */
 	gen_vwrite_u64(s, head + 8, prev); /* head Blink -> last */
 	return ldr;
+}
+
+/*
+ * PEB.ProcessParameters in the PEB's page: its image path and command line
+ * ("PATH NAME", as CreateProcess passes an image's name as argv[0]).
+ */
+static void process_parameters(struct gen_win *g, struct gen_space *s, const struct gen_proc *p,
+			       uint64_t peb)
+{
+	uint64_t params = peb + 0x800, text = peb + 0xc80;
+	char path[300], cmd[640];
+
+	snprintf(path, sizeof(path), "C:\\svmtrace\\tests\\%s", p->name);
+	snprintf(cmd, sizeof(cmd), "\"%s\" --lab %s", path, p->name);
+	unicode(g, s, params + field(g, "_RTL_USER_PROCESS_PARAMETERS", "ImagePathName"), text,
+		path);
+	unicode(g, s, params + field(g, "_RTL_USER_PROCESS_PARAMETERS", "CommandLine"),
+		text + 0x100, cmd);
+	gen_vwrite_u64(s, peb + field(g, "_PEB", "ProcessParameters"), params);
+	fprintf(g->expect, "cmdline %llu %s\n", (unsigned long long)p->pid, cmd);
 }
 
 /* The KVA-shadow user page tables: the user half plus the few kernel pages
@@ -623,6 +692,7 @@ void gen_win_process(struct gen_win *g, const struct gen_proc *p)
 		ldr = loader_list(g, s, p, image);
 	gen_vwrite_u64(s, peb + field(g, "_PEB", "ImageBaseAddress"), image);
 	gen_vwrite_u64(s, peb + field(g, "_PEB", "Ldr"), ldr);
+	process_parameters(g, s, p, peb);
 	dtb = gen_space_pml4(s);
 	if (p->kva_shadow) {
 		sh = shadow_space(g);
@@ -637,6 +707,7 @@ void gen_win_process(struct gen_win *g, const struct gen_proc *p)
 	g->last_image = image;
 	g->last_teb = peb + TEB_OFFSET;
 	g->last_entry = image + image_of(g, p)->entry_rva;
+	g->last_peb = peb;
 	expect_process(g, p, dtb, user_dtb, peb, image);
 	if (sh) {
 		g->vcpus[1] = (struct gen_vcpu){ user_dtb | 1, peb + TEB_OFFSET, g->kpcr, g->idt };

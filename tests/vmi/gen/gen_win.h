@@ -43,6 +43,13 @@ struct gen_image_base {
 	uint64_t base;
 };
 
+/* A thread of the last process made (gen_win_thread). */
+struct gen_thread {
+	uint64_t pid, tid, teb;
+	uint64_t start_address, win32_start_address; /* ETHREAD's */
+	bool unlinked; /* not in the thread list yet (created at run time) */
+};
+
 struct gen_win {
 	struct gen_phys *m;
 	struct isf *isf;
@@ -51,13 +58,16 @@ struct gen_win {
 	uint64_t rng;
 	struct gen_space *kernel;
 	uint64_t kbase, head, tail, kpcr, idt;
-	uint64_t dll_base; /* the DLL's base in every process */
+	uint64_t dll_base;  /* the DLL's base in every process */
+	uint64_t dll2_base; /* the second DLL's (dll2_name) */
 	struct gen_image_base images[64];
 	int nr_images;
 	bool idt_shadow; /* IDT[0] -> KiDivideErrorFaultShadow */
 	uint64_t pool, proto_slots;
-	struct gen_pe exe, dll;
+	struct gen_pe exe, dll, dll2;
 	const char *dll_name; /* in every loader list; NULL: "helper.dll" */
+	const char *dll2_name; /* a second DLL after it (dll2); NULL: none */
+	bool relocate;	       /* map images relocated to their base, as Windows does */
 	struct gen_space *spaces[1024];
 	struct gen_space *shadows[1024];
 	int nr_spaces;
@@ -67,7 +77,8 @@ struct gen_win {
 	struct gen_vcpu vcpus[2];
 	/* What gen_win_process() made last (for builders that run the processes). */
 	struct gen_space *last_space, *last_shadow;
-	uint64_t last_eprocess, last_links, last_image, last_entry, last_teb;
+	uint64_t last_eprocess, last_links, last_image, last_entry, last_teb, last_peb;
+	uint64_t last_thread_head, last_thread_links; /* of gen_win_thread()'s */
 	int nr_vcpus;
 };
 
@@ -82,6 +93,10 @@ void gen_win_kernel(struct gen_win *g);
 uint64_t gen_win_place(struct gen_win *g, struct gen_space *s, uint64_t lo, uint64_t hi,
 		       uint64_t pages, uint64_t align);
 void gen_win_process(struct gen_win *g, const struct gen_proc *p);
+/* The profile's offset of @type.@name (dies when the profile has none). */
+uint64_t gen_win_field(struct gen_win *g, const char *type, const char *name);
+/* An ETHREAD for the last process; returns its VA. */
+uint64_t gen_win_thread(struct gen_win *g, const struct gen_thread *t);
 /* Break the process list: "cycle", "blink", "unmapped" or "outside". */
 void gen_win_corrupt(struct gen_win *g, const char *how);
 /*

@@ -14,6 +14,8 @@
 
 #include <svmtrace/analysis.h>
 
+#define CODE_CR3_MASK 0x000ffffffffff000ull /* an address space, PCID and flags left out */
+
 #include "lib/trace/error.h"
 
 struct svmtrace_code_writer {
@@ -275,12 +277,20 @@ const struct svmtrace_code_page *svmtrace_code_page_at(const struct svmtrace_cod
 	return c && i < c->count ? &c->pages[i] : NULL;
 }
 
-/* The version of page @va for @sequence, or NULL. */
-static const struct svmtrace_code_page *version_of(const struct svmtrace_code *c, uint64_t va,
-						   uint64_t sequence)
+/*
+ * The version of page @va for @sequence in the address space @cr3 (0: any),
+ * or NULL: among the versions read through @cr3 -- or all of them when none
+ * was (a file from before pages were kept per address space) -- the last
+ * one whose first sequence is <= @sequence, else the earliest.
+ */
+static const struct svmtrace_code_page *version_of(const struct svmtrace_code *c, uint64_t cr3,
+						   uint64_t va, uint64_t sequence)
 {
-	size_t lo = 0, hi = c->count, best;
+	const struct svmtrace_code_page *best = NULL, *first = NULL;
+	size_t lo = 0, hi = c->count, i;
+	bool any = true;
 
+	cr3 &= CODE_CR3_MASK;
 	while (lo < hi) { /* the first entry with this VA */
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -289,17 +299,25 @@ static const struct svmtrace_code_page *version_of(const struct svmtrace_code *c
 		else
 			hi = mid;
 	}
-	if (lo == c->count || c->pages[lo].va != va)
-		return NULL;
-	for (best = lo; best + 1 < c->count && c->pages[best + 1].va == va &&
-			c->pages[best + 1].first_sequence <= sequence;
-	     best++)
-		;
-	return &c->pages[best];
+	for (i = lo; cr3 && i < c->count && c->pages[i].va == va; i++)
+		if ((c->pages[i].cr3 & CODE_CR3_MASK) == cr3)
+			any = false;
+	for (i = lo; i < c->count && c->pages[i].va == va; i++) {
+		const struct svmtrace_code_page *p = &c->pages[i];
+
+		if (!any && (p->cr3 & CODE_CR3_MASK) != cr3)
+			continue;
+		if (!first)
+			first = p;
+		if (p->first_sequence <= sequence)
+			best = p;
+	}
+	return best ? best : first;
 }
 
-size_t svmtrace_code_read(const struct svmtrace_code *c, uint64_t va, uint64_t sequence,
-			  uint8_t *buf, size_t len, const struct svmtrace_code_page **version)
+size_t svmtrace_code_read(const struct svmtrace_code *c, uint64_t cr3, uint64_t va,
+			  uint64_t sequence, uint8_t *buf, size_t len,
+			  const struct svmtrace_code_page **version)
 {
 	const struct svmtrace_code_page *p;
 	size_t got = 0;
@@ -310,7 +328,7 @@ size_t svmtrace_code_read(const struct svmtrace_code *c, uint64_t va, uint64_t s
 		uint64_t at = va + got, page = at & ~(uint64_t)(SVMTRACE_CODE_PAGE - 1);
 		size_t in = SVMTRACE_CODE_PAGE - (size_t)(at - page), n = len - got;
 
-		p = version_of(c, page, sequence);
+		p = version_of(c, cr3, page, sequence);
 		if (!p)
 			break;
 		if (version && !got)

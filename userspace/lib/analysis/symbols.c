@@ -14,6 +14,7 @@
 
 #include <svmtrace/analysis.h>
 
+#include "lib/analysis/json_get.h"
 #include "lib/analysis/symbols_int.h"
 #include "lib/trace/error.h"
 
@@ -96,36 +97,6 @@ void sym_sort_functions(struct sym_module *m)
 	m->info.nr_functions = kept;
 }
 
-static const char *get_str(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
-/* A number given as "0x..." text or as a JSON integer; false if absent or bad. */
-static bool get_num(json_object *o, const char *key, uint64_t *out)
-{
-	json_object *v;
-	const char *t;
-	char *end;
-
-	if (!json_object_object_get_ex(o, key, &v))
-		return false;
-	if (json_object_is_type(v, json_type_int)) {
-		*out = json_object_get_uint64(v);
-		return true;
-	}
-	if (!json_object_is_type(v, json_type_string))
-		return false;
-	t = json_object_get_string(v);
-	errno = 0;
-	*out = strtoull(t, &end, 0);
-	return !errno && end != t && !*end;
-}
-
 static struct sym_module *new_module(struct svmtrace_symbols *s)
 {
 	if (s->n == s->cap) {
@@ -146,30 +117,37 @@ static char *dup_or_null(const char *t)
 	return t && *t ? strdup(t) : NULL;
 }
 
-/* One element of "modules"; 1 when it is not a usable module (skipped). */
-static int load_module(struct svmtrace_symbols *s, json_object *o)
+/*
+ * One element of "modules" (of the process with DTBs @cr3, 0 0: any); 1 when
+ * it is not a usable module (skipped).
+ */
+static int load_module(struct svmtrace_symbols *s, json_object *o, const uint64_t cr3[2])
 {
 	struct sym_module *m;
 	json_object *exports, *seen;
 	uint64_t base, size, v;
-	const char *name = get_str(o, "name");
+	const char *name = json_member_str(o, "name");
 	char label[48];
 	size_t i;
 
-	if (!name || !get_num(o, "base", &base) || !get_num(o, "size", &size) || !size ||
-	    size > UINT32_MAX)
+	if (!name || !json_member_num(o, "base", &base) || !json_member_num(o, "size", &size) ||
+	    !size || size > UINT32_MAX)
 		return 1;
 	m = new_module(s);
 	if (!m)
 		return -1;
 	m->info.name = strdup(name);
-	m->info.path = dup_or_null(get_str(o, "path"));
-	m->info.pdb_id = dup_or_null(get_str(o, "pdb_id"));
+	m->info.path = dup_or_null(json_member_str(o, "path"));
+	m->info.pdb_id = dup_or_null(json_member_str(o, "pdb_id"));
 	m->info.base = base;
 	m->info.size = (uint32_t)size;
-	if (get_num(o, "entry", &v))
+	m->info.cr3[0] = cr3[0] & SYM_CR3_MASK;
+	m->info.cr3[1] = cr3[1] & SYM_CR3_MASK;
+	if (size > s->max_size)
+		s->max_size = size;
+	if (json_member_num(o, "entry", &v))
 		m->info.entry = v;
-	if (get_num(o, "pe_timestamp", &v))
+	if (json_member_num(o, "pe_timestamp", &v))
 		m->info.timestamp = (uint32_t)v;
 	if (json_object_object_get_ex(o, "first_seen_sequence", &seen) && seen &&
 	    json_object_is_type(seen, json_type_int)) {
@@ -182,13 +160,13 @@ static int load_module(struct svmtrace_symbols *s, json_object *o)
 	    json_object_is_type(exports, json_type_array)) {
 		for (i = 0; i < json_object_array_length(exports); i++) {
 			json_object *e = json_object_array_get_idx(exports, i);
-			const char *en = get_str(e, "name");
+			const char *en = json_member_str(e, "name");
 			uint64_t rva, ord = 0;
 
-			if (!get_num(e, "rva", &rva))
+			if (!json_member_num(e, "rva", &rva))
 				continue;
 			if (!en || !*en) { /* by ordinal only */
-				get_num(e, "ordinal", &ord);
+				json_member_num(e, "ordinal", &ord);
 				snprintf(label, sizeof(label), "#%" PRIu64, ord);
 				en = label;
 			}
@@ -205,42 +183,68 @@ static int load_module(struct svmtrace_symbols *s, json_object *o)
 int svmtrace_symbols_load_capture(struct svmtrace_symbols *s, const char *path,
 				  struct svmtrace_error *err)
 {
-	json_object *doc = json_object_from_file(path), *mods, *k;
-	size_t i;
+	json_object *doc = json_object_from_file(path), *mods, *procs, *k;
+	bool per_process = false;
+	size_t i, j;
 	int rc;
 
 	if (!doc)
 		return trace_error_noloc(err, errno == ENOENT ? SVMTRACE_E_IO : SVMTRACE_E_FORMAT,
 					 path, "cannot read it as JSON: %s",
 					 json_util_get_last_err());
-	if (!get_str(doc, "format") || strcmp(get_str(doc, "format"), "svmtrace-capture")) {
+	if (!json_member_str(doc, "format") ||
+	    strcmp(json_member_str(doc, "format"), "svmtrace-capture")) {
 		json_object_put(doc);
 		return trace_error_noloc(err, SVMTRACE_E_FORMAT, path,
 					 "not a capture.json (\"format\" is not "
 					 "\"svmtrace-capture\")");
 	}
-	if (json_object_object_get_ex(doc, "modules", &mods) &&
-	    json_object_is_type(mods, json_type_array)) {
-		for (i = 0; i < json_object_array_length(mods); i++) {
-			rc = load_module(s, json_object_array_get_idx(mods, i));
-			if (rc < 0) {
-				json_object_put(doc);
-				return trace_error_noloc(err, SVMTRACE_E_NOMEM, path,
-							 "out of memory");
-			}
+	/*
+	 * Every process's modules, each tagged with its DTBs (processes may
+	 * map different images at one address), or, from a capture.json
+	 * without them, the one list of "modules".
+	 */
+	rc = 0;
+	if (json_object_object_get_ex(doc, "processes", &procs) &&
+	    json_object_is_type(procs, json_type_array)) {
+		for (i = 0; !rc && i < json_object_array_length(procs); i++) {
+			json_object *p = json_object_array_get_idx(procs, i);
+			uint64_t cr3[2] = { 0, 0 };
+
+			if (!json_object_object_get_ex(p, "modules", &mods) ||
+			    !json_object_is_type(mods, json_type_array))
+				continue;
+			json_member_num(p, "dtb", &cr3[0]);
+			json_member_num(p, "user_dtb", &cr3[1]);
+			for (j = 0; rc >= 0 && j < json_object_array_length(mods); j++)
+				rc = load_module(s, json_object_array_get_idx(mods, j), cr3);
+			per_process = true;
 		}
+	}
+	if (!per_process && json_object_object_get_ex(doc, "modules", &mods) &&
+	    json_object_is_type(mods, json_type_array)) {
+		static const uint64_t any[2] = { 0, 0 };
+
+		for (i = 0; rc >= 0 && i < json_object_array_length(mods); i++)
+			rc = load_module(s, json_object_array_get_idx(mods, i), any);
+	}
+	if (rc < 0) {
+		json_object_put(doc);
+		return trace_error_noloc(err, SVMTRACE_E_NOMEM, path, "out of memory");
 	}
 	/* The kernel image as one more module (for --kernel traces). */
 	if (json_object_object_get_ex(doc, "kernel", &k) && k) {
 		struct sym_module *m;
 		uint64_t base, size;
 
-		if (get_num(k, "base", &base) && get_num(k, "size", &size) && size &&
-		    size <= UINT32_MAX && (m = new_module(s))) {
+		if (json_member_num(k, "base", &base) && json_member_num(k, "size", &size) &&
+		    size && size <= UINT32_MAX && (m = new_module(s))) {
 			m->info.name = strdup("ntoskrnl.exe");
-			m->info.pdb_id = dup_or_null(get_str(k, "pdb_id"));
+			m->info.pdb_id = dup_or_null(json_member_str(k, "pdb_id"));
 			m->info.base = base;
 			m->info.size = (uint32_t)size;
+			if (size > s->max_size)
+				s->max_size = size;
 		}
 	}
 	json_object_put(doc);
@@ -259,11 +263,19 @@ const struct svmtrace_module_info *svmtrace_symbols_module(const struct svmtrace
 	return s && i < s->n ? &s->m[i].info : NULL;
 }
 
-bool svmtrace_symbols_lookup(const struct svmtrace_symbols *s, uint64_t va,
+/* Is module @m one of the address space @cr3's (0: any; an untagged module is everyone's)? */
+static bool module_of(const struct sym_module *m, uint64_t cr3)
+{
+	cr3 &= SYM_CR3_MASK;
+	return !cr3 || (!m->info.cr3[0] && !m->info.cr3[1]) || m->info.cr3[0] == cr3 ||
+	       m->info.cr3[1] == cr3;
+}
+
+bool svmtrace_symbols_lookup(const struct svmtrace_symbols *s, uint64_t cr3, uint64_t va,
 			     struct svmtrace_symbol *out)
 {
 	size_t lo = 0, hi, mi;
-	const struct sym_module *m;
+	const struct sym_module *m = NULL;
 
 	out->module = -1;
 	out->function = NULL;
@@ -279,11 +291,14 @@ bool svmtrace_symbols_lookup(const struct svmtrace_symbols *s, uint64_t va,
 		else
 			hi = mid;
 	}
-	if (!lo)
-		return false;
-	mi = lo - 1;
-	m = &s->m[mi];
-	if (va - m->info.base >= m->info.size)
+	/* Modules of several processes may overlap: the nearest below va that holds it. */
+	for (mi = lo; mi-- > 0 && va - s->m[mi].info.base < s->max_size;) {
+		if (va - s->m[mi].info.base < s->m[mi].info.size && module_of(&s->m[mi], cr3)) {
+			m = &s->m[mi];
+			break;
+		}
+	}
+	if (!m)
 		return false;
 	out->module = (int)mi;
 	out->function_end = m->info.base + m->info.size;
@@ -308,8 +323,8 @@ bool svmtrace_symbols_lookup(const struct svmtrace_symbols *s, uint64_t va,
 	return true;
 }
 
-size_t svmtrace_symbols_format(const struct svmtrace_symbols *s, uint64_t va, char *buf,
-			       size_t size)
+size_t svmtrace_symbols_format(const struct svmtrace_symbols *s, uint64_t cr3, uint64_t va,
+			       char *buf, size_t size)
 {
 	struct svmtrace_symbol sym;
 	const char *mod;
@@ -317,7 +332,7 @@ size_t svmtrace_symbols_format(const struct svmtrace_symbols *s, uint64_t va, ch
 
 	if (!size)
 		return 0;
-	if (!svmtrace_symbols_lookup(s, va, &sym)) {
+	if (!svmtrace_symbols_lookup(s, cr3, va, &sym)) {
 		buf[0] = 0;
 		return 0;
 	}

@@ -16,9 +16,13 @@ struct sym_module {
 	size_t nfuncs, cap;
 };
 
+/* An address space: CR3 bits 51:12. */
+#define SYM_CR3_MASK 0x000ffffffffff000ull
+
 struct svmtrace_symbols {
 	struct sym_module *m; /* sorted by base */
 	size_t n, cap;
+	uint64_t max_size; /* of a module: how far below an address its module can start */
 };
 
 /* Add a function at @va (ignored outside the module); -1 out of memory. */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* A process's modules: PEB.Ldr.InLoadOrderModuleList. */
+/* A process's modules (PEB.Ldr.InLoadOrderModuleList) and command line. */
 #include "lib/vmi/win_session.h"
 #include "lib/vmi/vmi_error.h"
 
@@ -89,4 +89,34 @@ int svmtrace_vmi_modules(const struct svmtrace_vmi *vmi, uint64_t pid,
 	*list = m.list;
 	*count = m.count;
 	return 0;
+}
+
+int svmtrace_vmi_command_line(const struct svmtrace_vmi *vmi, uint64_t pid, char *out, size_t size,
+			      struct svmtrace_error *err)
+{
+	const struct svmtrace_vmi_profile *prof = vmi->profile;
+	struct svmtrace_vmi_process proc;
+	uint64_t params;
+	int rc;
+
+	out[0] = '\0';
+	if (!prof->cmdline.present)
+		return vmi_fail(err, SVMTRACE_E_NOT_FOUND,
+				"profile lacks _PEB.ProcessParameters or "
+				"_RTL_USER_PROCESS_PARAMETERS.CommandLine");
+	rc = svmtrace_vmi_process_find(vmi, pid, &proc, err);
+	if (rc)
+		return rc;
+	if (!proc.peb)
+		return vmi_fail(err, SVMTRACE_E_NOT_FOUND, "PID %llu (%s) has no PEB",
+				(unsigned long long)pid, proc.name);
+	rc = win_read_u64(vmi, proc.dtb, proc.peb + prof->cmdline.params, &params, err);
+	if (!rc && !params)
+		rc = vmi_fail(err, SVMTRACE_E_NOT_FOUND, "PEB.ProcessParameters is NULL");
+	if (!rc)
+		rc = win_read_unicode(vmi, proc.dtb, params + prof->cmdline.command_line, out, size,
+				      err);
+	return rc ? vmi_prefix(err, rc, "PID %llu (%s): command line", (unsigned long long)pid,
+			       proc.name)
+		  : 0;
 }

@@ -53,6 +53,60 @@ static void optional_symbol(struct loader *l, const char *name, struct win_symbo
 	out->present = !l->rc && !isf_symbol(l->isf, name, &out->rva, NULL);
 }
 
+/* A member the Windows layer can do without: false when absent, naming it in @missing. */
+static bool optional_offset(struct isf *isf, const char *type, const char *field, uint32_t *out,
+			    char *missing, size_t size)
+{
+	struct isf_field f;
+
+	if (!isf_field(isf, type, field, &f, NULL) && !f.bit_length) {
+		*out = (uint32_t)f.offset;
+		return true;
+	}
+	if (missing && !missing[0])
+		snprintf(missing, size, "%s.%s", type, field);
+	return false;
+}
+
+/* Threads and where they begin: optional, a profile without them still loads. */
+static void load_threads(struct loader *l, struct svmtrace_vmi_profile *p)
+{
+	char *miss = p->threads.missing;
+	size_t n = sizeof(p->threads.missing);
+	bool ok = true;
+
+	if (l->rc)
+		return;
+	optional_symbol(l, "PspLoaderInitRoutine", &p->sym.psp_loader_init_routine);
+	optional_symbol(l, "PspUserThreadStart", &p->sym.psp_user_thread_start);
+	optional_symbol(l, "PsNtdllExports", &p->sym.ps_ntdll_exports);
+	p->ntdll_exports.present =
+		optional_offset(l->isf, "_PS_NTDLL_EXPORTS", "LdrInitializeThunk",
+				&p->ntdll_exports.ldr_initialize_thunk, NULL, 0) &&
+		optional_offset(l->isf, "_PS_NTDLL_EXPORTS", "RtlUserThreadStart",
+				&p->ntdll_exports.rtl_user_thread_start, NULL, 0);
+	p->cmdline.present =
+		optional_offset(l->isf, "_PEB", "ProcessParameters", &p->cmdline.params, NULL, 0) &&
+		optional_offset(l->isf, "_RTL_USER_PROCESS_PARAMETERS", "CommandLine",
+				&p->cmdline.command_line, NULL, 0);
+	ok &= optional_offset(l->isf, "_EPROCESS", "ThreadListHead", &p->threads.list_head, miss,
+			      n);
+	ok &= optional_offset(l->isf, "_ETHREAD", "ThreadListEntry", &p->threads.list_entry, miss,
+			      n);
+	ok &= optional_offset(l->isf, "_ETHREAD", "Tcb", &p->threads.tcb, miss, n);
+	ok &= optional_offset(l->isf, "_ETHREAD", "Cid", &p->threads.cid, miss, n);
+	ok &= optional_offset(l->isf, "_CLIENT_ID", "UniqueProcess", &p->threads.unique_process,
+			      miss, n);
+	ok &= optional_offset(l->isf, "_CLIENT_ID", "UniqueThread", &p->threads.unique_thread, miss,
+			      n);
+	ok &= optional_offset(l->isf, "_KTHREAD", "Teb", &p->threads.teb, miss, n);
+	ok &= optional_offset(l->isf, "_ETHREAD", "StartAddress", &p->threads.start_address, miss,
+			      n);
+	ok &= optional_offset(l->isf, "_ETHREAD", "Win32StartAddress",
+			      &p->threads.win32_start_address, miss, n);
+	p->threads.present = ok;
+}
+
 static void load_structures(struct loader *l, struct svmtrace_vmi_profile *p)
 {
 	struct isf_field f;
@@ -117,6 +171,7 @@ int win_profile_from_isf(struct isf *isf, const char *path, struct svmtrace_vmi_
 	optional_symbol(&l, "KiDivideErrorFaultShadow", &p->sym.ki_divide_error_fault_shadow);
 	optional_symbol(&l, "PsInitialSystemProcess", &p->sym.ps_initial_system_process);
 	load_structures(&l, p);
+	load_threads(&l, p);
 	return l.rc;
 }
 

@@ -52,7 +52,33 @@ struct svmtrace_vmi_profile {
 		struct win_symbol ki_system_call64, ki_system_call64_shadow;
 		struct win_symbol ki_divide_error_fault, ki_divide_error_fault_shadow;
 		struct win_symbol ps_initial_system_process;
+		/* Where threads begin: Windows 10 keeps ntdll's addresses in two
+		 * variables, Windows 11 in _PS_NTDLL_EXPORTS PsNtdllExports. */
+		struct win_symbol psp_loader_init_routine, psp_user_thread_start;
+		struct win_symbol ps_ntdll_exports;
 	} sym;
+	struct {
+		bool present;
+		uint32_t ldr_initialize_thunk, rtl_user_thread_start;
+	} ntdll_exports; /* _PS_NTDLL_EXPORTS */
+	struct {
+		bool present; /* _PEB.ProcessParameters, _RTL_USER_PROCESS_PARAMETERS.CommandLine */
+		uint32_t params, command_line;
+	} cmdline;
+	/*
+	 * Threads (optional: without them svmtrace_vmi_threads() says which
+	 * field the profile lacks, in threads_missing).
+	 */
+	struct {
+		bool present;
+		char missing[96];
+		uint32_t list_head;			     /* _EPROCESS.ThreadListHead */
+		uint32_t list_entry;			     /* _ETHREAD.ThreadListEntry */
+		uint32_t tcb, cid;			     /* _ETHREAD.Tcb, .Cid */
+		uint32_t unique_process, unique_thread;	     /* _CLIENT_ID */
+		uint32_t teb;				     /* _KTHREAD.Teb */
+		uint32_t start_address, win32_start_address; /* _ETHREAD */
+	} threads;
 	struct {
 		uint32_t pcb, links, pid, ppid, name, name_len, peb, section_base;
 	} eprocess;

@@ -13,9 +13,28 @@
  * (system call 1).  Every
  * yield switches to another process's CR3, so a tracer's session ends
  * there, and each resumption re-enters the entry page (the gate).
+ *
+ * A TLS callback (the PE's TLS directory, _tls_used) runs in the loader
+ * before the entry point, as in malware that acts before a debugger's entry
+ * breakpoint: it logs SEED + its reason.  It is on the second code page,
+ * not on the entry page.
+ *
+ * With THREADS, the process first creates a thread (NtCreateThreadEx) that
+ * starts at worker, on the second page: two rounds of its own, then it
+ * returns (RtlUserThreadStart ends it).
+ *
+ * With DROPPER, it first creates two processes, as droppers do: the first
+ * plainly (NtCreateUserProcess); the second suspended, then hollows it
+ * before it ever runs -- its thread's context (NtGetContextThread) gives
+ * its start address, the image's entry point; the payload is written
+ * 0x800 bytes further, on the entry page (NtWriteVirtualMemory), the
+ * context's RCX moved there (NtSetContextThread), and the thread resumed
+ * (NtResumeThread).  The child's loader then runs as always, and
+ * RtlUserThreadStart starts the payload, not the image's code.
  */
 #include "../../guest/layout.h"
 #include "../winlayout.h"
+#include "tls.h"
 
 	.intel_syntax noprefix
 	.text
@@ -24,6 +43,47 @@ start:
 	mov	ebx, SEED
 	xor	r12d, r12d
 	lea	r13, [rip + table]
+#if THREADS
+	lea	r10, [rip + worker]
+	mov	edx, SEED
+	mov	eax, WIN_SYS_CREATE_THREAD
+	syscall
+#endif
+#if DROPPER
+	xor	r10d, r10d			/* a child, as CreateProcess makes one */
+	xor	edx, edx
+	mov	eax, WIN_SYS_CREATE_PROCESS
+	syscall
+	mov	r10d, 1				/* a second one, suspended: hollowed */
+	mov	edx, WIN_CREATE_SUSPENDED
+	mov	eax, WIN_SYS_CREATE_PROCESS
+	syscall
+	mov	r14, rax			/* its PID */
+	mov	r15, rdx			/* its thread's ID */
+	sub	rsp, WIN_CTX_SIZE + 0x30
+	mov	r10, r15
+	mov	rdx, rsp
+	mov	eax, WIN_SYS_GET_CONTEXT
+	syscall
+	mov	rbx, qword ptr [rsp + WIN_CTX_GPR + 1 * 8]	/* RCX: where it would start */
+	add	rbx, 0x800
+	mov	r10, r14
+	mov	rdx, rbx
+	lea	r8, [rip + payload]
+	mov	r9d, payload_end - payload
+	mov	eax, WIN_SYS_WRITE_VM
+	syscall
+	mov	qword ptr [rsp + WIN_CTX_GPR + 1 * 8], rbx	/* it starts at the payload */
+	mov	r10, r15
+	mov	rdx, rsp
+	mov	eax, WIN_SYS_SET_CONTEXT
+	syscall
+	mov	r10, r15
+	mov	eax, WIN_SYS_RESUME_THREAD
+	syscall
+	add	rsp, WIN_CTX_SIZE + 0x30
+	mov	ebx, SEED			/* the rounds' value, as without DROPPER */
+#endif
 1:	call	work
 	call	qword ptr [rip + __imp_NtTestAlert]
 	add	r12d, 1
@@ -48,6 +108,47 @@ work:					/* the image's second code page */
 	loop	2b
 	ret
 
+	.globl	worker
+worker:					/* RCX = its parameter */
+	mov	ebx, ecx
+	mov	r12d, 2
+3:	add	ebx, 0x1111
+	mov	eax, ebx
+	out	PORT_LOG, eax
+	xor	eax, eax		/* WIN_SYS_YIELD */
+	syscall
+	sub	r12d, 1
+	jnz	3b
+	mov	eax, ebx
+	ret
+
+	.globl	tls_callback
+tls_callback:				/* RCX = image base, EDX = reason, R8 = reserved */
+	lea	eax, [rdx + SEED]
+	out	PORT_LOG, eax
+	ret
+
 	.data
 table:
 	.quad	1, 3, 5, SEED
+
+#if DROPPER
+	/* What runs in the hollowed child (position independent): two rounds, then exit. */
+	.p2align 3
+payload:
+	mov	ebx, SEED + 0x1000
+	mov	r12d, 2
+4:	add	ebx, 0x2222
+	mov	eax, ebx
+	out	PORT_LOG, eax
+	xor	eax, eax			/* WIN_SYS_YIELD */
+	syscall
+	sub	r12d, 1
+	jnz	4b
+	mov	eax, WIN_SYS_EXIT
+	syscall
+	.balign	8, 0x90
+payload_end:
+#endif
+
+	tls_directory tls_callback

@@ -26,13 +26,16 @@
  * (system call 0) between the checks, so they straddle the other
  * processes, then logs verdict << 20 on PORT_LOG and exits.  It calls
  * ntdll.dll's NtTestAlert once first, through its import address table, as
- * every program of the guest does (the builder binds it).  Within the
- * reference model's subset (tests/e2e/model), which replays it.  At each
- * *_least label R12 holds that check's least sample (the lab's judge reads
- * it from the trace).
+ * every program of the guest does (the builder binds it), and has a TLS
+ * callback, as every image of the guest has (the loader runs it before the
+ * entry point; timing.exe's does nothing: no check runs before the entry).
+ * Within the reference model's subset (tests/e2e/model), which replays it.
+ * At each *_least label R12 holds that check's least sample (the lab's
+ * judge reads it from the trace).
  */
 #include "../../guest/layout.h"
 #include "../winlayout.h"
+#include "tls.h"
 
 	.set	TSC_LIMIT, 750
 	.set	RATIO, 10
@@ -147,3 +150,10 @@ qpc:
 	cmp	r10d, dword ptr [r9]
 	jne	qpc
 	ret
+
+	.globl	tls_callback
+tls_callback:				/* RCX = image base, EDX = reason, R8 = reserved */
+	ret
+
+	.data
+	tls_directory tls_callback
