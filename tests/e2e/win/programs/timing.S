@@ -151,6 +151,12 @@ qpc:
 	jne	qpc
 	ret
 
+	/*
+	 * On a page of its own: a capture from the entry point gates the
+	 * entry page, and the loader's call of a callback there would start
+	 * the trace before the entry.
+	 */
+	.p2align 12, 0xcc
 	.globl	tls_callback
 tls_callback:				/* RCX = image base, EDX = reason, R8 = reserved */
 	ret
