@@ -38,6 +38,14 @@
  *   STEPPING  TARGET, and our TF steps user code (CPL 3, no VMM
  *             single-stepping): + the exceptions and INT n.
  *
+ * Virtual time (hidetime.c) adds RDTSC and RDTSCP to TARGET and STEPPING
+ * while a session steps a thread of a target armed with HIDE_TIME at CPL 3
+ * (also with the guest's own TF set, which is TARGET): its reads of the
+ * TSC exit and get the virtual one.  Such a session's TF makes the vCPU
+ * TARGET at least, so FOREIGN, LEFTOVER and OFF never carry them: other
+ * processes' TSC reads, and the target's own while nobody steps it, make
+ * no VM exit.
+ *
  * The events that move a vCPU between them, each seen at its next entry:
  *   arm, stop            control.c (controller's thread); arm sends every
  *                        vCPU a request and waits for each that was in
@@ -52,7 +60,9 @@
  *                        arm, before the session can park anything
  *   park, take back      #UD (SYSCALL, SYSRET), the IRET exit and its trap,
  *                        event injection (frames.c), the #DB exit (step.c):
- *                        TARGET <-> STEPPING, sys_last set and cleared
+ *                        TARGET <-> STEPPING, sys_last set and cleared;
+ *                        with a session's begin and end, a stretch of
+ *                        virtual time opened and closed (hidetime.c)
  *   INIT                 svm_vcpu_reset() drops the tracer's intercepts
  *                        before KVM resets the VMCB
  *
@@ -67,10 +77,12 @@
  * step at CPL 3, which cannot write CR3.
  *
  * Context: __svmtrace_entry() runs in the vCPU's thread with interrupts
- * off (an RCU-sched reader), takes no lock and only reads; a stale answer
- * (a stop racing with it) costs one entry with intercepts the next one
- * drops.  vt->watch is written there and read by the same thread's exit
- * handlers and injection hooks.
+ * off (an RCU-sched reader) and reads the tracer's state without its
+ * locks; a stale answer (a stop racing with it) costs one entry with
+ * intercepts the next one drops.  It writes only the vCPU's own: vt->watch,
+ * read by the same thread's exit handlers and injection hooks, and
+ * vt->vtime with the VM's virtual clock (hidetime.c, under vclock.lock, a
+ * raw spinlock).
  */
 #include <linux/kvm_host.h>
 #include <asm/svm.h>
@@ -118,7 +130,8 @@ static enum svmtrace_watch watch_of(struct kvm_vcpu *vcpu, struct svmtrace_vcpu 
  * What the VMCB holds in state @w.  SCE is cleared only in long mode (the
  * only mode sysret() emulates) and where the guest has it set.
  */
-static u64 intercepts_of(struct kvm_vcpu *vcpu, enum svmtrace_watch w, u8 pass, bool steppable)
+static u64 intercepts_of(struct kvm_vcpu *vcpu, enum svmtrace_watch w, u8 pass, bool steppable,
+			 bool tsc_virtual)
 {
 	u64 sce = is_long_mode(vcpu) && (vcpu->arch.efer & EFER_SCE) ? SVMTRACE_ENTRY_SCE_OFF : 0;
 	u64 a = 0;
@@ -131,6 +144,8 @@ static u64 intercepts_of(struct kvm_vcpu *vcpu, enum svmtrace_watch w, u8 pass, 
 		a |= SVMTRACE_INTERCEPT_CR3 | sce;
 		if (pass == SVMTRACE_IRET_NONE)
 			a |= SVMTRACE_ENTRY_IRET;
+		if (tsc_virtual)
+			a |= SVMTRACE_INTERCEPT_RDTSC | SVMTRACE_INTERCEPT_RDTSCP;
 		break;
 	case SVMTRACE_WATCH_FOREIGN:
 		a = SVMTRACE_INTERCEPT_CR3;
@@ -152,17 +167,18 @@ static u64 intercepts_of(struct kvm_vcpu *vcpu, enum svmtrace_watch w, u8 pass, 
 
 /*
  * Before every entry outside guest mode, interrupts off (svmtrace_entry()):
- * the vCPU's state and what the VMCB holds in it.  vm->armed is read once,
- * so the answer is of one moment.  Asked behind svmtrace_live, not
- * svmtrace_exit_watch (hooks.h): a stop turns the latter off before the
- * vCPU's next trap takes our TF back.
+ * the vCPU's state and what the VMCB holds in it; a stretch of virtual time
+ * opens or closes here (hidetime.c).  vm->armed is read once, so the answer
+ * is of one moment.  Asked behind svmtrace_live, not svmtrace_exit_watch
+ * (hooks.h): a stop turns the latter off before the vCPU's next trap takes
+ * our TF back.
  */
 u64 __svmtrace_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, unsigned long cr3)
 {
 	struct svmtrace_vcpu *vt = svmtrace_vcpu_cached(vcpu, vtp);
 	const struct svmtrace_target *t;
 	enum svmtrace_watch w;
-	bool steppable;
+	bool steppable, tsc_virtual;
 	u8 pass;
 
 	if (!vt)
@@ -172,7 +188,8 @@ u64 __svmtrace_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, unsigned
 	steppable = READ_ONCE(vt->tf_live) && user_steppable(vcpu);
 	w = watch_of(vcpu, vt, t, cr3, steppable);
 	WRITE_ONCE(vt->watch, w);
-	return intercepts_of(vcpu, w, pass, steppable);
+	tsc_virtual = svmtrace_time_entry(vcpu, vt, t);
+	return intercepts_of(vcpu, w, pass, steppable, tsc_virtual);
 }
 EXPORT_SYMBOL_GPL(__svmtrace_entry);
 

@@ -19,6 +19,9 @@
  *                     MMU hooks, vt->lock for the step handlers (stop clears
  *                     it, then takes every vt->lock)
  *   vm->park_lock     the parked threads (frames.c), a spinlock inside vt->lock
+ *   vclock.lock       the virtual TSC's lag and floor (hidetime.c), a raw
+ *                     spinlock, innermost; taken before entries with
+ *                     interrupts off as well, never in interrupt context
  *   watch.lock        the GPA of each watched gate, which goes from
  *                     INVALID_GPA to its page once while armed, and the
  *                     count of those still without one (lockless readers
@@ -114,6 +117,29 @@ enum svmtrace_watch {
 };
 
 /*
+ * hidetime.c: a vCPU's stretch of steps of a target armed with
+ * SVMTRACE_TARGET_F_HIDE_TIME.  Only the vCPU's own thread touches it (its
+ * entries and exit handlers): no lock.
+ */
+struct svmtrace_vtime {
+	u32 gen;		/* the vclock's arm generation it belongs to */
+	bool open;		/* the vCPU steps the target: its time is virtual */
+	bool read_done;		/* the step KVM completes now is a TSC read, counted */
+	u64 base;		/* the virtual TSC at the anchor */
+	u64 anchor_steps;	/* stats.db_exits at the anchor */
+	u64 extra_x256;		/* cycles/256 that KVM-completed steps added since */
+};
+
+/* hidetime.c: the target's virtual TSC, one per VM (one target). */
+struct svmtrace_vclock {
+	raw_spinlock_t lock;	/* lag and floor; taken with interrupts off too */
+	u32 gen;		/* arms so far: a vtime of an older one is stale */
+	u64 lag;		/* real minus virtual TSC while no vCPU steps the target */
+	u64 floor;		/* the largest value a read returned */
+	struct svmtrace_time_costs costs;	/* of the armed target (abi.h) */
+};
+
+/*
  * vt->mode of a vCPU whose next #DB exit is a plain step of a recording
  * session: tf_live and in_session set, the other six flags clear (step.c,
  * plain_step()).  x86 is little-endian: byte n of mode is flag n.
@@ -182,6 +208,7 @@ struct svmtrace_vcpu {
 	bool asking;
 	bool decided_target;
 	struct svmtrace_ask ask;
+	struct svmtrace_vtime vtime;
 };
 
 /* watch.c: the SVMTRACE_GATE_F_WATCH gates still without a page. */
@@ -218,6 +245,7 @@ struct svmtrace_vm {
 	u64 added_cr3[SVMTRACE_MAX_TARGET_CR3 - SVMTRACE_MAX_CR3];
 	wait_queue_head_t ask_wq;	/* held vCPUs wait for their verdict */
 	wait_queue_head_t ctl_wq;	/* the controller polls for asks */
+	struct svmtrace_vclock vclock;	/* SVMTRACE_TARGET_F_HIDE_TIME (hidetime.c) */
 	u32 nr_vcpus;			/* vcpus[0..nr_vcpus) exist */
 	struct svmtrace_vcpu *vcpus[KVM_MAX_VCPUS];
 };
@@ -493,6 +521,13 @@ static inline u64 svmtrace_fetch_access(int cpl)
 {
 	return (cpl == 3 ? PFERR_USER_MASK : 0) | PFERR_FETCH_MASK;
 }
+
+/* hidetime.c */
+void svmtrace_time_init(struct svmtrace_vm *vm);
+void svmtrace_time_arm(struct svmtrace_vm *vm);
+bool svmtrace_time_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt,
+			 const struct svmtrace_target *t);
+void svmtrace_time_completed(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
 
 /* xstate.c */
 void svmtrace_xstate_fill(struct kvm_vcpu *vcpu, struct svmtrace_slot *s);

@@ -43,6 +43,16 @@ expect_fail "--anchor-interval 0: expected 1..4294967295" $g --gate-gpa 0 --anch
 # shellcheck disable=SC2086
 expect_fail "--anchor-interval: expected an unsigned number" $g --gate-gpa 0 --anchor-interval 1k
 # shellcheck disable=SC2086
+expect_fail "--time-costs: only with --hide-time" $g --gate-gpa 0 --time-costs 1,40,1360
+# shellcheck disable=SC2086
+expect_fail "--time-costs 1,40: expected INSN,TSC,EXIT (cycles: a decimal, two integers)" $g --gate-gpa 0 --hide-time --time-costs 1,40
+# shellcheck disable=SC2086
+expect_fail "--time-costs 300,40,1360: INSN expected in 1/256..256 cycles" $g --gate-gpa 0 --hide-time --time-costs 300,40,1360
+# shellcheck disable=SC2086
+expect_fail "--time-costs 1,0,1360: expected INSN,TSC,EXIT (cycles: a decimal, two integers)" $g --gate-gpa 0 --hide-time --time-costs 1,0,1360
+# shellcheck disable=SC2086
+expect_fail "--time-costs 1,40,2000000: EXIT expected in 1..1048576 cycles" $g --gate-gpa 0 --hide-time --time-costs 1,40,2000000
+# shellcheck disable=SC2086
 expect_fail "unexpected argument 'extra'" $g --gate-gpa 0 extra
 gates=
 i=0

@@ -30,6 +30,11 @@
 #                     producer-rN and ring-rN with --xstate: YMM0-15 and
 #                     XSTATE_BV read and published with every step (768-byte
 #                     slots: a 32768-slot ring holds the whole run)
+#   producer-hide-rN/ producer-rN with --hide-time: virtual time, plain steps
+#   producer-tsc-rN/, producer-tsc-hide-rN/
+#                     producer-rN of bench_tsc.bin (an RDTSC in every four
+#                     steps), without and with --hide-time: what a traced
+#                     TSC read costs, read natively or made virtual
 #   {sys,int,cr3}-{packaged,ours}-I-rN.txt, {sys,int,cr3}-armed-I-rN/
 #                     what arming costs the rest of the guest: bench_sys.bin
 #                     (I SYSCALL / SYSRETQ round trips), bench_int.bin (I
@@ -120,6 +125,14 @@ while [ "$r" -le "$rounds" ]; do
 	capture_run "$out/ring-xstate-r$r" -a "$iterations" kernel.bin bench.bin -- \
 		--policy block --ring-slots 32768 --xstate ||
 		echo "ring --xstate capture r$r failed" >>"$out/failures"
+	for run in hide:bench:--hide-time tsc:bench_tsc: tsc-hide:bench_tsc:--hide-time; do
+		name=${run%%:*} prog=${run#*:} args=${prog#*:} prog=${prog%%:*}
+		CAPTURE_BEFORE_START='kill -STOP $cap_pid' \
+			CAPTURE_AFTER_START='(wait_line "$dir/vmm.txt" "^holding" 300 "$vmm_pid"; kill -CONT $cap_pid) &' \
+			capture_run "$out/producer-$name-r$r" -a "$iterations" kernel.bin "$prog.bin" -- \
+			--policy block --ring-slots 131072 $args ||
+			echo "producer $name capture r$r failed" >>"$out/failures"
+	done
 	kvm-modules unload
 	r=$((r + 1))
 done

@@ -46,7 +46,8 @@ need_cmd qemu-system-x86_64 "the step-cost benchmark (it boots L1 under QEMU)"
 need_cmd gdb "the step-cost benchmark's stock reference (gdb stepping QEMU's gdbstub in L1)"
 gdb_small=200 gdb_big=1200
 for f in "$modules/kvm.ko" "$bin/svmtrace-e2e-vmm" "$bin/svmtrace-capture" "$guest/bench.bin" \
-	"$guest/bench_sys.bin" "$guest/bench_int.bin" "$guest/bench_cr3.bin" "$guest/steploop.bin"; do
+	"$guest/bench_sys.bin" "$guest/bench_int.bin" "$guest/bench_cr3.bin" "$guest/bench_tsc.bin" \
+	"$guest/steploop.bin"; do
 	[ -e "$f" ] || { echo "step-cost: $f missing (make all kmod)" >&2; exit 1; }
 done
 . "$here/lib/kernel.sh"
@@ -55,7 +56,8 @@ rm -rf "$out" && mkdir -p "$out"
 nice "$here/run-l1.sh" --icount --modules "$modules" --out "$out/l1" --timeout "$timeout" \
 	--add "$bin/svmtrace-e2e-vmm" --add "$bin/svmtrace-capture" --add "$guest/kernel.bin" \
 	--add "$guest/bench.bin" --add "$guest/bench_tf.bin" --add "$guest/bench_sys.bin" \
-	--add "$guest/bench_int.bin" --add "$guest/bench_cr3.bin" --add "$here/l1-capture.sh" \
+	--add "$guest/bench_int.bin" --add "$guest/bench_cr3.bin" --add "$guest/bench_tsc.bin" \
+	--add "$here/l1-capture.sh" \
 	--add "$here/l1-stepcost.sh" \
 	-- sh /e2e/l1-stepcost.sh "$iterations" "$rounds" >"$out/run-l1.txt" 2>&1 ||
 	{ cat "$out/run-l1.txt"; echo "step-cost: the L1 run failed (see $out/l1)" >&2; exit 1; }
@@ -126,8 +128,13 @@ audit=$(per_step "$d"/audit-r*/vmm.txt)
 foreign=$(per_step "$d"/foreign-r*/vmm.txt)
 producer_xstate=$(per_step "$d"/producer-xstate-r*/vmm.txt)
 ring_xstate=$(per_step "$d"/ring-xstate-r*/vmm.txt)
+producer_hide=$(per_step "$d"/producer-hide-r*/vmm.txt)
+producer_tsc=$(per_step "$d"/producer-tsc-r*/vmm.txt)
+producer_tsc_hide=$(per_step "$d"/producer-tsc-hide-r*/vmm.txt)
 for f in "$d"/producer-r*/capture.txt "$d"/ring-r*/capture.txt "$d"/audit-r*/capture.txt \
-	"$d"/producer-xstate-r*/capture.txt "$d"/ring-xstate-r*/capture.txt; do
+	"$d"/producer-xstate-r*/capture.txt "$d"/ring-xstate-r*/capture.txt \
+	"$d"/producer-hide-r*/capture.txt "$d"/producer-tsc-r*/capture.txt \
+	"$d"/producer-tsc-hide-r*/capture.txt; do
 	grep -q ' consistent$' "$f" || { echo "step-cost: $f: capture counts do not add up" >&2; exit 1; }
 done
 for f in "$d"/audit-r*/capture.txt; do
@@ -145,6 +152,9 @@ done
 	echo "ring_capture_with_audit $audit"
 	echo "ring_capture_producer_xstate $producer_xstate"
 	echo "ring_capture_xstate $ring_xstate"
+	echo "ring_capture_producer_hide_time $producer_hide"
+	echo "tsc_loop_producer $producer_tsc"
+	echo "tsc_loop_producer_hide_time $producer_tsc_hide"
 } >"$out/table"
 echo "foreign_instruction_on_a_gated_page $foreign" >"$out/foreign"
 # "vs stock" is against the test VMM's single-step (the lower bound), "vs gdb"
@@ -176,6 +186,10 @@ awk -v ipc="${IPC:-1}" -v ghz="${GHZ:-3}" -v rt="${ROUNDTRIP_CYCLES:-1360}" -v n
 		px = ins["ring_capture_producer_xstate"]; rx = ins["ring_capture_xstate"]
 		printf "--xstate (YMM0-15 and XSTATE_BV, 768-byte slots) adds %+d instructions per step on the vCPU side (%+.1f%%), %+d to a ring capture with its consumer (%+.1f%%)\n",
 			px - producer, 100 * (px - producer) / producer, rx - ring, 100 * (rx - ring) / ring
+		ph = ins["ring_capture_producer_hide_time"]; pt = ins["tsc_loop_producer"]
+		pth = ins["tsc_loop_producer_hide_time"]
+		printf "--hide-time adds %+d instructions per plain step on the vCPU side (%+.1f%%); a traced TSC read (bench_tsc.bin: one in four steps) costs %+d more with it, read natively %d in all, made virtual %d\n",
+			ph - producer, 100 * (ph - producer) / producer, 4 * (pth - pt), 4 * pt - 3 * producer, 4 * pth - 3 * ph
 	}' "$out/table"
 awk '{ printf "a gate costs another process %d instructions per instruction it runs on the gated page (stepped silently, the gate closed behind it)\n", $2 }' "$out/foreign"
 

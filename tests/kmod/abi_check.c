@@ -273,6 +273,21 @@ static void check_targets(int ctl)
 	expect("adopt without a gate", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
 	watch_target(&t), t.flags = SVMTRACE_TARGET_F_ADOPT_CR3, t.nr_cr3 = 0;
 	expect("adopt from a watched gate", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.time.tsc_read = 40;
+	expect("time costs without hide-time", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.flags = SVMTRACE_TARGET_F_HIDE_TIME;
+	t.time.insn_x256 = SVMTRACE_TIME_MAX_INSN_X256 + 1;
+	expect("hide-time, instruction cost too high", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.flags = SVMTRACE_TARGET_F_HIDE_TIME;
+	t.time.tsc_read = SVMTRACE_TIME_MAX_TSC_READ + 1;
+	expect("hide-time, TSC read cost too high", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.flags = SVMTRACE_TARGET_F_HIDE_TIME, t.time.exit = SVMTRACE_TIME_MAX_EXIT + 1;
+	expect("hide-time, exit cost too high", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.flags = SVMTRACE_TARGET_F_HIDE_TIME, t.time.reserved = 1;
+	expect("hide-time, reserved cost set", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.flags = SVMTRACE_TARGET_F_HIDE_TIME, t.first_rip = 0x400000;
+	expect("hide-time with a first RIP but no FIRST", ioctl(ctl, SVMTRACE_SET_TARGET, &t),
+	       EINVAL);
 }
 
 static int open_fds(void)
@@ -365,6 +380,37 @@ static void check_watch(int ctl)
 }
 
 /*
+ * Armed with virtual time, default costs, then with set costs from threads'
+ * first instructions (FIRST, no gate): the status shows the flags.
+ */
+static void check_hide_time(int ctl)
+{
+	const uint32_t first = SVMTRACE_TARGET_F_HIDE_TIME | SVMTRACE_TARGET_F_FIRST;
+	struct svmtrace_capture_status st;
+	struct svmtrace_target t;
+
+	valid_target(&t), t.flags = SVMTRACE_TARGET_F_HIDE_TIME;
+	expect("target with hide-time", ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
+	expect("arm with hide-time", ioctl(ctl, SVMTRACE_ARM), 0);
+	expect("status with hide-time", ioctl(ctl, SVMTRACE_STATUS, &st), 0);
+	errno = EPROTO;
+	expect("hide-time in the status", st.flags & SVMTRACE_TARGET_F_HIDE_TIME ? 0 : -1, 0);
+	expect("stop with hide-time", ioctl(ctl, SVMTRACE_STOP), 0);
+	valid_target(&t), t.flags = first, t.nr_gates = 0, t.first_rip = 0x400000;
+	t.time = (struct svmtrace_time_costs){ .insn_x256 = 128, .tsc_read = 30, .exit = 1000 };
+	expect("target with hide-time from the first instruction",
+	       ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
+	expect("arm with hide-time from the first instruction", ioctl(ctl, SVMTRACE_ARM), 0);
+	expect("status with hide-time from the first instruction", ioctl(ctl, SVMTRACE_STATUS, &st),
+	       0);
+	errno = EPROTO;
+	expect("hide-time and first in the status", (st.flags & first) == first ? 0 : -1, 0);
+	expect("stop with hide-time from the first instruction", ioctl(ctl, SVMTRACE_STOP), 0);
+	valid_target(&t);
+	expect("target again", ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
+}
+
+/*
  * Armed to adopt the CR3 (the VM is held, nothing fetches the gate): no
  * address space in force, so the status counts none until a gate fetch.
  */
@@ -437,6 +483,7 @@ static void check_lifecycle(int ctl, int vm)
 	check_xstate(ctl);
 	check_watch(ctl);
 	check_adopt(ctl);
+	check_hide_time(ctl);
 	check_ring_reply_fault(ctl);
 	expect("unknown ioctl", ioctl(ctl, _IO(SVMTRACE_IOC_MAGIC, 0x7f)), ENOTTY);
 	expect("detach", ioctl(ctl, SVMTRACE_DETACH), 0);

@@ -37,7 +37,8 @@ static const char usage_text[] =
 	"                        --out DIR [--vm-fd N] [--policy drop|block] [--kernel]\n"
 	"                        [--rip-range A-B]... [--duration S] [--max-records N]\n"
 	"                        [--ring-slots N] [--wake-batch N] [--consumer-delay-us U]\n"
-	"                        [--xstate] [--anchor-interval N] [--audit] [--quiet]\n"
+	"                        [--xstate] [--anchor-interval N]\n"
+	"                        [--hide-time [--time-costs I,T,E]] [--audit] [--quiet]\n"
 	"Trace the target of a running KVM VM into per-vCPU v5 files (needs root and\n"
 	"svmtrace's kvm.ko).\n"
 	"\n"
@@ -72,7 +73,7 @@ static const char usage_text[] =
 	"                        slots: --ring-slots at most 1048576)\n"
 	"  --consumer-delay-us U sleep U microseconds per slot (testing backpressure)\n"
 	"  --anchor-interval N   a full record every N records in the files (default 256;\n"
-	"                        smaller: a TSC more often, larger files)\n"
+	"                        smaller: a TSC more often, larger files)\n" CAPTURE_TIME_HELP
 	"  --audit               count the VM's #DB and NPF exits with eBPF (kvm tracepoints)\n"
 	"                        and check per vCPU that they balance the records\n"
 	"  --quiet               no progress line\n"

@@ -51,14 +51,18 @@ win_dtbs() {
 	done
 }
 
-# model_win NAME IMAGE PID MODE: the records of a trace of PID (and with
-# --follow its children: every DTB of win_traced's processes is the target's).
+# model_win NAME IMAGE PID MODE [MODEL-ARG...]: the records of a trace of PID
+# (and with --follow its children: every DTB of win_traced's processes is the
+# target's).
 model_win() {
-	mkdir -p "$run/expect/$1"
-	if win_from_first "$4"; then start="--first-rip $(win_loader "$2" LdrInitializeThunk)"
-	else start="--gate-gpa $(win_target "$2" "$3" 6)"; fi
+	mw_name=$1 mw_image=$2 mw_pid=$3 mw_mode=$4
+	shift 4
+	mkdir -p "$run/expect/$mw_name"
+	if win_from_first "$mw_mode"; then start="--first-rip $(win_loader "$mw_image" LdrInitializeThunk)"
+	else start="--gate-gpa $(win_target "$mw_image" "$mw_pid" 6)"; fi
 	# shellcheck disable=SC2046,SC2086
-	"$bin/svmtrace-e2e-model" --win "$win/$2.elf" -o "$run/expect/$1" $start \
-		$(win_dtbs "$2" "$3" "$4" | sed 's/^/--target-cr3 /') >"$run/expect/$1/results.txt" ||
-		bad "model/$1" "the model cannot replay it: $(grep failed "$run/expect/$1/results.txt")"
+	"$bin/svmtrace-e2e-model" --win "$win/$mw_image.elf" -o "$run/expect/$mw_name" $start \
+		$(win_dtbs "$mw_image" "$mw_pid" "$mw_mode" | sed 's/^/--target-cr3 /') "$@" \
+		>"$run/expect/$mw_name/results.txt" ||
+		bad "model/$mw_name" "the model cannot replay it: $(grep failed "$run/expect/$mw_name/results.txt")"
 }
