@@ -265,7 +265,7 @@ awk -v ipc="${IPC:-1}" -v ghz="${GHZ:-3}" -v rt="${ROUNDTRIP_CYCLES:-1360}" -v n
 		printf "%-24s %9s %13s %9s %12s %7s %17s %9s %12s\n", "round trip", "packaged", "ours unarmed", "armed", "armed adds", "exits", "model adds (ns)", "first", "first adds"
 		for (i = 2; i <= NR; i++)
 			printf "%-24s %9d %13d %9d %12d %7.2f %17.0f %9d %12d\n", name[p[i]], pk[i], un[i], ar[i], ar[i] - un[i], ex[i], ns[p[i]], fi[i], fi[i] - ar[i]
-		printf "asking about new processes (--new-processes; svmtraced --follow, --wait-name until its process started): every vCPU intercepts the returns to user mode\n"
+		printf "asking about new processes (--new-processes; svmtraced --follow, --wait-name until its process started): every vCPU intercepts IRET\n"
 		printf "%-24s %9s %12s %7s %17s\n", "round trip", "asking", "asking adds", "exits", "model adds (ns)"
 		for (i = 2; i <= NR; i++)
 			printf "%-24s %9d %12d %7.2f %17.0f\n", name[p[i]], as[i], as[i] - un[i], ax[i], na[p[i]]
