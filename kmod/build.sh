@@ -119,7 +119,8 @@ ccflags-y += -I $(src)/svmtrace/include
 kvm-y += svmtrace/control.o svmtrace/attach.o svmtrace/ring.o svmtrace/gate.o \
 	 svmtrace/introspect.o svmtrace/watch.o svmtrace/access.o svmtrace/decode.o \
 	 svmtrace/step.o svmtrace/hide.o svmtrace/frames.o svmtrace/intercepts.o \
-	 svmtrace/xstate.o svmtrace/debugreg.o svmtrace/compat.o svmtrace/first.o
+	 svmtrace/xstate.o svmtrace/debugreg.o svmtrace/compat.o svmtrace/first.o \
+	 svmtrace/hidetime.o
 KBUILD
 	[ -z "$lab" ] || cat <<'KBUILD'
 # The lab build: the test-only knobs (kmod/src/testparam.c).

@@ -14,7 +14,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define SVMTRACE_ABI_VERSION 4
+#define SVMTRACE_ABI_VERSION 5
 
 /* Order of svmtrace_slot.gpr[] (and of every GPR array in files and APIs). */
 enum svmtrace_gpr {
@@ -213,6 +213,15 @@ struct svmtrace_attach {
  * and nr_gates may be 0.
  */
 #define SVMTRACE_TARGET_F_ASK (1u << 5)
+/*
+ * Hide the tracer's time: while a session steps the target in user mode,
+ * its RDTSC and RDTSCP (and so the clocks built on them: the Hyper-V
+ * reference TSC page, kvmclock in the vDSO) return a virtual TSC that
+ * advances by the native cost of each traced instruction (time), and by
+ * real time wherever the target is not stepped (docs/kmod.md, "Virtual
+ * time").  Kernel-mode reads, and every other thread's, are the real TSC.
+ */
+#define SVMTRACE_TARGET_F_HIDE_TIME (1u << 6)
 
 /* svmtrace_slot.reason of a SESSION_START that no gate opened (FROM_NEXT) */
 #define SVMTRACE_SESSION_FROM_NEXT 0xffffffffu
@@ -249,6 +258,26 @@ struct svmtrace_rip_range {
 	__u64 end;
 };
 
+/*
+ * svmtrace_target.time: what a traced step adds to the virtual TSC, in
+ * guest TSC cycles (SVMTRACE_TARGET_F_HIDE_TIME; all 0 without it).  A 0
+ * field takes the default.
+ */
+struct svmtrace_time_costs {
+	__u32 insn_x256;		/* an instruction, in 1/256 cycles: 1..65536 (256) */
+	__u32 tsc_read;			/* an RDTSC or RDTSCP: 1..65536 (40) */
+	__u32 exit;			/* an instruction KVM completes (CPUID, I/O, ...), on */
+					/* top of the time KVM took: 1..1048576 (1360) */
+	__u32 reserved;			/* must be 0 */
+};
+
+#define SVMTRACE_TIME_INSN_X256 256
+#define SVMTRACE_TIME_TSC_READ 40
+#define SVMTRACE_TIME_EXIT 1360
+#define SVMTRACE_TIME_MAX_INSN_X256 65536
+#define SVMTRACE_TIME_MAX_TSC_READ 65536
+#define SVMTRACE_TIME_MAX_EXIT (1u << 20)
+
 /* SVMTRACE_SET_TARGET (only while not armed) */
 struct svmtrace_target {
 	__u32 flags;			/* SVMTRACE_TARGET_F_* */
@@ -263,6 +292,7 @@ struct svmtrace_target {
 	struct svmtrace_gate gates[SVMTRACE_MAX_GATES];
 	struct svmtrace_rip_range ranges[SVMTRACE_MAX_RANGES];
 	__u64 first_rip;		/* FIRST or ASK: a canonical user address; else 0 */
+	struct svmtrace_time_costs time;
 };
 
 /* SVMTRACE_GET_RING (while armed or stopped): one fd per vCPU, once. */
@@ -454,6 +484,14 @@ struct svmtrace_decision {
 #define SVMTRACE_GET_VCPU_STATE _IOWR(SVMTRACE_IOC_MAGIC, 0x0c, struct svmtrace_vcpu_state)
 #define SVMTRACE_ASKS _IOR(SVMTRACE_IOC_MAGIC, 0x0d, struct svmtrace_asks)
 #define SVMTRACE_DECIDE _IOW(SVMTRACE_IOC_MAGIC, 0x0e, struct svmtrace_decision)
+/*
+ * SVMTRACE_END_ASKS (armed, an ASK target): ask no more.  From here on a
+ * return to first_rip under a CR3 that is not targeted runs on untraced,
+ * and the vCPUs drop the IRET intercept asking needed everywhere (each at
+ * its next entry); vCPUs held already stay held until decided.  The
+ * target's FIRST goes on; SVMTRACE_STATUS reports the flags without ASK.
+ */
+#define SVMTRACE_END_ASKS _IO(SVMTRACE_IOC_MAGIC, 0x0f)
 
 #ifdef __cplusplus
 #define SVMTRACE_STATIC_ASSERT static_assert
@@ -465,7 +503,9 @@ SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_slot_xstate) == 768, "xstate slot 
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_ring_header) == 192, "ring header is 3 lines");
 SVMTRACE_STATIC_ASSERT(__builtin_offsetof(struct svmtrace_slot, kind) == 168, "kind after gprs");
 SVMTRACE_STATIC_ASSERT(__builtin_offsetof(struct svmtrace_slot, gs_base) == 184, "gs_base last");
-SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_target) == 2472, "target layout");
+SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_target) == 2488, "target layout");
+SVMTRACE_STATIC_ASSERT(__builtin_offsetof(struct svmtrace_target, time) == 2472, "time after first_rip");
+SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_time_costs) == 16, "time costs layout");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_capture_status) == 6800, "status layout");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_asks) == 8 + 40 * 64, "asks layout");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_decision) == 72, "decision layout");

@@ -81,6 +81,7 @@ struct svmtrace_vm *svmtrace_vm_get(struct kvm *kvm)
 		spin_lock_init(&vm->park_lock);
 		init_waitqueue_head(&vm->ask_wq);
 		init_waitqueue_head(&vm->ctl_wq);
+		svmtrace_time_init(vm);
 		list_add(&vm->all, &svmtrace_all);
 	}
 	vm->controlled = true;

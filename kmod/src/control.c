@@ -98,6 +98,19 @@ static bool first_rip_valid(const struct svmtrace_target *t)
 	       !(t->flags & SVMTRACE_TARGET_F_ADOPT_CR3);
 }
 
+/* The costs of virtual time: in range with HIDE_TIME (0 takes the default), else all 0. */
+static int check_time_costs(const struct svmtrace_target *t)
+{
+	const struct svmtrace_time_costs *c = &t->time;
+
+	if (!(t->flags & SVMTRACE_TARGET_F_HIDE_TIME))
+		return c->insn_x256 || c->tsc_read || c->exit || c->reserved ? -EINVAL : 0;
+	if (c->insn_x256 > SVMTRACE_TIME_MAX_INSN_X256 || c->tsc_read > SVMTRACE_TIME_MAX_TSC_READ ||
+	    c->exit > SVMTRACE_TIME_MAX_EXIT || c->reserved)
+		return -EINVAL;
+	return 0;
+}
+
 static int check_target(struct kvm *kvm, const struct svmtrace_target *t)
 {
 	u32 i;
@@ -109,8 +122,11 @@ static int check_target(struct kvm *kvm, const struct svmtrace_target *t)
 
 	if (t->flags & ~(SVMTRACE_TARGET_F_KERNEL | SVMTRACE_TARGET_F_FROM_NEXT |
 			 SVMTRACE_TARGET_F_XSTATE | SVMTRACE_TARGET_F_ADOPT_CR3 |
-			 SVMTRACE_TARGET_F_FIRST | SVMTRACE_TARGET_F_ASK) || t->reserved ||
+			 SVMTRACE_TARGET_F_FIRST | SVMTRACE_TARGET_F_ASK |
+			 SVMTRACE_TARGET_F_HIDE_TIME) || t->reserved ||
 	    !first_rip_valid(t))
+		return -EINVAL;
+	if (check_time_costs(t))
 		return -EINVAL;
 	if (t->policy != SVMTRACE_POLICY_DROP && t->policy != SVMTRACE_POLICY_BLOCK)
 		return -EINVAL;
@@ -159,6 +175,11 @@ static int ctl_set_target(struct svmtrace_ctl *ctl, void __user *arg)
 			t->ring_slots = SVMTRACE_DEFAULT_RING_SLOTS;
 		if (!t->wake_batch)
 			t->wake_batch = t->ring_slots / 16;
+		if (t->flags & SVMTRACE_TARGET_F_HIDE_TIME) {
+			t->time.insn_x256 = t->time.insn_x256 ?: SVMTRACE_TIME_INSN_X256;
+			t->time.tsc_read = t->time.tsc_read ?: SVMTRACE_TIME_TSC_READ;
+			t->time.exit = t->time.exit ?: SVMTRACE_TIME_EXIT;
+		}
 		if (t->flags & SVMTRACE_TARGET_F_ADOPT_CR3) {
 			/* cr3[0] holds no address space until a gate fetch adopts one (gate.c) */
 			t->nr_cr3 = 1;
@@ -339,9 +360,11 @@ static int ctl_arm(struct svmtrace_ctl *ctl)
 	vm->memcg = get_mem_cgroup_from_mm(current->mm);
 	bitmap_zero(vm->gate_open, SVMTRACE_MAX_GATES);
 	svmtrace_adopt_reset(&vm->target);
+	svmtrace_time_arm(vm);
 	/* What decisions added to the last capture is gone (first.c). */
 	vm->target.nr_gates = vm->nr_set_gates;
 	vm->nr_added = 0;
+	vm->asks_ended = false;
 	vm->parks_evicted = 0;
 	vm->paused = false;
 	vm->state = SVMTRACE_STATE_ARMED;
@@ -428,6 +451,8 @@ static int ctl_status(struct svmtrace_ctl *ctl, void __user *arg)
 	st->state = vm->state;
 	if (vm->state >= SVMTRACE_STATE_TARGETED) {
 		st->flags = vm->target.flags;
+		if (READ_ONCE(vm->asks_ended))
+			st->flags &= ~SVMTRACE_TARGET_F_ASK;
 		st->policy = vm->target.policy;
 		st->nr_gates = vm->target.nr_gates;
 		st->nr_cr3 = svmtrace_nr_cr3(&vm->target);
@@ -548,6 +573,8 @@ static long ctl_dispatch(struct svmtrace_ctl *ctl, unsigned int cmd, void __user
 		return is_armed(ctl->vm) ? svmtrace_asks_get(ctl->vm, arg) : -ESRCH;
 	case SVMTRACE_DECIDE:
 		return is_armed(ctl->vm) ? svmtrace_decide(ctl->vm, arg) : -ESRCH;
+	case SVMTRACE_END_ASKS:
+		return svmtrace_end_asks(ctl->vm);
 	}
 	return -ENOTTY;
 }

@@ -468,7 +468,7 @@ void svmtrace_iret_exit(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 		vt->iret_pass = SVMTRACE_IRET_BARE;
 		if (svmtrace_nmi_iret(vcpu, vm, vt))
 			iret_resume(vcpu, vt);
-	} else if (armed(vm, vt) && vt->watch >= SVMTRACE_WATCH_TARGET &&
+	} else if (armed(vm, vt) && vt->watch >= SVMTRACE_WATCH_ASKING &&
 		   vt->iret_pass == SVMTRACE_IRET_NONE && !event_in_flight(vcpu)) {
 		/*
 		 * The intercept was ours (on a FOREIGN vCPU it is KVM's, for

@@ -48,6 +48,7 @@ u64 __svmtrace_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, unsigned
 int __svmtrace_ud_exit(struct kvm_vcpu *vcpu);
 void __svmtrace_exception_exit(struct kvm_vcpu *vcpu, u32 vector, u64 info1, u64 info2);
 void __svmtrace_swint_exit(struct kvm_vcpu *vcpu);
+int __svmtrace_tsc_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp);
 unsigned long __svmtrace_regs_get_rflags(struct kvm_vcpu *vcpu, unsigned long rflags);
 unsigned long __svmtrace_regs_set_rflags(struct kvm_vcpu *vcpu, unsigned long rflags);
 
@@ -209,19 +210,22 @@ static inline bool svmtrace_iret_wanted(struct kvm_vcpu *vcpu)
 
 /*
  * svmtrace_entry()'s answer: bits 0-31 the exception vectors to intercept
- * besides KVM's own, INT n and CR3 writes likewise (bits 0-33, the
- * intercepts svm.c owns for the tracer), and the flags below.
+ * besides KVM's own, INT n, CR3 writes, RDTSC and RDTSCP likewise (bits
+ * 0-35, the intercepts svm.c owns for the tracer), and the flags below.
  */
 #define SVMTRACE_INTERCEPT_INTN	BIT_ULL(32)	/* intercept INT n (SVM_EXIT_SWINT) */
 #define SVMTRACE_INTERCEPT_CR3	BIT_ULL(33)	/* intercept MOV to CR3 (SVM_EXIT_WRITE_CR3) */
-#define SVMTRACE_ENTRY_INTERCEPTS (BIT_ULL(34) - 1)
-#define SVMTRACE_ENTRY_SCE_OFF	BIT_ULL(34)	/* run without EFER.SCE in the VMCB */
-#define SVMTRACE_ENTRY_IRET	BIT_ULL(35)	/* intercept IRET */
+#define SVMTRACE_INTERCEPT_RDTSC BIT_ULL(34)	/* intercept RDTSC (virtual time) */
+#define SVMTRACE_INTERCEPT_RDTSCP BIT_ULL(35)	/* intercept RDTSCP (virtual time) */
+#define SVMTRACE_NR_INTERCEPTS	36
+#define SVMTRACE_ENTRY_INTERCEPTS (BIT_ULL(SVMTRACE_NR_INTERCEPTS) - 1)
+#define SVMTRACE_ENTRY_SCE_OFF	BIT_ULL(36)	/* run without EFER.SCE in the VMCB */
+#define SVMTRACE_ENTRY_IRET	BIT_ULL(37)	/* intercept IRET */
 /*
  * A plain user step from here (SVMTRACE_DB_STEADY) changes none of these
  * answers: an armed capture steps user code, its IRET intercepted.
  */
-#define SVMTRACE_ENTRY_STEADY	BIT_ULL(36)
+#define SVMTRACE_ENTRY_STEADY	BIT_ULL(38)
 
 /*
  * svm_vcpu_run(), before an entry outside guest mode (interrupts off), all
@@ -231,7 +235,8 @@ static inline bool svmtrace_iret_wanted(struct kvm_vcpu *vcpu)
  * what VMRUN loads) or owes it a return to user mode, EFER.SCE off
  * (SYSCALL and SYSRET raise #UD) and IRET intercepted (frames.c); while a
  * user-mode session steps, the exceptions and INT n the CPU would deliver
- * with our TF in the frame.  @vtp as for svmtrace_db_exit(): asked at most
+ * with our TF in the frame, and RDTSC and RDTSCP when it steps a target
+ * with virtual time (hidetime.c).  @vtp as for svmtrace_db_exit(): asked at most
  * entries of a traced vCPU, so the state is not looked up each time.
  * Behind svmtrace_live: after a stop (svmtrace_exit_watch off) the
  * exception intercepts and SCE stay off while our TF is still set;
@@ -272,6 +277,19 @@ static inline void svmtrace_exception_exit(struct kvm_vcpu *vcpu, u32 vector, u6
 static inline void svmtrace_swint_exit(struct kvm_vcpu *vcpu)
 {
 	__svmtrace_swint_exit(vcpu);
+}
+
+/*
+ * svm_handle_exit(): an RDTSC or RDTSCP the tracer intercepted (virtual
+ * time, hidetime.c) is completed with the value the target may see, and
+ * skipped as KVM skips an instruction it completes (with NRIPS the VMCB's
+ * next RIP, without it KVM's decoder), so the step is recorded as every
+ * KVM-completed step is.  Returns the exit handler's result.  @vtp as for
+ * svmtrace_db_exit().
+ */
+static inline int svmtrace_tsc_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp)
+{
+	return __svmtrace_tsc_exit(vcpu, vtp);
 }
 
 /*

@@ -25,18 +25,33 @@
  *             while that TF steps user code (their frames get no TF).
  *   FOREIGN   armed, the vCPU runs another address space and owes the
  *             target nothing: CR3 writes intercepted, nothing else.
+ *   ASKING    FOREIGN, but the target asks about new address spaces
+ *             (SVMTRACE_TARGET_F_ASK until SVMTRACE_END_ASKS): a new
+ *             process's first return to user mode comes under a CR3 nobody
+ *             names yet (first.c), so CR3 writes and IRET (but over the
+ *             IRET passed over, as in TARGET).  Not SCE: a thread's first
+ *             return is never a SYSRET, which would leave its first
+ *             instruction RCX = RIP where the thread start takes its
+ *             argument (Windows x64: LdrInitializeThunk's CONTEXT), so the
+ *             other processes' system calls make no VM exit.
  *   TARGET    armed, and the vCPU's CR3 (the VMCB's, which VMRUN loads)
  *             is one of the target's, or a SYSCALL of the target parked
  *             here has not returned yet (vt->sys_last: its thread may come
  *             back under another CR3, frames.c), or an IRET is being
  *             passed over (vt->iret_pass), or TF of ours is set (a silent
- *             gate step, a --kernel session in the kernel), or the target
- *             asks about new address spaces (SVMTRACE_TARGET_F_ASK: a new
- *             process's first return to user mode may come under any CR3,
- *             first.c): CR3 writes, SCE off, IRET (but over the IRET passed
- *             over, whose own faults are intercepted instead).
+ *             gate step, a --kernel session in the kernel): CR3 writes,
+ *             SCE off, IRET (but over the IRET passed over, whose own
+ *             faults are intercepted instead).
  *   STEPPING  TARGET, and our TF steps user code (CPL 3, no VMM
  *             single-stepping): + the exceptions and INT n.
+ *
+ * Virtual time (hidetime.c) adds RDTSC and RDTSCP to TARGET and STEPPING
+ * while a session steps a thread of a target armed with HIDE_TIME at CPL 3
+ * (also with the guest's own TF set, which is TARGET): its reads of the
+ * TSC exit and get the virtual one.  Such a session's TF makes the vCPU
+ * TARGET at least, so FOREIGN, LEFTOVER and OFF never carry them: other
+ * processes' TSC reads, and the target's own while nobody steps it, make
+ * no VM exit.
  *
  * The events that move a vCPU between them, each seen at its next entry:
  *   arm, stop            control.c (controller's thread); arm sends every
@@ -46,19 +61,24 @@
  *                        decoded from EXITINFO1 with decode assists, else
  *                        emulated), and every CR3 KVM loads itself (its
  *                        emulator, RSM, a task switch, INIT, KVM_SET_SREGS):
- *                        FOREIGN <-> TARGET
+ *                        FOREIGN or ASKING <-> TARGET
+ *   end of the asks      SVMTRACE_END_ASKS (first.c, controller's thread):
+ *                        ASKING -> FOREIGN, each vCPU at its next entry
  *   an adopted CR3       the gate fault that adopts it (gate.c): the target
  *                        set changes, so every vCPU is asked again, as at
  *                        arm, before the session can park anything
  *   park, take back      #UD (SYSCALL, SYSRET), the IRET exit and its trap,
  *                        event injection (frames.c), the #DB exit (step.c):
- *                        TARGET <-> STEPPING, sys_last set and cleared
+ *                        TARGET <-> STEPPING, sys_last set and cleared;
+ *                        with a session's begin and end, a stretch of
+ *                        virtual time opened and closed (hidetime.c)
  *   INIT                 svm_vcpu_reset() drops the tracer's intercepts
  *                        before KVM resets the VMCB
  *
  * The invariant: while a capture is armed, every VMRUN outside guest mode
  * intercepts CR3 writes, and one whose CR3 is targeted runs TARGET or
- * STEPPING.  The CPU changes CR3 only by MOV CR3 (intercepted), a task
+ * STEPPING; while the target asks, every other one intercepts IRET too.
+ * The CPU changes CR3 only by MOV CR3 (intercepted), a task
  * switch or RSM (KVM intercepts both) or VMRUN (arm refuses a guest
  * hypervisor); anything else is KVM's, in an exit handler or an ioctl,
  * before an entry that asks.  So no instruction runs under a targeted CR3
@@ -67,10 +87,12 @@
  * step at CPL 3, which cannot write CR3.
  *
  * Context: __svmtrace_entry() runs in the vCPU's thread with interrupts
- * off (an RCU-sched reader), takes no lock and only reads; a stale answer
- * (a stop racing with it) costs one entry with intercepts the next one
- * drops.  vt->watch is written there and read by the same thread's exit
- * handlers and injection hooks.
+ * off (an RCU-sched reader) and reads the tracer's state without its
+ * locks; a stale answer (a stop racing with it) costs one entry with
+ * intercepts the next one drops.  It writes only the vCPU's own: vt->watch,
+ * read by the same thread's exit handlers and injection hooks, and
+ * vt->vtime with the VM's virtual clock (hidetime.c, under vclock.lock, a
+ * raw spinlock).
  */
 #include <linux/kvm_host.h>
 #include <asm/svm.h>
@@ -109,8 +131,10 @@ static enum svmtrace_watch watch_of(struct kvm_vcpu *vcpu, struct svmtrace_vcpu 
 	if (tf_ours && pass != SVMTRACE_IRET_STEP && steppable)
 		return SVMTRACE_WATCH_STEPPING;
 	if (tf_live || pass != SVMTRACE_IRET_NONE || READ_ONCE(vt->sys_last) ||
-	    (t->flags & SVMTRACE_TARGET_F_ASK) || svmtrace_cr3_targeted(t, cr3))
+	    svmtrace_cr3_targeted(t, cr3))
 		return SVMTRACE_WATCH_TARGET;
+	if (svmtrace_asking(vt->vm, t))
+		return SVMTRACE_WATCH_ASKING;
 	return SVMTRACE_WATCH_FOREIGN;
 }
 
@@ -118,7 +142,8 @@ static enum svmtrace_watch watch_of(struct kvm_vcpu *vcpu, struct svmtrace_vcpu 
  * What the VMCB holds in state @w.  SCE is cleared only in long mode (the
  * only mode sysret() emulates) and where the guest has it set.
  */
-static u64 intercepts_of(struct kvm_vcpu *vcpu, enum svmtrace_watch w, u8 pass, bool steppable)
+static u64 intercepts_of(struct kvm_vcpu *vcpu, enum svmtrace_watch w, u8 pass, bool steppable,
+			 bool tsc_virtual)
 {
 	u64 sce = is_long_mode(vcpu) && (vcpu->arch.efer & EFER_SCE) ? SVMTRACE_ENTRY_SCE_OFF : 0;
 	u64 a = 0;
@@ -129,6 +154,13 @@ static u64 intercepts_of(struct kvm_vcpu *vcpu, enum svmtrace_watch w, u8 pass, 
 		fallthrough;
 	case SVMTRACE_WATCH_TARGET:
 		a |= SVMTRACE_INTERCEPT_CR3 | sce;
+		if (pass == SVMTRACE_IRET_NONE)
+			a |= SVMTRACE_ENTRY_IRET;
+		if (tsc_virtual)
+			a |= SVMTRACE_INTERCEPT_RDTSC | SVMTRACE_INTERCEPT_RDTSCP;
+		break;
+	case SVMTRACE_WATCH_ASKING:
+		a = SVMTRACE_INTERCEPT_CR3;
 		if (pass == SVMTRACE_IRET_NONE)
 			a |= SVMTRACE_ENTRY_IRET;
 		break;
@@ -152,17 +184,18 @@ static u64 intercepts_of(struct kvm_vcpu *vcpu, enum svmtrace_watch w, u8 pass, 
 
 /*
  * Before every entry outside guest mode, interrupts off (svmtrace_entry()):
- * the vCPU's state and what the VMCB holds in it.  vm->armed is read once,
- * so the answer is of one moment.  Asked behind svmtrace_live, not
- * svmtrace_exit_watch (hooks.h): a stop turns the latter off before the
- * vCPU's next trap takes our TF back.
+ * the vCPU's state and what the VMCB holds in it; a stretch of virtual time
+ * opens or closes here (hidetime.c).  vm->armed is read once, so the answer
+ * is of one moment.  Asked behind svmtrace_live, not svmtrace_exit_watch
+ * (hooks.h): a stop turns the latter off before the vCPU's next trap takes
+ * our TF back.
  */
 u64 __svmtrace_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, unsigned long cr3)
 {
 	struct svmtrace_vcpu *vt = svmtrace_vcpu_cached(vcpu, vtp);
 	const struct svmtrace_target *t;
 	enum svmtrace_watch w;
-	bool steppable;
+	bool steppable, tsc_virtual;
 	u8 pass;
 
 	if (!vt)
@@ -172,15 +205,16 @@ u64 __svmtrace_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, unsigned
 	steppable = READ_ONCE(vt->tf_live) && user_steppable(vcpu);
 	w = watch_of(vcpu, vt, t, cr3, steppable);
 	WRITE_ONCE(vt->watch, w);
-	return intercepts_of(vcpu, w, pass, steppable);
+	tsc_virtual = svmtrace_time_entry(vcpu, vt, t);
+	return intercepts_of(vcpu, w, pass, steppable, tsc_virtual);
 }
 EXPORT_SYMBOL_GPL(__svmtrace_entry);
 
 /*
  * iret_interception() and event injection (interrupts on, kvm->srcu
- * held): IRET stays intercepted while the vCPU's last entry ran TARGET or
- * STEPPING, except over the one IRET that runs without it (iret_pass STEP
- * or BARE).  Asked before the next entry, which decides again: an IRET
+ * held): IRET stays intercepted while the vCPU's last entry ran ASKING,
+ * TARGET or STEPPING, except over the one IRET that runs without it
+ * (iret_pass STEP or BARE).  Asked before the next entry, which decides again: an IRET
  * intercept asked for here that the next state does not want is dropped
  * there.
  */
@@ -190,7 +224,7 @@ bool __svmtrace_iret_wanted(struct kvm_vcpu *vcpu)
 	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, &vm);
 
 	return vt && !is_guest_mode(vcpu) && rcu_access_pointer(vm->armed) &&
-	       READ_ONCE(vt->watch) >= SVMTRACE_WATCH_TARGET &&
+	       READ_ONCE(vt->watch) >= SVMTRACE_WATCH_ASKING &&
 	       READ_ONCE(vt->iret_pass) == SVMTRACE_IRET_NONE;
 }
 EXPORT_SYMBOL_GPL(__svmtrace_iret_wanted);

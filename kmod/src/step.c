@@ -871,7 +871,10 @@ bool __svmtrace_emulated_step(struct kvm_vcpu *vcpu)
 	if (WARN_ON_ONCE(irqs_disabled()) || is_guest_mode(vcpu))
 		return false;
 	vt = svmtrace_vcpu_of(vcpu, &vm);
-	return vt && handle_step(vcpu, vm, vt, STEP_EMULATED, false, NULL, &bs_ours);
+	if (!vt)
+		return false;
+	svmtrace_time_completed(vcpu, vt);
+	return handle_step(vcpu, vm, vt, STEP_EMULATED, false, NULL, &bs_ours);
 }
 
 /*
@@ -891,8 +894,10 @@ void __svmtrace_mmio_written(struct kvm_vcpu *vcpu)
 	if (is_guest_mode(vcpu) || !(static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF))
 		return;
 	vt = svmtrace_vcpu_of(vcpu, &vm);
-	if (vt && READ_ONCE(vt->tf_live))
-		handle_step(vcpu, vm, vt, STEP_MMIO_WRITTEN, false, NULL, &bs_ours);
+	if (!vt || !READ_ONCE(vt->tf_live))
+		return;
+	svmtrace_time_completed(vcpu, vt);
+	handle_step(vcpu, vm, vt, STEP_MMIO_WRITTEN, false, NULL, &bs_ours);
 }
 
 /*

@@ -19,6 +19,9 @@
  *                     MMU hooks, vt->lock for the step handlers (stop clears
  *                     it, then takes every vt->lock)
  *   vm->park_lock     the parked threads (frames.c), a spinlock inside vt->lock
+ *   vclock.lock       the virtual TSC's lag and floor (hidetime.c), a raw
+ *                     spinlock, innermost; taken before entries with
+ *                     interrupts off as well, never in interrupt context
  *   watch.lock        the GPA of each watched gate, which goes from
  *                     INVALID_GPA to its page once while armed, and the
  *                     count of those still without one (lockless readers
@@ -109,8 +112,32 @@ enum svmtrace_watch {
 	SVMTRACE_WATCH_OFF,	 /* nothing of the tracer's */
 	SVMTRACE_WATCH_LEFTOVER, /* stopped, our TF still set: SCE off, events */
 	SVMTRACE_WATCH_FOREIGN,	 /* armed, another address space: CR3 loads exit */
+	SVMTRACE_WATCH_ASKING,	 /* ... and the target asks about new ones: + IRET */
 	SVMTRACE_WATCH_TARGET,	 /* ... the target's, or a return of its due: + SCE off, IRET */
 	SVMTRACE_WATCH_STEPPING, /* ... our TF steps user code: + the events the CPU delivers */
+};
+
+/*
+ * hidetime.c: a vCPU's stretch of steps of a target armed with
+ * SVMTRACE_TARGET_F_HIDE_TIME.  Only the vCPU's own thread touches it (its
+ * entries and exit handlers): no lock.
+ */
+struct svmtrace_vtime {
+	u32 gen;		/* the vclock's arm generation it belongs to */
+	bool open;		/* the vCPU steps the target: its time is virtual */
+	bool read_done;		/* the step KVM completes now is a TSC read, counted */
+	u64 base;		/* the virtual TSC at the anchor */
+	u64 anchor_steps;	/* stats.db_exits at the anchor */
+	u64 extra_x256;		/* cycles/256 that KVM-completed steps added since */
+};
+
+/* hidetime.c: the target's virtual TSC, one per VM (one target). */
+struct svmtrace_vclock {
+	raw_spinlock_t lock;	/* lag and floor; taken with interrupts off too */
+	u32 gen;		/* arms so far: a vtime of an older one is stale */
+	u64 lag;		/* real minus virtual TSC while no vCPU steps the target */
+	u64 floor;		/* the largest value a read returned */
+	struct svmtrace_time_costs costs;	/* of the armed target (abi.h) */
 };
 
 /*
@@ -182,6 +209,7 @@ struct svmtrace_vcpu {
 	bool asking;
 	bool decided_target;
 	struct svmtrace_ask ask;
+	struct svmtrace_vtime vtime;
 };
 
 /* watch.c: the SVMTRACE_GATE_F_WATCH gates still without a page. */
@@ -217,7 +245,9 @@ struct svmtrace_vm {
 	u32 nr_added;
 	u64 added_cr3[SVMTRACE_MAX_TARGET_CR3 - SVMTRACE_MAX_CR3];
 	wait_queue_head_t ask_wq;	/* held vCPUs wait for their verdict */
+	bool asks_ended;		/* SVMTRACE_END_ASKS: ASK no longer in force */
 	wait_queue_head_t ctl_wq;	/* the controller polls for asks */
+	struct svmtrace_vclock vclock;	/* SVMTRACE_TARGET_F_HIDE_TIME (hidetime.c) */
 	u32 nr_vcpus;			/* vcpus[0..nr_vcpus) exist */
 	struct svmtrace_vcpu *vcpus[KVM_MAX_VCPUS];
 };
@@ -389,7 +419,19 @@ void svmtrace_asks_release(struct svmtrace_vm *vm);
 u32 svmtrace_nr_asking(struct svmtrace_vm *vm);
 int svmtrace_asks_get(struct svmtrace_vm *vm, void __user *arg);
 int svmtrace_decide(struct svmtrace_vm *vm, void __user *arg);
+int svmtrace_end_asks(struct svmtrace_vm *vm);
 bool svmtrace_added_targeted(const struct svmtrace_vm *vm, unsigned long cr3);
+
+/*
+ * @t (the target in force, vm->armed) asks about new address spaces: ASK
+ * until the controller ends its asks.  Read without locks: a stale answer
+ * costs one more ask (answered as any other) or one entry with the IRET
+ * intercept the next entry drops.
+ */
+static inline bool svmtrace_asking(const struct svmtrace_vm *vm, const struct svmtrace_target *t)
+{
+	return (t->flags & SVMTRACE_TARGET_F_ASK) && !READ_ONCE(vm->asks_ended);
+}
 
 /* intercepts.c */
 void svmtrace_intercepts_sync(struct svmtrace_vm *vm);
@@ -493,6 +535,13 @@ static inline u64 svmtrace_fetch_access(int cpl)
 {
 	return (cpl == 3 ? PFERR_USER_MASK : 0) | PFERR_FETCH_MASK;
 }
+
+/* hidetime.c */
+void svmtrace_time_init(struct svmtrace_vm *vm);
+void svmtrace_time_arm(struct svmtrace_vm *vm);
+bool svmtrace_time_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt,
+			 const struct svmtrace_target *t);
+void svmtrace_time_completed(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
 
 /* xstate.c */
 void svmtrace_xstate_fill(struct kvm_vcpu *vcpu, struct svmtrace_slot *s);

@@ -15,7 +15,8 @@ expect_fail() {	# expect_fail MESSAGE ARGS...: exits non-zero, stderr has MESSAG
 }
 
 g="--vmm-pid 1 --cr3 0x3000 --out $WORK/o"
-expect_fail "--vmm-pid, --gate-gpa or --gate-va (or --from-next or --first-rip), --cr3 (or --adopt-cr3) and --out are required" --vmm-pid 1 --out "$WORK/o"
+expect_fail "--vmm-pid, --gate-gpa or --gate-va (or --from-next or --first-rip), --cr3 (or --adopt-cr3 or --new-processes) and --out are required" --vmm-pid 1 --out "$WORK/o"
+expect_fail "--new-processes needs --first-rip" --vmm-pid 1 --gate-gpa 0 --new-processes --out "$WORK/o"
 expect_fail "--adopt-cr3 and --cr3 exclude each other" --vmm-pid 1 --gate-gpa 0 --cr3 0x3000 --adopt-cr3 --out "$WORK/o"
 expect_fail "--adopt-cr3 needs a --gate-gpa" --vmm-pid 1 --from-next --adopt-cr3 --out "$WORK/o"
 expect_fail "--adopt-cr3 does not go with --gate-va" --vmm-pid 1 --gate-va 0x400000 --adopt-cr3 --out "$WORK/o"
@@ -42,6 +43,16 @@ expect_fail "--rip-range 0x10-0x10: empty range" $g --gate-gpa 0 --rip-range 0x1
 expect_fail "--anchor-interval 0: expected 1..4294967295" $g --gate-gpa 0 --anchor-interval 0
 # shellcheck disable=SC2086
 expect_fail "--anchor-interval: expected an unsigned number" $g --gate-gpa 0 --anchor-interval 1k
+# shellcheck disable=SC2086
+expect_fail "--time-costs: only with --hide-time" $g --gate-gpa 0 --time-costs 1,40,1360
+# shellcheck disable=SC2086
+expect_fail "--time-costs 1,40: expected INSN,TSC,EXIT (cycles: a decimal, two integers)" $g --gate-gpa 0 --hide-time --time-costs 1,40
+# shellcheck disable=SC2086
+expect_fail "--time-costs 300,40,1360: INSN expected in 1/256..256 cycles" $g --gate-gpa 0 --hide-time --time-costs 300,40,1360
+# shellcheck disable=SC2086
+expect_fail "--time-costs 1,0,1360: expected INSN,TSC,EXIT (cycles: a decimal, two integers)" $g --gate-gpa 0 --hide-time --time-costs 1,0,1360
+# shellcheck disable=SC2086
+expect_fail "--time-costs 1,40,2000000: EXIT expected in 1..1048576 cycles" $g --gate-gpa 0 --hide-time --time-costs 1,40,2000000
 # shellcheck disable=SC2086
 expect_fail "unexpected argument 'extra'" $g --gate-gpa 0 extra
 gates=

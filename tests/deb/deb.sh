@@ -112,7 +112,7 @@ seed=${E2E_WIN_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 "$here/win/images.sh" "$build" "$win" "$seed" win10 >"$run/win10.log" 2>&1 ||
 	{ echo "deb: laying out win10: $(cat "$run/win10.log")" >&2; exit 1; }
 echo "info: the Windows-layout guest laid out with seed $seed (E2E_WIN_SEED=$seed repeats it)"
-model_win win10-pid win10 1200
+model_win win10-pid win10 1200 pid
 adds="--add $run/debs --add $tarball --add $top/tests/deb/l1-deb.sh --add $here/l1-capture.sh"
 adds="$adds --add $here/l1-win.sh --add $bin/svmtrace-e2e-vmm --add $win/win10.elf"
 adds="$adds --add $win/win10.targets $(ls "$top"/tests/data/profiles/*.json.xz | sed 's/^/--add /')"
@@ -158,7 +158,7 @@ judge_capture_rc win-daemon
 judge_audit win-daemon
 judge_armed_results win-daemon "$run/expect/win10-pid"
 judge_trace win-daemon "$run/expect/win10-pid"
-judge_win_first win-daemon win10 1200
+judge_win_first win-daemon win10 1200 pid
 
 s=$d/state-removed.txt
 if [ "$(cat "$d/remove.rc" 2>/dev/null)" = 0 ] &&

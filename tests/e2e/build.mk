@@ -33,7 +33,7 @@ DEB_PACKAGES += qemu-system-x86 busybox-static cpio binutils kmod apt binutils-m
 # procps: pkill and pgrep in the libvirt lab's L1 (l1-libvirt.sh), which runs the host's userspace
 DEB_PACKAGES += procps
 $(eval $(call program,svmtrace-e2e-model,tests/e2e/model/main.c tests/e2e/model/exec.c \
-	tests/e2e/model/flags.c tests/e2e/model/mem.c tests/e2e/model/tracer.c \
+	tests/e2e/model/flags.c tests/e2e/model/mem.c tests/e2e/model/tracer.c tests/e2e/model/clock.c \
 	tests/e2e/guest/image.c tests/e2e/guest/results.c tests/e2e/win/winimage.c $(CLI_SRCS),,TOOLS))
 
 # The Windows-layout guest (docs/lab.md): svmtrace-e2e-wingen lays it out
@@ -51,6 +51,15 @@ $(E2E_WIN)/sched.bin: tests/e2e/win/sched.S tests/e2e/win/winlayout.h tests/e2e/
 	$(call e2e_flat,0xfffff80410c00000)
 MINGW_AS ?= x86_64-w64-mingw32-as
 MINGW_LD ?= x86_64-w64-mingw32-ld
+# A program's PE32+ image from its source, linked against ntdll.dll (its
+# imports): $(call e2e_win_exe,CPP-FLAGS)
+define e2e_win_exe
+	@mkdir -p $(@D)
+	$(CC) -E -P $(1) -x assembler-with-cpp $< -o $(@:.exe=.s)
+	$(MINGW_AS) -o $(@:.exe=.o) $(@:.exe=.s)
+	$(MINGW_LD) --build-id -e start --subsystem console --export-all-symbols -o $@ \
+		$(@:.exe=.o) $(E2E_WIN)/ntdll.dll
+endef
 # NAME SEED ROUNDS THREADS DROPPER: plain (creates a thread), KVA shadow (win11), lazy
 # entry page, late (creates child and hollow, hollowing the second), and those two
 # (win/images.sh has the names)
@@ -58,14 +67,9 @@ E2E_WIN_PROCS := alpha:7:3:1:0 beta:11:3:0:0 lazy:13:2:0:0 late:17:2:0:1 child:1
 	hollow:23:2:0:0
 define e2e_win_pe
 $(E2E_WIN)/$(word 1,$(subst :, ,$(1))).exe: tests/e2e/win/programs/proc.S tests/e2e/win/winlayout.h \
-		$(E2E_GUEST)/layout.h $(E2E_WIN)/ntdll.dll
-	@mkdir -p $$(@D)
-	$$(CC) -E -P -DSEED=$(word 2,$(subst :, ,$(1))) -DROUNDS=$(word 3,$(subst :, ,$(1))) \
-		-DTHREADS=$(word 4,$(subst :, ,$(1))) -DDROPPER=$(word 5,$(subst :, ,$(1))) \
-		-x assembler-with-cpp $$< -o $$(@:.exe=.s)
-	$$(MINGW_AS) -o $$(@:.exe=.o) $$(@:.exe=.s)
-	$$(MINGW_LD) --build-id -e start --subsystem console --export-all-symbols -o $$@ \
-		$$(@:.exe=.o) $(E2E_WIN)/ntdll.dll
+		tests/e2e/win/programs/tls.h $(E2E_GUEST)/layout.h $(E2E_WIN)/ntdll.dll
+	$$(call e2e_win_exe,-DSEED=$(word 2,$(subst :, ,$(1))) -DROUNDS=$(word 3,$(subst :, ,$(1))) \
+		-DTHREADS=$(word 4,$(subst :, ,$(1))) -DDROPPER=$(word 5,$(subst :, ,$(1))))
 endef
 $(foreach p,$(E2E_WIN_PROCS),$(eval $(call e2e_win_pe,$(p))))
 # The DLLs in every loader list: ntdll.dll (where threads begin) and helper.dll.
@@ -77,6 +81,11 @@ $(E2E_WIN)/%.dll: tests/e2e/win/programs/%.S tests/e2e/win/winlayout.h $(E2E_GUE
 # Built by a pattern rule, yet not intermediate: keep them (and their link time).
 .SECONDARY: $(E2E_WIN)/ntdll.dll $(E2E_WIN)/helper.dll
 E2E_WIN_PES := $(foreach p,$(E2E_WIN_PROCS),$(E2E_WIN)/$(word 1,$(subst :, ,$(p))).exe)
+# The timing checks (docs/lab.md, "Virtual time"): timing.exe, which
+# win/images.sh puts in alpha.exe's place in its timing guest.
+$(E2E_WIN)/timing.exe: tests/e2e/win/programs/timing.S tests/e2e/win/winlayout.h \
+		tests/e2e/win/programs/tls.h $(E2E_GUEST)/layout.h $(E2E_WIN)/ntdll.dll
+	$(call e2e_win_exe,)
 
 # The same guests as QEMU boots them through libvirt (vm-configs/lab-win.xml,
 # win/winpvh.h): each image with the PVH boot stub, as an ELF for <kernel>.
@@ -100,7 +109,8 @@ $(E2E_WIN)/win%.pvh: $(E2E_WIN_INPUTS) tests/e2e/win/images.sh tests/data/profil
 # the test here and the late expansion.  The other labs run the modules
 # users install ($(KMOD_MODULES)).
 .PHONY: e2e check-e2e
-e2e: $(BUILD)/bin/svmtrace-e2e-vmm $(BUILD)/bin/svmtrace-e2e-model $(E2E_BINS) $(E2E_WIN_INPUTS)
+e2e: $(BUILD)/bin/svmtrace-e2e-vmm $(BUILD)/bin/svmtrace-e2e-model $(E2E_BINS) $(E2E_WIN_INPUTS) \
+	$(E2E_WIN)/timing.exe
 ifneq ($(wildcard kmod/build.mk),)
 e2e: kmod-lab
 endif

@@ -92,7 +92,7 @@ EOF
 win=$run/win
 win_images="win10 win11"
 win_seed=${E2E_WIN_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
-for image in $win_images; do
+for image in $win_images timing; do
 	"$here/win/images.sh" "$build" "$win" "$win_seed" "$image" >"$run/win-$image.log" 2>&1 ||
 		{ echo "e2e: laying out $image: $(cat "$run/win-$image.log")" >&2; exit 1; }
 done
@@ -105,7 +105,8 @@ win10-first win10 first 1200 alpha.exe
 win11-first-kva win11 first 1204 beta.exe
 win11-late-first win11 late-first 1212 late.exe
 win10-late-follow win10 late-follow 1212 late.exe
-win11-late-follow-max win11 late-follow-max 1212 late.exe"
+win11-late-follow-max win11 late-follow-max 1212 late.exe
+win11-new win11 new 1200 alpha.exe"
 echo "$win_images" >"$run/win-images"
 echo "$win_scenarios" >"$run/win-scenarios"
 adds="$adds --add $run/win-images --add $run/win-scenarios --add $here/l1-win.sh"
@@ -137,11 +138,14 @@ for image in $win_images; do
 	done <"$win/$image.targets"
 done
 
-for image in $win_images; do	# untraced: what packaged/ours must print
+for image in $win_images timing; do	# untraced: what packaged/ours must print
 	mkdir -p "$run/expect/$image"
 	"$bin/svmtrace-e2e-model" --win "$win/$image.elf" >"$run/expect/$image/results.txt" ||
 		bad "model/$image" "the model cannot replay it: $(grep failed "$run/expect/$image/results.txt")"
 done
+# Virtual time (docs/lab.md, "Virtual time"): timing.exe's checks in the
+# Windows-layout guest (l1-time.sh, judge-time.sh).
+adds="$adds --add $win/timing.elf --add $here/l1-time.sh"
 while read -r name image mode pid pname; do
 	model_win "$name" "$image" "$pid" "$mode"
 done <<WIN
@@ -267,6 +271,8 @@ if [ -n "$modules" ]; then
 	judge_win_set
 	for image in $win_images; do judge_win_discovery "$image"; done
 	judge_daemon_endings
+	. "$here/judge-time.sh"
+	judge_time
 	for name in selfstep-cpl0 drheavy; do
 		results "$run/l1/packaged/$name.txt" >"$run/packaged-$name.got"
 		results "$run/l1/ours/$name.txt" >"$run/ours-$name.got"

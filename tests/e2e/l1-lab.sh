@@ -8,9 +8,9 @@
 # SET capture: load our KVM and trace with svmtrace-capture (l1-capture.sh):
 # every program, backpressure (block with a slow consumer, drop with a tiny
 # ring), a consumer killed while armed (block and drop), the lifecycle
-# scenarios (l1-lifecycle.sh), the guest's own debugging (l1-debug.sh), a
-# non-root attempt, svmtrace-abi-check; then unload KVM (rmmod after a
-# session).
+# scenarios (l1-lifecycle.sh), the guest's own debugging (l1-debug.sh), the
+# Windows-layout guest (l1-win.sh), virtual time (l1-time.sh), a non-root
+# attempt, svmtrace-abi-check; then unload KVM (rmmod after a session).
 # SET bench, SET bench-stock: three rounds, each single-stepping bench.bin
 # with stock KVM_SET_GUEST_DEBUG on the packaged modules, then (bench only)
 # on ours unarmed and with a ring capture (capture/bench-rN), so the
@@ -31,6 +31,7 @@ cd /e2e
 . ./l1-lifecycle.sh
 . ./l1-debug.sh
 . ./l1-win.sh
+. ./l1-time.sh
 
 run_set() {	# run_set SET
 	set_dir=$E2E_OUT/$1
@@ -55,6 +56,7 @@ run_set() {	# run_set SET
 		svmtrace-e2e-vmm --win "bin/$image.elf" >"$set_dir/$image.txt" 2>&1 ||
 			echo "vmm --win $image exited $?" >>"$set_dir/failures"
 	done
+	time_untraced "$set_dir"
 	ipi_run "$set_dir"
 	# The hostile program, untraced: its results are its oracle (it ends in a
 	# triple fault, so the VMM's exit status is not).
@@ -146,7 +148,8 @@ capture_set() {
 		*) win_capture_run "$set_dir/$name" "$image" "$mode" "$pid" ||
 			echo "capture $name: $(cat "$set_dir/$name/timeout.txt")" >>"$set_dir/failures" ;;
 		esac
-		command -v svmtraced >/dev/null || continue
+		# new: svmtrace-capture's alone (svmtraced chooses processes by name or parent)
+		[ "$mode" != new ] && command -v svmtraced >/dev/null || continue
 		target=$pid
 		case $mode in late*) target=$pname ;; esac
 		win_daemon_run "$set_dir/$name-daemon" "$image" "$mode" "$target" ||
@@ -163,6 +166,8 @@ capture_set() {
 				echo "svmtraced ending $how: $(cat "$set_dir/daemon-$how/timeout.txt")" >>"$set_dir/failures"
 		done
 	fi
+	# Virtual time: the timing checks traced without and with --hide-time.
+	time_captures "$set_dir"
 	# Review finding C1: x2APIC self-IPIs at CPL 0 traced with --kernel, the
 	# block policy and a ring that fills -- each WRMSR is a step KVM
 	# completes itself, and kvm-amd would complete it in its IRQs-off

@@ -30,6 +30,11 @@
 #                     producer-rN and ring-rN with --xstate: YMM0-15 and
 #                     XSTATE_BV read and published with every step (768-byte
 #                     slots: a 32768-slot ring holds the whole run)
+#   producer-hide-rN/ producer-rN with --hide-time: virtual time, plain steps
+#   producer-tsc-rN/, producer-tsc-hide-rN/
+#                     producer-rN of bench_tsc.bin (an RDTSC in every four
+#                     steps), without and with --hide-time: what a traced
+#                     TSC read costs, read natively or made virtual
 #   {sys,int,cr3}-{packaged,ours}-I-rN.txt, {sys,int,cr3}-armed-I-rN/
 #                     what arming costs the rest of the guest: bench_sys.bin
 #                     (I SYSCALL / SYSRETQ round trips), bench_int.bin (I
@@ -46,6 +51,13 @@
 #                     the same armed with --first-rip (SVMTRACE_TARGET_F_FIRST:
 #                     the target's returns to user mode are compared with
 #                     where threads begin): what --from first costs the rest
+#                     of the guest
+#   {sys,int,cr3}-ask-I-rN/
+#                     the same armed with --first-rip and --new-processes
+#                     (SVMTRACE_TARGET_F_ASK: every vCPU intercepts IRET, a
+#                     new process's first return to user mode may come
+#                     under any CR3): what svmtraced's --follow (and
+#                     --wait-name until its process started) costs the rest
 #                     of the guest
 #   {sys,int,cr3}-exits-I/
 #                     the armed runs once more with the exit audit, not
@@ -106,6 +118,10 @@ while [ "$r" -le "$rounds" ]; do
 			CAPTURE_CR3=0xf000 capture_run "$out/$prog-first-$count-r$r" -a "$count" \
 				kernel.bin bench_$prog.bin -- --policy block --first-rip 0x7ffb12341003 ||
 				echo "bench_$prog -a $count armed --first-rip r$r failed" >>"$out/failures"
+			CAPTURE_CR3=0xf000 capture_run "$out/$prog-ask-$count-r$r" -a "$count" \
+				kernel.bin bench_$prog.bin -- --policy block --first-rip 0x7ffb12341003 \
+				--new-processes ||
+				echo "bench_$prog -a $count armed --new-processes r$r failed" >>"$out/failures"
 		done
 	done
 	capture_run "$out/ring-r$r" -a "$iterations" kernel.bin bench.bin -- \
@@ -120,6 +136,14 @@ while [ "$r" -le "$rounds" ]; do
 	capture_run "$out/ring-xstate-r$r" -a "$iterations" kernel.bin bench.bin -- \
 		--policy block --ring-slots 32768 --xstate ||
 		echo "ring --xstate capture r$r failed" >>"$out/failures"
+	for run in hide:bench:--hide-time tsc:bench_tsc: tsc-hide:bench_tsc:--hide-time; do
+		name=${run%%:*} prog=${run#*:} args=${prog#*:} prog=${prog%%:*}
+		CAPTURE_BEFORE_START='kill -STOP $cap_pid' \
+			CAPTURE_AFTER_START='(wait_line "$dir/vmm.txt" "^holding" 300 "$vmm_pid"; kill -CONT $cap_pid) &' \
+			capture_run "$out/producer-$name-r$r" -a "$iterations" kernel.bin "$prog.bin" -- \
+			--policy block --ring-slots 131072 $args ||
+			echo "producer $name capture r$r failed" >>"$out/failures"
+	done
 	kvm-modules unload
 	r=$((r + 1))
 done
@@ -129,6 +153,10 @@ for count in $((arming / 5)) "$arming"; do
 		CAPTURE_AUDIT=--audit CAPTURE_CR3=0xf000 capture_run "$out/$prog-exits-$count" \
 			-a "$count" kernel.bin bench_$prog.bin -- --policy block ||
 			echo "bench_$prog -a $count armed with the audit failed" >>"$out/failures"
+		CAPTURE_AUDIT=--audit CAPTURE_CR3=0xf000 capture_run "$out/$prog-ask-exits-$count" \
+			-a "$count" kernel.bin bench_$prog.bin -- --policy block \
+			--first-rip 0x7ffb12341003 --new-processes ||
+			echo "bench_$prog -a $count asking with the audit failed" >>"$out/failures"
 	done
 done
 kvm-modules unload

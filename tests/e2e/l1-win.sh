@@ -23,18 +23,21 @@
 #           --first-rip, where the builder put ntdll's LdrInitializeThunk
 #           (IMAGE.loader): no gate, the process is traced from its first
 #           instruction.
+#     new   --first-rip and --new-processes, no --cr3: every process whose
+#           first thread begins after arm (all of them: the guest has not
+#           run yet) joins the target at that instruction.
 #   DIR gets vmm.txt, resolve-{ready,go,done}.{json,rc}, capture.txt,
 #   capture.rc, vmm.rc, trace/, timeout.txt when a step timed out.
 #
 # win_daemon_run DIR IMAGE MODE PID-or-NAME
 #   The same guest traced by svmtraced (--vmm-pid, --pid or --wait-name,
-#   --profiles /e2e), which resolves from live memory itself; first and
-#   late-first with --from first (where threads begin, from the profile and
-#   ntdll's exports); late-follow also with --follow (the processes late.exe
-#   creates, one of them hollowed), late-follow-max with --max-processes 2
-#   (the hollowed one is lost).  late* let the guest run on at PORT_GO at
-#   once: only the kernel's hold of the new process's first instruction (the
-#   asks) can catch it.
+#   --profiles /e2e, and $WIN_DAEMON_ARGS), which resolves from live memory
+#   itself; first and late-first with --from first (where threads begin, from
+#   the profile and ntdll's exports); late-follow also with --follow (the
+#   processes late.exe creates, one of them hollowed), late-follow-max with
+#   --max-processes 2 (the hollowed one is lost).  late* let the guest run on
+#   at PORT_GO at once: only the kernel's hold of the new process's first
+#   instruction (the asks) can catch it.
 
 # json_field FILE NAME: a string or number member of svmtrace-vmi's JSON.
 json_field() {
@@ -53,14 +56,14 @@ win_resolve() {
 
 # win_arm DIR GATE CR3...: start svmtrace-capture, wait for "armed"
 # (DIR/armed.uptime: L1 uptime when it did).  GATE is --gate-gpa GPA or
-# --gate-va VA (as one word).
+# --gate-va VA (as one word).  $WIN_CAPTURE_ARGS, when set, are added.
 win_arm() {
 	d=$1 gate=$2; shift 2
 	cr3s=
 	for c in "$@"; do [ -z "$c" ] || [ "$c" = null ] || cr3s="$cr3s --cr3 $c"; done
 	# shellcheck disable=SC2086
 	svmtrace-capture --vmm-pid "$vmm_pid" $gate $cr3s --out "$traces" --quiet \
-		--policy block --audit >"$d/capture.txt" 2>&1 &
+		--policy block --audit ${WIN_CAPTURE_ARGS:-} >"$d/capture.txt" 2>&1 &
 	cap_pid=$!
 	wait_line "$d/capture.txt" '^armed$' 30 "$cap_pid" || {
 		echo "capture never armed" >>"$d/timeout.txt"
@@ -102,6 +105,9 @@ win_capture_run() {
 		win_arm "$dir" "--first-rip $(awk '$1 == "LdrInitializeThunk" { print $2 }' \
 			"/e2e/$image.loader")" "$(json_field "$dir/resolve-ready.json" dtb)" \
 			"$(json_field "$dir/resolve-ready.json" user_dtb)" || mode=failed ;;
+	new)
+		win_arm "$dir" "--first-rip $(awk '$1 == "LdrInitializeThunk" { print $2 }' \
+			"/e2e/$image.loader") --new-processes" || mode=failed ;;
 	lazy)
 		# Not resident yet: a watched gate on its entry VA, walked in its DTB.
 		va=$(json_field "$dir/resolve-ready.json" entry_va)
@@ -148,7 +154,7 @@ win_daemon_run() {
 	sock=/tmp/svmtraced.$$.sock
 	# shellcheck disable=SC2086
 	svmtraced --vmm-pid "$vmm_pid" $sel --profiles /e2e --out "$traces" --policy block \
-		--socket "$sock" --audit >"$dir/capture.txt" 2>&1 &
+		--socket "$sock" --audit ${WIN_DAEMON_ARGS:-} >"$dir/capture.txt" 2>&1 &
 	cap_pid=$!
 	case $mode in
 	pid|first)	# armed before the guest runs at all

@@ -37,7 +37,8 @@ build=$top/${BUILD:-build}
 bin=$build/bin
 os=$build/e2e/os
 for f in "$bin/svmtrace-capture" "$bin/svmtrace-dump" "$os/steprec" "$os/os-sort" "$os/os-hash" \
-	"$os/os-threads" "$os/os-flags" "$os/os-xonly" "$os/os-calls" "$os/os-noise"; do
+	"$os/os-threads" "$os/os-flags" "$os/os-xonly" "$os/os-calls" "$os/os-noise" \
+	"$os/os-timing"; do
 	[ -e "$f" ] || { echo "os.sh: $f missing (make e2e-os builds it)" >&2; exit 1; }
 done
 . "$here/lib/kernel.sh"

@@ -3,7 +3,7 @@
 # side by side (make bench), from build/e2e/SERIES/stepcost, which
 # step-cost.sh --modules build/kmod/SERIES wrote: instructions per step on
 # each path, what a foreign instruction on a gated page costs, and what
-# frames cost the rest of the guest.  A missing table is an error.
+# arming costs the rest of the guest.  A missing table is an error.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -11,18 +11,18 @@ BUILD=${BUILD:-build}
 files=
 for s in "$@"; do
 	d=$top/$BUILD/e2e/$s/stepcost
-	for f in table foreign frames; do
+	for f in table foreign arming; do
 		[ -s "$d/$f" ] || { echo "step-cost-kernels: $d/$f missing (step-cost.sh did not finish)" >&2; exit 1; }
 	done
 	files="$files $s:$d"
 done
 # One row per path: the path, then each kernel's figure, from
-# "path value" (table, foreign) and "name packaged unarmed armed" (frames).
+# "path value" (table, foreign) and "name packaged unarmed armed ..." (arming).
 for sd in $files; do
 	s=${sd%%:*} d=${sd#*:}
 	awk -v s="$s" 'NR > 1 { print s, $1, $2 }' "$d/table"
 	awk -v s="$s" '{ print s, $1, $2 }' "$d/foreign"
-	awk -v s="$s" 'NR > 1 { print s, $1 "_round_trip_ours_unarmed", $3; print s, $1 "_round_trip_armed", $4 }' "$d/frames"
+	awk -v s="$s" 'NR > 1 { print s, $1 "_round_trip_ours_unarmed", $3; print s, $1 "_round_trip_armed", $4 }' "$d/arming"
 done | awk -v order="$*" '
 	{ if (!($2 in seen)) { seen[$2] = 1; rows[++n] = $2 } v[$2, $1] = $3 }
 	END {

@@ -46,7 +46,8 @@ need_cmd qemu-system-x86_64 "the step-cost benchmark (it boots L1 under QEMU)"
 need_cmd gdb "the step-cost benchmark's stock reference (gdb stepping QEMU's gdbstub in L1)"
 gdb_small=200 gdb_big=1200
 for f in "$modules/kvm.ko" "$bin/svmtrace-e2e-vmm" "$bin/svmtrace-capture" "$guest/bench.bin" \
-	"$guest/bench_sys.bin" "$guest/bench_int.bin" "$guest/bench_cr3.bin" "$guest/steploop.bin"; do
+	"$guest/bench_sys.bin" "$guest/bench_int.bin" "$guest/bench_cr3.bin" "$guest/bench_tsc.bin" \
+	"$guest/steploop.bin"; do
 	[ -e "$f" ] || { echo "step-cost: $f missing (make all kmod)" >&2; exit 1; }
 done
 . "$here/lib/kernel.sh"
@@ -55,7 +56,8 @@ rm -rf "$out" && mkdir -p "$out"
 nice "$here/run-l1.sh" --icount --modules "$modules" --out "$out/l1" --timeout "$timeout" \
 	--add "$bin/svmtrace-e2e-vmm" --add "$bin/svmtrace-capture" --add "$guest/kernel.bin" \
 	--add "$guest/bench.bin" --add "$guest/bench_tf.bin" --add "$guest/bench_sys.bin" \
-	--add "$guest/bench_int.bin" --add "$guest/bench_cr3.bin" --add "$here/l1-capture.sh" \
+	--add "$guest/bench_int.bin" --add "$guest/bench_cr3.bin" --add "$guest/bench_tsc.bin" \
+	--add "$here/l1-capture.sh" \
 	--add "$here/l1-stepcost.sh" \
 	-- sh /e2e/l1-stepcost.sh "$iterations" "$rounds" >"$out/run-l1.txt" 2>&1 ||
 	{ cat "$out/run-l1.txt"; echo "step-cost: the L1 run failed (see $out/l1)" >&2; exit 1; }
@@ -126,8 +128,13 @@ audit=$(per_step "$d"/audit-r*/vmm.txt)
 foreign=$(per_step "$d"/foreign-r*/vmm.txt)
 producer_xstate=$(per_step "$d"/producer-xstate-r*/vmm.txt)
 ring_xstate=$(per_step "$d"/ring-xstate-r*/vmm.txt)
+producer_hide=$(per_step "$d"/producer-hide-r*/vmm.txt)
+producer_tsc=$(per_step "$d"/producer-tsc-r*/vmm.txt)
+producer_tsc_hide=$(per_step "$d"/producer-tsc-hide-r*/vmm.txt)
 for f in "$d"/producer-r*/capture.txt "$d"/ring-r*/capture.txt "$d"/audit-r*/capture.txt \
-	"$d"/producer-xstate-r*/capture.txt "$d"/ring-xstate-r*/capture.txt; do
+	"$d"/producer-xstate-r*/capture.txt "$d"/ring-xstate-r*/capture.txt \
+	"$d"/producer-hide-r*/capture.txt "$d"/producer-tsc-r*/capture.txt \
+	"$d"/producer-tsc-hide-r*/capture.txt; do
 	grep -q ' consistent$' "$f" || { echo "step-cost: $f: capture counts do not add up" >&2; exit 1; }
 done
 for f in "$d"/audit-r*/capture.txt; do
@@ -145,6 +152,9 @@ done
 	echo "ring_capture_with_audit $audit"
 	echo "ring_capture_producer_xstate $producer_xstate"
 	echo "ring_capture_xstate $ring_xstate"
+	echo "ring_capture_producer_hide_time $producer_hide"
+	echo "tsc_loop_producer $producer_tsc"
+	echo "tsc_loop_producer_hide_time $producer_tsc_hide"
 } >"$out/table"
 echo "foreign_instruction_on_a_gated_page $foreign" >"$out/foreign"
 # "vs stock" is against the test VMM's single-step (the lower bound), "vs gdb"
@@ -176,6 +186,10 @@ awk -v ipc="${IPC:-1}" -v ghz="${GHZ:-3}" -v rt="${ROUNDTRIP_CYCLES:-1360}" -v n
 		px = ins["ring_capture_producer_xstate"]; rx = ins["ring_capture_xstate"]
 		printf "--xstate (YMM0-15 and XSTATE_BV, 768-byte slots) adds %+d instructions per step on the vCPU side (%+.1f%%), %+d to a ring capture with its consumer (%+.1f%%)\n",
 			px - producer, 100 * (px - producer) / producer, rx - ring, 100 * (rx - ring) / ring
+		ph = ins["ring_capture_producer_hide_time"]; pt = ins["tsc_loop_producer"]
+		pth = ins["tsc_loop_producer_hide_time"]
+		printf "--hide-time adds %+d instructions per plain step on the vCPU side (%+.1f%%); a traced TSC read (bench_tsc.bin: one in four steps) costs %+d more with it, read natively %d in all, made virtual %d\n",
+			ph - producer, 100 * (ph - producer) / producer, 4 * (pth - pt), 4 * pt - 3 * producer, 4 * pth - 3 * ph
 	}' "$out/table"
 awk '{ printf "a gate costs another process %d instructions per instruction it runs on the gated page (stepped silently, the gate closed behind it)\n", $2 }' "$out/foreign"
 
@@ -183,7 +197,7 @@ awk '{ printf "a gate costs another process %d instructions per instruction it r
 # SYSRETQ, bench_int.bin's INT n / IRETQ and bench_cr3.bin's SYSCALL / MOV
 # CR3 / SYSRETQ round trips (the loop's DEC and JNZ included), untraced, on
 # each module set and while a capture of another address space is armed
-# (with --first-rip too).
+# (with --first-rip too, and asking about new processes: --new-processes).
 # Per round trip: the run of ten times ITERATIONS less the run of a fifth
 # of that, over the difference, so what a run costs besides its loop (the
 # first entry, the gate's faults) drops out.  The kernel of bench_sys and
@@ -194,7 +208,7 @@ arming=$((iterations * 10)) small=$((iterations * 2))	# as l1-stepcost.sh runs t
 for n in "$small" "$arming"; do
 	for p in sys cr3; do
 		for f in "$d"/$p-packaged-$n-r*.txt "$d"/$p-ours-$n-r*.txt "$d"/$p-armed-$n-r*/vmm.txt \
-				"$d"/$p-first-$n-r*/vmm.txt; do
+				"$d"/$p-first-$n-r*/vmm.txt "$d"/$p-ask-$n-r*/vmm.txt; do
 			grep -q "^result .* syscalls=$n " "$f" ||
 				{ echo "step-cost: $f: bench_$p did not make $n system calls" >&2; exit 1; }
 		done
@@ -217,17 +231,22 @@ audit_exits() {	# audit_exits DIR: the vCPU's exits in the audited run
 		{ echo "step-cost: $f: the exit audit did not balance" >&2; return 1; }
 	sed -n 's/^audit vcpu0 .* exits=\([0-9]*\) .*/\1/p' "$f"
 }
+exits_per_round_trip() {	# exits_per_round_trip NAME: e.g. sys-exits, the audited pair's difference
+	a=$(audit_exits "$d/$1-$small") && b=$(audit_exits "$d/$1-$arming") &&
+		[ -n "$a" ] && [ -n "$b" ] || return 1
+	awk -v a="$a" -v b="$b" -v n=$((arming - small)) 'BEGIN { printf "%.2f\n", (b - a) / n }'
+}
 {
-	echo "round_trip packaged ours_unarmed armed armed_first exits_armed"
+	echo "round_trip packaged ours_unarmed armed armed_first exits_armed asking exits_asking"
 	for p in sys int cr3; do
 		line=$p
 		for run in $p-packaged:.txt $p-ours:.txt $p-armed:/vmm.txt $p-first:/vmm.txt; do
 			per=$(round_trip "${run%%:*}" "${run#*:}") || exit 1
 			line="$line $(echo "$per" | median)"
 		done
-		a=$(audit_exits "$d/$p-exits-$small") && b=$(audit_exits "$d/$p-exits-$arming") &&
-			[ -n "$a" ] && [ -n "$b" ] || exit 1
-		echo "$line $(awk -v a="$a" -v b="$b" -v n=$((arming - small)) 'BEGIN { printf "%.2f", (b - a) / n }')"
+		exits=$(exits_per_round_trip $p-exits) && per=$(round_trip $p-ask /vmm.txt) &&
+			ask_exits=$(exits_per_round_trip $p-ask-exits) || exit 1
+		echo "$line $exits $(echo "$per" | median) $ask_exits"
 	done
 } >"$out/arming"
 # The unarmed figures are a dozen instructions, within a timer interrupt's
@@ -239,13 +258,21 @@ awk -v ipc="${IPC:-1}" -v ghz="${GHZ:-3}" -v rt="${ROUNDTRIP_CYCLES:-1360}" -v n
 	BEGIN { name["sys"] = "SYSCALL/SYSRETQ"; name["int"] = "INT n/IRETQ"; name["cr3"] = "SYSCALL/MOV CR3/SYSRETQ" }
 	NR == 1 { next }
 	{ p[NR] = $1; pk[NR] = $2; un[NR] = $3; ar[NR] = $4; fi[NR] = $5; ex[NR] = $6
-	  ns[$1] = ((ar[NR] - un[NR]) / ipc + ex[NR] * rt) / ghz }
+	  as[NR] = $7; ax[NR] = $8
+	  ns[$1] = ((ar[NR] - un[NR]) / ipc + ex[NR] * rt) / ghz
+	  na[$1] = ((as[NR] - un[NR]) / ipc + ax[NR] * rt) / ghz }
 	END {
 		printf "what arming costs the rest of the guest (L1+L2 instructions per untraced round trip, runs of %s iterations, their difference; armed: a capture of another address space; exits: the exit audit'"'"'s, per round trip; first: armed with --first-rip)\n", n
 		printf "%-24s %9s %13s %9s %12s %7s %17s %9s %12s\n", "round trip", "packaged", "ours unarmed", "armed", "armed adds", "exits", "model adds (ns)", "first", "first adds"
 		for (i = 2; i <= NR; i++)
 			printf "%-24s %9d %13d %9d %12d %7.2f %17.0f %9d %12d\n", name[p[i]], pk[i], un[i], ar[i], ar[i] - un[i], ex[i], ns[p[i]], fi[i], fi[i] - ar[i]
+		printf "asking about new processes (--new-processes; svmtraced --follow, --wait-name until its process started): every vCPU intercepts IRET\n"
+		printf "%-24s %9s %12s %7s %17s\n", "round trip", "asking", "asking adds", "exits", "model adds (ns)"
+		for (i = 2; i <= NR; i++)
+			printf "%-24s %9d %12d %7.2f %17.0f\n", name[p[i]], as[i], as[i] - un[i], ax[i], na[p[i]]
 		printf "model: each exit a VMRUN round trip of %d cycles, the added instructions at IPC %.1f and %.1f GHz\n", rt, ipc, ghz
 		printf "a guest with %d context switches (one CR3 load each) and %d system calls per second, while another process is captured: %.0f us per second of a vCPU (%.2f %%)\n",
 			cs, sc, (cs * ns["cr3"] + sc * ns["sys"]) / 1000, (cs * ns["cr3"] + sc * ns["sys"]) / 1e7
+		printf "the same guest while a capture asks about new processes: %.0f us per second of a vCPU (%.2f %%)\n",
+			(cs * na["cr3"] + sc * na["sys"]) / 1000, (cs * na["cr3"] + sc * na["sys"]) / 1e7
 	}' "$out/arming"

@@ -273,6 +273,21 @@ static void check_targets(int ctl)
 	expect("adopt without a gate", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
 	watch_target(&t), t.flags = SVMTRACE_TARGET_F_ADOPT_CR3, t.nr_cr3 = 0;
 	expect("adopt from a watched gate", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.time.tsc_read = 40;
+	expect("time costs without hide-time", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.flags = SVMTRACE_TARGET_F_HIDE_TIME;
+	t.time.insn_x256 = SVMTRACE_TIME_MAX_INSN_X256 + 1;
+	expect("hide-time, instruction cost too high", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.flags = SVMTRACE_TARGET_F_HIDE_TIME;
+	t.time.tsc_read = SVMTRACE_TIME_MAX_TSC_READ + 1;
+	expect("hide-time, TSC read cost too high", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.flags = SVMTRACE_TARGET_F_HIDE_TIME, t.time.exit = SVMTRACE_TIME_MAX_EXIT + 1;
+	expect("hide-time, exit cost too high", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.flags = SVMTRACE_TARGET_F_HIDE_TIME, t.time.reserved = 1;
+	expect("hide-time, reserved cost set", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.flags = SVMTRACE_TARGET_F_HIDE_TIME, t.first_rip = 0x400000;
+	expect("hide-time with a first RIP but no FIRST", ioctl(ctl, SVMTRACE_SET_TARGET, &t),
+	       EINVAL);
 }
 
 static int open_fds(void)
@@ -365,6 +380,73 @@ static void check_watch(int ctl)
 }
 
 /*
+ * Armed with virtual time, default costs, then with set costs from threads'
+ * first instructions (FIRST, no gate): the status shows the flags.
+ */
+static void check_hide_time(int ctl)
+{
+	const uint32_t first = SVMTRACE_TARGET_F_HIDE_TIME | SVMTRACE_TARGET_F_FIRST;
+	struct svmtrace_capture_status st;
+	struct svmtrace_target t;
+
+	valid_target(&t), t.flags = SVMTRACE_TARGET_F_HIDE_TIME;
+	expect("target with hide-time", ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
+	expect("arm with hide-time", ioctl(ctl, SVMTRACE_ARM), 0);
+	expect("status with hide-time", ioctl(ctl, SVMTRACE_STATUS, &st), 0);
+	errno = EPROTO;
+	expect("hide-time in the status", st.flags & SVMTRACE_TARGET_F_HIDE_TIME ? 0 : -1, 0);
+	expect("stop with hide-time", ioctl(ctl, SVMTRACE_STOP), 0);
+	valid_target(&t), t.flags = first, t.nr_gates = 0, t.first_rip = 0x400000;
+	t.time = (struct svmtrace_time_costs){ .insn_x256 = 128, .tsc_read = 30, .exit = 1000 };
+	expect("target with hide-time from the first instruction",
+	       ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
+	expect("arm with hide-time from the first instruction", ioctl(ctl, SVMTRACE_ARM), 0);
+	expect("status with hide-time from the first instruction", ioctl(ctl, SVMTRACE_STATUS, &st),
+	       0);
+	errno = EPROTO;
+	expect("hide-time and first in the status", (st.flags & first) == first ? 0 : -1, 0);
+	expect("stop with hide-time from the first instruction", ioctl(ctl, SVMTRACE_STOP), 0);
+	valid_target(&t);
+	expect("target again", ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
+}
+
+/*
+ * Asking about new address spaces, then not (END_ASKS): the status drops
+ * ASK and keeps FIRST; a target that never asked, or an idle VM, refuses.
+ */
+static void check_end_asks(int ctl)
+{
+	const uint32_t ask = SVMTRACE_TARGET_F_ASK | SVMTRACE_TARGET_F_FIRST;
+	struct svmtrace_capture_status st;
+	struct svmtrace_target t;
+
+	expect("end asks when idle", ioctl(ctl, SVMTRACE_END_ASKS), ESRCH);
+	valid_target(&t), t.flags = ask, t.nr_gates = 0, t.nr_cr3 = 0, t.first_rip = 0x400000;
+	expect("target asking", ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
+	expect("arm asking", ioctl(ctl, SVMTRACE_ARM), 0);
+	expect("status asking", ioctl(ctl, SVMTRACE_STATUS, &st), 0);
+	errno = EPROTO;
+	expect("ask in the status", (st.flags & ask) == ask ? 0 : -1, 0);
+	expect("end asks", ioctl(ctl, SVMTRACE_END_ASKS), 0);
+	expect("end asks twice", ioctl(ctl, SVMTRACE_END_ASKS), 0);
+	expect("status after the asks", ioctl(ctl, SVMTRACE_STATUS, &st), 0);
+	errno = EPROTO;
+	expect("first without ask in the status",
+	       (st.flags & ask) == SVMTRACE_TARGET_F_FIRST ? 0 : -1, 0);
+	expect("stop asking", ioctl(ctl, SVMTRACE_STOP), 0);
+	expect("arm asking again", ioctl(ctl, SVMTRACE_ARM), 0);
+	expect("status asking again", ioctl(ctl, SVMTRACE_STATUS, &st), 0);
+	errno = EPROTO;
+	expect("ask in the status again", (st.flags & ask) == ask ? 0 : -1, 0);
+	expect("stop asking again", ioctl(ctl, SVMTRACE_STOP), 0);
+	valid_target(&t);
+	expect("target again", ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
+	expect("arm without asks", ioctl(ctl, SVMTRACE_ARM), 0);
+	expect("end asks of a target that does not ask", ioctl(ctl, SVMTRACE_END_ASKS), EINVAL);
+	expect("stop without asks", ioctl(ctl, SVMTRACE_STOP), 0);
+}
+
+/*
  * Armed to adopt the CR3 (the VM is held, nothing fetches the gate): no
  * address space in force, so the status counts none until a gate fetch.
  */
@@ -437,6 +519,8 @@ static void check_lifecycle(int ctl, int vm)
 	check_xstate(ctl);
 	check_watch(ctl);
 	check_adopt(ctl);
+	check_hide_time(ctl);
+	check_end_asks(ctl);
 	check_ring_reply_fault(ctl);
 	expect("unknown ioctl", ioctl(ctl, _IO(SVMTRACE_IOC_MAGIC, 0x7f)), ENOTTY);
 	expect("detach", ioctl(ctl, SVMTRACE_DETACH), 0);

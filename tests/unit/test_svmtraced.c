@@ -109,6 +109,26 @@ START_TEST(options_defaults_and_wait_name)
 }
 END_TEST
 
+START_TEST(options_hide_time)
+{
+	static const char *const plain[] = { "--vmm-pid", "42", "--pid", "4", "--hide-time", NULL };
+	static const char *const costs[] = { "--vmm-pid",  "42",		"--pid", "4",
+					     "--hide-time", "--time-costs", "0.75,36,1500", NULL };
+	struct daemon_options o;
+
+	parse(&o, plain);
+	ck_assert_uint_eq(o.target.flags, SVMTRACE_TARGET_F_HIDE_TIME);
+	/* 0: the kernel's defaults */
+	ck_assert_uint_eq(o.target.time.insn_x256, 0);
+	ck_assert_uint_eq(o.target.time.tsc_read, 0);
+	ck_assert_uint_eq(o.target.time.exit, 0);
+	parse(&o, costs);
+	ck_assert_uint_eq(o.target.time.insn_x256, 192);
+	ck_assert_uint_eq(o.target.time.tsc_read, 36);
+	ck_assert_uint_eq(o.target.time.exit, 1500);
+}
+END_TEST
+
 START_TEST(options_from_next)
 {
 	static const char *const args[] = { "--vmm-pid", "42", "--pid", "4", "--from", "next",
@@ -133,6 +153,9 @@ static const char *const bad[][8] = {
 	{ "--vmm-pid", "1", "--pid", "4", "--max-bytes", "0", NULL },
 	{ "--vmm-pid", "1", "--pid", "4", "--rip-range", "5-4", NULL },
 	{ "--vmm-pid", "1", "--pid", "4", "--anchor-interval", "0", NULL },
+	{ "--vmm-pid", "1", "--pid", "4", "--time-costs", "1,40,1360", NULL },
+	{ "--vmm-pid", "1", "--pid", "4", "--hide-time", "--time-costs", "1,40", NULL },
+	{ "--vmm-pid", "1", "--pid", "4", "--hide-time", "--time-costs", "0,40,1360", NULL },
 };
 
 START_TEST(options_refused)
@@ -736,6 +759,7 @@ int main(void)
 	tcase_add_test(tc, options_full_command);
 	tcase_add_test(tc, options_defaults_and_wait_name);
 	tcase_add_test(tc, options_from_next);
+	tcase_add_test(tc, options_hide_time);
 	tcase_add_loop_exit_test(tc, options_refused, 1, 0, sizeof(bad) / sizeof(bad[0]));
 	tcase_add_test(tc, version_check);
 	tcase_add_test(tc, capture_json_reads_back);

@@ -30,6 +30,8 @@ void control_arm(int ctl);
 void control_stop(int ctl);
 void control_pause(int ctl, bool pause);
 void control_status(int ctl, struct svmtrace_capture_status *st);
+void control_asks(int ctl, struct svmtrace_asks *asks);
+void control_release(int ctl, const struct svmtrace_ask *ask);
 int control_get_ring(int ctl, uint32_t vcpu, uint64_t *mmap_size);
 void control_detach(int ctl);
 
@@ -47,6 +49,8 @@ enum {
 	OPT_WAKE_BATCH,
 	OPT_XSTATE,
 	OPT_ANCHOR_INTERVAL,
+	OPT_HIDE_TIME,
+	OPT_TIME_COSTS,
 };
 #define CAPTURE_LONGOPTS                                                                           \
 	{ "policy", required_argument, NULL, OPT_POLICY },                                         \
@@ -57,16 +61,30 @@ enum {
 		{ "ring-slots", required_argument, NULL, OPT_RING_SLOTS },                         \
 		{ "wake-batch", required_argument, NULL, OPT_WAKE_BATCH },                         \
 		{ "xstate", no_argument, NULL, OPT_XSTATE },                                       \
+		{ "anchor-interval", required_argument, NULL, OPT_ANCHOR_INTERVAL },               \
+		{ "hide-time", no_argument, NULL, OPT_HIDE_TIME },                                 \
 	{                                                                                          \
-		"anchor-interval", required_argument, NULL, OPT_ANCHOR_INTERVAL                    \
+		"time-costs", required_argument, NULL, OPT_TIME_COSTS                              \
 	}
+
+/* The usage lines of the capture options both programs word alike. */
+#define CAPTURE_TIME_HELP                                                                          \
+	"  --hide-time           the target's user-mode TSC reads (RDTSC, RDTSCP, QPC through\n"   \
+	"                        the reference TSC page) see native-looking time: a virtual\n"     \
+	"                        TSC that advances by each traced instruction's native cost\n"     \
+	"  --time-costs I,T,E    with --hide-time: guest TSC cycles per instruction (a decimal,\n" \
+	"                        default 1), per RDTSC or RDTSCP (40), and per exit round trip\n"  \
+	"                        added to an instruction KVM completes (1360)\n"
 
 struct capture_limits;
 uint32_t parse_u32(const char *arg, const char *what, uint64_t min, uint64_t max);
 double parse_seconds(const char *arg, const char *what);
 /* Apply option @c (an OPT_*); false if @c is not one of them. */
 bool capture_opt(int c, const char *arg, struct svmtrace_target *t, struct capture_limits *lim);
-/* After parsing: the wake batch fits the ring, the ring fits --xstate. */
+/*
+ * After parsing: the wake batch fits the ring, the ring fits --xstate,
+ * --time-costs comes with --hide-time.
+ */
 void target_opt_check(const struct svmtrace_target *t);
 
 /*

@@ -2,8 +2,8 @@
 /*
  * The options both capture programs take (--policy, --kernel, --rip-range,
  * --duration, --max-records, --ring-slots, --wake-batch, --xstate,
- * --anchor-interval), parsed into the kernel target and the limits the same
- * way, dying with the argument named.
+ * --anchor-interval, --hide-time, --time-costs), parsed into the kernel
+ * target and the limits the same way, dying with the argument named.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +53,33 @@ static void rip_range(struct svmtrace_target *t, const char *arg)
 	t->nr_ranges++;
 }
 
+/*
+ * --time-costs INSN,TSC,EXIT: guest TSC cycles an instruction takes (a
+ * decimal, kept in 1/256 cycles), an RDTSC or RDTSCP takes, and an exit
+ * round trip adds to an instruction KVM completes.
+ */
+static void time_costs(struct svmtrace_target *t, const char *arg)
+{
+	const char *what = "--time-costs";
+	char *end, *e2, *e3;
+	double insn = strtod(arg, &end);
+	unsigned long long tsc = *end == ',' ? strtoull(end + 1, &e2, 10) : 0;
+	unsigned long long ex = tsc && *e2 == ',' ? strtoull(e2 + 1, &e3, 10) : 0;
+
+	if (end == arg || !tsc || !ex || *e3 || e2 == end + 1 || e3 == e2 + 1)
+		die("%s %s: expected INSN,TSC,EXIT (cycles: a decimal, two integers)", what, arg);
+	if (!(insn * 256 >= 1) || insn * 256 > SVMTRACE_TIME_MAX_INSN_X256)
+		die("%s %s: INSN expected in 1/256..%u cycles", what, arg,
+		    SVMTRACE_TIME_MAX_INSN_X256 / 256);
+	if (tsc > SVMTRACE_TIME_MAX_TSC_READ)
+		die("%s %s: TSC expected in 1..%u cycles", what, arg, SVMTRACE_TIME_MAX_TSC_READ);
+	if (ex > SVMTRACE_TIME_MAX_EXIT)
+		die("%s %s: EXIT expected in 1..%u cycles", what, arg, SVMTRACE_TIME_MAX_EXIT);
+	t->time.insn_x256 = (uint32_t)(insn * 256 + 0.5);
+	t->time.tsc_read = (uint32_t)tsc;
+	t->time.exit = (uint32_t)ex;
+}
+
 bool capture_opt(int c, const char *arg, struct svmtrace_target *t, struct capture_limits *lim)
 {
 	switch (c) {
@@ -86,6 +113,12 @@ bool capture_opt(int c, const char *arg, struct svmtrace_target *t, struct captu
 	case OPT_ANCHOR_INTERVAL:
 		lim->anchor_interval = parse_u32(arg, "--anchor-interval", 1, UINT32_MAX);
 		return true;
+	case OPT_HIDE_TIME:
+		t->flags |= SVMTRACE_TARGET_F_HIDE_TIME;
+		return true;
+	case OPT_TIME_COSTS:
+		time_costs(t, arg);
+		return true;
 	}
 	return false;
 }
@@ -99,4 +132,6 @@ void target_opt_check(const struct svmtrace_target *t)
 	if ((t->flags & SVMTRACE_TARGET_F_XSTATE) && t->ring_slots > SVMTRACE_MAX_XSTATE_RING_SLOTS)
 		die("--ring-slots %u: at most %u with --xstate", t->ring_slots,
 		    SVMTRACE_MAX_XSTATE_RING_SLOTS);
+	if (t->time.insn_x256 && !(t->flags & SVMTRACE_TARGET_F_HIDE_TIME))
+		die("--time-costs: only with --hide-time");
 }

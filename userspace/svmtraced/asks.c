@@ -8,7 +8,9 @@
  * parent is traced, joins the target there -- its CR3s, and with --from
  * entry the gate on its entry page -- before any of its instructions ran:
  * nothing is polled and nothing is missed.  Every other thread runs on
- * untraced.
+ * untraced.  Without --follow nothing is asked once the awaited process
+ * joined: the kernel stops holding threads and the rest of the guest stops
+ * paying for the asks (SVMTRACE_END_ASKS).
  *
  * What the kernel cannot take (its table of CR3s or gates is full) is a
  * process we lose: it runs untraced, and capture.json says so.
@@ -38,13 +40,6 @@ static bool awaited(const struct ask_ctx *a, const struct svmtrace_vmi_process *
 {
 	return a->t->waiting && target_name_matches(a->opt->wait_name, p->name) &&
 	       !was_there(a->t, p);
-}
-
-static void decide(int ctl, struct svmtrace_decision *d)
-{
-	if (ioctl(ctl, SVMTRACE_DECIDE, d) && errno != ESRCH)
-		die("decide about CR3 0x%llx of vCPU %u: %s", (unsigned long long)d->cr3, d->vcpu,
-		    strerror(errno));
 }
 
 static void lose(struct target_info *t, const struct svmtrace_vmi_process *p, const char *why)
@@ -115,7 +110,6 @@ static bool child_of_target(const struct ask_ctx *a, const struct svmtrace_vmi_p
 /* One held thread: whose is it, and is it to be traced? */
 static void serve_one(int ctl, struct ask_ctx *a, const struct svmtrace_ask *ask)
 {
-	struct svmtrace_decision foreign = { .vcpu = ask->vcpu, .cr3 = ask->cr3 };
 	struct svmtrace_vmi_process p;
 	bool child, wanted;
 
@@ -124,19 +118,24 @@ static void serve_one(int ctl, struct ask_ctx *a, const struct svmtrace_ask *ask
 		warn("a thread began under CR3 0x%llx, which no process in the list has: not "
 		     "traced",
 		     (unsigned long long)ask->cr3);
-		decide(ctl, &foreign);
+		control_release(ctl, ask);
 		return;
 	}
 	child = child_of_target(a, &p);
 	wanted = awaited(a, &p);
 	if ((!wanted && !child) || !join(ctl, a, ask, &p)) {
-		decide(ctl, &foreign);
+		control_release(ctl, ask);
 		return;
 	}
 	a->t->asks.joined++;
 	a->t->procs[a->t->nr_procs - 1].followed = child && !wanted;
 	if (wanted)
 		a->t->waiting = false;
+	if (!a->t->waiting && !a->opt->follow && !a->t->asks.ended) {
+		if (ioctl(ctl, SVMTRACE_END_ASKS) && errno != ESRCH)
+			die("end the asks: %s", strerror(errno));
+		a->t->asks.ended = true;
+	}
 	if (a->found)
 		a->found(a->found_ctx, a->t->nr_procs - 1);
 }
@@ -147,11 +146,7 @@ const char *asks_serve(struct capture *cap, struct ask_ctx *a)
 	uint32_t i;
 	double t0;
 
-	if (ioctl(cap->ctl, SVMTRACE_ASKS, &asks)) {
-		if (errno == ESRCH)
-			return NULL; /* stopped meanwhile */
-		die("asks: %s", strerror(errno));
-	}
+	control_asks(cap->ctl, &asks);
 	t0 = now_seconds();
 	for (i = 0; i < asks.nr; i++)
 		serve_one(cap->ctl, a, &asks.asks[i]);

@@ -156,6 +156,19 @@ static json_object *modules(const struct target_proc *t)
 	return a;
 }
 
+/* --hide-time: the costs the kernel applies (a 0 takes its default). */
+static json_object *time_costs(const struct svmtrace_time_costs *c)
+{
+	json_object *o = json_object_new_object();
+
+	add(o, "insn_cycles",
+	    json_object_new_double((c->insn_x256 ? c->insn_x256 : SVMTRACE_TIME_INSN_X256) / 256.0));
+	add(o, "tsc_read_cycles",
+	    json_object_new_int64(c->tsc_read ? c->tsc_read : SVMTRACE_TIME_TSC_READ));
+	add(o, "exit_cycles", json_object_new_int64(c->exit ? c->exit : SVMTRACE_TIME_EXIT));
+	return o;
+}
+
 /* The traced processes under @pid (their ppid), each with its own children. */
 static json_object *children(const struct target_info *t, uint64_t pid, unsigned int depth)
 {
@@ -244,6 +257,7 @@ static json_object *options(const struct daemon_options *op)
 	    json_object_new_string(t->policy == SVMTRACE_POLICY_BLOCK ? "block" : "drop"));
 	add(o, "kernel", json_object_new_boolean(t->flags & SVMTRACE_TARGET_F_KERNEL));
 	add(o, "xstate", json_object_new_boolean(t->flags & SVMTRACE_TARGET_F_XSTATE));
+	add(o, "hide_time", t->flags & SVMTRACE_TARGET_F_HIDE_TIME ? time_costs(&t->time) : NULL);
 	for (i = 0; i < t->nr_ranges; i++) {
 		json_object *p = json_object_new_array();
 
@@ -465,6 +479,7 @@ static json_object *document(const struct meta *m)
 		add(a, "held", json_object_new_int64((int64_t)t->asks.held));
 		add(a, "joined", json_object_new_int64((int64_t)t->asks.joined));
 		add(a, "seconds", json_object_new_double(t->asks.seconds));
+		add(a, "ended", json_object_new_boolean(t->asks.ended));
 		add(o, "asks", a);
 	}
 	add(o, "syscalls_unrecorded", json_object_new_int64((int64_t)m->syscalls_unrecorded));

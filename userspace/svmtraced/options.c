@@ -16,7 +16,8 @@ const char options_usage[] =
 	"                 [--out DIR] [--policy drop|block] [--kernel] [--rip-range A-B]...\n"
 	"                 [--duration S] [--max-records N] [--max-bytes N[K|M|G]]\n"
 	"                 [--ring-slots N] [--wake-batch N] [--socket PATH] [--no-code]\n"
-	"                 [--xstate] [--anchor-interval N] [--audit] [--quiet]\n"
+	"                 [--xstate] [--anchor-interval N] [--hide-time [--time-costs I,T,E]]\n"
+	"                 [--audit] [--quiet]\n"
 	"       svmtraced status [--socket PATH]\n"
 	"       svmtraced stop [--socket PATH]\n"
 	"Trace every user-mode instruction of a process in a running Windows VM (KVM on\n"
@@ -61,7 +62,7 @@ const char options_usage[] =
 	"  --xstate              record YMM0-15 and XSTATE_BV with every step (768-byte ring\n"
 	"                        slots: --ring-slots at most 1048576)\n"
 	"  --anchor-interval N   a full record every N records in the files (default 256;\n"
-	"                        smaller: a TSC more often, larger files)\n"
+	"                        smaller: a TSC more often, larger files)\n" CAPTURE_TIME_HELP
 	"  --socket PATH         status socket (default " SVMTRACED_SOCKET_DIR
 	"/svmtraced-PID.sock)\n"
 	"  --no-code             no code.bin (code pages as executed) and no re-walk of the\n"

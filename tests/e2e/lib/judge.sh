@@ -27,7 +27,7 @@ win_target() { awk -v p="$2" -v f="$3" '$2 == p { print $f }' "$win/$1.targets";
 win_loader() { awk -v n="$2" '$1 == n { print $2 }' "$win/$1.loader"; }
 
 # win_from_first MODE: the scenario traces from every thread's first instruction.
-win_from_first() { case $1 in first|late-first|late-follow*) return 0 ;; esac; return 1; }
+win_from_first() { case $1 in first|late-first|late-follow*|new) return 0 ;; esac; return 1; }
 
 # win_traced IMAGE PID MODE: the PIDs a capture of PID in MODE traces, one a
 # line: PID, and with --follow every process it creates, recursively (field
@@ -39,6 +39,7 @@ win_traced() {
 	case $3 in
 	late-follow) awk -v p="$2" 'BEGIN { t[p] = 1; print p } t[$8] && !t[$2] { t[$2] = 1; print $2 }' "$win/$1.targets" ;;
 	late-follow-max) win_traced "$1" "$2" late-follow | head -n 2 ;;
+	new) awk '{ print $2 }' "$win/$1.targets" ;;	# every process: none ran before arm
 	*) echo "$2" ;;
 	esac
 }
@@ -51,14 +52,18 @@ win_dtbs() {
 	done
 }
 
-# model_win NAME IMAGE PID MODE: the records of a trace of PID (and with
-# --follow its children: every DTB of win_traced's processes is the target's).
+# model_win NAME IMAGE PID MODE [MODEL-ARG...]: the records of a trace of PID
+# (and with --follow its children: every DTB of win_traced's processes is the
+# target's).
 model_win() {
-	mkdir -p "$run/expect/$1"
-	if win_from_first "$4"; then start="--first-rip $(win_loader "$2" LdrInitializeThunk)"
-	else start="--gate-gpa $(win_target "$2" "$3" 6)"; fi
+	mw_name=$1 mw_image=$2 mw_pid=$3 mw_mode=$4
+	shift 4
+	mkdir -p "$run/expect/$mw_name"
+	if win_from_first "$mw_mode"; then start="--first-rip $(win_loader "$mw_image" LdrInitializeThunk)"
+	else start="--gate-gpa $(win_target "$mw_image" "$mw_pid" 6)"; fi
 	# shellcheck disable=SC2046,SC2086
-	"$bin/svmtrace-e2e-model" --win "$win/$2.elf" -o "$run/expect/$1" $start \
-		$(win_dtbs "$2" "$3" "$4" | sed 's/^/--target-cr3 /') >"$run/expect/$1/results.txt" ||
-		bad "model/$1" "the model cannot replay it: $(grep failed "$run/expect/$1/results.txt")"
+	"$bin/svmtrace-e2e-model" --win "$win/$mw_image.elf" -o "$run/expect/$mw_name" $start \
+		$(win_dtbs "$mw_image" "$mw_pid" "$mw_mode" | sed 's/^/--target-cr3 /') "$@" \
+		>"$run/expect/$mw_name/results.txt" ||
+		bad "model/$mw_name" "the model cannot replay it: $(grep failed "$run/expect/$mw_name/results.txt")"
 }

@@ -308,6 +308,7 @@ static int condition(const struct model_cpu *c, int cc)
 static int do_port(struct model_cpu *c, struct model_io *io, const struct insn *in, int out,
 		   uint64_t port, enum model_event *ev)
 {
+	c->insn_class = MODEL_INSN_EXIT;
 	if (out && port == PORT_DONE) {
 		c->status = (uint32_t)c->gpr[RAX];
 		*ev = EV_DONE;
@@ -345,12 +346,49 @@ static int do_port(struct model_cpu *c, struct model_io *io, const struct insn *
 
 static int do_cpuid(struct model_cpu *c, const struct insn *in)
 {
+	c->insn_class = MODEL_INSN_EXIT;
 	if ((uint32_t)c->gpr[RAX] != 0)
 		return fail(c, in, "CPUID leaves other than 0 are not in the model's subset");
 	reg_set(c, RAX, CPUID0_EAX, 32);
 	reg_set(c, RBX, CPUID0_EBX, 32);
 	reg_set(c, RCX, CPUID0_ECX, 32);
 	reg_set(c, RDX, CPUID0_EDX, 32);
+	return 0;
+}
+
+/* RDTSC, RDTSCP (@aux): EDX:EAX = the TSC, ECX = TSC_AUX; upper halves zero. */
+static int do_rdtsc(struct model_cpu *c, const struct insn *in, int aux)
+{
+	const char *why;
+	uint64_t tsc;
+
+	c->insn_class = MODEL_INSN_TSC;
+	why = model_clock_read(c, &tsc);
+	if (why)
+		return fail(c, in, why);
+	reg_set(c, RAX, tsc, 32);
+	reg_set(c, RDX, tsc >> 32, 32);
+	if (aux)
+		reg_set(c, RCX, c->tsc_aux, 32);
+	return 0;
+}
+
+/* MUL r/m: RDX:RAX (EDX:EAX) = RAX * r/m; CF = OF = a high half; SF ZF AF PF undefined. */
+static int do_mul(struct model_cpu *c, const struct insn *in)
+{
+	unsigned __int128 p;
+	uint64_t v, hi;
+
+	if (rm_get(c, in, &v))
+		return -1;
+	p = (unsigned __int128)reg_get(c, RAX, in->bits) * v;
+	if (in->bits == 32)
+		p = (p & 0xffffffffull) | (unsigned __int128)(uint64_t)(p >> 32) << 64;
+	hi = (uint64_t)(p >> 64);
+	reg_set(c, RAX, (uint64_t)p, in->bits);
+	reg_set(c, RDX, hi, in->bits);
+	set_arith(c, hi ? RFLAGS_CF | RFLAGS_OF : 0);
+	c->undefined_flags |= RFLAGS_SF | RFLAGS_ZF | RFLAGS_AF | RFLAGS_PF;
 	return 0;
 }
 
@@ -569,14 +607,16 @@ static int step_0f(struct model_cpu *c, struct model_io *io, struct insn *in, en
 		return do_xadd(c, in);
 	if (op == 0x20 || op == 0x22) /* mov r64, crN / mov crN, r64 */
 		return do_mov_cr(c, in, op == 0x22);
-	if (op == 0x01) { /* swapgs (0f 01 f8), clac (0f 01 ca), stac (0f 01 cb) */
+	if (op == 0x01) { /* swapgs (f8), clac (ca), stac (cb) at CPL 0; rdtscp (f9) */
 		if (fetch(c, in, 1, &d))
 			return -1;
 		finish(c, in);
+		if (d == 0xf9)
+			return do_rdtsc(c, in, 1);
 		if ((d != 0xf8 && d != 0xca && d != 0xcb) || c->cpl != 0)
 			return fail(c, in,
-				    "only SWAPGS, CLAC and STAC at CPL 0 of opcode 0f 01 are in the "
-				    "model's subset");
+				    "only RDTSCP, and SWAPGS, CLAC and STAC at CPL 0, of opcode "
+				    "0f 01 are in the model's subset");
 		if (d == 0xca || d == 0xcb) {
 			c->rflags = (c->rflags & ~RFLAGS_AC) | (d == 0xcb ? RFLAGS_AC : 0);
 			return 0;
@@ -602,6 +642,8 @@ static int step_0f(struct model_cpu *c, struct model_io *io, struct insn *in, en
 	case 0xa2:
 		c->vm_exit = 1;
 		return do_cpuid(c, in);
+	case 0x31:
+		return do_rdtsc(c, in, 0);
 	case 0x05:
 		if (c->cpl != 3)
 			return fail(c, in, "SYSCALL from CPL 0");
@@ -651,6 +693,7 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 	*ev = EV_NONE;
 	c->undefined_flags = 0;
 	c->next_rip_override = 0;
+	c->insn_class = MODEL_INSN_PLAIN;
 	c->trap_shadow = 0;
 	c->dr_hits = 0;
 	c->vm_exit = 0;
@@ -853,6 +896,15 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 			return -1;
 		finish(c, &in);
 		reg_set(c, (op & 7) | (in.rex_b << 3), imm, in.bits);
+		break;
+	case 0xf7: /* group 3: only MUL */
+		if (decode_modrm(c, &in))
+			return -1;
+		finish(c, &in);
+		if (in.reg != 4)
+			return fail(c, &in, "group 3 other than MUL is not in the model's subset");
+		if (do_mul(c, &in))
+			return -1;
 		break;
 	case 0xff: /* inc/dec r/m, call r/m64, jmp r/m64 */
 		if (decode_modrm(c, &in))

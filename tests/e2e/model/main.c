@@ -30,6 +30,7 @@
 #include "../guest/image.h"
 #include "../guest/results.h"
 #include "../win/winimage.h"
+#include "clock.h"
 #include "model.h"
 #include "tracer.h"
 
@@ -56,6 +57,14 @@ static const char usage[] =
 	"                       produce (cpu,index,kind,rip,rflags,cr3,reason,rax..r15,\n"
 	"                       rflags_undefined, gs_base: the thread's TEB in user mode)\n"
 	"  -n, --max-steps N    give up after N instructions per vCPU (default 100000000)\n"
+	"  -T, --tsc-from CSV   (with --expect) the TSC each RDTSC or RDTSCP reads is the\n"
+	"                       EDX:EAX of its row in this capture (svmtrace-dump dump\n"
+	"                       --regs); without it, a native clock (clock.c)\n"
+	"  -K, --tsc-check FILE (with --tsc-from) one line per read: the delta since the\n"
+	"                       previous read and what virtual time owes for the steps\n"
+	"                       in between (exact, or at least)\n"
+	"  -C, --time-costs I,T,E  cycles an instruction, a TSC read and an exit cost the\n"
+	"                       clocks (default 1,40,1360, as --hide-time's)\n"
 	"  -h, --help           this text\n";
 
 static void init_cpu_win(struct model_cpu *c, uint8_t *mem)
@@ -69,6 +78,7 @@ static void init_cpu_win(struct model_cpu *c, uint8_t *mem)
 	c->rflags = 0x2;
 	c->cr3 = win_boot(mem, WIN_BOOT_OFF_CR3);
 	c->gpr[RSP] = win_boot(mem, WIN_BOOT_OFF_RSP);
+	c->tsc_aux = win_boot(mem, WIN_BOOT_OFF_TSC_AUX);
 	c->gs_base = win_boot(mem, WIN_BOOT_OFF_KPCR); /* as the VMM loads them */
 	c->kernel_gs_base = win_boot(mem, WIN_BOOT_OFF_TEB);
 	c->smap = 1; /* the VMM sets CR4.SMAP as Windows does; the lab's vCPU has it */
@@ -126,6 +136,7 @@ static int run_cpu(struct model_cpu *c, struct model_io *io, struct model_trace 
 			trace_stop(t);
 			return 0;
 		}
+		clock_account(c->clock, c, ours, ev == EV_SYSCALL || ev == EV_RAISED);
 		/* RF holds off instruction breakpoints until an instruction
 		 * completes; IRETQ loads it. */
 		if (ev != EV_IRET)
@@ -204,10 +215,14 @@ int main(int argc, char **argv)
 		{"gate-gpa", required_argument, NULL, 'g'},
 		{"target-cr3", required_argument, NULL, 't'},
 		{"gate-va", required_argument, NULL, 'G'},
+		{"tsc-from", required_argument, NULL, 'T'},
+		{"tsc-check", required_argument, NULL, 'K'},
+		{"time-costs", required_argument, NULL, 'C'},
 		{"first-rip", required_argument, NULL, 'f'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *win_image = NULL;
+	const char *win_image = NULL, *tsc_from = NULL, *tsc_check = NULL, *costs = NULL;
+	static struct model_clock clocks[MAX_VCPUS];
 	static struct model_cpu cpus[MAX_VCPUS];
 	struct model_gates gates = {0};
 	struct model_io io = {0};
@@ -218,8 +233,17 @@ int main(int argc, char **argv)
 	uint8_t *mem;
 
 	cli_progname = "svmtrace-e2e-model";
-	while ((c = getopt_long(argc, argv, "c:a:0ko:n:hW:g:t:G:f:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:a:0ko:n:hW:g:t:G:T:K:C:f:", opts, NULL)) != -1) {
 		switch (c) {
+		case 'T':
+			tsc_from = optarg;
+			break;
+		case 'K':
+			tsc_check = optarg;
+			break;
+		case 'C':
+			costs = optarg;
+			break;
 		case '0':
 			cpl0 = 1;
 			break;
@@ -276,6 +300,10 @@ int main(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
+	if (tsc_from && !expect)
+		die("--tsc-from: only with --expect (the rows count the reads)");
+	if (tsc_check && !tsc_from)
+		die("--tsc-check: only with --tsc-from");
 	if (win_image) {
 		for (int i = 0; i < gates.nr; i++)
 			if (gates.watched[i])
@@ -318,12 +346,25 @@ int main(int argc, char **argv)
 		cpus[i].io = &io;
 		cpus[i].dr[6] = DR6_FIXED;
 		cpus[i].dr[7] = DR7_FIXED;
+		clock_init(&clocks[i]);
+		if (costs && clock_costs(&clocks[i], costs))
+			die("--time-costs %s: expected INSN,TSC,EXIT", costs);
+		if (tsc_from && clock_from(&clocks[i], tsc_from, i, err, sizeof(err)))
+			die("--tsc-from: %s", err);
+		clocks[i].row = &trace.rows;
+		cpus[i].clock = &clocks[i];
 		if (expect) {
 			snprintf(path, sizeof(path), "%s/expected_cpu%d.csv", expect, i);
 			trace.out = fopen(path, "w");
 			if (!trace.out)
 				die("%s: %s", path, strerror(errno));
 			trace_header(trace.out);
+		}
+		if (tsc_check) {
+			snprintf(path, sizeof(path), "%s.cpu%d", tsc_check, i);
+			clocks[i].check = fopen(path, "w");
+			if (!clocks[i].check)
+				die("%s: %s", path, strerror(errno));
 		}
 		if (run_cpu(&cpus[i], &io, &trace, max_steps)) {
 			printf("cpu%d failed: %s\n", i, cpus[i].error);
@@ -338,6 +379,9 @@ int main(int argc, char **argv)
 		}
 		if (trace.out && fclose(trace.out))
 			die("%s: %s", path, strerror(errno));
+		if (clocks[i].check && fclose(clocks[i].check))
+			die("--tsc-check: write failed");
+		free(clocks[i].values);
 	}
 	results_print_totals(mem, io.log_sum, io.log_count, io.input_count);
 	free(mem);

@@ -48,6 +48,15 @@ enum model_event {
 
 struct model_io;
 
+/* What an instruction costs a clock (clock.c), by what it is. */
+enum model_insn_class {
+	MODEL_INSN_PLAIN, /* the CPU executes it */
+	MODEL_INSN_TSC,	  /* RDTSC, RDTSCP: the read counts its own cost */
+	MODEL_INSN_EXIT,  /* the hypervisor completes it (CPUID, IN, OUT) */
+};
+
+struct model_clock;
+
 #define MODEL_MAX_PARKS 256
 
 /* Session end reasons (include/svmtrace/abi.h SVMTRACE_END_*). */
@@ -89,6 +98,9 @@ struct model_cpu {
 	uint64_t cr2;	/* the last #PF's address */
 	int demand_paging; /* a user fetch of a page not present is a #PF (the lab kernel) */
 	int not_present;   /* the last failed translation met an entry not present */
+	uint64_t tsc_aux;		 /* what RDTSCP loads into ECX */
+	struct model_clock *clock;	 /* what RDTSC reads (clock.c) */
+	enum model_insn_class insn_class; /* of the last instruction */
 	uint64_t gs_base, kernel_gs_base; /* SWAPGS exchanges them */
 	int smap; /* CR4.SMAP: CPL-0 data accesses to user pages need RFLAGS.AC */
 	char error[256];
@@ -121,6 +133,12 @@ uint64_t model_exec_bp_matches(const struct model_cpu *c, uint64_t rip);
 /* exec.c: an enabled execute breakpoint at RIP that RF does not suppress:
  * deliver its #DB (a fault: nothing executes); 1 when it did. */
 int model_exec_breakpoint(struct model_cpu *c);
+/*
+ * clock.c: the TSC an RDTSC or RDTSCP reads now (its own cost included);
+ * NULL, or why there is none.
+ */
+const char *model_clock_read(struct model_cpu *c, uint64_t *tsc);
+
 /* exec.c: execute one instruction; -1 with c->error set on anything unknown. */
 int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev);
 /* exec.c: deliver a trap or interrupt without error code (#DB, NMI)

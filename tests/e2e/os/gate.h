@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * gate.h: the start of the lab's traced Linux L2 programs
- * (docs/lab-internals.md, "A real Linux in L2"), on rt.h's runtime.  Find the guest-physical page of
- * the gate section through /proc/self/pagemap (the page locked first),
- * print it, wait for a line on standard input ("go" from L1), then enter the
- * gate page with every register but RSP zeroed, so that the first record
- * depends on nothing the start-up left behind.  gate_main() never returns:
- * its threads end with exit(2), the last one ending the process.  A
- * program that defines OS_START_CPU runs on that vCPU alone from its start
- * on, before its gate.
+ * (docs/lab-internals.md, "A real Linux in L2"), on rt.h's runtime.  Run the
+ * program's os_prepare() if it has one (before any capture is armed), find
+ * the guest-physical page of the gate section through /proc/self/pagemap
+ * (the page locked first), print it, wait for a line on standard input
+ * ("go" from L1), then enter the gate page with every register but RSP
+ * zeroed, so that the first record depends on nothing the start-up left
+ * behind.  gate_main() never returns: its threads end with exit(2), the
+ * last one ending the process.  A program that defines OS_START_CPU runs
+ * on that vCPU alone from its start on, before its gate.
  */
 #ifndef OS_GATE_H
 #define OS_GATE_H
@@ -54,6 +55,8 @@ static u64 gate_gpa(void)
 }
 
 extern const char prog_name[];
+/* Optional: what a program sets up before it is traced (timing.c). */
+void os_prepare(void) __attribute__((weak));
 
 __attribute__((noreturn, used)) void os_start(void);
 void os_start(void)
@@ -63,6 +66,8 @@ void os_start(void)
 #ifdef OS_START_CPU
 	pin(OS_START_CPU);
 #endif
+	if (os_prepare)
+		os_prepare();
 	say(prog_name, "gate_va", (u64)gate_main & ~0xffful);
 	say(prog_name, "gate", gate_gpa());
 	while (c != '\n')

@@ -13,7 +13,9 @@ the program's .bss), ptrace's by thread id (4001, 4002: clone3 set_tid).
 Every thread's user instruction stream must be the same, record by record:
 RIP, RFLAGS less TF, the 16 GPRs.  The differences allowed are named and
 counted (syscall-return and ptrace-tf-in-r11, in compare()); anything else
-fails the thread, named field by field.
+fails the thread, named field by field.  threads is traced a second time
+with --hide-time (threads-hide) and judged against the same ptrace records;
+the timing checks are judged by judge_time.py.
 """
 import argparse
 import csv
@@ -23,6 +25,9 @@ import os
 import re
 import subprocess
 import sys
+import types
+
+import judge_time
 
 TF = 0x100
 GPRS = ["rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",
@@ -166,8 +171,10 @@ def code_bytes(prog):
     return 0, b""
 
 
-def judge(prog, threads, res, bindir, dump):
-    d = os.path.join(res, prog)
+def judge(prog, threads, res, bindir, dump, run=None):
+    """RUN (default PROG): the capture's directory and the checks' name."""
+    run = run or prog
+    d = os.path.join(res, run)
     exe = os.path.join(bindir, "os-" + prog)
     gate = symbol(exe, "gate_main")
     stacks = symbol(exe, "thread_stacks")
@@ -177,9 +184,9 @@ def judge(prog, threads, res, bindir, dump):
         os.path.join(d, "capture.txt")) else ""
     total = next((l for l in captxt.splitlines() if l.startswith("total ")), "no total line")
     if rc == "0":
-        ok(f"{prog}/capture", f"svmtrace-capture --adopt-cr3 exit 0: {total}")
+        ok(f"{run}/capture", f"svmtrace-capture --adopt-cr3 exit 0: {total}")
     else:
-        bad(f"{prog}/capture", f"svmtrace-capture exit {rc}: {captxt.strip()[-400:]}")
+        bad(f"{run}/capture", f"svmtrace-capture exit {rc}: {captxt.strip()[-400:]}")
         return
     files = sorted(glob.glob(os.path.join(d, "trace", "svmtrace_trace_cpu*.bin")))
     cap = rows(dump, files, True)
@@ -188,11 +195,11 @@ def judge(prog, threads, res, bindir, dump):
     cap = [r for r in cap if r["kind"] != "session_end"]
     cr3s = {r["cr3"] for r in cap}
     if cap and cap[0]["kind"] == "session_start" and cap[0]["reason"] == 0 and len(cr3s) == 1:
-        ok(f"{prog}/adopted", f"{len(cap)} records, all under the one CR3 the gate adopted "
+        ok(f"{run}/adopted", f"{len(cap)} records, all under the one CR3 the gate adopted "
            f"({cr3s.pop():#x}); first a session_start of gate 0 at {cap[0]['rip']:#x}; "
            f"{len(starts)} session starts, {len(ends)} ends")
     else:
-        bad(f"{prog}/adopted", f"first record {cap[0] if cap else None}, CR3s {sorted(cr3s)}")
+        bad(f"{run}/adopted", f"first record {cap[0] if cap else None}, CR3s {sorted(cr3s)}")
     # Every record is the program's own: a process started after it could
     # get the page-table root the capture adopted (init.sh runs nothing but
     # builtins until L1 stopped the capture).
@@ -200,10 +207,10 @@ def judge(prog, threads, res, bindir, dump):
     lo, hi = code[0], code[0] + len(code[1])
     foreign = [r for r in cap if not lo <= r["rip"] < hi]
     if foreign:
-        bad(f"{prog}/own-code", f"{len(foreign)} records outside the program's code "
+        bad(f"{run}/own-code", f"{len(foreign)} records outside the program's code "
             f"[{lo:#x}, {hi:#x}), first seq {foreign[0]['sequence']} at {foreign[0]['rip']:#x}")
     else:
-        ok(f"{prog}/own-code", f"every record's RIP is in the program's code [{lo:#x}, {hi:#x})")
+        ok(f"{run}/own-code", f"every record's RIP is in the program's code [{lo:#x}, {hi:#x})")
     split = {k: [] for k in range(threads)}
     stray = [r for r in cap if thread_of_rsp(r["rsp"], stacks) not in split]
     for r in cap:
@@ -211,14 +218,15 @@ def judge(prog, threads, res, bindir, dump):
         if k in split:
             split[k].append(r)
     if stray:
-        bad(f"{prog}/threads", f"{len(stray)} records belong to no thread, first {stray[0]}")
+        bad(f"{run}/threads", f"{len(stray)} records belong to no thread, first {stray[0]}")
     for k in range(threads):
         name = "main" if k == 0 else f"thread{k}"
-        tids = sorted(glob.glob(os.path.join(res, f"{prog}.ptrace.*")))
+        tids = sorted(t for t in glob.glob(os.path.join(res, f"{prog}.ptrace.*"))
+                      if not t.endswith(".v5"))
         want = [t for t in tids if t.endswith(f".{4000 + k}")] if k else \
             [t for t in tids if not re.search(r"\.400[12]$", t)]
         if len(want) != 1:
-            bad(f"{prog}/{name}", f"no single ptrace file for it among {tids}")
+            bad(f"{run}/{name}", f"no single ptrace file for it among {tids}")
             continue
         packed = want[0] + ".v5"
         subprocess.run([dump, "pack", want[0], packed], check=True, capture_output=True)
@@ -229,7 +237,7 @@ def judge(prog, threads, res, bindir, dump):
             # ptrace's records up to the JMP into it (RIP = gate_main).
             first = next((i for i, r in enumerate(ref) if r["rip"] == gate), None)
             if first is None:
-                bad(f"{prog}/{name}", f"ptrace never reached gate_main {gate:#x}")
+                bad(f"{run}/{name}", f"ptrace never reached gate_main {gate:#x}")
                 continue
             ref = ref[first + 1:]
         mine = split[k]
@@ -238,9 +246,9 @@ def judge(prog, threads, res, bindir, dump):
         errors, counts = compare(mine, ref, code)
         allowed = ", ".join(f"{k} {v}" for k, v in counts.items())
         if errors:
-            bad(f"{prog}/{name}", "; ".join(errors) + f" (allowed so far: {allowed})")
+            bad(f"{run}/{name}", "; ".join(errors) + f" (allowed so far: {allowed})")
         else:
-            ok(f"{prog}/{name}", f"{len(mine)} records equal to ptrace's {len(ref)}: RIP, RFLAGS "
+            ok(f"{run}/{name}", f"{len(mine)} records equal to ptrace's {len(ref)}: RIP, RFLAGS "
                f"less TF, 16 GPRs; allowed differences: {allowed}; on vCPUs "
                f"{sorted(vcpus)}, {moves} vCPU changes")
         if prog == "flags" and not errors:
@@ -253,13 +261,13 @@ def judge(prog, threads, res, bindir, dump):
                 bad(f"{prog}/no-tf", f"only {n} records differ by ptrace's TF (64 PUSHF images)")
         if prog in PINNED:
             if vcpus == {PINNED[prog]}:
-                ok(f"{prog}/{name}/pinned", f"the thread ran on vCPU {PINNED[prog]} alone")
+                ok(f"{run}/{name}/pinned", f"the thread ran on vCPU {PINNED[prog]} alone")
             else:
-                bad(f"{prog}/{name}/pinned", f"vCPUs {sorted(vcpus)}, want {PINNED[prog]} alone")
+                bad(f"{run}/{name}/pinned", f"vCPUs {sorted(vcpus)}, want {PINNED[prog]} alone")
         elif len(vcpus) == 2 and moves:
-            ok(f"{prog}/{name}/migrated", f"the thread ran on both vCPUs ({moves} changes)")
+            ok(f"{run}/{name}/migrated", f"the thread ran on both vCPUs ({moves} changes)")
         else:
-            bad(f"{prog}/{name}/migrated", f"vCPUs {sorted(vcpus)} only")
+            bad(f"{run}/{name}/migrated", f"vCPUs {sorted(vcpus)} only")
 
 
 def audit_field(line, name):
@@ -338,15 +346,17 @@ def main():
         print(f"os: {passed} passed, {failed} failed")
         return 1
     for prog, threads in PROGRAMS.items():
-        outs = [re.sub(r"\r", "", l) for l in text.splitlines()
-                if re.match(rf"svmtrace-os: {prog} (result|thread\d)=", l)]
         pout = os.path.join(a.results, f"{prog}.ptrace-out")
         pl = [l for l in (open(pout).read().splitlines() if os.path.exists(pout) else [])
               if re.match(rf"svmtrace-os: {prog} (result|thread\d)=", l)]
-        if outs and sorted(outs) == sorted(pl) and len(outs) == threads:
-            ok(f"{prog}/results", "both runs printed " + ", ".join(sorted(outs)))
-        else:
-            bad(f"{prog}/results", f"traced run {outs}, ptrace run {pl}")
+        for run in (prog, "threads-hide") if prog == "threads" else (prog,):
+            outs = [l for l in judge_time.run_lines(text.replace("\r", ""), run)
+                    if re.match(rf"svmtrace-os: {prog} (result|thread\d)=", l)]
+            if outs and sorted(outs) == sorted(pl) and len(outs) == threads:
+                ok(f"{run}/results", "the traced run and ptrace's printed " +
+                   ", ".join(sorted(outs)))
+            else:
+                bad(f"{run}/results", f"traced run {outs}, ptrace run {pl}")
         for run in ("rusage", "ptrace-rusage"):
             f = os.path.join(a.results, f"{prog}.{run}")
             v = open(f).read().split() if os.path.exists(f) else []
@@ -360,6 +370,13 @@ def main():
             judge(prog, threads, a.results, a.bin, a.dump)
         except (OSError, subprocess.CalledProcessError) as e:
             bad(f"{prog}/judge", str(e))
+    try:
+        judge("threads", PROGRAMS["threads"], a.results, a.bin, a.dump, "threads-hide")
+        tools = types.SimpleNamespace(rows=lambda files: rows(a.dump, files, True),
+                                      code=code_bytes(os.path.join(a.bin, "os-timing")))
+        judge_time.judge_all(a.results, tools, ok, bad)
+    except (OSError, subprocess.CalledProcessError) as e:
+        bad("timing/judge", str(e))
     judge_other_process(a.results, text)
     dm = open(a.dmesg, errors="replace").read() if os.path.exists(a.dmesg) else None
     if dm is not None and not re.search(r"WARNING|BUG|Oops|Call Trace", dm):

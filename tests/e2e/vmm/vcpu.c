@@ -23,6 +23,7 @@
 #define MSR_LSTAR     0xc0000082
 #define MSR_SFMASK    0xc0000084
 #define MSR_KERNEL_GS_BASE 0xc0000102
+#define MSR_TSC_AUX   0xc0000103
 #define MSR_APIC_BASE 0x1b
 
 #define APIC_BASE_DEFAULT 0xfee00000ull
@@ -202,7 +203,7 @@ static int set_msrs(struct vcpu *v)
 {
 	struct {
 		struct kvm_msrs hdr;
-		struct kvm_msr_entry e[5];
+		struct kvm_msr_entry e[6];
 	} m = { .hdr.nmsrs = 3,
 		.e = { { .index = MSR_STAR, .data = GUEST_STAR },
 		       { .index = MSR_LSTAR, .data = KERNEL_SYSCALL_ENTRY },
@@ -219,6 +220,8 @@ static int set_msrs(struct vcpu *v)
 		/* the user GS base (a TEB) until the scheduler's first SWAPGS */
 		m.e[m.hdr.nmsrs++] = (struct kvm_msr_entry){
 			.index = MSR_KERNEL_GS_BASE, .data = win_boot(v->vm->mem, WIN_BOOT_OFF_TEB)};
+		m.e[m.hdr.nmsrs++] = (struct kvm_msr_entry){
+			.index = MSR_TSC_AUX, .data = win_boot(v->vm->mem, WIN_BOOT_OFF_TSC_AUX)};
 	}
 	if (ioctl(v->fd, KVM_SET_MSRS, &m) != (int)m.hdr.nmsrs) {
 		set_err(v, "KVM_SET_MSRS");

@@ -3,7 +3,7 @@
  * svmtrace-e2e-wingen: lay out the lab's Windows-layout L2 guest.
  *
  *   svmtrace-e2e-wingen --profile ISF --sched SCHED.bin --dll NTDLL --dll2 DLL
- *                       [--seed N] [--kva-shadow] --out PREFIX NAME=PE...
+ *                       [--seed N] [--kva-shadow] [--hv-tsc-page] --out PREFIX NAME=PE...
  *
  * The Windows side comes from the VMI tests' generator (tests/vmi/gen):
  * ntoskrnl's headers and symbols at the profile's RVAs, KPCR, IDT, the
@@ -28,7 +28,9 @@
  * shadow is off: LSTAR = KiSystemCall64, IDT[0] = KiDivideErrorFault, no
  * process has a user DTB.  With it, the kernel is a KVA-shadow one: LSTAR =
  * KiSystemCall64Shadow, IDT[0] = KiDivideErrorFaultShadow, and NAME2 runs
- * under its user DTB.
+ * under its user DTB.  With --hv-tsc-page every process also maps the
+ * Hyper-V reference TSC page (winlayout.h, WIN_HV_TSC_VA), for user-mode
+ * QueryPerformanceCounter.
  *
  * The processes, in slot order (NAME=PE pairs, in this order):
  *   1 System (pid 4, no user code)
@@ -75,7 +77,7 @@
 
 static const char usage[] =
 	"usage: svmtrace-e2e-wingen --profile ISF --sched SCHED.bin --dll NTDLL --dll2 DLL\n"
-	"       [--seed N] [--kva-shadow] --out PREFIX\n"
+	"       [--seed N] [--kva-shadow] [--hv-tsc-page] --out PREFIX\n"
 	"       NAME=PE NAME=PE NAME=PE NAME=PE NAME=PE NAME=PE\n"
 	"       (plain, KVA shadow, lazy entry, late, and the two the late one creates)\n";
 
@@ -363,6 +365,19 @@ static void make_thread(struct gen_win *g, const struct slot *s, struct thread *
 		(unsigned long long)th->tid, (unsigned long long)teb, later ? "created" : "first");
 }
 
+/* The reference TSC page Hyper-V gives a partition (winlayout.h): its PA. */
+static uint64_t hv_tsc_page(struct gen_win *g)
+{
+	uint8_t page[24] = { 0 };
+	uint64_t pa = gen_phys_alloc(g->m), scale = WIN_HV_TSC_SCALE;
+	uint32_t seq = WIN_HV_TSC_SEQUENCE;
+
+	memcpy(page, &seq, 4);
+	memcpy(page + 8, &scale, 8);
+	gen_phys_write(g->m, pa, page, sizeof(page));
+	return pa;
+}
+
 static uint64_t kread64(struct gen_win *g, uint64_t va)
 {
 	uint64_t pa = gen_space_pa(g->kernel, va), v;
@@ -386,6 +401,7 @@ int main(int argc, char **argv)
 		{ "dll2", required_argument, NULL, 'D' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "kva-shadow", no_argument, NULL, 'k' },
+		{ "hv-tsc-page", no_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *profile = NULL, *sched = NULL, *dll = NULL, *dll2 = NULL, *out = NULL;
@@ -397,9 +413,10 @@ int main(int argc, char **argv)
 	struct gen_win g = { 0 };
 	uint64_t boot[WIN_BOOT_SIZE / 8] = { 0 }, teb = 0;
 	const char *exe_paths[NR_PROCS];
+	uint64_t tsc_page = 0;
 	char path[4096];
 	FILE *targets;
-	int opt, i;
+	int opt, i, with_tsc_page = 0;
 
 	g.seed = 1;
 
@@ -425,6 +442,9 @@ int main(int argc, char **argv)
 			break;
 		case 'k':
 			g.idt_shadow = true;
+			break;
+		case 't':
+			with_tsc_page = 1;
 			break;
 		default:
 			fputs(usage, stderr);
@@ -478,6 +498,8 @@ int main(int argc, char **argv)
 	thread_start_vars(&g, &ts);
 	build_gdt_tss(&g);
 	load_sched(&g, sched);
+	if (with_tsc_page)
+		tsc_page = hv_tsc_page(&g);
 	gen_win_process(&g, &(struct gen_proc){ .pid = 4, .name = "System", .system = true });
 	for (i = 0; i < NR_PROCS; i++) {
 		struct gen_proc p = { .pid = 1200 + 4 * (uint64_t)i,
@@ -495,6 +517,8 @@ int main(int argc, char **argv)
 		uint64_t page;
 
 		gen_win_process(&g, &p);
+		if (tsc_page)
+			gen_map(g.last_space, WIN_HV_TSC_VA, tsc_page, GEN_PAGE, GEN_US | GEN_NX);
 		s->pid = p.pid;
 		s->ppid = i < CREATED ? 4 : slots[LATE].pid;
 		s->peb = g.last_peb;
@@ -578,6 +602,7 @@ int main(int argc, char **argv)
 	boot[WIN_BOOT_OFF_KPCR / 8] = g.kpcr;
 	boot[WIN_BOOT_OFF_MEMSIZE / 8] = WIN_MEM_SIZE;
 	boot[WIN_BOOT_OFF_TEB / 8] = teb;
+	boot[WIN_BOOT_OFF_TSC_AUX / 8] = WIN_TSC_AUX;
 	gen_phys_write(g.m, WIN_BOOT_GPA, boot, sizeof(boot));
 
 	gen_win_finish(&g);

@@ -32,7 +32,12 @@
 #define WIN_BOOT_OFF_KPCR    0x40 /* GS base (the scheduler runs at CPL 0) */
 #define WIN_BOOT_OFF_MEMSIZE 0x48
 #define WIN_BOOT_OFF_TEB     0x50 /* KERNEL_GS_BASE: the user GS base SWAPGS brings */
-#define WIN_BOOT_SIZE	     0x58
+#define WIN_BOOT_OFF_TSC_AUX 0x58 /* what RDTSCP loads into ECX (WIN_TSC_AUX) */
+#define WIN_BOOT_SIZE	     0x60
+
+/* TSC_AUX: Windows writes the processor number there; the lab a value no
+ * default leaves behind, so that an RDTSCP that loads another one shows. */
+#define WIN_TSC_AUX 0x1f
 
 /*
  * CR4 as Windows 10 19041 and Windows 11 22000 set it (the value a Windows
@@ -77,6 +82,19 @@
 #define WIN_TSS_VA	  0xfffff80410c21000
 #define WIN_KSTACK_VA	  0xfffff80410c30000 /* one page; top = + 0x1000 */
 #define WIN_PTE_WINDOW_VA 0xfffff80410c40000 /* page tables the scheduler edits */
+
+/*
+ * The Hyper-V reference TSC page (svmtrace-e2e-wingen --hv-tsc-page), read
+ * only in every process at WIN_HV_TSC_VA, as Windows maps it for user-mode
+ * QueryPerformanceCounter: u32 TscSequence (0: invalid), u32 reserved, u64
+ * TscScale, s64 TscOffset; time in 100 ns = (TSC * TscScale >> 64) +
+ * TscOffset.  The builder fills it as Hyper-V would for a 2.6 GHz TSC
+ * (KVM publishes one only with a stable TSC master clock, which L1 under
+ * TCG never has).
+ */
+#define WIN_HV_TSC_VA	    0x7ffe1000
+#define WIN_HV_TSC_SCALE    0x00fc0fc0fc0fc0fcull /* 2^64 * 10^7 / 2.6e9 */
+#define WIN_HV_TSC_SEQUENCE 1
 
 /* Each process: its PE image at the base the generator drew for it, bound
  * to the DLL every process has (ntdll.dll, at one base the generator drew),

@@ -34,6 +34,7 @@
  */
 #include "../../guest/layout.h"
 #include "../winlayout.h"
+#include "tls.h"
 
 	.intel_syntax noprefix
 	.text
@@ -81,6 +82,7 @@ start:
 	mov	eax, WIN_SYS_RESUME_THREAD
 	syscall
 	add	rsp, WIN_CTX_SIZE + 0x30
+	mov	ebx, SEED			/* the rounds' value, as without DROPPER */
 #endif
 1:	call	work
 	call	qword ptr [rip + __imp_NtTestAlert]
@@ -149,15 +151,4 @@ payload:
 payload_end:
 #endif
 
-	/* IMAGE_TLS_DIRECTORY64: raw data start and end, index, callbacks (VAs) */
-	.p2align 3
-	.globl	_tls_used
-_tls_used:
-	.quad	tls_data, tls_data + 8, tls_index, tls_callbacks
-	.long	0, 0
-tls_callbacks:
-	.quad	tls_callback, 0
-tls_index:
-	.long	0
-tls_data:
-	.quad	0
+	tls_directory tls_callback
