@@ -44,25 +44,6 @@ struct svmtrace_state {
  * instruction made, in the order it made them (docs/format.md, "Memory
  * operands").
  */
-#define SVMTRACE_MEM_MAX_ACCESSES 16 /* per instruction */
-#define SVMTRACE_MEM_MAX_VALUE	  32 /* bytes of a recorded value (a YMM operand) */
-
-enum svmtrace_mem_kind {
-	SVMTRACE_MEM_UNRECORDED = 0, /* an access the capture could not record: see why */
-	SVMTRACE_MEM_READ = 1,
-	SVMTRACE_MEM_WRITE = 2,
-	SVMTRACE_MEM_RMW = 3, /* read, then written: both values */
-};
-
-/* Why an access is SVMTRACE_MEM_UNRECORDED. */
-enum svmtrace_mem_why {
-	SVMTRACE_MEM_WHY_FAULT = 1,	 /* the access faults (not present, not permitted) */
-	SVMTRACE_MEM_WHY_TOO_LARGE = 2,	 /* the operand is larger than 32 bytes */
-	SVMTRACE_MEM_WHY_UNDECODED = 3,	 /* a form the capture does not decode */
-	SVMTRACE_MEM_WHY_UNREADABLE = 4, /* guest memory could not be read at capture */
-};
-#define SVMTRACE_MEM_WHY_MAX SVMTRACE_MEM_WHY_UNREADABLE
-
 struct svmtrace_mem_access {
 	uint64_t addr; /* guest-virtual, segment base included */
 	/* bytes: 1..32 when recorded; when unrecorded any value, 0 = unknown */

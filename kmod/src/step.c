@@ -156,7 +156,7 @@ static void fill_state(struct svmtrace_slot *s, struct kvm_vcpu *vcpu,
 	s->reason = 0;
 	s->dropped = 0;
 	s->gs_base = static_call(kvm_x86_get_segment_base)(vcpu, VCPU_SREG_GS);
-	if (vt->ring->slot_size == sizeof(struct svmtrace_slot_xstate))
+	if (vt->ring->flags & SVMTRACE_RING_F_XSTATE)
 		svmtrace_xstate_fill(vcpu, s);
 }
 

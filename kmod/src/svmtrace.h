@@ -51,7 +51,9 @@ struct svmtrace_ring {
 	struct svmtrace_ring_header *hdr;	/* start of the user mapping */
 	u8 *slots;				/* capacity slots, slot_size bytes each */
 	size_t size;				/* bytes mapped */
-	u32 slot_size;				/* 192, or 768 with the xstate tail */
+	u32 slot_size;				/* svmtrace_ring_slot_bytes() of its flags */
+	u32 flags;				/* SVMTRACE_RING_F_*, the kernel's copy */
+	u32 mem_offset;				/* of the slots' memory tail, 0 without */
 	u32 capacity;
 	u32 vcpu;
 	/* Producer state: kernel copies, never read back from user memory. */
@@ -198,7 +200,8 @@ struct svmtrace_vcpu {
 	struct svmtrace_ring *ring;
 	union {
 		struct svmtrace_slot last;	/* a step the ring had no room for; session ends */
-		struct svmtrace_slot_xstate last_x;	/* the same with its tail (xstate rings) */
+		/* the same with its tails (a slot of the ring's slot_size) */
+		u8 last_bytes[sizeof(struct svmtrace_slot_xstate) + sizeof(struct svmtrace_slot_mem)];
 	};
 	struct svmtrace_slot *last_state; /* the last step's state: a ring slot or &last */
 	struct svmtrace_counters stats;
@@ -329,7 +332,7 @@ int svmtrace_get_vcpu_state(struct kvm *kvm, void __user *arg);
 int svmtrace_read_guest_u64(struct kvm *kvm, u64 gpa, u64 *val);
 
 /* ring.c */
-struct svmtrace_ring *svmtrace_ring_create(u32 vcpu, u32 capacity, u32 wake_batch, bool xstate);
+struct svmtrace_ring *svmtrace_ring_create(u32 vcpu, u32 capacity, u32 wake_batch, u32 flags);
 void svmtrace_ring_copy(struct svmtrace_ring *ring, struct svmtrace_slot *dst,
 			const struct svmtrace_slot *src);
 void svmtrace_ring_put(struct svmtrace_ring *ring);
