@@ -370,6 +370,7 @@ bool svmtrace_take_thread(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct 
 	vt->prev_rsp = rsp;
 	vt->prev_cpl = 3;	/* a return to user mode */
 	vt->prev_valid = true;
+	svmtrace_mem_due(vcpu, vt);	/* its first instruction is decoded at the entry */
 	return true;
 }
 
@@ -526,6 +527,7 @@ bool svmtrace_iret_trap(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 			vt->guest_tf = static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF;
 		vt->tf_live = true;
 		svmtrace_set_tf(vcpu, true);
+		svmtrace_mem_due(vcpu, vt);
 	}
 	mutex_unlock(&vt->lock);
 	*done = ours;

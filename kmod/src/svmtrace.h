@@ -149,6 +149,20 @@ struct svmtrace_vclock {
  */
 #define SVMTRACE_MODE_STEPPING (BIT_ULL(0) | BIT_ULL(8))
 
+/*
+ * memops.c: the instruction a vCPU runs next, decoded before it runs, with
+ * the values its reads will see.  Only under vt->lock.
+ */
+struct svmtrace_mem_next {
+	bool valid;		/* decoded for the instruction at rip under cr3 */
+	bool due;		/* to decode at KVM_REQ_SVMTRACE */
+	u8 cpl;
+	u8 nr;
+	u64 rip;
+	u64 cr3;
+	struct svmtrace_slot_access acc[SVMTRACE_MEM_MAX_ACCESSES];
+};
+
 struct svmtrace_vcpu {
 	struct mutex lock;
 	struct svmtrace_vm *vm;	/* the VM's state, for the hook that finds vt first */
@@ -213,6 +227,7 @@ struct svmtrace_vcpu {
 	bool decided_target;
 	struct svmtrace_ask ask;
 	struct svmtrace_vtime vtime;
+	struct svmtrace_mem_next mem;	/* SVMTRACE_TARGET_F_MEM */
 };
 
 /* watch.c: the SVMTRACE_GATE_F_WATCH gates still without a page. */
@@ -545,6 +560,18 @@ void svmtrace_time_arm(struct svmtrace_vm *vm);
 bool svmtrace_time_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt,
 			 const struct svmtrace_target *t);
 void svmtrace_time_completed(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
+
+/* memops.c */
+void svmtrace_mem_due(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
+void svmtrace_mem_forget(struct svmtrace_vcpu *vt);
+void svmtrace_mem_request(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
+void svmtrace_mem_fill(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, struct svmtrace_slot *s);
+
+/* Whether the steps of @vt record memory operands (its ring has the tail). */
+static inline bool svmtrace_mem_on(const struct svmtrace_vcpu *vt)
+{
+	return vt->ring && vt->ring->mem_offset;
+}
 
 /* xstate.c */
 void svmtrace_xstate_fill(struct kvm_vcpu *vcpu, struct svmtrace_slot *s);
