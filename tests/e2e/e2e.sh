@@ -11,6 +11,8 @@
 #     what they should, decoded traces equal the model's records exactly,
 #     block loses nothing, drop shows its gaps, a killed consumer never
 #     wedges the guest, non-root is refused, rmmod works afterwards;
+#   - the --mem captures (judge-mem.sh): every record's memory accesses
+#     (address, size, values read and written) equal the model's;
 #   - the --xstate capture of ymm.bin (judge-xstate.sh): YMM0-15 and
 #     XSTATE_BV after every step as ymm.S's instructions define them;
 #   - the L1 kernel log has no WARNING/BUG/Oops, soft lockup or RCU stall;
@@ -68,7 +70,7 @@ adds="$adds --add $guest/running.bin --add $guest/hostile.bin --add $guest/drhea
 adds="$adds --add $guest/dbgregs.bin --add $guest/int3k.bin --add $guest/pause.bin"
 adds="$adds --add $guest/syscost.bin"
 adds="$adds --add $here/l1-lab.sh --add $here/l1-capture.sh --add $here/l1-lifecycle.sh"
-adds="$adds --add $here/l1-debug.sh"
+adds="$adds --add $here/l1-debug.sh --add $here/l1-mem.sh"
 adds="$adds --add $here/programs.list"
 model_expect() {	# model_expect NAME PROGRAM VCPUS ARG [MODEL-OPTION...]
 	me_dir=$run/expect/$1 me_name=$1 me_prog=$2 me_vcpus=$3 me_arg=$4
@@ -267,6 +269,8 @@ if [ -n "$modules" ]; then
 	judge_lifecycle
 	. "$here/judge-xstate.sh"
 	judge_xstate
+	. "$here/judge-mem.sh"
+	judge_mem_set
 	. "$here/judge-win.sh"
 	judge_win_set
 	for image in $win_images; do judge_win_discovery "$image"; done

@@ -32,6 +32,7 @@ cd /e2e
 . ./l1-debug.sh
 . ./l1-win.sh
 . ./l1-time.sh
+. ./l1-mem.sh
 
 run_set() {	# run_set SET
 	set_dir=$E2E_OUT/$1
@@ -124,6 +125,8 @@ capture_set() {
 	# YMM0-15 and XSTATE_BV with every step (judge-xstate.sh).
 	capture_run "$set_dir/ymm-xstate" kernel.bin ymm.bin -- --policy block --xstate ||
 		echo "capture ymm-xstate: $(cat "$set_dir/ymm-xstate/timeout.txt")" >>"$set_dir/failures"
+	# Memory operands with every step (judge-mem.sh).
+	mem_set "$E2E_OUT/mem"
 	# Backpressure: a 16-slot ring and a consumer that sleeps 2 ms per slot.
 	capture_run "$set_dir/block-slow" kernel.bin straight.bin -- --policy block \
 		--ring-slots 16 --wake-batch 1 --consumer-delay-us 2000 ||
