@@ -7,7 +7,8 @@
 # from L1, which arms svmtrace-capture --adopt-cr3 first), wait for a line
 # again (L1 stopped the capture: no other process may run under a CR3 the
 # capture adopted), then run it single-stepped by svmtrace-steprec
-# --threads, records to the 9p share; and threads once more, traced with
+# --threads --mem (memory operands read with ptrace before and after each
+# step), records to the 9p share; and threads once more, traced with
 # --hide-time.  Every run starts with an empty environment (env -i), so
 # that the runs' stacks are laid out alike.  os-calls runs traced beside
 # another process, os-noise, started before it and killed once L1 stopped
@@ -55,7 +56,7 @@ for p in flags xonly sort hash threads calls; do
 	[ -z "$noise" ] || { kill "$noise"; wait "$noise"; noise=; }
 	timer "$p" after
 	echo go | time -f "%F %R %w %c" -o "/out/$p.ptrace-rusage" \
-		env -i /bin/steprec --threads -o "/out/$p.ptrace" -- "/bin/os-$p" >"/out/$p.ptrace-out" 2>&1
+		env -i /bin/steprec --threads --mem -o "/out/$p.ptrace" -- "/bin/os-$p" >"/out/$p.ptrace-out" 2>&1
 	echo "svmtrace-os: $p ptrace exited $?"
 done
 traced threads-hide threads

@@ -11,7 +11,9 @@ per thread).  Both are split by thread: the capture's records by RSP (the
 main thread's stack is the process stack, the others' are thread_stacks in
 the program's .bss), ptrace's by thread id (4001, 4002: clone3 set_tid).
 Every thread's user instruction stream must be the same, record by record:
-RIP, RFLAGS less TF, the 16 GPRs.  The differences allowed are named and
+RIP, RFLAGS less TF, the 16 GPRs, and (the runs traced with --mem, ptrace's
+with steprec --mem) each record's memory accesses: address, size, the bytes
+read and written.  The differences allowed are named and
 counted (syscall-return and ptrace-tf-in-r11, in compare()); anything else
 fails the thread, named field by field.  threads is traced a second time
 with --hide-time (threads-hide) and judged against the same ptrace records;
@@ -57,11 +59,55 @@ def bad(check, text):
     print(f"FAIL: os/{check}: {text}")
 
 
-def rows(dump, files, merge):
-    cmd = [dump, "dump", "--regs"] + (["--merge"] if merge else []) + files
+def rows(dump, files, merge, mem=False):
+    cmd = [dump, "dump", "--regs"] + (["--merge"] if merge else []) + \
+        (["--mem"] if mem else []) + files
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    return [{k: (int(v, 0) if k not in ("kind",) else v) for k, v in r.items()}
+    return [{k: (int(v, 0) if k not in ("kind", "mem") else v) for k, v in r.items()}
             for r in csv.DictReader(io.StringIO(out))]
+
+
+UNKNOWN_CAPTURED = "u:0x0:0:undecoded"   # the capture lost the instruction's decode
+UNKNOWN_PTRACE = "u:0x0:0:fault"         # a signal came in during ptrace's step
+
+
+def tf_in_image(c, r):
+    """An 8-byte write whose bytes differ only by TF (bit 8) set in ptrace's."""
+    ck, ca, cs, cv = (c.split(":") + ["", "", "", ""])[:4]
+    rk, ra, rs, rv = (r.split(":") + ["", "", "", ""])[:4]
+    if (ck, ca, cs) != (rk, ra, rs) or ck != "w" or cs != "8" or len(cv) != 16 or len(rv) != 16:
+        return False
+    a, b = int.from_bytes(bytes.fromhex(cv), "little"), int.from_bytes(bytes.fromhex(rv), "little")
+    return b == a | TF and not a & TF
+
+
+def compare_mem(c, r, counts, notes):
+    """The accesses of one record; None when they agree (or differ as allowed)."""
+    cm, rm = c.get("mem"), r.get("mem")
+    if cm is None or rm is None:
+        return None
+    ca, ra = sorted(cm.split()), sorted(rm.split())
+    if ca == ra:
+        counts["mem-equal"] += 1
+        return None
+    if ca == [UNKNOWN_CAPTURED]:
+        counts["mem-unknown-captured"] += 1
+        notes.setdefault("mem-unknown-captured", []).append(c["rip"])
+        return None
+    if ra == [UNKNOWN_PTRACE]:
+        counts["mem-unknown-ptrace"] += 1
+        return None
+    if len(ca) == len(ra) and all(x == y or tf_in_image(x, y) for x, y in zip(ca, ra)):
+        counts["mem-ptrace-tf-in-pushf"] += 1
+        return None
+    undecoded = [x for x in ca if x.endswith(":undecoded") or x.endswith(":too_large")]
+    if undecoded and len(ca) == len(ra) and \
+            all(x == y or x.endswith(":undecoded") or x.endswith(":too_large")
+                for x, y in zip(ca, ra)):
+        counts["mem-not-decoded-captured"] += 1
+        notes.setdefault("mem-not-decoded-captured", []).append(c["rip"])
+        return None
+    return f"mem captured '{cm}' ptrace '{rm}'"
 
 
 def symbol(prog, name):
@@ -119,7 +165,10 @@ def compare(cap, ref, code):
     registers above all (the kmod's TF visible to the guest).
     """
     errors, extra = [], 0
-    counts = {"syscall-return": 0, "ptrace-tf-in-r11": 0, "ptrace-tf-in-pushf": 0}
+    counts = {"syscall-return": 0, "ptrace-tf-in-r11": 0, "ptrace-tf-in-pushf": 0,
+              "mem-equal": 0, "mem-unknown-captured": 0, "mem-unknown-ptrace": 0,
+              "mem-ptrace-tf-in-pushf": 0, "mem-not-decoded-captured": 0}
+    notes = {}
     i, j, prev = 0, 0, None
     while i < len(cap) and j < len(ref):
         c, r = cap[i], ref[j]
@@ -140,10 +189,12 @@ def compare(cap, ref, code):
                 all(r[g] == c[g] | TF and not c[g] & TF for g in diffs):
             counts["ptrace-tf-in-pushf"] += 1
             diffs = []
-        if diffs:
+        mem = compare_mem(c, r, counts, notes)
+        if diffs or mem:
             if len(errors) < 6:
-                errors.append(f"record {i} (ptrace {j}): " + ", ".join(
-                    f"{d} captured {c[d]:#x} ptrace {r[d]:#x}" for d in diffs))
+                errors.append(f"record {i} (ptrace {j}) at {c['rip']:#x}: " + ", ".join(
+                    [f"{d} captured {c[d]:#x} ptrace {r[d]:#x}" for d in diffs] +
+                    ([mem] if mem else [])))
             else:
                 extra += 1
             if "rip" in diffs:
@@ -154,6 +205,8 @@ def compare(cap, ref, code):
     if i < len(cap) or j < len(ref):
         errors.append(f"compared {i} of {len(cap)} captured records, {j} of {len(ref)} "
                       "from ptrace")
+    for k, rips in notes.items():
+        counts[k + " at"] = " ".join(f"{x:#x}" for x in sorted(set(rips))[:8])
     return errors, counts
 
 
@@ -171,8 +224,13 @@ def code_bytes(prog):
     return 0, b""
 
 
-def judge(prog, threads, res, bindir, dump, run=None):
-    """RUN (default PROG): the capture's directory and the checks' name."""
+def judge(prog, threads, res, bindir, dump, run=None, mem=False):
+    """RUN (default PROG): the capture's directory and the checks' name.
+
+    MEM: the capture ran with --mem and ptrace's run wrote each step's
+    accesses (steprec --mem): every record's memory accesses are compared
+    too (compare_mem()), as sets: address, size, the bytes read and written.
+    """
     run = run or prog
     d = os.path.join(res, run)
     exe = os.path.join(bindir, "os-" + prog)
@@ -189,7 +247,7 @@ def judge(prog, threads, res, bindir, dump, run=None):
         bad(f"{run}/capture", f"svmtrace-capture exit {rc}: {captxt.strip()[-400:]}")
         return
     files = sorted(glob.glob(os.path.join(d, "trace", "svmtrace_trace_cpu*.bin")))
-    cap = rows(dump, files, True)
+    cap = rows(dump, files, True, mem)
     ends = [r for r in cap if r["kind"] == "session_end"]
     starts = [r for r in cap if r["kind"] == "session_start"]
     cap = [r for r in cap if r["kind"] != "session_end"]
@@ -222,16 +280,21 @@ def judge(prog, threads, res, bindir, dump, run=None):
     for k in range(threads):
         name = "main" if k == 0 else f"thread{k}"
         tids = sorted(t for t in glob.glob(os.path.join(res, f"{prog}.ptrace.*"))
-                      if not t.endswith(".v5"))
+                      if not t.endswith(".v5") and not t.endswith(".mem"))
         want = [t for t in tids if t.endswith(f".{4000 + k}")] if k else \
             [t for t in tids if not re.search(r"\.400[12]$", t)]
         if len(want) != 1:
             bad(f"{run}/{name}", f"no single ptrace file for it among {tids}")
             continue
         packed = want[0] + ".v5"
-        subprocess.run([dump, "pack", want[0], packed], check=True, capture_output=True)
+        accesses = want[0] + ".mem"
+        if mem and not os.path.exists(accesses):
+            bad(f"{run}/{name}", f"no memory accesses from ptrace ({accesses})")
+            continue
+        subprocess.run([dump, "pack"] + (["--mem", accesses] if mem else []) +
+                       [want[0], packed], check=True, capture_output=True)
         # pack closes the file with a session_end that repeats the last record
-        ref = [r for r in rows(dump, [packed], False) if r["kind"] != "session_end"]
+        ref = [r for r in rows(dump, [packed], False, mem) if r["kind"] != "session_end"]
         if k == 0:
             # The trace starts after gate_main's first instruction: drop
             # ptrace's records up to the JMP into it (RIP = gate_main).
@@ -244,12 +307,16 @@ def judge(prog, threads, res, bindir, dump, run=None):
         vcpus = {r["cpu"] for r in mine}
         moves = sum(1 for a, b in zip(mine, mine[1:]) if a["cpu"] != b["cpu"])
         errors, counts = compare(mine, ref, code)
-        allowed = ", ".join(f"{k} {v}" for k, v in counts.items())
+        allowed = ", ".join(f"{k} {v}" for k, v in counts.items() if not k.startswith("mem"))
+        if mem:
+            allowed += "; memory accesses: " + ", ".join(
+                f"{k[4:]} {v}" for k, v in counts.items() if k.startswith("mem"))
         if errors:
             bad(f"{run}/{name}", "; ".join(errors) + f" (allowed so far: {allowed})")
         else:
             ok(f"{run}/{name}", f"{len(mine)} records equal to ptrace's {len(ref)}: RIP, RFLAGS "
-               f"less TF, 16 GPRs; allowed differences: {allowed}; on vCPUs "
+               f"less TF, 16 GPRs{', memory accesses' if mem else ''}; allowed differences: "
+               f"{allowed}; on vCPUs "
                f"{sorted(vcpus)}, {moves} vCPU changes")
         if prog == "flags" and not errors:
             # Each of its 64 PUSHF images held ptrace's TF under ptrace and
@@ -367,7 +434,7 @@ def main():
         for l in t:
             print("info: " + l.strip())
         try:
-            judge(prog, threads, a.results, a.bin, a.dump)
+            judge(prog, threads, a.results, a.bin, a.dump, mem=True)
         except (OSError, subprocess.CalledProcessError) as e:
             bad(f"{prog}/judge", str(e))
     try:
