@@ -30,6 +30,10 @@
 #                     producer-rN and ring-rN with --xstate: YMM0-15 and
 #                     XSTATE_BV read and published with every step (768-byte
 #                     slots: a 32768-slot ring holds the whole run)
+#   producer-mem-rN/, ring-mem-rN/
+#                     producer-rN and ring-rN with --mem: each instruction
+#                     decoded before it runs and its memory operands read
+#                     (1536-byte slots; every step takes the full exit path)
 #   producer-hide-rN/ producer-rN with --hide-time: virtual time, plain steps
 #   producer-tsc-rN/, producer-tsc-hide-rN/
 #                     producer-rN of bench_tsc.bin (an RDTSC in every four
@@ -136,6 +140,14 @@ while [ "$r" -le "$rounds" ]; do
 	capture_run "$out/ring-xstate-r$r" -a "$iterations" kernel.bin bench.bin -- \
 		--policy block --ring-slots 32768 --xstate ||
 		echo "ring --xstate capture r$r failed" >>"$out/failures"
+	CAPTURE_BEFORE_START='kill -STOP $cap_pid' \
+		CAPTURE_AFTER_START='(wait_line "$dir/vmm.txt" "^holding" 300 "$vmm_pid"; kill -CONT $cap_pid) &' \
+		capture_run "$out/producer-mem-r$r" -a "$iterations" kernel.bin bench.bin -- \
+		--policy block --ring-slots 32768 --mem ||
+		echo "producer --mem capture r$r failed" >>"$out/failures"
+	capture_run "$out/ring-mem-r$r" -a "$iterations" kernel.bin bench.bin -- \
+		--policy block --ring-slots 32768 --mem ||
+		echo "ring --mem capture r$r failed" >>"$out/failures"
 	for run in hide:bench:--hide-time tsc:bench_tsc: tsc-hide:bench_tsc:--hide-time; do
 		name=${run%%:*} prog=${run#*:} args=${prog#*:} prog=${prog%%:*}
 		CAPTURE_BEFORE_START='kill -STOP $cap_pid' \
