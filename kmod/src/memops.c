@@ -99,17 +99,11 @@ static u64 op_addr(struct kvm_vcpu *vcpu, const struct svmtrace_memdecode *d,
 		seg = VCPU_SREG_ES;	/* no override */
 		break;
 	case SVMTRACE_FORM_POP:
-		ea = gpr(vcpu, VCPU_REGS_RSP);
-		seg = VCPU_SREG_SS;
-		mask = long64 ? ~0ULL : 0xffffffffULL;
-		break;
 	case SVMTRACE_FORM_PUSH:
-		ea = gpr(vcpu, VCPU_REGS_RSP) - op->size;
-		seg = VCPU_SREG_SS;
-		mask = long64 ? ~0ULL : 0xffffffffULL;
-		break;
-	case SVMTRACE_FORM_LEAVE:
-		ea = gpr(vcpu, VCPU_REGS_RBP);
+	case SVMTRACE_FORM_LEAVE:	/* the stack: rSP (PUSH: below it), or rBP popped */
+		ea = gpr(vcpu, op->form == SVMTRACE_FORM_LEAVE ? VCPU_REGS_RBP : VCPU_REGS_RSP);
+		if (op->form == SVMTRACE_FORM_PUSH)
+			ea -= op->size;
 		seg = VCPU_SREG_SS;
 		mask = long64 ? ~0ULL : 0xffffffffULL;
 		break;

@@ -92,6 +92,20 @@ START_TEST(header_is_validated)
 }
 END_TEST
 
+/* A zeroed ring of @size bytes at @h whose header says @flags and @slot_size. */
+static void header_init(struct svmtrace_ring_header *h, size_t size, uint32_t capacity,
+			uint32_t flags, uint32_t slot_size)
+{
+	ck_assert_ptr_nonnull(h);
+	memset(h, 0, size);
+	h->magic = SVMTRACE_RING_MAGIC;
+	h->abi_version = SVMTRACE_ABI_VERSION;
+	h->capacity = capacity;
+	h->data_offset = SVMTRACE_RING_HEADER_SIZE;
+	h->flags = flags;
+	h->slot_size = slot_size;
+}
+
 /*
  * An xstate ring (SVMTRACE_TARGET_F_XSTATE): 768-byte slots, the header's
  * flag and slot size must agree, and a peeked run strides by the slot
@@ -108,14 +122,7 @@ START_TEST(xstate_ring_strides_by_its_slot_size)
 	struct svmtrace_error err;
 	size_t n;
 
-	ck_assert_ptr_nonnull(h);
-	memset(h, 0, size);
-	h->magic = SVMTRACE_RING_MAGIC;
-	h->abi_version = SVMTRACE_ABI_VERSION;
-	h->capacity = CAP;
-	h->data_offset = SVMTRACE_RING_HEADER_SIZE;
-	h->flags = SVMTRACE_RING_F_XSTATE;
-	h->slot_size = sizeof(struct svmtrace_slot);
+	header_init(h, size, CAP, SVMTRACE_RING_F_XSTATE, sizeof(struct svmtrace_slot));
 	ck_assert_int_eq(svmtrace_ring_use_memory(h, size, &c, &err), SVMTRACE_E_MISMATCH);
 	ck_assert_ptr_nonnull(strstr(err.message, "slot size 192, expected 768 (xstate ring)"));
 	h->flags = 0;
@@ -170,14 +177,7 @@ START_TEST(mem_ring_has_its_tail_after_the_xstate_tail)
 	struct svmtrace_ring_consumer c;
 	struct svmtrace_error err;
 
-	ck_assert_ptr_nonnull(h);
-	memset(h, 0, size);
-	h->magic = SVMTRACE_RING_MAGIC;
-	h->abi_version = SVMTRACE_ABI_VERSION;
-	h->capacity = CAP;
-	h->data_offset = SVMTRACE_RING_HEADER_SIZE;
-	h->flags = SVMTRACE_RING_F_MEM | SVMTRACE_RING_F_XSTATE;
-	h->slot_size = 768;
+	header_init(h, size, CAP, SVMTRACE_RING_F_MEM | SVMTRACE_RING_F_XSTATE, 768);
 	ck_assert_int_eq(svmtrace_ring_use_memory(h, size, &c, &err), SVMTRACE_E_MISMATCH);
 	ck_assert_ptr_nonnull(strstr(err.message, "expected 2112 (xstate ring) (mem ring)"));
 	h->slot_size = SLOT;
