@@ -428,6 +428,8 @@ static void user_return(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 		 */
 		taken = (targeted || vt->in_session) &&
 			svmtrace_take_thread(vcpu, vm, vt, rip - 2, rsp, READ_ONCE(vm->last_gate));
+		if (taken)
+			svmtrace_mem_none(vcpu, vt);	/* a SYSCALL's accesses */
 	} else {
 		/* A thread's first instruction opens a session of its own kind. */
 		svmtrace_take_thread(vcpu, vm, vt, rip, rsp,

@@ -224,6 +224,20 @@ void svmtrace_mem_forget(struct svmtrace_vcpu *vt)
 }
 
 /*
+ * The step recorded next is a SYSCALL, recorded where its thread returns
+ * to user mode (frames.c): what was decoded before it may have been
+ * replaced by other threads' steps meanwhile, but a SYSCALL has no memory
+ * operand.  vt->lock held.
+ */
+void svmtrace_mem_none(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
+{
+	lockdep_assert_held(&vt->lock);
+	vt->mem.valid = true;
+	vt->mem.nr = 0;
+	vt->mem.cr3 = kvm_read_cr3(vcpu);
+}
+
+/*
  * KVM_REQ_SVMTRACE, before the guest entry (interrupts on, kvm->srcu and
  * vt->lock held): the decode svmtrace_mem_due() asked for, if the vCPU
  * still steps a session of ours.

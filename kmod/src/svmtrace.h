@@ -564,6 +564,7 @@ void svmtrace_time_completed(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
 /* memops.c */
 void svmtrace_mem_due(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
 void svmtrace_mem_forget(struct svmtrace_vcpu *vt);
+void svmtrace_mem_none(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
 void svmtrace_mem_request(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
 void svmtrace_mem_fill(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, struct svmtrace_slot *s);
 
