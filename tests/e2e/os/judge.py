@@ -90,7 +90,7 @@ def compare_mem(c, r, counts, notes):
     if ca == ra:
         counts["mem-equal"] += 1
         return None
-    if ca == [UNKNOWN_CAPTURED]:
+    if ca == [UNKNOWN_CAPTURED]:   # its decode lost, or no length known
         counts["mem-unknown-captured"] += 1
         notes.setdefault("mem-unknown-captured", []).append(c["rip"])
         return None
@@ -100,12 +100,16 @@ def compare_mem(c, r, counts, notes):
     if len(ca) == len(ra) and all(x == y or tf_in_image(x, y) for x, y in zip(ca, ra)):
         counts["mem-ptrace-tf-in-pushf"] += 1
         return None
-    undecoded = [x for x in ca if x.endswith(":undecoded") or x.endswith(":too_large")]
-    if undecoded and len(ca) == len(ra) and \
-            all(x == y or x.endswith(":undecoded") or x.endswith(":too_large")
-                for x, y in zip(ca, ra)):
-        counts["mem-not-decoded-captured"] += 1
-        notes.setdefault("mem-not-decoded-captured", []).append(c["rip"])
+    # A form one side does not decode (or an operand too large for a
+    # record): the accesses at that address are left out on both sides.
+    gaps = {x.split(":")[1] for x in ca + ra
+            if x.endswith(":undecoded") or x.endswith(":too_large")}
+    if gaps and [x for x in ca if x.split(":")[1] not in gaps] == \
+            [x for x in ra if x.split(":")[1] not in gaps]:
+        side = "captured" if any(x.split(":")[1] in gaps and x.startswith("u:") for x in ca) \
+            else "ptrace"
+        counts[f"mem-not-decoded-{side}"] += 1
+        notes.setdefault(f"mem-not-decoded-{side}", []).append(c["rip"])
         return None
     return f"mem captured '{cm}' ptrace '{rm}'"
 
@@ -167,7 +171,8 @@ def compare(cap, ref, code):
     errors, extra = [], 0
     counts = {"syscall-return": 0, "ptrace-tf-in-r11": 0, "ptrace-tf-in-pushf": 0,
               "mem-equal": 0, "mem-unknown-captured": 0, "mem-unknown-ptrace": 0,
-              "mem-ptrace-tf-in-pushf": 0, "mem-not-decoded-captured": 0}
+              "mem-ptrace-tf-in-pushf": 0, "mem-not-decoded-captured": 0,
+              "mem-not-decoded-ptrace": 0}
     notes = {}
     i, j, prev = 0, 0, None
     while i < len(cap) and j < len(ref):
