@@ -95,13 +95,13 @@ static inline const struct svmtrace_slot *svmtrace_ring_slot(const struct svmtra
  * (SVMTRACE_SLOT_F_MEM in a ring with SVMTRACE_RING_F_MEM), else NULL.
  * Its nr is clamped by the caller: the ring is shared memory.
  */
-static inline const struct svmtrace_slot_mem *svmtrace_ring_slot_mem(
-	const struct svmtrace_ring_consumer *c, const struct svmtrace_slot *slot)
+static inline const struct svmtrace_slot_mem *
+svmtrace_ring_slot_mem(const struct svmtrace_ring_consumer *c, const struct svmtrace_slot *slot)
 {
 	if (!(c->flags & SVMTRACE_RING_F_MEM) || !(slot->flags & SVMTRACE_SLOT_F_MEM))
 		return NULL;
 	return (const struct svmtrace_slot_mem *)((const char *)slot +
-						   svmtrace_ring_mem_offset(c->flags));
+						  svmtrace_ring_mem_offset(c->flags));
 }
 
 /* Give @n slots back to the producer. */

@@ -529,7 +529,8 @@ static void check_lifecycle(int ctl, int vm)
 	check_ring_tails(ctl, SVMTRACE_TARGET_F_XSTATE, SVMTRACE_RING_F_XSTATE, 768, "xstate");
 	check_ring_tails(ctl, SVMTRACE_TARGET_F_MEM, SVMTRACE_RING_F_MEM, 192 + 1344, "mem");
 	check_ring_tails(ctl, SVMTRACE_TARGET_F_XSTATE | SVMTRACE_TARGET_F_MEM,
-			 SVMTRACE_RING_F_XSTATE | SVMTRACE_RING_F_MEM, 768 + 1344, "xstate and mem");
+			 SVMTRACE_RING_F_XSTATE | SVMTRACE_RING_F_MEM, 768 + 1344,
+			 "xstate and mem");
 	check_watch(ctl);
 	check_adopt(ctl);
 	check_hide_time(ctl);

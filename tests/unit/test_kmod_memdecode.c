@@ -15,14 +15,14 @@
 #include "../../kmod/src/memdecode.c"
 #include "support.h"
 
-#define U SVMTRACE_MEM_UNRECORDED
-#define NONE SVMTRACE_REG_NONE
-#define DEF SVMTRACE_SEG_DEFAULT
+#define U     SVMTRACE_MEM_UNRECORDED
+#define NONE  SVMTRACE_REG_NONE
+#define DEF   SVMTRACE_SEG_DEFAULT
 #define MODRM SVMTRACE_FORM_MODRM
-#define RSI SVMTRACE_FORM_RSI
-#define RDI SVMTRACE_FORM_RDI
-#define POP SVMTRACE_FORM_POP
-#define PUSH SVMTRACE_FORM_PUSH
+#define RSI   SVMTRACE_FORM_RSI
+#define RDI   SVMTRACE_FORM_RDI
+#define POP   SVMTRACE_FORM_POP
+#define PUSH  SVMTRACE_FORM_PUSH
 
 struct want_op {
 	u8 kind, form;
@@ -47,6 +47,8 @@ struct vec {
 
 /* The table leaves the fields a vector does not check at zero. */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+/* One vector a line. */
+/* clang-format off */
 static const struct vec vecs[] = {
 	{ "mov rax,[rsp+8]", "488b442408", 1, 1, 5, 1, { { R, MODRM, 8 } }, 4, NONE, 1, 8 },
 	{ "mov [rbx+rcx*4],eax", "89048b", 1, 1, 3, 1, { { W, MODRM, 4 } }, 3, 1, 4, 0 },
@@ -167,6 +169,7 @@ static const struct vec vecs[] = {
 	{ "truncated mov", "488b", 1, 0, 0, 1, { { U, SVMTRACE_FORM_NONE, 0, 3 } } },
 	{ "32: 16-bit addressing", "678b07", 0, 0, 0, 1, { { U, SVMTRACE_FORM_NONE, 0, 3 } } },
 };
+/* clang-format on */
 
 static unsigned int unhex(const char *hex, u8 *out)
 {
@@ -190,7 +193,8 @@ START_TEST(decodes_the_vector)
 	svmtrace_memdecode(code, n, v->long64, &d);
 	ck_assert_msg(d.ok == v->ok, "%s: ok %d", v->name, d.ok);
 	if (v->ok)
-		ck_assert_msg(d.len == v->len, "%s: length %u, expected %u", v->name, d.len, v->len);
+		ck_assert_msg(d.len == v->len, "%s: length %u, expected %u", v->name, d.len,
+			      v->len);
 	ck_assert_msg(d.nr == v->nr, "%s: %u accesses, expected %u", v->name, d.nr, v->nr);
 	for (k = 0; k < v->nr; k++) {
 		ck_assert_msg(d.ops[k].kind == v->ops[k].kind, "%s: access %u kind %u, expected %u",
@@ -213,8 +217,8 @@ START_TEST(decodes_the_vector)
 	ck_assert_msg(d.base == v->base, "%s: base %u, expected %u", v->name, d.base, v->base);
 	ck_assert_msg(d.index == v->index, "%s: index %u, expected %u", v->name, d.index, v->index);
 	ck_assert_msg(d.scale == v->scale, "%s: scale %u, expected %u", v->name, d.scale, v->scale);
-	ck_assert_msg(d.disp == v->disp, "%s: disp %lld, expected %lld", v->name,
-		      (long long)d.disp, (long long)v->disp);
+	ck_assert_msg(d.disp == v->disp, "%s: disp %lld, expected %lld", v->name, (long long)d.disp,
+		      (long long)v->disp);
 	ck_assert_msg(d.riprel == v->riprel, "%s: riprel %d", v->name, d.riprel);
 }
 END_TEST
@@ -230,8 +234,8 @@ START_TEST(address_quirks)
 	svmtrace_memdecode(code, unhex("8f4008", code), true, &d);
 	ck_assert(!d.pop_rsp);
 	svmtrace_memdecode(code, unhex("480fa308", code), true, &d);
-	ck_assert_uint_eq(d.bt_reg, 1);	/* rcx */
-	svmtrace_memdecode(code, unhex("4c0fab00", code), true, &d);	/* bts [rax], r8 */
+	ck_assert_uint_eq(d.bt_reg, 1);				     /* rcx */
+	svmtrace_memdecode(code, unhex("4c0fab00", code), true, &d); /* bts [rax], r8 */
 	ck_assert_uint_eq(d.bt_reg, 8);
 	ck_assert_uint_eq(d.ops[0].kind, RMW);
 }

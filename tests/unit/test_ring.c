@@ -185,8 +185,8 @@ START_TEST(mem_ring_has_its_tail_after_the_xstate_tail)
 	/* slot 1: seq 1, one access at byte 768 + 64 of the slot */
 	((struct svmtrace_slot *)(slots + SLOT))->seq = 1;
 	((struct svmtrace_slot *)(slots + SLOT))->flags = SVMTRACE_SLOT_F_MEM;
-	slots[SLOT + 768] = 1;					/* nr */
-	memcpy(slots + SLOT + 768 + 64, "\x88\x77\x66\x55\x44\x33\x22\x11", 8);	/* addr */
+	slots[SLOT + 768] = 1;							/* nr */
+	memcpy(slots + SLOT + 768 + 64, "\x88\x77\x66\x55\x44\x33\x22\x11", 8); /* addr */
 	h->head = 2;
 	ck_assert_uint_eq(svmtrace_ring_peek(&c, &s), 2);
 	ck_assert_ptr_null(svmtrace_ring_slot_mem(&c, svmtrace_ring_slot(&c, s, 0)));

@@ -71,9 +71,9 @@ enum {
 
 /* The usage lines of the capture options both programs word alike. */
 #define CAPTURE_MEM_HELP                                                                           \
-	"  --mem                 record each instruction's memory operands: address, size,\n"     \
-	"                        values read and written (1536-byte ring slots, 2112 with\n"      \
-	"                        --xstate: --ring-slots at most 262144; every step takes\n"       \
+	"  --mem                 record each instruction's memory operands: address, size,\n"      \
+	"                        values read and written (1536-byte ring slots, 2112 with\n"       \
+	"                        --xstate: --ring-slots at most 262144; every step takes\n"        \
 	"                        KVM's full exit path)\n"
 #define CAPTURE_TIME_HELP                                                                          \
 	"  --hide-time           the target's user-mode TSC reads (RDTSC, RDTSCP, QPC through\n"   \

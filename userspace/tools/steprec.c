@@ -250,7 +250,8 @@ static uint64_t step_threads(pid_t pid, const char *out, uint64_t max, uint64_t 
 	if (total == max)
 		kill(pid, SIGKILL);
 	for (i = 0; i < n; i++) {
-		if (fclose(threads[i].f) != 0 || (threads[i].mem_f && fclose(threads[i].mem_f) != 0))
+		if (fclose(threads[i].f) != 0 ||
+		    (threads[i].mem_f && fclose(threads[i].mem_f) != 0))
 			die("%s.%d: %s", out, (int)threads[i].tid, strerror(errno));
 		memops_close(threads[i].mem);
 	}

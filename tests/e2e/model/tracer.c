@@ -72,6 +72,7 @@ static void put_bytes(FILE *out, const uint8_t *b, unsigned int n)
  */
 static void emit_mem(struct model_trace *t, const struct model_cpu *c, unsigned long long row)
 {
+	static const char *const kind[] = { "r", "w" };
 	int merged[MODEL_MAX_ACCESSES] = { 0 }, first = 1;
 
 	fprintf(t->mem, "%llu,", row);
@@ -85,8 +86,8 @@ static void emit_mem(struct model_trace *t, const struct model_cpu *c, unsigned 
 			if (c->acc[j].write && !merged[j] && c->acc[j].va == a->va &&
 			    c->acc[j].len == a->len)
 				w = j;
-		fprintf(t->mem, "%s%s:0x%llx:%u:", first ? "" : " ",
-			w >= 0 ? "rw" : a->write ? "w" : "r", (unsigned long long)a->va, a->len);
+		fprintf(t->mem, "%s%s:0x%llx:%u:", first ? "" : " ", w >= 0 ? "rw" : kind[a->write],
+			(unsigned long long)a->va, a->len);
 		put_bytes(t->mem, a->value, a->len);
 		if (w >= 0) {
 			merged[w] = 1;
