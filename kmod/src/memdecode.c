@@ -127,9 +127,8 @@ static void modrm(struct insn *in)
 		else
 			d->base = (sib & 7) | rex_b;
 	} else if ((m & 7) == 5 && in->mod == 0) {
-		d->riprel = in->long64;
+		d->riprel = in->long64;	/* disp32 alone: from RIP in 64-bit mode */
 		d->disp = take_le(in, 4);
-		return;
 	} else {
 		d->base = in->rm;
 	}
