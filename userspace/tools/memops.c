@@ -2,8 +2,10 @@
 #include "tools/memops.h"
 
 #include <capstone/capstone.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/uio.h>
 
 #include "common/cli.h"
@@ -40,6 +42,23 @@ static bool peek(pid_t pid, uint64_t addr, void *buf, size_t n)
 	struct iovec local = { buf, n }, remote = { (void *)(uintptr_t)addr, n };
 
 	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)n;
+}
+
+/*
+ * One byte of code at @addr: PTRACE_PEEKTEXT reads what the process may
+ * only execute (execute-only pages, protection keys), which
+ * process_vm_readv() refuses.
+ */
+static bool peek_code(pid_t pid, uint64_t addr, uint8_t *b)
+{
+	long word;
+
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, pid, (void *)(uintptr_t)(addr & ~7ull), NULL);
+	if (errno)
+		return false;
+	*b = (uint8_t)((unsigned long)word >> (8 * (addr & 7)));
+	return true;
 }
 
 /* A register's value as an address component; false for ones that are not GPRs or RIP. */
@@ -290,7 +309,7 @@ void memops_before(struct memops *m, pid_t pid, const struct user_regs_struct *u
 
 	m->n = 0;
 	/* up to 15 bytes, fewer where the next page cannot be read */
-	while (have < sizeof(code) - 1 && peek(pid, u->rip + have, code + have, 1))
+	while (have < sizeof(code) - 1 && peek_code(pid, u->rip + have, code + have))
 		have++;
 	if (!have || cs_disasm(m->cs, code, have, u->rip, 1, &in) != 1)
 		return unrecorded(m, SVMTRACE_MEM_WHY_UNDECODED, 0, 0);

@@ -72,13 +72,19 @@ UNKNOWN_PTRACE = "u:0x0:0:fault"         # a signal came in during ptrace's step
 
 
 def tf_in_image(c, r):
-    """An 8-byte write whose bytes differ only by TF (bit 8) set in ptrace's."""
-    ck, ca, cs, cv = (c.split(":") + ["", "", "", ""])[:4]
-    rk, ra, rs, rv = (r.split(":") + ["", "", "", ""])[:4]
-    if (ck, ca, cs) != (rk, ra, rs) or ck != "w" or cs != "8" or len(cv) != 16 or len(rv) != 16:
+    """An 8-byte access to a PUSHF image whose bytes differ only by TF (bit 8)
+    set in ptrace's: the write that stored it, a read that loads it again
+    (POP), or both values of a read-modify-write."""
+    cf, rf = c.split(":"), r.split(":")
+    if cf[:3] != rf[:3] or cf[2] != "8" or cf[0] not in ("r", "w", "rw") or len(cf) != len(rf):
         return False
-    a, b = int.from_bytes(bytes.fromhex(cv), "little"), int.from_bytes(bytes.fromhex(rv), "little")
-    return b == a | TF and not a & TF
+    pairs = list(zip(cf[3:], rf[3:]))
+    if any(len(a) != 16 or len(b) != 16 for a, b in pairs):
+        return False
+    ints = [(int.from_bytes(bytes.fromhex(a), "little"),
+             int.from_bytes(bytes.fromhex(b), "little")) for a, b in pairs]
+    return all(b == a or (b == a | TF and not a & TF) for a, b in ints) and \
+        any(a != b for a, b in ints)
 
 
 def compare_mem(c, r, counts, notes):
