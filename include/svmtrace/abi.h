@@ -14,7 +14,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define SVMTRACE_ABI_VERSION 4
+#define SVMTRACE_ABI_VERSION 5
 
 /* Order of svmtrace_slot.gpr[] (and of every GPR array in files and APIs). */
 enum svmtrace_gpr {
@@ -484,6 +484,14 @@ struct svmtrace_decision {
 #define SVMTRACE_GET_VCPU_STATE _IOWR(SVMTRACE_IOC_MAGIC, 0x0c, struct svmtrace_vcpu_state)
 #define SVMTRACE_ASKS _IOR(SVMTRACE_IOC_MAGIC, 0x0d, struct svmtrace_asks)
 #define SVMTRACE_DECIDE _IOW(SVMTRACE_IOC_MAGIC, 0x0e, struct svmtrace_decision)
+/*
+ * SVMTRACE_END_ASKS (armed, an ASK target): ask no more.  From here on a
+ * return to first_rip under a CR3 that is not targeted runs on untraced,
+ * and the vCPUs drop the return intercepts asking needed everywhere (each
+ * at its next entry); vCPUs held already stay held until decided.  The
+ * target's FIRST goes on; SVMTRACE_STATUS reports the flags without ASK.
+ */
+#define SVMTRACE_END_ASKS _IO(SVMTRACE_IOC_MAGIC, 0x0f)
 
 #ifdef __cplusplus
 #define SVMTRACE_STATIC_ASSERT static_assert

@@ -364,6 +364,7 @@ static int ctl_arm(struct svmtrace_ctl *ctl)
 	/* What decisions added to the last capture is gone (first.c). */
 	vm->target.nr_gates = vm->nr_set_gates;
 	vm->nr_added = 0;
+	vm->asks_ended = false;
 	vm->parks_evicted = 0;
 	vm->paused = false;
 	vm->state = SVMTRACE_STATE_ARMED;
@@ -450,6 +451,8 @@ static int ctl_status(struct svmtrace_ctl *ctl, void __user *arg)
 	st->state = vm->state;
 	if (vm->state >= SVMTRACE_STATE_TARGETED) {
 		st->flags = vm->target.flags;
+		if (READ_ONCE(vm->asks_ended))
+			st->flags &= ~SVMTRACE_TARGET_F_ASK;
 		st->policy = vm->target.policy;
 		st->nr_gates = vm->target.nr_gates;
 		st->nr_cr3 = svmtrace_nr_cr3(&vm->target);
@@ -570,6 +573,8 @@ static long ctl_dispatch(struct svmtrace_ctl *ctl, unsigned int cmd, void __user
 		return is_armed(ctl->vm) ? svmtrace_asks_get(ctl->vm, arg) : -ESRCH;
 	case SVMTRACE_DECIDE:
 		return is_armed(ctl->vm) ? svmtrace_decide(ctl->vm, arg) : -ESRCH;
+	case SVMTRACE_END_ASKS:
+		return svmtrace_end_asks(ctl->vm);
 	}
 	return -ENOTTY;
 }

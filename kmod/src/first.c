@@ -24,7 +24,9 @@
  *          same address space is the controller's business (it answers from
  *          what it knows); the kernel keeps no verdict but the target's, so
  *          a page table reused by a new process is never taken for an old
- *          one's.
+ *          one's.  Once the controller has what it waited for it ends the
+ *          asks (SVMTRACE_END_ASKS): the rest of the guest stops paying for
+ *          them (intercepts.c), the target's own threads stay FIRST.
  *
  * The CR3s decisions add live in vm->added_cr3 (appended under vm->lock,
  * the count published with release), the gates in the target's own table
@@ -86,7 +88,7 @@ enum svmtrace_first svmtrace_first_return(struct kvm_vcpu *vcpu, struct svmtrace
 	if (svmtrace_cr3_targeted(t, cr3)) {
 		if (t->flags & SVMTRACE_TARGET_F_FIRST)
 			r = SVMTRACE_FIRST_TRACE;
-	} else if (t->flags & SVMTRACE_TARGET_F_ASK) {
+	} else if (svmtrace_asking(vm, t)) {
 		svmtrace_go(vt, SVMTRACE_EV_ASK_ASKED);
 		vt->ask = (struct svmtrace_ask){ .vcpu = vt->index, .cr3 = cr3, .rip = rip,
 						 .rsp = rsp, .gs_base = user_gs_base(vcpu) };
@@ -208,6 +210,27 @@ static bool decision_valid(const struct svmtrace_decision *d)
 		if (!(d->add_cr3[i] & SVMTRACE_CR3_MASK))
 			return false;
 	return true;
+}
+
+/*
+ * SVMTRACE_END_ASKS (controller): no new asks; the held vCPUs wait for
+ * their decisions as before.  No vCPU needs to be stopped for it: one that
+ * still runs with the return intercepts drops them at its next entry
+ * (intercepts.c), and an ask raced with this is answered as any other.
+ */
+int svmtrace_end_asks(struct svmtrace_vm *vm)
+{
+	int r = 0;
+
+	mutex_lock(&vm->lock);
+	if (!rcu_access_pointer(vm->armed))
+		r = -ESRCH;
+	else if (!(vm->target.flags & SVMTRACE_TARGET_F_ASK))
+		r = -EINVAL;
+	else
+		WRITE_ONCE(vm->asks_ended, true);
+	mutex_unlock(&vm->lock);
+	return r;
 }
 
 /*

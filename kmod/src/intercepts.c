@@ -31,10 +31,11 @@
  *             back under another CR3, frames.c), or an IRET is being
  *             passed over (vt->iret), or TF of ours is set (a silent
  *             gate step, a --kernel session in the kernel), or the target
- *             asks about new address spaces (SVMTRACE_TARGET_F_ASK: a new
- *             process's first return to user mode may come under any CR3,
- *             first.c): CR3 writes, SCE off, IRET (but over the IRET passed
- *             over, whose own faults are intercepted instead).
+ *             asks about new address spaces (SVMTRACE_TARGET_F_ASK until
+ *             SVMTRACE_END_ASKS: a new process's first return to user mode
+ *             may come under any CR3, first.c): CR3 writes, SCE off, IRET
+ *             (but over the IRET passed over, whose own faults are
+ *             intercepted instead).
  *   STEPPING  TARGET, and our TF steps user code (CPL 3, no VMM
  *             single-stepping): + the exceptions and INT n.
  *
@@ -122,7 +123,7 @@ static enum svmtrace_watch watch_of(struct kvm_vcpu *vcpu, struct svmtrace_vcpu 
 	if (tf_ours && !svmtrace_iret_stepped(pass) && steppable)
 		return SVMTRACE_WATCH_STEPPING;
 	if (tf_live || pass != SVMTRACE_IRET_NONE || READ_ONCE(vt->sys) != SVMTRACE_SYS_NONE ||
-	    (t->flags & SVMTRACE_TARGET_F_ASK) || svmtrace_cr3_targeted(t, cr3))
+	    svmtrace_asking(vt->vm, t) || svmtrace_cr3_targeted(t, cr3))
 		return SVMTRACE_WATCH_TARGET;
 	return SVMTRACE_WATCH_FOREIGN;
 }

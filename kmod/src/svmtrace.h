@@ -231,6 +231,7 @@ struct svmtrace_vm {
 	u32 nr_added;
 	u64 added_cr3[SVMTRACE_MAX_TARGET_CR3 - SVMTRACE_MAX_CR3];
 	wait_queue_head_t ask_wq;	/* held vCPUs wait for their verdict */
+	bool asks_ended;		/* SVMTRACE_END_ASKS: ASK no longer in force */
 	wait_queue_head_t ctl_wq;	/* the controller polls for asks */
 	struct svmtrace_vclock vclock;	/* SVMTRACE_TARGET_F_HIDE_TIME (hidetime.c) */
 	u32 nr_vcpus;			/* vcpus[0..nr_vcpus) exist */
@@ -404,7 +405,19 @@ void svmtrace_asks_release(struct svmtrace_vm *vm);
 u32 svmtrace_nr_asking(struct svmtrace_vm *vm);
 int svmtrace_asks_get(struct svmtrace_vm *vm, void __user *arg);
 int svmtrace_decide(struct svmtrace_vm *vm, void __user *arg);
+int svmtrace_end_asks(struct svmtrace_vm *vm);
 bool svmtrace_added_targeted(const struct svmtrace_vm *vm, unsigned long cr3);
+
+/*
+ * @t (the target in force, vm->armed) asks about new address spaces: ASK
+ * until the controller ends its asks.  Read without locks: a stale answer
+ * costs one more ask (answered as any other) or one entry with the return
+ * intercepts the next entry drops.
+ */
+static inline bool svmtrace_asking(const struct svmtrace_vm *vm, const struct svmtrace_target *t)
+{
+	return (t->flags & SVMTRACE_TARGET_F_ASK) && !READ_ONCE(vm->asks_ended);
+}
 
 /* intercepts.c */
 void svmtrace_intercepts_sync(struct svmtrace_vm *vm);

@@ -15,7 +15,8 @@ expect_fail() {	# expect_fail MESSAGE ARGS...: exits non-zero, stderr has MESSAG
 }
 
 g="--vmm-pid 1 --cr3 0x3000 --out $WORK/o"
-expect_fail "--vmm-pid, --gate-gpa or --gate-va (or --from-next or --first-rip), --cr3 (or --adopt-cr3) and --out are required" --vmm-pid 1 --out "$WORK/o"
+expect_fail "--vmm-pid, --gate-gpa or --gate-va (or --from-next or --first-rip), --cr3 (or --adopt-cr3 or --new-processes) and --out are required" --vmm-pid 1 --out "$WORK/o"
+expect_fail "--new-processes needs --first-rip" --vmm-pid 1 --gate-gpa 0 --new-processes --out "$WORK/o"
 expect_fail "--adopt-cr3 and --cr3 exclude each other" --vmm-pid 1 --gate-gpa 0 --cr3 0x3000 --adopt-cr3 --out "$WORK/o"
 expect_fail "--adopt-cr3 needs a --gate-gpa" --vmm-pid 1 --from-next --adopt-cr3 --out "$WORK/o"
 expect_fail "--adopt-cr3 does not go with --gate-va" --vmm-pid 1 --gate-va 0x400000 --adopt-cr3 --out "$WORK/o"

@@ -411,6 +411,42 @@ static void check_hide_time(int ctl)
 }
 
 /*
+ * Asking about new address spaces, then not (END_ASKS): the status drops
+ * ASK and keeps FIRST; a target that never asked, or an idle VM, refuses.
+ */
+static void check_end_asks(int ctl)
+{
+	const uint32_t ask = SVMTRACE_TARGET_F_ASK | SVMTRACE_TARGET_F_FIRST;
+	struct svmtrace_capture_status st;
+	struct svmtrace_target t;
+
+	expect("end asks when idle", ioctl(ctl, SVMTRACE_END_ASKS), ESRCH);
+	valid_target(&t), t.flags = ask, t.nr_gates = 0, t.nr_cr3 = 0, t.first_rip = 0x400000;
+	expect("target asking", ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
+	expect("arm asking", ioctl(ctl, SVMTRACE_ARM), 0);
+	expect("status asking", ioctl(ctl, SVMTRACE_STATUS, &st), 0);
+	errno = EPROTO;
+	expect("ask in the status", (st.flags & ask) == ask ? 0 : -1, 0);
+	expect("end asks", ioctl(ctl, SVMTRACE_END_ASKS), 0);
+	expect("end asks twice", ioctl(ctl, SVMTRACE_END_ASKS), 0);
+	expect("status after the asks", ioctl(ctl, SVMTRACE_STATUS, &st), 0);
+	errno = EPROTO;
+	expect("first without ask in the status",
+	       (st.flags & ask) == SVMTRACE_TARGET_F_FIRST ? 0 : -1, 0);
+	expect("stop asking", ioctl(ctl, SVMTRACE_STOP), 0);
+	expect("arm asking again", ioctl(ctl, SVMTRACE_ARM), 0);
+	expect("status asking again", ioctl(ctl, SVMTRACE_STATUS, &st), 0);
+	errno = EPROTO;
+	expect("ask in the status again", (st.flags & ask) == ask ? 0 : -1, 0);
+	expect("stop asking again", ioctl(ctl, SVMTRACE_STOP), 0);
+	valid_target(&t);
+	expect("target again", ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
+	expect("arm without asks", ioctl(ctl, SVMTRACE_ARM), 0);
+	expect("end asks of a target that does not ask", ioctl(ctl, SVMTRACE_END_ASKS), EINVAL);
+	expect("stop without asks", ioctl(ctl, SVMTRACE_STOP), 0);
+}
+
+/*
  * Armed to adopt the CR3 (the VM is held, nothing fetches the gate): no
  * address space in force, so the status counts none until a gate fetch.
  */
@@ -484,6 +520,7 @@ static void check_lifecycle(int ctl, int vm)
 	check_watch(ctl);
 	check_adopt(ctl);
 	check_hide_time(ctl);
+	check_end_asks(ctl);
 	check_ring_reply_fault(ctl);
 	expect("unknown ioctl", ioctl(ctl, _IO(SVMTRACE_IOC_MAGIC, 0x7f)), ENOTTY);
 	expect("detach", ioctl(ctl, SVMTRACE_DETACH), 0);

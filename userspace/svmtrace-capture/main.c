@@ -18,6 +18,7 @@
 #include "common/capture_audit.h"
 #include "common/cli.h"
 #include "common/capture.h"
+#include "svmtrace-capture/new_processes.h"
 
 struct capture_options {
 	pid_t vmm_pid;
@@ -33,7 +34,7 @@ static const char usage_text[] =
 	"usage: svmtrace-capture --vmm-pid PID\n"
 	"                        (--gate-gpa GPA... | --gate-va VA... | --from-next | --first-rip "
 	"VA)\n"
-	"                        (--cr3 CR3... | --adopt-cr3)\n"
+	"                        (--cr3 CR3... | --adopt-cr3 | --first-rip VA --new-processes)\n"
 	"                        --out DIR [--vm-fd N] [--policy drop|block] [--kernel]\n"
 	"                        [--rip-range A-B]... [--duration S] [--max-records N]\n"
 	"                        [--ring-slots N] [--wake-batch N] [--consumer-delay-us U]\n"
@@ -56,6 +57,11 @@ static const char usage_text[] =
 	"  --first-rip VA        every thread begins in user mode at VA (Windows x64: ntdll's\n"
 	"                        LdrInitializeThunk): a thread of a --cr3 address space is\n"
 	"                        traced from its first instruction, gates optional\n"
+	"  --new-processes       with --first-rip: every address space whose first thread\n"
+	"                        begins after arming is traced from that instruction (the\n"
+	"                        kernel holds the thread until its CR3 joined; at most 256\n"
+	"                        address spaces in all, the rest counted as lost);\n"
+	"                        every vCPU intercepts system calls and IRET meanwhile\n"
 	"  --cr3 CR3             address space to trace; repeat (at most 16)\n"
 	"  --adopt-cr3           trace the address space that first runs a --gate-gpa page\n"
 	"                        in user mode (for a program that knows its code's\n"
@@ -163,6 +169,7 @@ static void parse_options(int argc, char **argv, struct capture_options *o)
 						  { "from-next", no_argument, NULL, 'n' },
 						  { "first-rip", required_argument, NULL, 'F' },
 						  { "adopt-cr3", no_argument, NULL, 'a' },
+						  { "new-processes", no_argument, NULL, 'N' },
 						  { "consumer-delay-us", required_argument, NULL,
 						    'D' },
 						  { "audit", no_argument, NULL, 'A' },
@@ -207,6 +214,9 @@ static void parse_options(int argc, char **argv, struct capture_options *o)
 		case 'a':
 			t->flags |= SVMTRACE_TARGET_F_ADOPT_CR3;
 			break;
+		case 'N':
+			t->flags |= SVMTRACE_TARGET_F_ASK;
+			break;
 		case 'A':
 			o->audit = true;
 			break;
@@ -228,12 +238,15 @@ static void parse_options(int argc, char **argv, struct capture_options *o)
 	}
 	if (optind < argc)
 		die("unexpected argument '%s' (see --help)", argv[optind]);
+	if ((t->flags & SVMTRACE_TARGET_F_ASK) && !(t->flags & SVMTRACE_TARGET_F_FIRST))
+		die("--new-processes needs --first-rip (where a new thread begins)");
 	if (!o->vmm_pid ||
 	    !(t->nr_gates ||
 	      (t->flags & (SVMTRACE_TARGET_F_FROM_NEXT | SVMTRACE_TARGET_F_FIRST))) ||
-	    !(t->nr_cr3 || (t->flags & SVMTRACE_TARGET_F_ADOPT_CR3)) || !o->out_dir)
+	    !(t->nr_cr3 || (t->flags & (SVMTRACE_TARGET_F_ADOPT_CR3 | SVMTRACE_TARGET_F_ASK))) ||
+	    !o->out_dir)
 		die("--vmm-pid, --gate-gpa or --gate-va (or --from-next or --first-rip), --cr3 (or "
-		    "--adopt-cr3) and --out are required (see --help)");
+		    "--adopt-cr3 or --new-processes) and --out are required (see --help)");
 	if ((t->flags & SVMTRACE_TARGET_F_FIRST) && (t->flags & SVMTRACE_TARGET_F_ADOPT_CR3))
 		die("--first-rip does not go with --adopt-cr3 (it needs the address spaces)");
 	adopt_check(t);
@@ -246,6 +259,7 @@ int main(int argc, char **argv)
 	struct capture_options opt;
 	struct capture cap = { 0 };
 	struct capture_audit *audit = NULL;
+	struct new_processes new_procs = { 0 };
 	struct audit_line *audit_lines = NULL;
 	const char *why;
 	int vmm_fd_number;
@@ -261,6 +275,10 @@ int main(int argc, char **argv)
 	cap.lim = opt.lim;
 	cap.quiet = opt.quiet;
 	cap.extra_fd = -1;
+	if (opt.target.flags & SVMTRACE_TARGET_F_ASK) {
+		cap.on_ask = new_processes_serve;
+		cap.ask_ctx = &new_procs;
+	}
 	cap.ctl = control_open();
 	vmm_fd_number = opt.vm_fd;
 	cap.vm_fd = control_vm_fd(opt.vmm_pid, &vmm_fd_number, &cap.pidfd);
@@ -281,6 +299,8 @@ int main(int argc, char **argv)
 	capture_drain_rest(&cap);
 	progress_update(&cap.progress, cap.streams, cap.nr, true);
 	ok = capture_report(&cap, why);
+	if (cap.on_ask)
+		new_processes_report(&new_procs);
 	if (audit)
 		ok &= capture_audit_finish(&cap, audit, &audit_lines);
 	ok &= capture_close_streams(&cap);

@@ -8,7 +8,9 @@
  * parent is traced, joins the target there -- its CR3s, and with --from
  * entry the gate on its entry page -- before any of its instructions ran:
  * nothing is polled and nothing is missed.  Every other thread runs on
- * untraced.
+ * untraced.  Without --follow nothing is asked once the awaited process
+ * joined: the kernel stops holding threads and the rest of the guest stops
+ * paying for the asks (SVMTRACE_END_ASKS).
  *
  * What the kernel cannot take (its table of CR3s or gates is full) is a
  * process we lose: it runs untraced, and capture.json says so.
@@ -137,6 +139,11 @@ static void serve_one(int ctl, struct ask_ctx *a, const struct svmtrace_ask *ask
 	a->t->procs[a->t->nr_procs - 1].followed = child && !wanted;
 	if (wanted)
 		a->t->waiting = false;
+	if (!a->t->waiting && !a->opt->follow && !a->t->asks.ended) {
+		if (ioctl(ctl, SVMTRACE_END_ASKS) && errno != ESRCH)
+			die("end the asks: %s", strerror(errno));
+		a->t->asks.ended = true;
+	}
 	if (a->found)
 		a->found(a->found_ctx, a->t->nr_procs - 1);
 }

@@ -479,6 +479,7 @@ static json_object *document(const struct meta *m)
 		add(a, "held", json_object_new_int64((int64_t)t->asks.held));
 		add(a, "joined", json_object_new_int64((int64_t)t->asks.joined));
 		add(a, "seconds", json_object_new_double(t->asks.seconds));
+		add(a, "ended", json_object_new_boolean(t->asks.ended));
 		add(o, "asks", a);
 	}
 	add(o, "syscalls_unrecorded", json_object_new_int64((int64_t)m->syscalls_unrecorded));

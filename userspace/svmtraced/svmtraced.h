@@ -168,10 +168,12 @@ struct target_info {
 	struct lost_proc *lost;
 	size_t nr_lost;
 	/* The kernel's asks (asks.c): threads held at their first instruction,
-	 * the processes that joined there, and the time spent deciding. */
+	 * the processes that joined there, the time spent deciding, and whether
+	 * the kernel was told to ask no more. */
 	struct ask_stats {
 		uint64_t held, joined;
 		double seconds;
+		bool ended;
 	} asks;
 	struct thread_seen *threads; /* threads.c */
 	size_t nr_threads;
