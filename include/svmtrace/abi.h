@@ -487,8 +487,8 @@ struct svmtrace_decision {
 /*
  * SVMTRACE_END_ASKS (armed, an ASK target): ask no more.  From here on a
  * return to first_rip under a CR3 that is not targeted runs on untraced,
- * and the vCPUs drop the return intercepts asking needed everywhere (each
- * at its next entry); vCPUs held already stay held until decided.  The
+ * and the vCPUs drop the IRET intercept asking needed everywhere (each at
+ * its next entry); vCPUs held already stay held until decided.  The
  * target's FIRST goes on; SVMTRACE_STATUS reports the flags without ASK.
  */
 #define SVMTRACE_END_ASKS _IO(SVMTRACE_IOC_MAGIC, 0x0f)

@@ -465,7 +465,7 @@ void svmtrace_iret_exit(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 		} else {
 			svmtrace_go(vt, SVMTRACE_EV_IRET_NMI_BARE);
 		}
-	} else if (armed(vm, vt) && vt->watch >= SVMTRACE_WATCH_TARGET &&
+	} else if (armed(vm, vt) && vt->watch >= SVMTRACE_WATCH_ASKING &&
 		   vt->iret == SVMTRACE_IRET_NONE && !event_in_flight(vcpu)) {
 		/*
 		 * The intercept was ours (on a FOREIGN vCPU it is KVM's, for

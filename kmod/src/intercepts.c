@@ -25,17 +25,23 @@
  *             while that TF steps user code (their frames get no TF).
  *   FOREIGN   armed, the vCPU runs another address space and owes the
  *             target nothing: CR3 writes intercepted, nothing else.
+ *   ASKING    FOREIGN, but the target asks about new address spaces
+ *             (SVMTRACE_TARGET_F_ASK until SVMTRACE_END_ASKS): a new
+ *             process's first return to user mode comes under a CR3 nobody
+ *             names yet (first.c), so CR3 writes and IRET (but over the
+ *             IRET passed over, as in TARGET).  Not SCE: a thread's first
+ *             return is never a SYSRET, which would leave its first
+ *             instruction RCX = RIP where the thread start takes its
+ *             argument (Windows x64: LdrInitializeThunk's CONTEXT), so the
+ *             other processes' system calls make no VM exit.
  *   TARGET    armed, and the vCPU's CR3 (the VMCB's, which VMRUN loads)
  *             is one of the target's, or a SYSCALL of the target parked
  *             here has not returned yet (vt->sys: its thread may come
  *             back under another CR3, frames.c), or an IRET is being
  *             passed over (vt->iret), or TF of ours is set (a silent
- *             gate step, a --kernel session in the kernel), or the target
- *             asks about new address spaces (SVMTRACE_TARGET_F_ASK until
- *             SVMTRACE_END_ASKS: a new process's first return to user mode
- *             may come under any CR3, first.c): CR3 writes, SCE off, IRET
- *             (but over the IRET passed over, whose own faults are
- *             intercepted instead).
+ *             gate step, a --kernel session in the kernel): CR3 writes,
+ *             SCE off, IRET (but over the IRET passed over, whose own
+ *             faults are intercepted instead).
  *   STEPPING  TARGET, and our TF steps user code (CPL 3, no VMM
  *             single-stepping): + the exceptions and INT n.
  *
@@ -55,7 +61,9 @@
  *                        decoded from EXITINFO1 with decode assists, else
  *                        emulated), and every CR3 KVM loads itself (its
  *                        emulator, RSM, a task switch, INIT, KVM_SET_SREGS):
- *                        FOREIGN <-> TARGET
+ *                        FOREIGN or ASKING <-> TARGET
+ *   end of the asks      SVMTRACE_END_ASKS (first.c, controller's thread):
+ *                        ASKING -> FOREIGN, each vCPU at its next entry
  *   an adopted CR3       the gate fault that adopts it (gate.c): the target
  *                        set changes, so every vCPU is asked again, as at
  *                        arm, before the session can park anything
@@ -69,7 +77,8 @@
  *
  * The invariant: while a capture is armed, every VMRUN outside guest mode
  * intercepts CR3 writes, and one whose CR3 is targeted runs TARGET or
- * STEPPING.  The CPU changes CR3 only by MOV CR3 (intercepted), a task
+ * STEPPING; while the target asks, every other one intercepts IRET too.
+ * The CPU changes CR3 only by MOV CR3 (intercepted), a task
  * switch or RSM (KVM intercepts both) or VMRUN (arm refuses a guest
  * hypervisor); anything else is KVM's, in an exit handler or an ioctl,
  * before an entry that asks.  So no instruction runs under a targeted CR3
@@ -123,8 +132,10 @@ static enum svmtrace_watch watch_of(struct kvm_vcpu *vcpu, struct svmtrace_vcpu 
 	if (tf_ours && !svmtrace_iret_stepped(pass) && steppable)
 		return SVMTRACE_WATCH_STEPPING;
 	if (tf_live || pass != SVMTRACE_IRET_NONE || READ_ONCE(vt->sys) != SVMTRACE_SYS_NONE ||
-	    svmtrace_asking(vt->vm, t) || svmtrace_cr3_targeted(t, cr3))
+	    svmtrace_cr3_targeted(t, cr3))
 		return SVMTRACE_WATCH_TARGET;
+	if (svmtrace_asking(vt->vm, t))
+		return SVMTRACE_WATCH_ASKING;
 	return SVMTRACE_WATCH_FOREIGN;
 }
 
@@ -148,6 +159,11 @@ static u64 intercepts_of(struct kvm_vcpu *vcpu, enum svmtrace_watch w, u8 pass, 
 			a |= SVMTRACE_ENTRY_IRET;
 		if (tsc_virtual)
 			a |= SVMTRACE_INTERCEPT_RDTSC | SVMTRACE_INTERCEPT_RDTSCP;
+		break;
+	case SVMTRACE_WATCH_ASKING:
+		a = SVMTRACE_INTERCEPT_CR3;
+		if (pass == SVMTRACE_IRET_NONE)
+			a |= SVMTRACE_ENTRY_IRET;
 		break;
 	case SVMTRACE_WATCH_FOREIGN:
 		a = SVMTRACE_INTERCEPT_CR3;
@@ -197,9 +213,9 @@ EXPORT_SYMBOL_GPL(__svmtrace_entry);
 
 /*
  * iret_interception() and event injection (interrupts on, kvm->srcu
- * held): IRET stays intercepted while the vCPU's last entry ran TARGET or
- * STEPPING, except over the one IRET that runs without it (vt->iret not
- * NONE).  Asked before the next entry, which decides again: an IRET
+ * held): IRET stays intercepted while the vCPU's last entry ran ASKING,
+ * TARGET or STEPPING, except over the one IRET that runs without it
+ * (vt->iret not NONE).  Asked before the next entry, which decides again: an IRET
  * intercept asked for here that the next state does not want is dropped
  * there.
  */
@@ -209,7 +225,7 @@ bool __svmtrace_iret_wanted(struct kvm_vcpu *vcpu)
 	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, &vm);
 
 	return vt && !is_guest_mode(vcpu) && rcu_access_pointer(vm->armed) &&
-	       READ_ONCE(vt->watch) >= SVMTRACE_WATCH_TARGET &&
+	       READ_ONCE(vt->watch) >= SVMTRACE_WATCH_ASKING &&
 	       READ_ONCE(vt->iret) == SVMTRACE_IRET_NONE;
 }
 EXPORT_SYMBOL_GPL(__svmtrace_iret_wanted);

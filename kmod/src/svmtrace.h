@@ -106,6 +106,7 @@ enum svmtrace_watch {
 	SVMTRACE_WATCH_OFF,	 /* nothing of the tracer's */
 	SVMTRACE_WATCH_LEFTOVER, /* stopped, our TF still set: SCE off, events */
 	SVMTRACE_WATCH_FOREIGN,	 /* armed, another address space: CR3 loads exit */
+	SVMTRACE_WATCH_ASKING,	 /* ... and the target asks about new ones: + IRET */
 	SVMTRACE_WATCH_TARGET,	 /* ... the target's, or a return of its due: + SCE off, IRET */
 	SVMTRACE_WATCH_STEPPING, /* ... our TF steps user code: + the events the CPU delivers */
 };

@@ -105,7 +105,8 @@ win10-first win10 first 1200 alpha.exe
 win11-first-kva win11 first 1204 beta.exe
 win11-late-first win11 late-first 1212 late.exe
 win10-late-follow win10 late-follow 1212 late.exe
-win11-late-follow-max win11 late-follow-max 1212 late.exe"
+win11-late-follow-max win11 late-follow-max 1212 late.exe
+win11-new win11 new 1200 alpha.exe"
 echo "$win_images" >"$run/win-images"
 echo "$win_scenarios" >"$run/win-scenarios"
 adds="$adds --add $run/win-images --add $run/win-scenarios --add $here/l1-win.sh"

@@ -347,6 +347,35 @@ PY
 	fi
 }
 
+# judge_win_asks NAME IMAGE PID MODE: which new threads svmtraced's capture
+# held (capture.json asks) -- with --follow, every thread of another process
+# (IMAGE.threads) and the awaited process's first: the asks last the whole
+# capture; without, none of the awaited process's children: the asks ended
+# when it joined (SVMTRACE_END_ASKS), and the rest of the guest stopped
+# paying for them.
+judge_win_asks() {
+	if out=$(python3 - "$cap/$1/trace/capture.json" "$win/$2.targets" "$win/$2.threads" "$3" "$4" 2>&1 <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))['asks']
+parent = {int(f[1]): int(f[7]) for f in map(str.split, open(sys.argv[2]))}
+pids = [int(f[1]) for f in map(str.split, open(sys.argv[3]))]
+root, follow = int(sys.argv[4]), sys.argv[5].startswith('late-follow')
+others = sum(p != root for p in pids) + 1
+if follow:
+    assert not a['ended'] and a['held'] == others, 'asks %s, expected %d held, not ended' % (a, others)
+else:
+    before = sum(p != root and parent[p] != root for p in pids) + 1
+    assert a['ended'] and 1 <= a['held'] <= before, \
+        'asks %s: ended, at most %d held (%d while asking)' % (a, before, others)
+print('held %d, joined %d, ended %s' % (a['held'], a['joined'], a['ended']))
+PY
+); then
+		ok "capture/$1/asks" "$out"
+	else
+		bad "capture/$1/asks" "$(echo "$out" | tail -n 1)"
+	fi
+}
+
 # read_tenets DIR READERS: every Tenet file of DIR (trace.tenet, or one per
 # thread, trace.tenet.PID.TID) read back into FILE.json.
 read_tenets() {
@@ -397,9 +426,23 @@ judge_win_set() {
 		judge_win_threads "$name-daemon" "$image" "$run/expect/$name"
 		judge_win_analysis "$name-daemon" "$pname" "$mode"
 		case $mode in late-follow*) judge_win_follow "$name-daemon" "$image" "$pid" "$mode" ;; esac
+		case $mode in late-*) judge_win_asks "$name-daemon" "$image" "$pid" "$mode" ;; esac
 	done <<WIN
 $win_scenarios
 WIN
+}
+
+# judge_win_new NAME IMAGE: svmtrace-capture --new-processes joined every
+# process of the builder's (IMAGE.targets), each once (the CR3 of its first
+# thread), and lost none.
+judge_win_new() {
+	want="joined=$(wc -l <"$win/$2.targets") lost=0"
+	got=$(sed -n 's/^new address spaces: //p' "$cap/$1/capture.txt")
+	if [ "$got" = "$want" ]; then
+		ok "capture/$1/new-processes" "new address spaces: $got, the builder's processes"
+	else
+		bad "capture/$1/new-processes" "new address spaces: '$got', expected $want"
+	fi
 }
 
 # judge_win_capture NAME IMAGE MODE PID: svmtrace-capture's run of a scenario.
@@ -414,6 +457,7 @@ judge_win_capture() {
 	judge_win_only_target "$name" "$image" "$pid" "$mode"
 	! win_from_first "$mode" || judge_win_loader "$name" "$image" "$pid"
 	case $mode in
+	new) judge_win_new "$name" "$image" ;;
 	pid|first) judge_win_resolved "$name" "$image" "$pid" ready ;;
 	lazy)
 		if [ "$(cat "$cap/$name/resolve-ready.rc" 2>/dev/null)" = 3 ] &&

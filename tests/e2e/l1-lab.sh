@@ -148,7 +148,8 @@ capture_set() {
 		*) win_capture_run "$set_dir/$name" "$image" "$mode" "$pid" ||
 			echo "capture $name: $(cat "$set_dir/$name/timeout.txt")" >>"$set_dir/failures" ;;
 		esac
-		command -v svmtraced >/dev/null || continue
+		# new: svmtrace-capture's alone (svmtraced chooses processes by name or parent)
+		[ "$mode" != new ] && command -v svmtraced >/dev/null || continue
 		target=$pid
 		case $mode in late*) target=$pname ;; esac
 		win_daemon_run "$set_dir/$name-daemon" "$image" "$mode" "$target" ||

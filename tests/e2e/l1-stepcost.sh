@@ -52,6 +52,12 @@
 #                     the target's returns to user mode are compared with
 #                     where threads begin): what --from first costs the rest
 #                     of the guest
+#   {sys,int,cr3}-ask-I-rN/
+#                     the same armed with --first-rip and --new-processes
+#                     (SVMTRACE_TARGET_F_ASK: every vCPU intercepts the
+#                     returns to user mode, a new process's may come under
+#                     any CR3): what svmtraced's --follow (and --wait-name
+#                     until its process started) costs the rest of the guest
 #   {sys,int,cr3}-exits-I/
 #                     the armed runs once more with the exit audit, not
 #                     timed: its counts of the vCPU's exits per round trip
@@ -111,6 +117,10 @@ while [ "$r" -le "$rounds" ]; do
 			CAPTURE_CR3=0xf000 capture_run "$out/$prog-first-$count-r$r" -a "$count" \
 				kernel.bin bench_$prog.bin -- --policy block --first-rip 0x7ffb12341003 ||
 				echo "bench_$prog -a $count armed --first-rip r$r failed" >>"$out/failures"
+			CAPTURE_CR3=0xf000 capture_run "$out/$prog-ask-$count-r$r" -a "$count" \
+				kernel.bin bench_$prog.bin -- --policy block --first-rip 0x7ffb12341003 \
+				--new-processes ||
+				echo "bench_$prog -a $count armed --new-processes r$r failed" >>"$out/failures"
 		done
 	done
 	capture_run "$out/ring-r$r" -a "$iterations" kernel.bin bench.bin -- \
@@ -142,6 +152,10 @@ for count in $((arming / 5)) "$arming"; do
 		CAPTURE_AUDIT=--audit CAPTURE_CR3=0xf000 capture_run "$out/$prog-exits-$count" \
 			-a "$count" kernel.bin bench_$prog.bin -- --policy block ||
 			echo "bench_$prog -a $count armed with the audit failed" >>"$out/failures"
+		CAPTURE_AUDIT=--audit CAPTURE_CR3=0xf000 capture_run "$out/$prog-ask-exits-$count" \
+			-a "$count" kernel.bin bench_$prog.bin -- --policy block \
+			--first-rip 0x7ffb12341003 --new-processes ||
+			echo "bench_$prog -a $count asking with the audit failed" >>"$out/failures"
 	done
 done
 kvm-modules unload

@@ -23,6 +23,9 @@
 #           --first-rip, where the builder put ntdll's LdrInitializeThunk
 #           (IMAGE.loader): no gate, the process is traced from its first
 #           instruction.
+#     new   --first-rip and --new-processes, no --cr3: every process whose
+#           first thread begins after arm (all of them: the guest has not
+#           run yet) joins the target at that instruction.
 #   DIR gets vmm.txt, resolve-{ready,go,done}.{json,rc}, capture.txt,
 #   capture.rc, vmm.rc, trace/, timeout.txt when a step timed out.
 #
@@ -102,6 +105,9 @@ win_capture_run() {
 		win_arm "$dir" "--first-rip $(awk '$1 == "LdrInitializeThunk" { print $2 }' \
 			"/e2e/$image.loader")" "$(json_field "$dir/resolve-ready.json" dtb)" \
 			"$(json_field "$dir/resolve-ready.json" user_dtb)" || mode=failed ;;
+	new)
+		win_arm "$dir" "--first-rip $(awk '$1 == "LdrInitializeThunk" { print $2 }' \
+			"/e2e/$image.loader") --new-processes" || mode=failed ;;
 	lazy)
 		# Not resident yet: a watched gate on its entry VA, walked in its DTB.
 		va=$(json_field "$dir/resolve-ready.json" entry_va)

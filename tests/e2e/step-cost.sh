@@ -197,7 +197,7 @@ awk '{ printf "a gate costs another process %d instructions per instruction it r
 # SYSRETQ, bench_int.bin's INT n / IRETQ and bench_cr3.bin's SYSCALL / MOV
 # CR3 / SYSRETQ round trips (the loop's DEC and JNZ included), untraced, on
 # each module set and while a capture of another address space is armed
-# (with --first-rip too).
+# (with --first-rip too, and asking about new processes: --new-processes).
 # Per round trip: the run of ten times ITERATIONS less the run of a fifth
 # of that, over the difference, so what a run costs besides its loop (the
 # first entry, the gate's faults) drops out.  The kernel of bench_sys and
@@ -208,7 +208,7 @@ arming=$((iterations * 10)) small=$((iterations * 2))	# as l1-stepcost.sh runs t
 for n in "$small" "$arming"; do
 	for p in sys cr3; do
 		for f in "$d"/$p-packaged-$n-r*.txt "$d"/$p-ours-$n-r*.txt "$d"/$p-armed-$n-r*/vmm.txt \
-				"$d"/$p-first-$n-r*/vmm.txt; do
+				"$d"/$p-first-$n-r*/vmm.txt "$d"/$p-ask-$n-r*/vmm.txt; do
 			grep -q "^result .* syscalls=$n " "$f" ||
 				{ echo "step-cost: $f: bench_$p did not make $n system calls" >&2; exit 1; }
 		done
@@ -232,16 +232,20 @@ audit_exits() {	# audit_exits DIR: the vCPU's exits in the audited run
 	sed -n 's/^audit vcpu0 .* exits=\([0-9]*\) .*/\1/p' "$f"
 }
 {
-	echo "round_trip packaged ours_unarmed armed armed_first exits_armed"
+	echo "round_trip packaged ours_unarmed armed armed_first exits_armed asking exits_asking"
 	for p in sys int cr3; do
 		line=$p
 		for run in $p-packaged:.txt $p-ours:.txt $p-armed:/vmm.txt $p-first:/vmm.txt; do
 			per=$(round_trip "${run%%:*}" "${run#*:}") || exit 1
 			line="$line $(echo "$per" | median)"
 		done
-		a=$(audit_exits "$d/$p-exits-$small") && b=$(audit_exits "$d/$p-exits-$arming") &&
-			[ -n "$a" ] && [ -n "$b" ] || exit 1
-		echo "$line $(awk -v a="$a" -v b="$b" -v n=$((arming - small)) 'BEGIN { printf "%.2f", (b - a) / n }')"
+		for run in exits ask-exits; do
+			a=$(audit_exits "$d/$p-$run-$small") && b=$(audit_exits "$d/$p-$run-$arming") &&
+				[ -n "$a" ] && [ -n "$b" ] || exit 1
+			line="$line $(awk -v a="$a" -v b="$b" -v n=$((arming - small)) 'BEGIN { printf "%.2f", (b - a) / n }')"
+			[ $run = ask-exits ] || line="$line $(round_trip $p-ask /vmm.txt | median)" || exit 1
+		done
+		echo "$line"
 	done
 } >"$out/arming"
 # The unarmed figures are a dozen instructions, within a timer interrupt's
@@ -253,13 +257,21 @@ awk -v ipc="${IPC:-1}" -v ghz="${GHZ:-3}" -v rt="${ROUNDTRIP_CYCLES:-1360}" -v n
 	BEGIN { name["sys"] = "SYSCALL/SYSRETQ"; name["int"] = "INT n/IRETQ"; name["cr3"] = "SYSCALL/MOV CR3/SYSRETQ" }
 	NR == 1 { next }
 	{ p[NR] = $1; pk[NR] = $2; un[NR] = $3; ar[NR] = $4; fi[NR] = $5; ex[NR] = $6
-	  ns[$1] = ((ar[NR] - un[NR]) / ipc + ex[NR] * rt) / ghz }
+	  as[NR] = $7; ax[NR] = $8
+	  ns[$1] = ((ar[NR] - un[NR]) / ipc + ex[NR] * rt) / ghz
+	  na[$1] = ((as[NR] - un[NR]) / ipc + ax[NR] * rt) / ghz }
 	END {
 		printf "what arming costs the rest of the guest (L1+L2 instructions per untraced round trip, runs of %s iterations, their difference; armed: a capture of another address space; exits: the exit audit'"'"'s, per round trip; first: armed with --first-rip)\n", n
 		printf "%-24s %9s %13s %9s %12s %7s %17s %9s %12s\n", "round trip", "packaged", "ours unarmed", "armed", "armed adds", "exits", "model adds (ns)", "first", "first adds"
 		for (i = 2; i <= NR; i++)
 			printf "%-24s %9d %13d %9d %12d %7.2f %17.0f %9d %12d\n", name[p[i]], pk[i], un[i], ar[i], ar[i] - un[i], ex[i], ns[p[i]], fi[i], fi[i] - ar[i]
+		printf "asking about new processes (--new-processes; svmtraced --follow, --wait-name until its process started): every vCPU intercepts IRET\n"
+		printf "%-24s %9s %12s %7s %17s\n", "round trip", "asking", "asking adds", "exits", "model adds (ns)"
+		for (i = 2; i <= NR; i++)
+			printf "%-24s %9d %12d %7.2f %17.0f\n", name[p[i]], as[i], as[i] - un[i], ax[i], na[p[i]]
 		printf "model: each exit a VMRUN round trip of %d cycles, the added instructions at IPC %.1f and %.1f GHz\n", rt, ipc, ghz
 		printf "a guest with %d context switches (one CR3 load each) and %d system calls per second, while another process is captured: %.0f us per second of a vCPU (%.2f %%)\n",
 			cs, sc, (cs * ns["cr3"] + sc * ns["sys"]) / 1000, (cs * ns["cr3"] + sc * ns["sys"]) / 1e7
+		printf "the same guest while a capture asks about new processes: %.0f us per second of a vCPU (%.2f %%)\n",
+			(cs * na["cr3"] + sc * na["sys"]) / 1000, (cs * na["cr3"] + sc * na["sys"]) / 1e7
 	}' "$out/arming"

@@ -61,7 +61,7 @@ static const char usage_text[] =
 	"                        begins after arming is traced from that instruction (the\n"
 	"                        kernel holds the thread until its CR3 joined; at most 256\n"
 	"                        address spaces in all, the rest counted as lost);\n"
-	"                        every vCPU intercepts system calls and IRET meanwhile\n"
+	"                        every vCPU intercepts IRET meanwhile\n"
 	"  --cr3 CR3             address space to trace; repeat (at most 16)\n"
 	"  --adopt-cr3           trace the address space that first runs a --gate-gpa page\n"
 	"                        in user mode (for a program that knows its code's\n"

@@ -27,7 +27,7 @@ win_target() { awk -v p="$2" -v f="$3" '$2 == p { print $f }' "$win/$1.targets";
 win_loader() { awk -v n="$2" '$1 == n { print $2 }' "$win/$1.loader"; }
 
 # win_from_first MODE: the scenario traces from every thread's first instruction.
-win_from_first() { case $1 in first|late-first|late-follow*) return 0 ;; esac; return 1; }
+win_from_first() { case $1 in first|late-first|late-follow*|new) return 0 ;; esac; return 1; }
 
 # win_traced IMAGE PID MODE: the PIDs a capture of PID in MODE traces, one a
 # line: PID, and with --follow every process it creates, recursively (field
@@ -39,6 +39,7 @@ win_traced() {
 	case $3 in
 	late-follow) awk -v p="$2" 'BEGIN { t[p] = 1; print p } t[$8] && !t[$2] { t[$2] = 1; print $2 }' "$win/$1.targets" ;;
 	late-follow-max) win_traced "$1" "$2" late-follow | head -n 2 ;;
+	new) awk '{ print $2 }' "$win/$1.targets" ;;	# every process: none ran before arm
 	*) echo "$2" ;;
 	esac
 }
