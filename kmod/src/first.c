@@ -105,9 +105,10 @@ out:
 /*
  * KVM_REQ_SVMTRACE (vt->lock held, kvm->srcu held): a vCPU held at a
  * thread's first instruction waits for the verdict, without vt->lock and
- * SRCU, interruptibly; a verdict may have come before the vCPU got here.  1 to enter the guest (decided, or the capture
- * stopped: the thread runs on), -EINTR on a signal (the request stays
- * pending, so the next KVM_RUN comes back here).  A verdict for the target
+ * SRCU, interruptibly; a verdict may have come before the vCPU got here.
+ * 1 to enter the guest (decided, or the capture stopped: the thread runs
+ * on), -EINTR on a signal (the request stays pending, so the next KVM_RUN
+ * comes back here).  A verdict for the target
  * starts stepping before the entry, under FIRST.
  */
 int svmtrace_ask_wait(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt)
@@ -215,7 +216,7 @@ static bool decision_valid(const struct svmtrace_decision *d)
 /*
  * SVMTRACE_END_ASKS (controller): no new asks; the held vCPUs wait for
  * their decisions as before.  No vCPU needs to be stopped for it: one that
- * still runs with the return intercepts drops them at its next entry
+ * still runs with the IRET intercept drops it at its next entry
  * (intercepts.c), and an ask raced with this is answered as any other.
  */
 int svmtrace_end_asks(struct svmtrace_vm *vm)

@@ -215,9 +215,9 @@ EXPORT_SYMBOL_GPL(__svmtrace_entry);
  * iret_interception() and event injection (interrupts on, kvm->srcu
  * held): IRET stays intercepted while the vCPU's last entry ran ASKING,
  * TARGET or STEPPING, except over the one IRET that runs without it
- * (vt->iret not NONE).  Asked before the next entry, which decides again: an IRET
- * intercept asked for here that the next state does not want is dropped
- * there.
+ * (vt->iret not NONE).  Asked before the next entry, which decides
+ * again: an IRET intercept asked for here that the next state does not
+ * want is dropped there.
  */
 bool __svmtrace_iret_wanted(struct kvm_vcpu *vcpu)
 {

@@ -412,8 +412,8 @@ bool svmtrace_added_targeted(const struct svmtrace_vm *vm, unsigned long cr3);
 /*
  * @t (the target in force, vm->armed) asks about new address spaces: ASK
  * until the controller ends its asks.  Read without locks: a stale answer
- * costs one more ask (answered as any other) or one entry with the return
- * intercepts the next entry drops.
+ * costs one more ask (answered as any other) or one entry with the IRET
+ * intercept the next entry drops.
  */
 static inline bool svmtrace_asking(const struct svmtrace_vm *vm, const struct svmtrace_target *t)
 {

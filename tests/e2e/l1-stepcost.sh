@@ -54,10 +54,11 @@
 #                     of the guest
 #   {sys,int,cr3}-ask-I-rN/
 #                     the same armed with --first-rip and --new-processes
-#                     (SVMTRACE_TARGET_F_ASK: every vCPU intercepts the
-#                     returns to user mode, a new process's may come under
-#                     any CR3): what svmtraced's --follow (and --wait-name
-#                     until its process started) costs the rest of the guest
+#                     (SVMTRACE_TARGET_F_ASK: every vCPU intercepts IRET, a
+#                     new process's first return to user mode may come
+#                     under any CR3): what svmtraced's --follow (and
+#                     --wait-name until its process started) costs the rest
+#                     of the guest
 #   {sys,int,cr3}-exits-I/
 #                     the armed runs once more with the exit audit, not
 #                     timed: its counts of the vCPU's exits per round trip

@@ -231,6 +231,11 @@ audit_exits() {	# audit_exits DIR: the vCPU's exits in the audited run
 		{ echo "step-cost: $f: the exit audit did not balance" >&2; return 1; }
 	sed -n 's/^audit vcpu0 .* exits=\([0-9]*\) .*/\1/p' "$f"
 }
+exits_per_round_trip() {	# exits_per_round_trip NAME: e.g. sys-exits, the audited pair's difference
+	a=$(audit_exits "$d/$1-$small") && b=$(audit_exits "$d/$1-$arming") &&
+		[ -n "$a" ] && [ -n "$b" ] || return 1
+	awk -v a="$a" -v b="$b" -v n=$((arming - small)) 'BEGIN { printf "%.2f\n", (b - a) / n }'
+}
 {
 	echo "round_trip packaged ours_unarmed armed armed_first exits_armed asking exits_asking"
 	for p in sys int cr3; do
@@ -239,13 +244,9 @@ audit_exits() {	# audit_exits DIR: the vCPU's exits in the audited run
 			per=$(round_trip "${run%%:*}" "${run#*:}") || exit 1
 			line="$line $(echo "$per" | median)"
 		done
-		for run in exits ask-exits; do
-			a=$(audit_exits "$d/$p-$run-$small") && b=$(audit_exits "$d/$p-$run-$arming") &&
-				[ -n "$a" ] && [ -n "$b" ] || exit 1
-			line="$line $(awk -v a="$a" -v b="$b" -v n=$((arming - small)) 'BEGIN { printf "%.2f", (b - a) / n }')"
-			[ $run = ask-exits ] || line="$line $(round_trip $p-ask /vmm.txt | median)" || exit 1
-		done
-		echo "$line"
+		exits=$(exits_per_round_trip $p-exits) && per=$(round_trip $p-ask /vmm.txt) &&
+			ask_exits=$(exits_per_round_trip $p-ask-exits) || exit 1
+		echo "$line $exits $(echo "$per" | median) $ask_exits"
 	done
 } >"$out/arming"
 # The unarmed figures are a dozen instructions, within a timer interrupt's

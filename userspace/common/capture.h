@@ -30,6 +30,8 @@ void control_arm(int ctl);
 void control_stop(int ctl);
 void control_pause(int ctl, bool pause);
 void control_status(int ctl, struct svmtrace_capture_status *st);
+void control_asks(int ctl, struct svmtrace_asks *asks);
+void control_release(int ctl, const struct svmtrace_ask *ask);
 int control_get_ring(int ctl, uint32_t vcpu, uint64_t *mmap_size);
 void control_detach(int ctl);
 

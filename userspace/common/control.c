@@ -171,6 +171,26 @@ void control_status(int ctl, struct svmtrace_capture_status *st)
 		die("status: %s", strerror(errno));
 }
 
+/* SVMTRACE_ASKS; none once the capture stopped (ESRCH). */
+void control_asks(int ctl, struct svmtrace_asks *asks)
+{
+	if (!ioctl(ctl, SVMTRACE_ASKS, asks))
+		return;
+	if (errno != ESRCH)
+		die("asks: %s", strerror(errno));
+	asks->nr = 0;
+}
+
+/* SVMTRACE_DECIDE FOREIGN: the held thread runs on untraced (ESRCH: released already). */
+void control_release(int ctl, const struct svmtrace_ask *ask)
+{
+	struct svmtrace_decision d = { .vcpu = ask->vcpu, .cr3 = ask->cr3 };
+
+	if (ioctl(ctl, SVMTRACE_DECIDE, &d) && errno != ESRCH)
+		die("decide about CR3 0x%llx of vCPU %u: %s", (unsigned long long)ask->cr3, ask->vcpu,
+		    strerror(errno));
+}
+
 int control_get_ring(int ctl, uint32_t vcpu, uint64_t *mmap_size)
 {
 	struct svmtrace_ring_request req = { .vcpu = vcpu };

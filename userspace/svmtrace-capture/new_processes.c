@@ -38,10 +38,7 @@ static void decide(int ctl, const struct svmtrace_ask *ask, struct new_processes
 		warn("CR3 0x%" PRIx64 " is not traced: the kernel's table of address spaces is "
 		     "full",
 		     (uint64_t)ask->cr3);
-	d.verdict = SVMTRACE_VERDICT_FOREIGN;
-	d.nr_cr3 = 0;
-	if (ioctl(ctl, SVMTRACE_DECIDE, &d) && errno != ESRCH)
-		die("release vCPU %u: %s", ask->vcpu, strerror(errno));
+	control_release(ctl, ask);
 }
 
 const char *new_processes_serve(struct capture *cap, void *ctx)
@@ -50,11 +47,7 @@ const char *new_processes_serve(struct capture *cap, void *ctx)
 	struct svmtrace_asks asks;
 	uint32_t i;
 
-	if (ioctl(cap->ctl, SVMTRACE_ASKS, &asks)) {
-		if (errno == ESRCH)
-			return NULL;
-		die("asks: %s", strerror(errno));
-	}
+	control_asks(cap->ctl, &asks);
 	for (i = 0; i < asks.nr; i++)
 		decide(cap->ctl, &asks.asks[i], np);
 	return NULL;

@@ -42,13 +42,6 @@ static bool awaited(const struct ask_ctx *a, const struct svmtrace_vmi_process *
 	       !was_there(a->t, p);
 }
 
-static void decide(int ctl, struct svmtrace_decision *d)
-{
-	if (ioctl(ctl, SVMTRACE_DECIDE, d) && errno != ESRCH)
-		die("decide about CR3 0x%llx of vCPU %u: %s", (unsigned long long)d->cr3, d->vcpu,
-		    strerror(errno));
-}
-
 static void lose(struct target_info *t, const struct svmtrace_vmi_process *p, const char *why)
 {
 	struct lost_proc *l = realloc(t->lost, (t->nr_lost + 1) * sizeof(*l));
@@ -117,7 +110,6 @@ static bool child_of_target(const struct ask_ctx *a, const struct svmtrace_vmi_p
 /* One held thread: whose is it, and is it to be traced? */
 static void serve_one(int ctl, struct ask_ctx *a, const struct svmtrace_ask *ask)
 {
-	struct svmtrace_decision foreign = { .vcpu = ask->vcpu, .cr3 = ask->cr3 };
 	struct svmtrace_vmi_process p;
 	bool child, wanted;
 
@@ -126,13 +118,13 @@ static void serve_one(int ctl, struct ask_ctx *a, const struct svmtrace_ask *ask
 		warn("a thread began under CR3 0x%llx, which no process in the list has: not "
 		     "traced",
 		     (unsigned long long)ask->cr3);
-		decide(ctl, &foreign);
+		control_release(ctl, ask);
 		return;
 	}
 	child = child_of_target(a, &p);
 	wanted = awaited(a, &p);
 	if ((!wanted && !child) || !join(ctl, a, ask, &p)) {
-		decide(ctl, &foreign);
+		control_release(ctl, ask);
 		return;
 	}
 	a->t->asks.joined++;
@@ -154,11 +146,7 @@ const char *asks_serve(struct capture *cap, struct ask_ctx *a)
 	uint32_t i;
 	double t0;
 
-	if (ioctl(cap->ctl, SVMTRACE_ASKS, &asks)) {
-		if (errno == ESRCH)
-			return NULL; /* stopped meanwhile */
-		die("asks: %s", strerror(errno));
-	}
+	control_asks(cap->ctl, &asks);
 	t0 = now_seconds();
 	for (i = 0; i < asks.nr; i++)
 		serve_one(cap->ctl, a, &asks.asks[i]);

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,9 @@ static const char usage[] =
 	"                       vCPUs to pause them); report how long KVM_RUN kept them\n"
 	"  -L, --late-vcpu MS   create the last vCPU only MS ms after the others started\n"
 	"                       (after SIGUSR1 with --wait: a vCPU hot-added while traced)\n"
+	"  -C, --cpu N          run on host CPU N only, vCPU threads included: a guest\n"
+	"                       whose MOV DR7 runs inside QEMU 7.2's TCG leaves its\n"
+	"                       breakpoints on a CPU it moves away from (docs/lab-internals.md)\n"
 	"  -h, --help           this text\n";
 
 double now_seconds(void)
@@ -242,6 +246,17 @@ static int report(const struct vmm *vm, double seconds)
 	return ok;
 }
 
+/* --cpu: this thread, and every thread it creates after, on host CPU @cpu only. */
+static void pin_to_cpu(uint64_t cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("--cpu %llu: sched_setaffinity: %s", (unsigned long long)cpu, strerror(errno));
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -261,6 +276,7 @@ int main(int argc, char **argv)
 		{ "quiet-db", no_argument, NULL, 'q' },
 		{ "kick-ms", required_argument, NULL, 'k' },
 		{ "late-vcpu", required_argument, NULL, 'L' },
+		{ "cpu", required_argument, NULL, 'C' },
 		{ "input-delay-us", required_argument, NULL, 'i' },
 		{ "win", required_argument, NULL, 'W' },
 		{ "go-wait", no_argument, NULL, 'g' },
@@ -275,12 +291,12 @@ int main(int argc, char **argv)
 	static struct vmm vm = { .nr_vcpus = 1, .alt_cr3 = MAX_VCPUS };
 	pthread_t threads[MAX_VCPUS];
 	int wait = 0, hold = 0, quiet_db = 0, c, ok, early;
-	uint64_t n, late_ms = 0;
+	uint64_t n, late_ms = 0, cpu = UINT64_MAX;
 	sigset_t usr1;
 	double t0;
 
 	cli_progname = "svmtrace-e2e-vmm";
-	while ((c = getopt_long(argc, argv, "c:a:wHsl:x0dqSPBk:L:i:hW:gO:R:G:D:A:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:a:wHsl:x0dqSPBk:L:C:i:hW:gO:R:G:D:A:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'W':
 			win_image = optarg;
@@ -366,6 +382,11 @@ int main(int argc, char **argv)
 			if (!late_ms || late_ms > 60000)
 				die("--late-vcpu %s: expected 1 to 60000", optarg);
 			break;
+		case 'C':
+			cpu = parse_u64(optarg, "--cpu");
+			if (cpu >= CPU_SETSIZE)
+				die("--cpu %s: expected a CPU number below %d", optarg, CPU_SETSIZE);
+			break;
 		case 'i':
 			vm.input_delay_us = parse_u64(optarg, "--input-delay-us");
 			if (vm.input_delay_us > 1000000)
@@ -392,6 +413,8 @@ int main(int argc, char **argv)
 	if (late_ms && (vm.nr_vcpus < 2 || vm.kick_ms))
 		die("--late-vcpu needs --vcpus 2 and no --kick-ms");
 	early = late_ms ? vm.nr_vcpus - 1 : vm.nr_vcpus;
+	if (cpu != UINT64_MAX)
+		pin_to_cpu(cpu);
 
 	/* SIGUSR1 is only ever taken with sigwait(), in this thread. */
 	sigemptyset(&usr1);
