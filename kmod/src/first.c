@@ -82,7 +82,7 @@ enum svmtrace_first svmtrace_first_return(struct kvm_vcpu *vcpu, struct svmtrace
 	mutex_lock(&vt->lock);
 	t = armed(vm, vt);
 	if (!t || !(t->flags & (SVMTRACE_TARGET_F_FIRST | SVMTRACE_TARGET_F_ASK)) ||
-	    rip != t->first_rip || !vt->ring || vt->ask_state == SVMTRACE_ASK_ASKING)
+	    rip != t->first_rip || !vt->ring || vt->ask_state == SVMTRACE_ASK_ASKED)
 		goto out;
 	cr3 = kvm_read_cr3(vcpu);
 	if (svmtrace_cr3_targeted(t, cr3)) {
@@ -117,11 +117,11 @@ int svmtrace_ask_wait(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmt
 	int r;
 
 	lockdep_assert_held(&vt->lock);
-	while (vt->ask_state == SVMTRACE_ASK_ASKING && armed(vm, vt)) {
+	while (vt->ask_state == SVMTRACE_ASK_ASKED && armed(vm, vt)) {
 		mutex_unlock(&vt->lock);
 		kvm_vcpu_srcu_read_unlock(vcpu);
 		r = wait_event_interruptible(vm->ask_wq,
-					     READ_ONCE(vt->ask_state) != SVMTRACE_ASK_ASKING ||
+					     READ_ONCE(vt->ask_state) != SVMTRACE_ASK_ASKED ||
 					     !rcu_access_pointer(vm->armed));
 		kvm_vcpu_srcu_read_lock(vcpu);
 		mutex_lock(&vt->lock);
@@ -133,7 +133,7 @@ int svmtrace_ask_wait(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmt
 		}
 	}
 	t = armed(vm, vt);
-	if (vt->ask_state == SVMTRACE_ASK_TARGET && t && (t->flags & SVMTRACE_TARGET_F_FIRST) &&
+	if (vt->ask_state == SVMTRACE_ASK_DECIDED && t && (t->flags & SVMTRACE_TARGET_F_FIRST) &&
 	    svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
 		svmtrace_take_thread(vcpu, vm, vt, vt->ask.rip, vt->ask.rsp,
 				     SVMTRACE_SESSION_FIRST);
@@ -154,7 +154,7 @@ u32 svmtrace_nr_asking(struct svmtrace_vm *vm)
 	u32 i, n = smp_load_acquire(&vm->nr_vcpus), asking = 0;
 
 	for (i = 0; i < n; i++)
-		asking += READ_ONCE(vm->vcpus[i]->ask_state) == SVMTRACE_ASK_ASKING;
+		asking += READ_ONCE(vm->vcpus[i]->ask_state) == SVMTRACE_ASK_ASKED;
 	return asking;
 }
 
@@ -172,7 +172,7 @@ int svmtrace_asks_get(struct svmtrace_vm *vm, void __user *arg)
 	for (i = 0; i < n && a->nr < SVMTRACE_MAX_STATUS_VCPUS; i++) {
 		vt = vm->vcpus[i];
 		mutex_lock(&vt->lock);
-		if (vt->ask_state == SVMTRACE_ASK_ASKING && rcu_access_pointer(vm->armed))
+		if (vt->ask_state == SVMTRACE_ASK_ASKED && rcu_access_pointer(vm->armed))
 			a->asks[a->nr++] = vt->ask;
 		mutex_unlock(&vt->lock);
 	}
@@ -262,7 +262,7 @@ int svmtrace_decide(struct svmtrace_vm *vm, void __user *arg)
 	}
 	vt = vm->vcpus[d.vcpu];
 	mutex_lock(&vt->lock);
-	if (vt->ask_state != SVMTRACE_ASK_ASKING || ((vt->ask.cr3 ^ d.cr3) & SVMTRACE_CR3_MASK))
+	if (vt->ask_state != SVMTRACE_ASK_ASKED || ((vt->ask.cr3 ^ d.cr3) & SVMTRACE_CR3_MASK))
 		r = -ESRCH;	/* answered already, or never asked about that */
 	mutex_unlock(&vt->lock);
 	if (r)

@@ -195,7 +195,7 @@ struct svmtrace_vcpu {
 	struct svmtrace_slot *last_state; /* the last step's state: a ring slot or &last */
 	struct svmtrace_counters stats;
 	u8 ask_state;		/* enum svmtrace_ask_state (first.c) */
-	struct svmtrace_ask ask;	/* ... ASKING: the question */
+	struct svmtrace_ask ask;	/* ... ASKED: the question */
 	struct svmtrace_vtime vtime;
 };
 

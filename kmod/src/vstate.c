@@ -34,7 +34,7 @@ static const struct dim_info dims[SVMTRACE_NR_DIMS] = {
 	DIM(IRET, "iret", iret, "NONE", "STEP", "RESUME", "BARE"),
 	DIM(HANDLER, "handler", handler, "NONE", "IN"),
 	DIM(SYS, "sys", sys, "NONE", "PARKED"),
-	DIM(ASK, "ask", ask_state, "NONE", "ASKING", "TARGET"),
+	DIM(ASK, "ask", ask_state, "NONE", "ASKED", "DECIDED"),
 };
 
 struct edge {
@@ -104,11 +104,11 @@ static const struct edge edges[SVMTRACE_NR_EVENTS] = {
 	EDGE(SYS, RETURN, NONE, F(SYS, NONE) | F(SYS, PARKED)),
 	EDGE(SYS, STOP, NONE, F(SYS, NONE) | F(SYS, PARKED)),
 
-	EDGE(ASK, ASKED, ASKING, F(ASK, NONE)),
-	EDGE(ASK, TARGET, TARGET, F(ASK, ASKING)),
-	EDGE(ASK, FOREIGN, NONE, F(ASK, ASKING)),
-	EDGE(ASK, DONE, NONE, F(ASK, NONE) | F(ASK, ASKING) | F(ASK, TARGET)),
-	EDGE(ASK, STOP, NONE, F(ASK, NONE) | F(ASK, ASKING) | F(ASK, TARGET)),
+	EDGE(ASK, ASKED, ASKED, F(ASK, NONE)),
+	EDGE(ASK, TARGET, DECIDED, F(ASK, ASKED)),
+	EDGE(ASK, FOREIGN, NONE, F(ASK, ASKED)),
+	EDGE(ASK, DONE, NONE, F(ASK, NONE) | F(ASK, ASKED) | F(ASK, DECIDED)),
+	EDGE(ASK, STOP, NONE, F(ASK, NONE) | F(ASK, ASKED) | F(ASK, DECIDED)),
 };
 
 void svmtrace_go(struct svmtrace_vcpu *vt, enum svmtrace_event ev)

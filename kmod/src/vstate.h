@@ -91,8 +91,8 @@ enum svmtrace_sys {
 
 enum svmtrace_ask_state {
 	SVMTRACE_ASK_NONE,
-	SVMTRACE_ASK_ASKING,
-	SVMTRACE_ASK_TARGET,
+	SVMTRACE_ASK_ASKED,
+	SVMTRACE_ASK_DECIDED,
 };
 
 #define SVMTRACE_MAX_STATES 4
