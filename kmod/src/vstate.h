@@ -124,7 +124,7 @@ enum svmtrace_event {
 	SVMTRACE_EV_SESSION_START_DROPPED, /* ... dropped: the next step starts it */
 	SVMTRACE_EV_SESSION_END,
 	/* gap */
-	SVMTRACE_EV_GAP_SKIPPED,	/* a step while paused */
+	SVMTRACE_EV_GAP_SKIPPED,	/* the first step while paused */
 	SVMTRACE_EV_GAP_MARKED,		/* the next recorded slot carries the gap */
 	SVMTRACE_EV_GAP_STOP,
 	/* slot */
