@@ -153,13 +153,17 @@ install: programs install-lib install-dkms
 # make deb: dpkg-buildpackage (debian/) in a copy of the tree under
 # $(DEB_DIR), where it also leaves the .debs (it writes them next to the
 # source directory).  The copy holds what git tracks or would track, as a
-# fresh clone has it plus uncommitted changes.
+# fresh clone has it plus uncommitted changes; outside a git checkout of
+# this tree (an unpacked source tarball), every file but $(BUILD).
 DEB_DIR := $(BUILD)/deb
 DEB_PACKAGES += dpkg-dev debhelper dh-dkms lintian
 deb:
 	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/svmtrace-$(SVMTRACE_VERSION)
-	git ls-files -z -c -o --exclude-standard | \
-		tar -c --null --ignore-failed-read -T - -f - | \
+	{ if [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ]; then \
+		git ls-files -z -c -o --exclude-standard; \
+	else \
+		find . \( -path './$(BUILD)' -o -path ./.git \) -prune -o ! -type d -print0; \
+	fi; } | tar -c --null --ignore-failed-read -T - -f - | \
 		tar -x -C $(DEB_DIR)/svmtrace-$(SVMTRACE_VERSION)
 	cd $(DEB_DIR)/svmtrace-$(SVMTRACE_VERSION) && \
 		nice dpkg-buildpackage -b -us -uc -j2 >../build.log 2>&1 || \

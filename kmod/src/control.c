@@ -482,8 +482,8 @@ static int ctl_status(struct svmtrace_ctl *ctl, void __user *arg)
 			vs = &st->vcpus[i];
 			vs->vcpu = i;
 			vs->vcpu_id = vt->vcpu_id;
-			vs->flags = (vt->in_session ? SVMTRACE_VCPU_F_SESSION : 0) |
-				    (vt->waiting ? SVMTRACE_VCPU_F_WAITING : 0);
+			vs->flags = (vt->session != SVMTRACE_SESSION_NONE ? SVMTRACE_VCPU_F_SESSION : 0) |
+				    (vt->slot == SVMTRACE_SLOT_WAITING ? SVMTRACE_VCPU_F_WAITING : 0);
 			vs->counters = vt->stats;
 		}
 		add_counters(&st->total, &vt->stats);

@@ -82,15 +82,14 @@ enum svmtrace_first svmtrace_first_return(struct kvm_vcpu *vcpu, struct svmtrace
 	mutex_lock(&vt->lock);
 	t = armed(vm, vt);
 	if (!t || !(t->flags & (SVMTRACE_TARGET_F_FIRST | SVMTRACE_TARGET_F_ASK)) ||
-	    rip != t->first_rip || !vt->ring || vt->asking)
+	    rip != t->first_rip || !vt->ring || vt->ask_state == SVMTRACE_ASK_ASKED)
 		goto out;
 	cr3 = kvm_read_cr3(vcpu);
 	if (svmtrace_cr3_targeted(t, cr3)) {
 		if (t->flags & SVMTRACE_TARGET_F_FIRST)
 			r = SVMTRACE_FIRST_TRACE;
 	} else if (svmtrace_asking(vm, t)) {
-		vt->asking = true;
-		vt->decided_target = false;
+		svmtrace_go(vt, SVMTRACE_EV_ASK_ASKED);
 		vt->ask = (struct svmtrace_ask){ .vcpu = vt->index, .cr3 = cr3, .rip = rip,
 						 .rsp = rsp, .gs_base = user_gs_base(vcpu) };
 		kvm_make_request(KVM_REQ_SVMTRACE, vcpu);
@@ -118,11 +117,12 @@ int svmtrace_ask_wait(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmt
 	int r;
 
 	lockdep_assert_held(&vt->lock);
-	while (vt->asking && armed(vm, vt)) {
+	while (vt->ask_state == SVMTRACE_ASK_ASKED && armed(vm, vt)) {
 		mutex_unlock(&vt->lock);
 		kvm_vcpu_srcu_read_unlock(vcpu);
-		r = wait_event_interruptible(vm->ask_wq, !READ_ONCE(vt->asking) ||
-							 !rcu_access_pointer(vm->armed));
+		r = wait_event_interruptible(vm->ask_wq,
+					     READ_ONCE(vt->ask_state) != SVMTRACE_ASK_ASKED ||
+					     !rcu_access_pointer(vm->armed));
 		kvm_vcpu_srcu_read_lock(vcpu);
 		mutex_lock(&vt->lock);
 		if (r) {
@@ -133,12 +133,11 @@ int svmtrace_ask_wait(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmt
 		}
 	}
 	t = armed(vm, vt);
-	if (vt->decided_target && t && (t->flags & SVMTRACE_TARGET_F_FIRST) &&
+	if (vt->ask_state == SVMTRACE_ASK_DECIDED && t && (t->flags & SVMTRACE_TARGET_F_FIRST) &&
 	    svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
 		svmtrace_take_thread(vcpu, vm, vt, vt->ask.rip, vt->ask.rsp,
 				     SVMTRACE_SESSION_FIRST);
-	vt->asking = false;
-	vt->decided_target = false;
+	svmtrace_go(vt, SVMTRACE_EV_ASK_DONE);
 	return 1;
 }
 
@@ -155,7 +154,7 @@ u32 svmtrace_nr_asking(struct svmtrace_vm *vm)
 	u32 i, n = smp_load_acquire(&vm->nr_vcpus), asking = 0;
 
 	for (i = 0; i < n; i++)
-		asking += READ_ONCE(vm->vcpus[i]->asking);
+		asking += READ_ONCE(vm->vcpus[i]->ask_state) == SVMTRACE_ASK_ASKED;
 	return asking;
 }
 
@@ -173,7 +172,7 @@ int svmtrace_asks_get(struct svmtrace_vm *vm, void __user *arg)
 	for (i = 0; i < n && a->nr < SVMTRACE_MAX_STATUS_VCPUS; i++) {
 		vt = vm->vcpus[i];
 		mutex_lock(&vt->lock);
-		if (vt->asking && rcu_access_pointer(vm->armed))
+		if (vt->ask_state == SVMTRACE_ASK_ASKED && rcu_access_pointer(vm->armed))
 			a->asks[a->nr++] = vt->ask;
 		mutex_unlock(&vt->lock);
 	}
@@ -263,7 +262,7 @@ int svmtrace_decide(struct svmtrace_vm *vm, void __user *arg)
 	}
 	vt = vm->vcpus[d.vcpu];
 	mutex_lock(&vt->lock);
-	if (!vt->asking || ((vt->ask.cr3 ^ d.cr3) & SVMTRACE_CR3_MASK))
+	if (vt->ask_state != SVMTRACE_ASK_ASKED || ((vt->ask.cr3 ^ d.cr3) & SVMTRACE_CR3_MASK))
 		r = -ESRCH;	/* answered already, or never asked about that */
 	mutex_unlock(&vt->lock);
 	if (r)
@@ -282,8 +281,8 @@ int svmtrace_decide(struct svmtrace_vm *vm, void __user *arg)
 	if (r)
 		goto out;
 	mutex_lock(&vt->lock);
-	vt->decided_target = d.verdict == SVMTRACE_VERDICT_TARGET;
-	WRITE_ONCE(vt->asking, false);
+	svmtrace_go(vt, d.verdict == SVMTRACE_VERDICT_TARGET ? SVMTRACE_EV_ASK_TARGET :
+							       SVMTRACE_EV_ASK_FOREIGN);
 	mutex_unlock(&vt->lock);
 	wake_up_all(&vm->ask_wq);
 out:

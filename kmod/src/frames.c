@@ -22,14 +22,14 @@
  * "parked" meanwhile: an entry in the VM's park table (vm->parks) keyed by
  * the user CR3, RIP and RSP it returns to.  The vCPU that parked a
  * SYSCALL keeps catching returns to user mode until its first one
- * (vt->sys_last), whatever its CR3: the thread may leave the address
+ * (vt->sys PARKED), whatever its CR3: the thread may leave the address
  * space in its system call (below).
  *
  * On the way out.  SYSRET raises #UD too (SCE clear); KVM's emulator has
  * no SYSRET, so this file emulates it (sysret(), per the AMD APM, with
  * Intel's #GP for a non-canonical RCX).  IRET is intercepted on the same
  * vCPUs (intercepts.c); an IRET not executed by a stepped thread is
- * run once with our TF, without the intercept (vt->iret_pass), and the
+ * run once with our TF, without the intercept (vt->iret), and the
  * trap after it lands where it returned to, with everything known: CPL,
  * CR3, RIP, RSP.  Both ends call user_return(): a return to user mode of a
  * targeted address space takes the matching park, on whichever vCPU the
@@ -51,19 +51,22 @@
  * process returning first there, at the same RIP and RSP of the same page,
  * would be taken for it.
  *
- * iret_pass, per vCPU (under vt->lock):
- *   NONE  IRET is intercepted (on a vCPU that runs the target, or owes it
- *         a return: intercepts.c);
- *   STEP  the IRET at RIP runs once with our TF and without the intercept;
- *         its trap is ours (svmtrace_iret_trap()).  An event injected
- *         before it runs clears that TF first and goes back to NONE;
- *   BARE  the IRET runs once without the intercept and without a TF of
- *         ours: the vCPU steps it anyway (a --kernel session, a user IRETQ
- *         of the target), the guest steps its own kernel (that trap is the
- *         guest's), or hide.c put our TF into an NMI frame.  Back to NONE
- *         at the next VM exit.
+ * vt->iret, per vCPU (under vt->lock; vstate.h):
+ *   NONE    IRET is intercepted (on a vCPU that runs the target, or owes it
+ *           a return: intercepts.c);
+ *   STEP    the IRET at RIP runs once with our TF and without the
+ *           intercept; its trap is ours (svmtrace_iret_trap()).  An event
+ *           injected before it runs clears that TF first and goes back to
+ *           NONE;
+ *   RESUME  STEP for an NMI handler's IRET whose frame hide.c kept our TF
+ *           out of: the trap after it also resumes our stepping;
+ *   BARE    the IRET runs once without the intercept and without a TF of
+ *           ours: the vCPU steps it anyway (a --kernel session, a user
+ *           IRETQ of the target), the guest steps its own kernel (that trap
+ *           is the guest's), or an NMI handler's IRET after a stop.  Back
+ *           to NONE at the next VM exit.
  *
- * Locks: vt->lock guards a vCPU's session state and iret_pass; vm->park_lock
+ * Locks: vt->lock guards a vCPU's session state and vt->iret; vm->park_lock
  * (a spinlock) guards vm->parks and is the inner lock: taken alone or under
  * one vt->lock, never the other way round, and no vt->lock is taken while
  * another one is held.
@@ -103,7 +106,7 @@ static struct svmtrace_target *armed(struct svmtrace_vm *vm, struct svmtrace_vcp
 static bool user_stepped(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt,
 			 const struct svmtrace_target *t)
 {
-	return t && vt->tf_live && !vt->silent && vt->ring &&
+	return t && vt->tf == SVMTRACE_TF_LIVE && vt->ring &&
 	       !(vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP) &&
 	       static_call(kvm_x86_get_cpl)(vcpu) == 3;
 }
@@ -122,7 +125,7 @@ static bool user_tf_ours(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt,
  */
 static bool tf_left_over(struct svmtrace_vcpu *vt, const struct svmtrace_target *t)
 {
-	return !t && vt->tf_live && !vt->guest_tf && !vt->silent;
+	return !t && vt->tf == SVMTRACE_TF_LIVE && !vt->guest_tf;
 }
 
 /* May our TF be parked now?  Only user-only sessions park. */
@@ -209,10 +212,9 @@ static bool event_in_flight(struct kvm_vcpu *vcpu)
 void svmtrace_iret_event(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 {
 	lockdep_assert_held(&vt->lock);
-	if (vt->iret_pass == SVMTRACE_IRET_STEP) {
+	if (svmtrace_iret_stepped(vt->iret)) {
 		svmtrace_set_tf(vcpu, false);
-		vt->iret_pass = SVMTRACE_IRET_NONE;
-		vt->iret_resume = false;
+		svmtrace_go(vt, SVMTRACE_EV_IRET_EVENT);
 	}
 }
 
@@ -231,7 +233,7 @@ bool __svmtrace_event_injected(struct kvm_vcpu *vcpu)
 	vt = svmtrace_vcpu_of(vcpu, &vm);
 	if (!vt)
 		return false;
-	if (READ_ONCE(vt->iret_pass) == SVMTRACE_IRET_STEP || READ_ONCE(vt->tf_live)) {
+	if (svmtrace_iret_stepped(READ_ONCE(vt->iret)) || svmtrace_tf_live(READ_ONCE(vt->tf))) {
 		mutex_lock(&vt->lock);
 		svmtrace_iret_event(vcpu, vt);
 		t = armed(vm, vt);
@@ -239,19 +241,19 @@ bool __svmtrace_event_injected(struct kvm_vcpu *vcpu)
 			/* nothing of ours to keep out */
 		} else if (may_park(vcpu, vt, t)) {
 			svmtrace_set_tf(vcpu, false);
-			vt->tf_live = false;
+			svmtrace_go(vt, SVMTRACE_EV_TF_PARK_FRAME);
 			park_add(vm, SVMTRACE_PARK_FRAME, user_cr3(vcpu), kvm_rip_read(vcpu),
 				 kvm_rsp_read(vcpu));
 		} else if (user_tf_ours(vcpu, vt, t)) {
 			/*
-			 * --kernel: the frame gets no TF either, and tf_live
-			 * stays: lost_tf() (step.c) ends the session at the
+			 * --kernel: the frame gets no TF either, and tf
+			 * stays LIVE: lost_tf() (step.c) ends the session at the
 			 * next exit and follows the handler from there.
 			 */
 			svmtrace_set_tf(vcpu, false);
 		} else if (tf_left_over(vt, t)) {
 			svmtrace_set_tf(vcpu, false);
-			vt->tf_live = false;
+			svmtrace_go(vt, SVMTRACE_EV_TF_LEFTOVER);
 		}
 		mutex_unlock(&vt->lock);
 	}
@@ -340,7 +342,7 @@ static bool vm_tracing(struct svmtrace_vm *vm)
 	u32 i, n = smp_load_acquire(&vm->nr_vcpus);
 
 	for (i = 0; i < n; i++)
-		if (READ_ONCE(READ_ONCE(vm->vcpus[i])->in_session))
+		if (READ_ONCE(READ_ONCE(vm->vcpus[i])->session) != SVMTRACE_SESSION_NONE)
 			return true;
 	return false;
 }
@@ -357,13 +359,13 @@ bool svmtrace_take_thread(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct 
 	struct svmtrace_target *t = armed(vm, vt);
 
 	lockdep_assert_held(&vt->lock);
-	if (!t || !vt->ring || vt->tf_live || vt->silent || (t->flags & SVMTRACE_TARGET_F_KERNEL))
+	if (!t || !vt->ring || svmtrace_tf_live(vt->tf) || (t->flags & SVMTRACE_TARGET_F_KERNEL))
 		return false;
-	if (!vt->in_session) {
+	if (vt->session == SVMTRACE_SESSION_NONE) {
 		svmtrace_session_begin(vm, vt, vcpu, gate_id);
 	} else {
 		vt->guest_tf = static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF;
-		vt->tf_live = true;
+		svmtrace_go(vt, SVMTRACE_EV_TF_TAKE_THREAD);
 		svmtrace_set_tf(vcpu, true);
 	}
 	vt->prev_rip = rip;
@@ -401,11 +403,11 @@ static void user_return(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 	mutex_lock(&vt->lock);
 	t = armed(vm, vt);
 	targeted = t && svmtrace_cr3_targeted(t, cr3);
-	had = t && vt->sys_last && vt->sys_rip == rip && vt->sys_rsp == rsp;
+	had = t && vt->sys == SVMTRACE_SYS_PARKED && vt->sys_rip == rip && vt->sys_rsp == rsp;
 	had_cr3 = vt->sys_cr3;
 	had_gfn = vt->sys_gfn;
-	vt->sys_last = false;
-	stepping = vt->tf_live;
+	svmtrace_go(vt, SVMTRACE_EV_SYS_RETURN);
+	stepping = svmtrace_tf_live(vt->tf);
 	mutex_unlock(&vt->lock);
 	if (!t || stepping)
 		return;
@@ -426,7 +428,7 @@ static void user_return(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 		 * The SYSCALL's step ends here: recorded below, from its
 		 * opcode (RIP - 2, after whatever prefixes it had).
 		 */
-		taken = (targeted || vt->in_session) &&
+		taken = (targeted || vt->session != SVMTRACE_SESSION_NONE) &&
 			svmtrace_take_thread(vcpu, vm, vt, rip - 2, rsp, READ_ONCE(vm->last_gate));
 		if (taken)
 			svmtrace_mem_none(vcpu, vt);	/* a SYSCALL's accesses */
@@ -441,22 +443,6 @@ static void user_return(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 }
 
 /*
- * The IRET of an NMI or #DB handler that returns to code our TF stepped
- * before the handler (hide.c; vt->lock held): stepped with our TF, which
- * the trap after it takes back for good (svmtrace_iret_trap()), where it
- * used to be written into the handler's frame.  So our TF is never in guest
- * memory, where a snapshot (savevm, a migration) could take it to a host
- * without the tracer.
- */
-static void iret_resume(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
-{
-	lockdep_assert_held(&vt->lock);
-	svmtrace_set_tf(vcpu, true);
-	vt->iret_pass = SVMTRACE_IRET_STEP;
-	vt->iret_resume = true;
-}
-
-/*
  * An IRET exit, before the IRET runs (exit hook; the NMI frame hide.c
  * waits for is served first).  It runs once without the intercept: with
  * our TF, so that the trap after it says where it went, unless a TF steps
@@ -467,23 +453,34 @@ void svmtrace_iret_exit(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 	unsigned long rflags;
 
 	mutex_lock(&vt->lock);
-	if (vt->nmi_parked) {
-		vt->iret_pass = SVMTRACE_IRET_BARE;
-		if (svmtrace_nmi_iret(vcpu, vm, vt))
-			iret_resume(vcpu, vt);
+	if (vt->tf == SVMTRACE_TF_NMI) {
+		/*
+		 * The IRET of the NMI handler whose frame hide.c kept our TF
+		 * out of, back to code our TF stepped: stepped with our TF,
+		 * which the trap after it takes back for good
+		 * (svmtrace_iret_trap()).  So our TF is never in guest memory,
+		 * where a snapshot (savevm, a migration) could take it to a
+		 * host without the tracer.
+		 */
+		if (svmtrace_nmi_iret(vcpu, vm, vt)) {
+			svmtrace_set_tf(vcpu, true);
+			svmtrace_go(vt, SVMTRACE_EV_IRET_NMI_RESUME);
+		} else {
+			svmtrace_go(vt, SVMTRACE_EV_IRET_NMI_BARE);
+		}
 	} else if (armed(vm, vt) && vt->watch >= SVMTRACE_WATCH_ASKING &&
-		   vt->iret_pass == SVMTRACE_IRET_NONE && !event_in_flight(vcpu)) {
+		   vt->iret == SVMTRACE_IRET_NONE && !event_in_flight(vcpu)) {
 		/*
 		 * The intercept was ours (on a FOREIGN vCPU it is KVM's, for
 		 * an NMI window, and the IRET is left to KVM).  With an event
 		 * in flight, its handler's IRET comes back here.
 		 */
 		rflags = static_call(kvm_x86_get_rflags)(vcpu);
-		if (vt->tf_live || (rflags & X86_EFLAGS_TF)) {
-			vt->iret_pass = SVMTRACE_IRET_BARE;
+		if (svmtrace_tf_live(vt->tf) || (rflags & X86_EFLAGS_TF)) {
+			svmtrace_go(vt, SVMTRACE_EV_IRET_BARE);
 		} else {
 			static_call(kvm_x86_set_rflags)(vcpu, rflags | X86_EFLAGS_TF);
-			vt->iret_pass = SVMTRACE_IRET_STEP;
+			svmtrace_go(vt, SVMTRACE_EV_IRET_STEP);
 		}
 	}
 	mutex_unlock(&vt->lock);
@@ -492,11 +489,11 @@ void svmtrace_iret_exit(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 /* Any other VM exit: an IRET that ran bare is done. */
 void svmtrace_iret_bare_done(struct svmtrace_vcpu *vt)
 {
-	if (READ_ONCE(vt->iret_pass) != SVMTRACE_IRET_BARE)
+	if (READ_ONCE(vt->iret) != SVMTRACE_IRET_BARE)
 		return;
 	mutex_lock(&vt->lock);
-	if (vt->iret_pass == SVMTRACE_IRET_BARE)
-		vt->iret_pass = SVMTRACE_IRET_NONE;
+	if (vt->iret == SVMTRACE_IRET_BARE)
+		svmtrace_go(vt, SVMTRACE_EV_IRET_BARE_DONE);
 	mutex_unlock(&vt->lock);
 }
 
@@ -514,20 +511,17 @@ bool svmtrace_iret_trap(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 	bool ours, alone, resume;
 
 	mutex_lock(&vt->lock);
-	ours = vt->iret_pass == SVMTRACE_IRET_STEP;
-	resume = ours && vt->iret_resume;
-	if (vt->iret_pass == SVMTRACE_IRET_BARE)
-		vt->iret_pass = SVMTRACE_IRET_NONE;
-	if (ours) {
-		vt->iret_pass = SVMTRACE_IRET_NONE;
-		vt->iret_resume = false;
+	ours = svmtrace_iret_stepped(vt->iret);
+	resume = vt->iret == SVMTRACE_IRET_RESUME;
+	if (vt->iret != SVMTRACE_IRET_NONE)
+		svmtrace_go(vt, SVMTRACE_EV_IRET_TRAP);
+	if (ours)
 		vt->stats.db_foreign++;
-	}
-	if (resume && armed(vm, vt) && vt->ring && !vt->silent) {
+	if (resume && armed(vm, vt) && vt->ring && vt->tf != SVMTRACE_TF_SILENT) {
 		/* Back where the handler came: our stepping goes on from here. */
-		if (!vt->tf_live)
+		if (!svmtrace_tf_live(vt->tf))
 			vt->guest_tf = static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF;
-		vt->tf_live = true;
+		svmtrace_go(vt, SVMTRACE_EV_TF_RESUME);
 		svmtrace_set_tf(vcpu, true);
 		svmtrace_mem_due(vcpu, vt);
 	}
@@ -563,7 +557,7 @@ static int syscall_ud(struct kvm_vcpu *vcpu, unsigned int len)
 	int r;
 
 	vt = svmtrace_vcpu_of(vcpu, &vm);
-	if (vt && READ_ONCE(vt->tf_live)) {
+	if (vt && svmtrace_tf_live(READ_ONCE(vt->tf))) {
 		mutex_lock(&vt->lock);
 		t = armed(vm, vt);
 		if (user_stepped(vcpu, vt, t) && !(t->flags & SVMTRACE_TARGET_F_KERNEL) &&
@@ -572,18 +566,18 @@ static int syscall_ud(struct kvm_vcpu *vcpu, unsigned int len)
 			if (!guest_tf)
 				svmtrace_set_tf(vcpu, false);
 			vt->guest_tf = false;
-			vt->tf_live = false;
+			svmtrace_go(vt, SVMTRACE_EV_TF_PARK_SYSCALL);
 			parked = true;
 		} else if (tf_left_over(vt, t)) {
 			svmtrace_set_tf(vcpu, false);	/* not into R11 */
-			vt->tf_live = false;
+			svmtrace_go(vt, SVMTRACE_EV_TF_LEFTOVER);
 		} else {
 			/*
 			 * --kernel: stepping goes on, R11 gets no TF of ours.
 			 * A silent step off a gate (another process's SYSCALL
 			 * on the gated page): R11 gets none either.
 			 */
-			silent = vt->silent;
+			silent = vt->tf == SVMTRACE_TF_SILENT;
 			clean_r11 = user_tf_ours(vcpu, vt, t) || (silent && !vt->guest_tf);
 		}
 		mutex_unlock(&vt->lock);
@@ -609,7 +603,7 @@ static int syscall_ud(struct kvm_vcpu *vcpu, unsigned int len)
 	if (static_call(kvm_x86_get_cpl)(vcpu) == 0 && !event_in_flight(vcpu)) {
 		/* RCX: where it returns; SYSCALL leaves RSP as it was. */
 		park_add(vm, SVMTRACE_PARK_SYSCALL, cr3, kvm_rcx_read(vcpu), rsp);
-		vt->sys_last = gpa != INVALID_GPA;
+		svmtrace_go(vt, gpa != INVALID_GPA ? SVMTRACE_EV_SYS_PARK : SVMTRACE_EV_SYS_UNMAPPED);
 		vt->sys_gfn = gpa_to_gfn(gpa);
 		vt->sys_cr3 = cr3;
 		vt->sys_rip = kvm_rcx_read(vcpu);
@@ -617,7 +611,7 @@ static int syscall_ud(struct kvm_vcpu *vcpu, unsigned int len)
 	} else if (armed(vm, vt) && vt->ring) {
 		/* Not performed (its #UD or #PF is queued): stepping goes on. */
 		vt->guest_tf = guest_tf;
-		vt->tf_live = true;
+		svmtrace_go(vt, SVMTRACE_EV_TF_SYSCALL_UNDONE);
 		svmtrace_set_tf(vcpu, true);
 	}
 	mutex_unlock(&vt->lock);
@@ -654,7 +648,7 @@ static int singlestep_after(struct kvm_vcpu *vcpu)
 static void sysret_guest_tf(struct svmtrace_vcpu *vt)
 {
 	mutex_lock(&vt->lock);
-	if (vt->tf_live && !vt->silent)
+	if (vt->tf == SVMTRACE_TF_LIVE)
 		vt->guest_tf = true;
 	mutex_unlock(&vt->lock);
 }
@@ -777,10 +771,9 @@ EXPORT_SYMBOL_GPL(__svmtrace_ud_exit);
 /*
  * Stop, or no capture armed any more (vt->lock held): this vCPU's way back
  * to a parked SYSCALL is forgotten.  An IRET being stepped over keeps
- * iret_pass: its trap is still taken back (the VM stays registered).
+ * vt->iret: its trap is still taken back (the VM stays registered).
  */
 void svmtrace_park_stop(struct svmtrace_vcpu *vt)
 {
-	lockdep_assert_held(&vt->lock);
-	vt->sys_last = false;
+	svmtrace_go(vt, SVMTRACE_EV_SYS_STOP);
 }

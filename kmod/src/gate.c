@@ -333,7 +333,7 @@ void __svmtrace_npf_exit(struct kvm_vcpu *vcpu, u64 gpa, u64 error_code)
 	if (gate < 0 || test_and_set_bit(gate, vm->gate_open))
 		goto out;
 	vt->stats.npf_exits++;
-	if (vt->in_session || vt->silent)
+	if (vt->session != SVMTRACE_SESSION_NONE || vt->tf == SVMTRACE_TF_SILENT)
 		goto out;
 	adopted = adopt_cr3(t, vcpu);
 	if (svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))

@@ -196,14 +196,14 @@ static void follow_iret(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip
 	    svmtrace_read_as(vcpu, vt->prev_cpl, vt->prev_rsp + 16, &image, sizeof(image)))
 		return;
 	vt->guest_tf = image & X86_EFLAGS_TF;
-	if (vt->iret_pending) {
+	if (vt->handler == SVMTRACE_HANDLER_IN) {
 		/*
 		 * Returning from a handler entered while our TF was on: the
 		 * frame's TF may be ours; the guest's is what it was then
 		 * (or what the handler left of it).
 		 */
 		vt->guest_tf &= vt->iret_guest_tf;
-		vt->iret_pending = false;
+		svmtrace_go(vt, SVMTRACE_EV_HANDLER_RETURNED);
 	}
 }
 
@@ -212,12 +212,12 @@ static void follow_iret(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip
  * kvm->srcu held) and intercepts its handler's IRET.  Delivery would push
  * RFLAGS with our TF into the NMI frame, where the guest's handler reads
  * it (issue 10, hazard 2): take our TF out of RFLAGS first and park it
- * (tf_live is off meanwhile: a trap in the handler is not ours).  At the
- * IRET exit (svmtrace_nmi_iret()) that IRET is stepped with our TF
- * (frames.c, iret_pass STEP), and the trap after it, where the NMI came,
+ * (vt->tf NMI: a trap in the handler is not ours).  At the IRET exit
+ * (svmtrace_nmi_iret()) that IRET is stepped with our TF (frames.c,
+ * vt->iret RESUME), and the trap after it, where the NMI came,
  * takes our TF back: the trap after the next instruction is ours again.
  * Our TF is never in guest memory.  Under --kernel the handler is the
- * target's too: TF stays ours (tf_live), and as after any event that took
+ * target's too: TF stays ours (LIVE), and as after any event that took
  * it, the first exit in the handler -- its IRET's at the latest -- ends the
  * session and follows the handler from there (step.c, lost_tf()).
  */
@@ -230,20 +230,21 @@ void __svmtrace_nmi_injected(struct kvm_vcpu *vcpu)
 	if (is_guest_mode(vcpu))
 		return;
 	vt = svmtrace_vcpu_of(vcpu, &vm);
-	if (!vt || (!READ_ONCE(vt->tf_live) && READ_ONCE(vt->iret_pass) != SVMTRACE_IRET_STEP))
+	if (!vt || (!svmtrace_tf_live(READ_ONCE(vt->tf)) &&
+		    !svmtrace_iret_stepped(READ_ONCE(vt->iret))))
 		return;
 	mutex_lock(&vt->lock);
 	svmtrace_iret_event(vcpu, vt);	/* the NMI comes before an IRET we step over */
 	t = rcu_dereference_protected(vm->armed, lockdep_is_held(&vt->lock));
-	if (vt->tf_live && !vt->guest_tf && !vt->silent &&
+	if (vt->tf == SVMTRACE_TF_LIVE && !vt->guest_tf &&
 	    (static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF)) {
 		static_call(kvm_x86_set_rflags)(vcpu, static_call(kvm_x86_get_rflags)(vcpu) &
 						       ~X86_EFLAGS_TF);
-		if (!t || !(t->flags & SVMTRACE_TARGET_F_KERNEL)) {
-			vt->tf_live = false;
-			/* After a stop no step of ours follows the handler either. */
-			vt->nmi_parked = !!t;
-		}
+		/* After a stop no step of ours follows the handler either. */
+		if (!t)
+			svmtrace_go(vt, SVMTRACE_EV_TF_NMI_LEFTOVER);
+		else if (!(t->flags & SVMTRACE_TARGET_F_KERNEL))
+			svmtrace_go(vt, SVMTRACE_EV_TF_NMI_PARK);
 	}
 	mutex_unlock(&vt->lock);
 }
@@ -258,9 +259,9 @@ EXPORT_SYMBOL_GPL(__svmtrace_nmi_injected);
 bool svmtrace_nmi_iret(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct svmtrace_vcpu *vt)
 {
 	lockdep_assert_held(&vt->lock);
-	if (!vt->nmi_parked)
+	if (vt->tf != SVMTRACE_TF_NMI)
 		return false;
-	vt->nmi_parked = false;
+	svmtrace_go(vt, SVMTRACE_EV_TF_NMI_IRET);
 	return rcu_access_pointer(vm->armed) && vt->ring;
 }
 
@@ -297,14 +298,15 @@ void svmtrace_hide_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 /* An IRET stepped with our TF (frames.c): that TF is ours alone. */
 static bool iret_stepped(const struct svmtrace_vcpu *vt)
 {
-	return READ_ONCE(vt->iret_pass) == SVMTRACE_IRET_STEP;
+	return svmtrace_iret_stepped(READ_ONCE(vt->iret));
 }
 
 unsigned long __svmtrace_regs_get_rflags(struct kvm_vcpu *vcpu, unsigned long rflags)
 {
 	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, NULL);
 
-	if (vt && ((READ_ONCE(vt->tf_live) && !READ_ONCE(vt->guest_tf)) || iret_stepped(vt)))
+	if (vt && ((svmtrace_tf_live(READ_ONCE(vt->tf)) && !READ_ONCE(vt->guest_tf)) ||
+		   iret_stepped(vt)))
 		rflags &= ~X86_EFLAGS_TF;
 	return rflags;
 }
@@ -313,12 +315,12 @@ unsigned long __svmtrace_regs_set_rflags(struct kvm_vcpu *vcpu, unsigned long rf
 {
 	struct svmtrace_vcpu *vt = svmtrace_vcpu_of(vcpu, NULL);
 
-	if (!vt || (!READ_ONCE(vt->tf_live) && !iret_stepped(vt)))
+	if (!vt || (!svmtrace_tf_live(READ_ONCE(vt->tf)) && !iret_stepped(vt)))
 		return rflags;
 	mutex_lock(&vt->lock);
-	if (vt->iret_pass == SVMTRACE_IRET_STEP) {
+	if (svmtrace_iret_stepped(vt->iret)) {
 		rflags |= X86_EFLAGS_TF;	/* the IRET pops the guest's own */
-	} else if (vt->tf_live) {
+	} else if (svmtrace_tf_live(vt->tf)) {
 		bool stepping = static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF;
 
 		vt->guest_tf = rflags & X86_EFLAGS_TF;

@@ -112,8 +112,8 @@ static bool stepping(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt,
 	if (!t)
 		return false;
 	flags = READ_ONCE(t->flags);
-	if (!(flags & SVMTRACE_TARGET_F_HIDE_TIME) || !READ_ONCE(vt->tf_live) ||
-	    !READ_ONCE(vt->in_session) || READ_ONCE(vt->silent))
+	if (!(flags & SVMTRACE_TARGET_F_HIDE_TIME) || READ_ONCE(vt->tf) != SVMTRACE_TF_LIVE ||
+	    READ_ONCE(vt->session) == SVMTRACE_SESSION_NONE)
 		return false;
 	*user = static_call(kvm_x86_get_cpl)(vcpu) == 3;
 	return *user || (flags & SVMTRACE_TARGET_F_KERNEL);

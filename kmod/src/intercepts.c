@@ -36,9 +36,9 @@
  *             other processes' system calls make no VM exit.
  *   TARGET    armed, and the vCPU's CR3 (the VMCB's, which VMRUN loads)
  *             is one of the target's, or a SYSCALL of the target parked
- *             here has not returned yet (vt->sys_last: its thread may come
+ *             here has not returned yet (vt->sys: its thread may come
  *             back under another CR3, frames.c), or an IRET is being
- *             passed over (vt->iret_pass), or TF of ours is set (a silent
+ *             passed over (vt->iret), or TF of ours is set (a silent
  *             gate step, a --kernel session in the kernel): CR3 writes,
  *             SCE off, IRET (but over the IRET passed over, whose own
  *             faults are intercepted instead).
@@ -69,7 +69,7 @@
  *                        arm, before the session can park anything
  *   park, take back      #UD (SYSCALL, SYSRET), the IRET exit and its trap,
  *                        event injection (frames.c), the #DB exit (step.c):
- *                        TARGET <-> STEPPING, sys_last set and cleared;
+ *                        TARGET <-> STEPPING, vt->sys PARKED and NONE;
  *                        with a session's begin and end, a stretch of
  *                        virtual time opened and closed (hidetime.c)
  *   INIT                 svm_vcpu_reset() drops the tracer's intercepts
@@ -122,15 +122,16 @@ static enum svmtrace_watch watch_of(struct kvm_vcpu *vcpu, struct svmtrace_vcpu 
 				    const struct svmtrace_target *t, unsigned long cr3,
 				    bool steppable)
 {
-	bool tf_live = READ_ONCE(vt->tf_live);
-	bool tf_ours = tf_live && !READ_ONCE(vt->guest_tf) && !READ_ONCE(vt->silent);
-	u8 pass = READ_ONCE(vt->iret_pass);
+	u8 tf = READ_ONCE(vt->tf);
+	bool tf_live = svmtrace_tf_live(tf);
+	bool tf_ours = tf == SVMTRACE_TF_LIVE && !READ_ONCE(vt->guest_tf);
+	u8 pass = READ_ONCE(vt->iret);
 
 	if (!t)
 		return tf_ours ? SVMTRACE_WATCH_LEFTOVER : SVMTRACE_WATCH_OFF;
-	if (tf_ours && pass != SVMTRACE_IRET_STEP && steppable)
+	if (tf_ours && !svmtrace_iret_stepped(pass) && steppable)
 		return SVMTRACE_WATCH_STEPPING;
-	if (tf_live || pass != SVMTRACE_IRET_NONE || READ_ONCE(vt->sys_last) ||
+	if (tf_live || pass != SVMTRACE_IRET_NONE || READ_ONCE(vt->sys) != SVMTRACE_SYS_NONE ||
 	    svmtrace_cr3_targeted(t, cr3))
 		return SVMTRACE_WATCH_TARGET;
 	if (svmtrace_asking(vt->vm, t))
@@ -174,7 +175,7 @@ static u64 intercepts_of(struct kvm_vcpu *vcpu, enum svmtrace_watch w, u8 pass, 
 		break;
 	}
 	/* A fault of an IRET stepped over must not push that TF (also after a stop). */
-	if (pass == SVMTRACE_IRET_STEP)
+	if (svmtrace_iret_stepped(pass))
 		a |= SVMTRACE_EXCEPTIONS & ~SVMTRACE_INTERCEPT_INTN;
 	/* A plain step from here leaves every input of this answer as it was. */
 	if (w == SVMTRACE_WATCH_STEPPING && (a & SVMTRACE_ENTRY_IRET))
@@ -201,8 +202,8 @@ u64 __svmtrace_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, unsigned
 	if (!vt)
 		return 0;
 	t = rcu_dereference_sched(vt->vm->armed);
-	pass = READ_ONCE(vt->iret_pass);
-	steppable = READ_ONCE(vt->tf_live) && user_steppable(vcpu);
+	pass = READ_ONCE(vt->iret);
+	steppable = svmtrace_tf_live(READ_ONCE(vt->tf)) && user_steppable(vcpu);
 	w = watch_of(vcpu, vt, t, cr3, steppable);
 	WRITE_ONCE(vt->watch, w);
 	tsc_virtual = svmtrace_time_entry(vcpu, vt, t);
@@ -214,9 +215,9 @@ EXPORT_SYMBOL_GPL(__svmtrace_entry);
  * iret_interception() and event injection (interrupts on, kvm->srcu
  * held): IRET stays intercepted while the vCPU's last entry ran ASKING,
  * TARGET or STEPPING, except over the one IRET that runs without it
- * (iret_pass STEP or BARE).  Asked before the next entry, which decides again: an IRET
- * intercept asked for here that the next state does not want is dropped
- * there.
+ * (vt->iret not NONE).  Asked before the next entry, which decides
+ * again: an IRET intercept asked for here that the next state does not
+ * want is dropped there.
  */
 bool __svmtrace_iret_wanted(struct kvm_vcpu *vcpu)
 {
@@ -225,7 +226,7 @@ bool __svmtrace_iret_wanted(struct kvm_vcpu *vcpu)
 
 	return vt && !is_guest_mode(vcpu) && rcu_access_pointer(vm->armed) &&
 	       READ_ONCE(vt->watch) >= SVMTRACE_WATCH_ASKING &&
-	       READ_ONCE(vt->iret_pass) == SVMTRACE_IRET_NONE;
+	       READ_ONCE(vt->iret) == SVMTRACE_IRET_NONE;
 }
 EXPORT_SYMBOL_GPL(__svmtrace_iret_wanted);
 

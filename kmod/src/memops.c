@@ -248,7 +248,7 @@ void svmtrace_mem_request(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 	if (!vt->mem.due)
 		return;
 	vt->mem.due = false;
-	if (vt->tf_live && vt->in_session && !vt->silent && svmtrace_mem_on(vt))
+	if (vt->tf == SVMTRACE_TF_LIVE && vt->session != SVMTRACE_SESSION_NONE && svmtrace_mem_on(vt))
 		prepare(vcpu, vt);
 }
 

@@ -5,8 +5,8 @@
  * the target set or to stop; inside it every instruction boundary of the
  * target is published as a slot (the state after the instruction).
  *
- * Ownership of TF: vt->tf_live says that we left the guest's TF set at the
- * last VM entry of this vCPU; a #DB with DR6.BS is the tracer's only then,
+ * Ownership of TF: vt->tf LIVE (or SILENT) says that we left the guest's TF
+ * set at the last VM entry of this vCPU; a #DB with DR6.BS is the tracer's only then,
  * or -- while a capture is armed -- when a thread of a targeted address
  * space brings our TF back from a saved frame (an interrupt or SYSCALL
  * frame, possibly on another vCPU).  Everything else -- DR0-3 hits, ICEBP,
@@ -77,19 +77,20 @@ static void keep_tf(struct kvm_vcpu *vcpu, unsigned long rflags)
 		static_call(kvm_x86_set_rflags)(vcpu, rflags | X86_EFLAGS_TF);
 }
 
-/* Take our TF back; the guest's own TF stays. */
-static void release_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
+/* Take our TF back (@ev: why); the guest's own TF stays. */
+static void release_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, enum svmtrace_event ev)
 {
 	if (!vt->guest_tf)
 		svmtrace_set_tf(vcpu, false);
-	vt->tf_live = false;
+	svmtrace_go(vt, ev);
 	vt->guest_tf = false;
 }
 
-static void take_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
+/* Our TF on (@ev: why), the guest's own as it is now. */
+static void take_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, enum svmtrace_event ev)
 {
 	vt->guest_tf = rflags_raw(vcpu) & X86_EFLAGS_TF;
-	vt->tf_live = true;
+	svmtrace_go(vt, ev);
 	svmtrace_set_tf(vcpu, true);
 }
 
@@ -97,11 +98,10 @@ static void take_tf(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 void svmtrace_session_begin(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			    struct kvm_vcpu *vcpu, u32 gate_id)
 {
-	take_tf(vcpu, vt);
-	vt->iret_pending = false;
+	take_tf(vcpu, vt, SVMTRACE_EV_TF_BEGIN);
+	svmtrace_go(vt, SVMTRACE_EV_HANDLER_FORGET);
 	svmtrace_hide_restart(vcpu, vt);	/* where the first step starts */
-	vt->in_session = true;
-	vt->start_pending = true;
+	svmtrace_go(vt, SVMTRACE_EV_SESSION_BEGIN);
 	vt->last_state = &vt->last;
 	vt->start_gate = gate_id;
 	WRITE_ONCE(vm->last_gate, gate_id);
@@ -111,8 +111,7 @@ void svmtrace_session_begin(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 
 void svmtrace_silent_begin(struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu, int gate)
 {
-	take_tf(vcpu, vt);
-	vt->silent = true;
+	take_tf(vcpu, vt, SVMTRACE_EV_TF_SILENT);
 	vt->silent_gate = gate;
 }
 
@@ -173,7 +172,7 @@ static int ring_wait(struct svmtrace_vcpu *vt, struct svmtrace_ring *ring,
 	int r;
 
 	kref_get(&ring->ref);
-	vt->waiting = true;
+	svmtrace_go(vt, SVMTRACE_EV_SLOT_WAIT);
 	WRITE_ONCE(ring->producer_waiting, true);
 	WRITE_ONCE(ring->hdr->producer_waiting, 1);
 	/* Before re-checking tail in wait_event: pairs with ring_poll(). */
@@ -187,7 +186,8 @@ static int ring_wait(struct svmtrace_vcpu *vt, struct svmtrace_ring *ring,
 	mutex_lock(&vt->lock);
 	WRITE_ONCE(ring->producer_waiting, false);
 	WRITE_ONCE(ring->hdr->producer_waiting, 0);
-	vt->waiting = false;
+	if (vt->slot == SVMTRACE_SLOT_WAITING)	/* else stop dropped it */
+		svmtrace_go(vt, SVMTRACE_EV_SLOT_WOKEN);
 	svmtrace_ring_put(ring);
 	return r;
 }
@@ -212,8 +212,8 @@ static void drop_step(struct svmtrace_vcpu *vt, struct svmtrace_ring *ring)
 {
 	svmtrace_ring_drop(ring);
 	vt->stats.drops++;
-	if (vt->last.kind == SVMTRACE_SLOT_SESSION_START)
-		vt->start_pending = true;	/* the next step that gets through */
+	if (vt->last.kind == SVMTRACE_SLOT_SESSION_START)	/* the next step that gets through */
+		svmtrace_go(vt, SVMTRACE_EV_SESSION_START_DROPPED);
 }
 
 /*
@@ -230,7 +230,7 @@ static struct svmtrace_slot *step_slot(struct svmtrace_vcpu *vt)
 /*
  * vt->last (filled, with its sequence number) to the ring, which had no
  * room when the step began: if it still has none, the drop policy counts
- * the step as dropped; the block policy holds it (vt->held) and the vCPU
+ * the step as dropped; the block policy holds it (vt->slot) and the vCPU
  * publishes it in KVM_REQ_SVMTRACE before it enters the guest again.
  * Out of line: a full ring is the exception.
  */
@@ -241,7 +241,7 @@ static noinline bool publish_last(struct svmtrace_vm *vm, struct svmtrace_vcpu *
 		return true;
 	if (vm->target.policy == SVMTRACE_POLICY_BLOCK && vcpu &&
 	    !READ_ONCE(ring->consumer_gone)) {
-		vt->held = true;
+		svmtrace_go(vt, SVMTRACE_EV_SLOT_HELD);
 		kvm_make_request(KVM_REQ_SVMTRACE, vcpu);
 		return true;
 	}
@@ -279,9 +279,9 @@ static __always_inline bool publish(struct svmtrace_vm *vm, struct svmtrace_vcpu
 /* Stop: a held slot can no longer be published before the session end. */
 static void drop_held(struct svmtrace_vcpu *vt)
 {
-	if (!vt->held)
+	if (vt->slot == SVMTRACE_SLOT_NONE)
 		return;
-	vt->held = false;
+	svmtrace_go(vt, SVMTRACE_EV_SLOT_DROPPED);
 	drop_step(vt, vt->ring);
 }
 
@@ -304,12 +304,12 @@ int __svmtrace_vcpu_request(struct kvm_vcpu *vcpu)
 	if (!vt)
 		return 1;
 	mutex_lock(&vt->lock);
-	while (vt->held) {
+	while (vt->slot != SVMTRACE_SLOT_NONE) {
 		ring = vt->ring;
 		if (WARN_ON_ONCE(!ring)) {	/* stop drops a held slot before detach */
-			vt->held = false;
+			svmtrace_go(vt, SVMTRACE_EV_SLOT_DROPPED);
 		} else if (ring_put(vt, ring)) {
-			vt->held = false;
+			svmtrace_go(vt, SVMTRACE_EV_SLOT_PUBLISHED);
 		} else if (ring->closed || READ_ONCE(ring->consumer_gone)) {
 			drop_held(vt);
 		} else if (ring_wait(vt, ring, vcpu)) {
@@ -322,7 +322,7 @@ int __svmtrace_vcpu_request(struct kvm_vcpu *vcpu)
 	}
 	/* Held at a thread's first instruction, or decided already (the
 	 * controller may answer before this vCPU gets here). */
-	asked = r > 0 && (vt->asking || vt->decided_target);
+	asked = r > 0 && vt->ask_state != SVMTRACE_ASK_NONE;
 	if (asked)
 		r = svmtrace_ask_wait(vcpu, vm, vt);
 	if (r > 0)
@@ -347,7 +347,7 @@ static bool session_end(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 {
 	bool produced = false;
 
-	if (vt->in_session && !vt->start_pending) {
+	if (vt->session == SVMTRACE_SESSION_OPEN) {
 		produced = ring_takes(vt);
 		/* The end repeats the last step's state. */
 		if (vt->last_state != &vt->last)
@@ -358,8 +358,7 @@ static bool session_end(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 		publish(vm, vt, vcpu, &vt->last, SVMTRACE_SLOT_SESSION_END, reason, 0);
 		vt->stats.session_ends++;
 	}
-	vt->in_session = false;
-	vt->start_pending = false;
+	svmtrace_go(vt, SVMTRACE_EV_SESSION_END);
 	return produced;
 }
 
@@ -384,8 +383,7 @@ static void stepless_end(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 static void session_restart(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			    struct kvm_vcpu *vcpu)
 {
-	vt->in_session = true;
-	vt->start_pending = true;
+	svmtrace_go(vt, SVMTRACE_EV_SESSION_RESTART);
 	vt->last_state = &vt->last;
 	vt->start_gate = READ_ONCE(vm->last_gate);
 	vt->stats.sessions++;
@@ -427,14 +425,14 @@ static bool record_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 	if (svmtrace_mem_on(vt))
 		svmtrace_mem_fill(vcpu, vt, s);
 	vt->last_state = s;
-	if (vt->skipped) {
+	if (vt->gap == SVMTRACE_GAP_OWED) {
 		flags = SVMTRACE_SLOT_F_GAP;
-		vt->skipped = false;
+		svmtrace_go(vt, SVMTRACE_EV_GAP_MARKED);
 	}
-	if (vt->start_pending) {
+	if (vt->session == SVMTRACE_SESSION_PENDING) {
 		/* A dropped start moves to the next step that gets through. */
 		if (publish(vm, vt, vcpu, s, SVMTRACE_SLOT_SESSION_START, vt->start_gate, flags))
-			vt->start_pending = false;
+			svmtrace_go(vt, SVMTRACE_EV_SESSION_STARTED);
 	} else {
 		publish(vm, vt, vcpu, s, SVMTRACE_SLOT_INSTRUCTION, 0, flags);
 	}
@@ -446,8 +444,7 @@ static void silent_end(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct 
 {
 	struct svmtrace_target *t = armed(vm, vt);
 
-	vt->silent = false;
-	release_tf(vcpu, vt);
+	release_tf(vcpu, vt, SVMTRACE_EV_TF_SILENT_DONE);
 	if (t)
 		svmtrace_gate_close(vm, t, vt->silent_gate);
 }
@@ -471,8 +468,8 @@ static bool adopt_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct 
 		return false;
 	/* Where this vCPU stepped last was maybe another thread: no repairs. */
 	vt->prev_valid = false;
-	if (vt->in_session) {
-		vt->tf_live = true;	/* back from the kernel, same session */
+	if (vt->session != SVMTRACE_SESSION_NONE) {
+		svmtrace_go(vt, SVMTRACE_EV_TF_ADOPT);	/* back from the kernel, same session */
 	} else {
 		svmtrace_session_begin(vm, vt, vcpu, READ_ONCE(vm->last_gate));
 		vt->guest_tf = false;
@@ -497,7 +494,7 @@ static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 	bool kernel;
 
 	*produced = false;
-	if (vt->silent) {
+	if (vt->tf == SVMTRACE_TF_SILENT) {
 		silent_end(vm, vt, vcpu);
 		return false;
 	}
@@ -506,25 +503,27 @@ static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 		if (ran_ours)
 			svmtrace_hide_tf(vcpu, vt);
 		*produced = session_end(vm, vt, vcpu, SVMTRACE_END_STOP);
-		release_tf(vcpu, vt);
+		release_tf(vcpu, vt, SVMTRACE_EV_TF_RELEASE);
 		return false;
 	}
 	if (!svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu))) {
 		*produced = session_end(vm, vt, vcpu, SVMTRACE_END_CR3);
-		release_tf(vcpu, vt);
+		release_tf(vcpu, vt, SVMTRACE_EV_TF_RELEASE);
 		svmtrace_gates_close_all(vm, t);
 		return false;
 	}
-	if (!vt->in_session) {
+	if (vt->session == SVMTRACE_SESSION_NONE) {
 		/* Back from a handler we did not follow (its IRETQ unstepped). */
-		vt->iret_pending = false;
+		svmtrace_go(vt, SVMTRACE_EV_HANDLER_FORGET);
 		session_restart(vm, vt, vcpu);
 	}
 	if (READ_ONCE(vm->paused)) {
 		if (ran_ours && rip_wanted(t, kvm_rip_read(vcpu))) {
 			/* Not recorded, but it happened: the sequence shows the hole. */
 			atomic64_inc(&vm->seq);
-			vt->skipped = true;
+			/* Once per pause: the paused step stays as cheap as it was. */
+			if (vt->gap == SVMTRACE_GAP_NONE)
+				svmtrace_go(vt, SVMTRACE_EV_GAP_SKIPPED);
 		}
 		return true;
 	}
@@ -536,7 +535,7 @@ static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 		 */
 		if (!vt->guest_tf)
 			svmtrace_set_tf(vcpu, false);
-		vt->tf_live = false;
+		svmtrace_go(vt, SVMTRACE_EV_TF_KERNEL);
 		return false;
 	}
 	if (ran_ours) {
@@ -562,7 +561,7 @@ static void handler_entered(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			    struct kvm_vcpu *vcpu)
 {
 	stepless_end(vm, vt, vcpu, SVMTRACE_END_EVENT);
-	vt->iret_pending = true;
+	svmtrace_go(vt, SVMTRACE_EV_HANDLER_GUEST_DB);
 	vt->iret_guest_tf = vt->guest_tf;
 	svmtrace_mem_forget(vt);	/* the handler runs next */
 }
@@ -579,7 +578,8 @@ static bool guest_db_delivered(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 {
 	struct svmtrace_target *t = armed(vm, vt);
 
-	return guests && t && (t->flags & SVMTRACE_TARGET_F_KERNEL) && vt->in_session &&
+	return guests && t && (t->flags & SVMTRACE_TARGET_F_KERNEL) &&
+	       vt->session != SVMTRACE_SESSION_NONE &&
 	       !(vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP);
 }
 
@@ -613,7 +613,7 @@ static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 
 	*bs_ours = false;
 	mutex_lock(&vt->lock);
-	if (!vt->tf_live && (guest_bits || !ran_ours || src == STEP_MMIO_WRITTEN ||
+	if (!svmtrace_tf_live(vt->tf) && (guest_bits || !ran_ours || src == STEP_MMIO_WRITTEN ||
 			     !adopt_step(vm, vt, vcpu))) {
 		if (db_exit)
 			vt->stats.db_foreign++;
@@ -652,9 +652,9 @@ static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
  */
 static bool from_next_due(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt)
 {
-	return rcu_access_pointer(vm->armed) && !READ_ONCE(vt->tf_live) &&
+	return rcu_access_pointer(vm->armed) && !svmtrace_tf_live(READ_ONCE(vt->tf)) &&
 	       (READ_ONCE(vm->target.flags) & SVMTRACE_TARGET_F_FROM_NEXT) &&
-	       !READ_ONCE(vt->in_session);
+	       READ_ONCE(vt->session) == SVMTRACE_SESSION_NONE;
 }
 
 /* Armed with SVMTRACE_TARGET_F_FROM_NEXT: a session starts at this exit. */
@@ -665,7 +665,8 @@ static noinline void from_next_begin(struct kvm_vcpu *vcpu, struct svmtrace_vm *
 
 	mutex_lock(&vt->lock);
 	t = armed(vm, vt);
-	if (t && (t->flags & SVMTRACE_TARGET_F_FROM_NEXT) && !vt->in_session && !vt->tf_live &&
+	if (t && (t->flags & SVMTRACE_TARGET_F_FROM_NEXT) &&
+	    vt->session == SVMTRACE_SESSION_NONE && !svmtrace_tf_live(vt->tf) &&
 	    vt->ring && static_call(kvm_x86_get_cpl)(vcpu) == 3 &&
 	    svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
 		svmtrace_session_begin(vm, vt, vcpu, SVMTRACE_SESSION_FROM_NEXT);
@@ -706,9 +707,8 @@ static __always_inline int plain_step(struct kvm_vcpu *vcpu, struct svmtrace_vm 
 	bool kernel;
 	int cpl;
 
-	BUILD_BUG_ON(offsetof(struct svmtrace_vcpu, tf_live) !=
-		     offsetof(struct svmtrace_vcpu, mode));
-	BUILD_BUG_ON(offsetof(struct svmtrace_vcpu, in_session) !=
+	BUILD_BUG_ON(offsetof(struct svmtrace_vcpu, tf) != offsetof(struct svmtrace_vcpu, mode));
+	BUILD_BUG_ON(offsetof(struct svmtrace_vcpu, session) !=
 		     offsetof(struct svmtrace_vcpu, mode) + 1);
 	lockdep_assert_held(&vt->lock);
 	t = armed(vm, vt);
@@ -747,7 +747,7 @@ static __always_inline int plain_step(struct kvm_vcpu *vcpu, struct svmtrace_vm 
 /*
  * The unlocked tests that choose plain_step(): vt->mode and vm->paused,
  * read without vt->lock, only choose the path (plain_step() tests them
- * again under it).  iret_pass changes only in this vCPU's thread: an IRET
+ * again under it).  vt->iret changes only in this vCPU's thread: an IRET
  * being passed over (frames.c) takes the general path.  The trap must be a
  * single step alone (no DR0-3, BD or BT bit of the guest's), not KVM's
  * NMI-window step (@nmi_rflags), not the VMM's single-stepping, outside
@@ -757,7 +757,7 @@ static __always_inline bool plain_due(struct kvm_vcpu *vcpu, struct svmtrace_vm 
 				      struct svmtrace_vcpu *vt, u64 dr6, u64 *nmi_rflags)
 {
 	return READ_ONCE(vt->mode) == SVMTRACE_MODE_STEPPING && !READ_ONCE(vm->paused) &&
-	       READ_ONCE(vt->iret_pass) == SVMTRACE_IRET_NONE && !nmi_rflags && (dr6 & DR6_BS) &&
+	       READ_ONCE(vt->iret) == SVMTRACE_IRET_NONE && !nmi_rflags && (dr6 & DR6_BS) &&
 	       !svmtrace_guest_db_bits(vcpu, dr6) && !(vcpu->guest_debug & KVM_GUESTDBG_SINGLESTEP) &&
 	       !is_guest_mode(vcpu);
 }
@@ -851,7 +851,7 @@ int __svmtrace_db_exit(struct kvm_vcpu *vcpu, struct svmtrace_vcpu **vtp, u64 *d
 		mutex_unlock(&vt->lock);
 		return 0;
 	}
-	if (READ_ONCE(vt->iret_pass) != SVMTRACE_IRET_NONE) {
+	if (READ_ONCE(vt->iret) != SVMTRACE_IRET_NONE) {
 		/* The trap after an IRET passed over (frames.c)? */
 		done = svmtrace_iret_trap(vcpu, vm, vt, dr6, &bs_ours);
 		if (bs_ours) {
@@ -908,7 +908,7 @@ void __svmtrace_mmio_written(struct kvm_vcpu *vcpu)
 	if (is_guest_mode(vcpu) || !(static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF))
 		return;
 	vt = svmtrace_vcpu_of(vcpu, &vm);
-	if (!vt || !READ_ONCE(vt->tf_live))
+	if (!vt || !svmtrace_tf_live(READ_ONCE(vt->tf)))
 		return;
 	svmtrace_time_completed(vcpu, vt);
 	handle_step(vcpu, vm, vt, STEP_MMIO_WRITTEN, false, NULL, &bs_ours);
@@ -923,7 +923,7 @@ static void session_resume(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 			   struct kvm_vcpu *vcpu, u32 reason)
 {
 	stepless_end(vm, vt, vcpu, reason);
-	take_tf(vcpu, vt);
+	take_tf(vcpu, vt, SVMTRACE_EV_TF_RETAKE);
 	svmtrace_hide_restart(vcpu, vt);
 	session_restart(vm, vt, vcpu);
 }
@@ -965,12 +965,12 @@ static noinline void lost_tf(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 	bool kernel;
 	u32 reason;
 
-	if (!t || !vt->tf_live || vt->silent || !vt->ring)
+	if (!t || vt->tf != SVMTRACE_TF_LIVE || !vt->ring)
 		return;
 	if (exit_code == SVM_EXIT_ERR || exit_code == SVM_EXIT_TASK_SWITCH) {
 		stepless_end(vm, vt, vcpu, exit_code == SVM_EXIT_ERR ? SVMTRACE_END_ENTRY_FAILED
 								      : SVMTRACE_END_TASK_SWITCH);
-		release_tf(vcpu, vt);
+		release_tf(vcpu, vt, SVMTRACE_EV_TF_RELEASE);
 		return;
 	}
 	/*
@@ -985,9 +985,9 @@ static noinline void lost_tf(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 	    !svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
 		return;
 	reason = lost_reason(vcpu, vt);
-	if (kernel && !vt->iret_pending) {
+	if (kernel && vt->handler == SVMTRACE_HANDLER_NONE) {
 		/* In the handler: its frame may hold our TF (follow_iret()). */
-		vt->iret_pending = true;
+		svmtrace_go(vt, SVMTRACE_EV_HANDLER_LOST_TF);
 		vt->iret_guest_tf = vt->guest_tf;
 	}
 	session_resume(vm, vt, vcpu, reason);
@@ -1030,7 +1030,7 @@ void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code)
 		svmtrace_watches_exit(vcpu, vm);
 	if (exit_code == SVM_EXIT_IRET) {
 		/* An IRET back from a handler that ran without our TF and without an exit. */
-		if (rcu_access_pointer(vm->armed) && READ_ONCE(vt->tf_live)) {
+		if (rcu_access_pointer(vm->armed) && svmtrace_tf_live(READ_ONCE(vt->tf))) {
 			mutex_lock(&vt->lock);
 			lost_tf(vcpu, vm, vt, exit_code);
 			mutex_unlock(&vt->lock);
@@ -1041,7 +1041,7 @@ void __svmtrace_vcpu_exit(struct kvm_vcpu *vcpu, u32 exit_code)
 	svmtrace_iret_bare_done(vt);
 	if (!rcu_access_pointer(vm->armed))
 		return;
-	if (READ_ONCE(vt->tf_live)) {
+	if (svmtrace_tf_live(READ_ONCE(vt->tf))) {
 		mutex_lock(&vt->lock);
 		lost_tf(vcpu, vm, vt, exit_code);
 		mutex_unlock(&vt->lock);
@@ -1067,10 +1067,10 @@ void svmtrace_session_gap(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 	struct svmtrace_target *t = armed(vm, vt);
 
 	lockdep_assert_held(&vt->lock);
-	if (!vt->tf_live)
+	if (!svmtrace_tf_live(vt->tf))
 		return;
 	stepless_end(vm, vt, vcpu, reason);
-	release_tf(vcpu, vt);
+	release_tf(vcpu, vt, SVMTRACE_EV_TF_RELEASE);
 	if (t && !(t->flags & SVMTRACE_TARGET_F_KERNEL))
 		session_restart(vm, vt, vcpu);
 }
@@ -1091,12 +1091,13 @@ void svmtrace_sessions_stop(struct svmtrace_vm *vm, u32 reason)
 		vt = vm->vcpus[i];
 		mutex_lock(&vt->lock);
 		drop_held(vt);
-		vt->nmi_parked = false;		/* its IRET no longer gets our TF */
+		if (vt->tf == SVMTRACE_TF_NMI)	/* its IRET no longer gets our TF */
+			svmtrace_go(vt, SVMTRACE_EV_TF_NMI_STOP);
 		svmtrace_park_stop(vt);
 		stepless_end(vm, vt, NULL, reason);
-		vt->skipped = false;
-		WRITE_ONCE(vt->asking, false);	/* it runs on (svmtrace_asks_release()) */
-		vt->decided_target = false;	/* and is not taken at the next arm */
+		svmtrace_go(vt, SVMTRACE_EV_GAP_STOP);
+		/* It runs on (svmtrace_asks_release()), and is not taken at the next arm. */
+		svmtrace_go(vt, SVMTRACE_EV_ASK_STOP);
 		if (vt->ring)
 			svmtrace_ring_close(vt->ring);
 		mutex_unlock(&vt->lock);

@@ -42,6 +42,7 @@
 #include <svmtrace/abi.h>
 
 #include "compat.h"
+#include "vstate.h"
 
 /* CR3 bits that name an address space (PCID and flags excluded). */
 #define SVMTRACE_CR3_MASK 0x000ffffffffff000ULL
@@ -97,13 +98,6 @@ struct svmtrace_park {
 
 #define SVMTRACE_MAX_PARKS 256
 
-/* How the next IRET of a vCPU runs while a capture is armed (frames.c). */
-enum {
-	SVMTRACE_IRET_NONE,	/* intercepted */
-	SVMTRACE_IRET_STEP,	/* once, with our TF, not intercepted: its trap is ours */
-	SVMTRACE_IRET_BARE,	/* once, not intercepted, no TF of ours added */
-};
-
 /*
  * What a vCPU runs with, decided before each of its VM entries from what it
  * holds then (intercepts.c, which describes the states and their events).
@@ -144,10 +138,11 @@ struct svmtrace_vclock {
 
 /*
  * vt->mode of a vCPU whose next #DB exit is a plain step of a recording
- * session: tf_live and in_session set, the other six flags clear (step.c,
- * plain_step()).  x86 is little-endian: byte n of mode is flag n.
+ * session: tf LIVE, session OPEN, the guest's TF clear, no gap owed, no
+ * slot held (step.c, plain_step()).  x86 is little-endian: byte n of mode
+ * is the nth of those.
  */
-#define SVMTRACE_MODE_STEPPING (BIT_ULL(0) | BIT_ULL(8))
+#define SVMTRACE_MODE_STEPPING (SVMTRACE_TF_LIVE | SVMTRACE_SESSION_OPEN << 8)
 
 /*
  * memops.c: the instruction a vCPU runs next, decoded before it runs, with
@@ -168,30 +163,27 @@ struct svmtrace_vcpu {
 	struct svmtrace_vm *vm;	/* the VM's state, for the hook that finds vt first */
 	u32 index;
 	u32 vcpu_id;		/* KVM's vcpu_id (the APIC ID), as kvm:kvm_exit names the vCPU */
+	/* The state's dimensions (vstate.h), changed by svmtrace_go() alone. */
 	union {
 		struct {
-			bool tf_live;	/* we left the guest's TF set at the last VM entry */
-			bool in_session;
-			bool guest_tf;	/* the guest itself had TF set when we took over */
-			bool silent;	/* stepping one foreign instruction off a gate */
-			bool skipped;	/* steps went unrecorded (pause): next slot has GAP */
-			bool held;	/* vt->last waits for room (block policy, */
-					/* KVM_REQ_SVMTRACE) */
-			bool start_pending;
-			bool nmi_parked; /* our TF kept out of an NMI frame until its IRET */
+			u8 tf;		/* enum svmtrace_tf */
+			u8 session;	/* enum svmtrace_session */
+			bool guest_tf;	/* the guest's own TF, as followed: data */
+			u8 gap;		/* enum svmtrace_gap */
+			u8 slot;	/* enum svmtrace_slot_state */
+			u8 mode_zero[3];
 		};
-		u64 mode;	/* the eight at once, tested once per step */
+		u64 mode;	/* the five at once, tested once per step */
 	};
-	bool waiting;		/* blocked on a full ring */
-	bool iret_pending;	/* the next IRETQ we step returns from a handler */
-	bool iret_guest_tf;	/* ... and restores this TF of the guest's, whatever */
-				/* the frame says (it also holds ours) */
-	u8 iret_pass;		/* SVMTRACE_IRET_*: the next IRET (frames.c) */
-	bool iret_resume;	/* ... STEP: the trap after it resumes our stepping */
+	u8 iret;		/* enum svmtrace_iret: the next IRET (frames.c) */
+	u8 handler;		/* enum svmtrace_handler */
+	bool iret_guest_tf;	/* handler IN: the guest's TF when it was entered, */
+				/* which the IRETQ out of it restores, whatever the */
+				/* frame says (it also holds ours) */
 	u8 watch;		/* SVMTRACE_WATCH_* of the last entry that asked */
 				/* (intercepts.c; the vCPU's thread alone) */
-	bool sys_last;		/* sys_*: this vCPU's SYSCALL parked last, until */
-	u64 sys_cr3;		/* ... its next return to user mode: the CR3, */
+	u8 sys;			/* enum svmtrace_sys; sys_*: where the SYSCALL this */
+	u64 sys_cr3;		/* ... vCPU parked returns to user mode: the CR3, */
 	u64 sys_rip;		/* ... return point */
 	u64 sys_rsp;		/* ... user RSP of its park */
 	gfn_t sys_gfn;		/* ... and the return point's page */
@@ -219,13 +211,8 @@ struct svmtrace_vcpu {
 	};
 	struct svmtrace_slot *last_state; /* the last step's state: a ring slot or &last */
 	struct svmtrace_counters stats;
-	/*
-	 * first.c: held at a thread's first instruction until the controller
-	 * decides (asking), and what it decided (targeted).
-	 */
-	bool asking;
-	bool decided_target;
-	struct svmtrace_ask ask;
+	u8 ask_state;		/* enum svmtrace_ask_state (first.c) */
+	struct svmtrace_ask ask;	/* ... ASKED: the question */
 	struct svmtrace_vtime vtime;
 	struct svmtrace_mem_next mem;	/* SVMTRACE_TARGET_F_MEM */
 };
@@ -636,10 +623,15 @@ static __always_inline bool svmtrace_test_lose_step(void)
 {
 	return unlikely(READ_ONCE(svmtrace_lose_step)) && svmtrace_test_lose_step_slow();
 }
+void svmtrace_test_transition(enum svmtrace_event ev, u8 from);
 #else
 static __always_inline bool svmtrace_test_lose_step(void)
 {
 	return false;
+}
+
+static inline void svmtrace_test_transition(enum svmtrace_event ev, u8 from)
+{
 }
 #endif
 

@@ -277,6 +277,8 @@ if [ -n "$modules" ]; then
 	judge_daemon_endings
 	. "$here/judge-time.sh"
 	judge_time
+	. "$here/judge-vstate.sh"
+	judge_vstate "$run/l1/capture/transitions.txt" "$here/../../docs/kmod.md"
 	for name in selfstep-cpl0 drheavy; do
 		results "$run/l1/packaged/$name.txt" >"$run/packaged-$name.got"
 		results "$run/l1/ours/$name.txt" >"$run/ours-$name.got"

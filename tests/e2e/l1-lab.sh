@@ -219,6 +219,10 @@ capture_set() {
 	lifecycle_runs "$set_dir"
 	nonroot_attempt "$set_dir/nonroot"
 	abi_check "$set_dir/abi-check"
+	# The vCPU state transitions all of the above made (testparam.c), read
+	# before npt_refusal reloads the modules (judge-vstate.sh).
+	cat /sys/module/kvm/parameters/svmtrace_test_transitions >"$set_dir/transitions.txt" ||
+		echo "cannot read svmtrace_test_transitions" >>"$set_dir/failures"
 	npt_refusal "$set_dir/npt0"
 	kvm-modules unload >>"$set_dir/load.txt" 2>&1 || echo "rmmod after capture failed" >>"$set_dir/failures"
 }

@@ -29,20 +29,29 @@ kernel_abi_pinned() {
 
 # kernel_fetch ABI DIR: unpack linux-image-ABI into DIR (once; a stamp file
 # marks a complete unpack) and index its modules with depmod.  Afterwards
-# DIR/vmlinuz and DIR/lib/modules/ABI exist.
+# DIR/vmlinuz and DIR/lib/modules/ABI exist.  Labs started side by side
+# (kernels.sh, or two at once by hand) share DIR: the first unpacks it under
+# DIR.lock, the others wait for it and find it complete.
 kernel_fetch() {
 	abi=$1 dir=$2
 	case $dir in /*) ;; *) dir=$PWD/$dir ;; esac	# apt-get runs in $dir/deb
 	[ -e "$dir/.complete" ] && return 0
-	rm -rf "$dir" && mkdir -p "$dir/deb" || return 1
-	echo "kernel: fetching linux-image-$abi" >&2
-	kernel_image_download "$abi" "$dir/deb" || {
-		cat "$dir/deb/apt.log" >&2; echo "kernel: apt-get download linux-image-$abi failed" >&2; return 1; }
-	dpkg-deb -x "$dir"/deb/*.deb "$dir/root" || return 1
-	depmod -b "$dir/root" "$abi" || return 1
-	ln -s "root/boot/vmlinuz-$abi" "$dir/vmlinuz"
-	rm -rf "$dir/deb"
-	touch "$dir/.complete"
+	mkdir -p "$(dirname "$dir")" || return 1
+	(flock 9 && kernel_unpack "$abi" "$dir") 9>"$dir.lock"
+}
+
+# kernel_unpack ABI DIR: kernel_fetch's work, under its lock.
+kernel_unpack() {
+	[ -e "$2/.complete" ] && return 0
+	rm -rf "$2" && mkdir -p "$2/deb" || return 1
+	echo "kernel: fetching linux-image-$1" >&2
+	kernel_image_download "$1" "$2/deb" || {
+		cat "$2/deb/apt.log" >&2; echo "kernel: apt-get download linux-image-$1 failed" >&2; return 1; }
+	dpkg-deb -x "$2"/deb/*.deb "$2/root" || return 1
+	depmod -b "$2/root" "$1" || return 1
+	ln -s "root/boot/vmlinuz-$1" "$2/vmlinuz"
+	rm -rf "$2/deb"
+	touch "$2/.complete"
 }
 
 # kernel_module_closure MODDIR NAME...: every module file (relative to
