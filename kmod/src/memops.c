@@ -28,6 +28,8 @@
  * forgotten when the thread's flow breaks (a step adopted from a frame, a
  * #DB handed to the guest's handler): a step without it gets one
  * UNRECORDED access (undecoded, no address), never another instruction's.
+ * Where the decode is is vt->mem_state (vstate.h): NONE, DUE (asked for,
+ * before the next entry), DECODED (waiting for its step's fill).
  */
 #include <linux/kvm_host.h>
 
@@ -160,7 +162,7 @@ static void prepare(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 	lockdep_assert_held(&vt->lock);
 	might_sleep();
 	rip = kvm_rip_read(vcpu);
-	m->valid = true;
+	svmtrace_go(vt, SVMTRACE_EV_MEM_DECODED);
 	m->rip = rip;
 	m->cr3 = kvm_read_cr3(vcpu);
 	m->cpl = static_call(kvm_x86_get_cpl)(vcpu);
@@ -208,19 +210,18 @@ void svmtrace_mem_due(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 	lockdep_assert_held(&vt->lock);
 	if (!svmtrace_mem_on(vt))
 		return;
-	vt->mem.valid = false;
-	vt->mem.due = true;
+	svmtrace_go(vt, SVMTRACE_EV_MEM_DUE);
 	kvm_make_request(KVM_REQ_SVMTRACE, vcpu);
 }
 
 /*
  * The flow of the thread broke (a step adopted from a frame, a #DB handed
  * to the guest's handler): what was decoded may not be what runs.
+ * vt->lock held.
  */
 void svmtrace_mem_forget(struct svmtrace_vcpu *vt)
 {
-	vt->mem.valid = false;
-	vt->mem.due = false;
+	svmtrace_go(vt, SVMTRACE_EV_MEM_FORGET);
 }
 
 /*
@@ -232,7 +233,9 @@ void svmtrace_mem_forget(struct svmtrace_vcpu *vt)
 void svmtrace_mem_none(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 {
 	lockdep_assert_held(&vt->lock);
-	vt->mem.valid = true;
+	if (!svmtrace_mem_on(vt))
+		return;
+	svmtrace_go(vt, SVMTRACE_EV_MEM_SYSCALL);
 	vt->mem.nr = 0;
 	vt->mem.cr3 = kvm_read_cr3(vcpu);
 }
@@ -245,11 +248,20 @@ void svmtrace_mem_none(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 void svmtrace_mem_request(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt)
 {
 	lockdep_assert_held(&vt->lock);
-	if (!vt->mem.due)
+	if (vt->mem_state != SVMTRACE_MEM_DUE)
 		return;
-	vt->mem.due = false;
 	if (vt->tf == SVMTRACE_TF_LIVE && vt->session != SVMTRACE_SESSION_NONE && svmtrace_mem_on(vt))
 		prepare(vcpu, vt);
+	else
+		svmtrace_go(vt, SVMTRACE_EV_MEM_UNSTEPPED);
+}
+
+/*
+ * A capture stops: nothing decoded outlives it.  vt->lock held.
+ */
+void svmtrace_mem_stop(struct svmtrace_vcpu *vt)
+{
+	svmtrace_go(vt, SVMTRACE_EV_MEM_STOP);
 }
 
 /*
@@ -268,12 +280,13 @@ void svmtrace_mem_fill(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, struct s
 	might_sleep();
 	memset(t, 0, sizeof(*t));
 	s->flags |= SVMTRACE_SLOT_F_MEM;
-	if (!m->valid || ((m->cr3 ^ kvm_read_cr3(vcpu)) & SVMTRACE_CR3_MASK)) {
+	if (vt->mem_state != SVMTRACE_MEM_DECODED ||
+	    ((m->cr3 ^ kvm_read_cr3(vcpu)) & SVMTRACE_CR3_MASK)) {
 		t->nr = 1;
 		unrecorded(&t->accesses[0], SVMTRACE_MEM_WHY_UNDECODED);
 		return;
 	}
-	m->valid = false;
+	svmtrace_go(vt, SVMTRACE_EV_MEM_FILLED);
 	t->nr = m->nr;
 	for (i = 0; i < m->nr; i++) {
 		a = &t->accesses[i];

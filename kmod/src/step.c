@@ -1098,6 +1098,7 @@ void svmtrace_sessions_stop(struct svmtrace_vm *vm, u32 reason)
 		svmtrace_go(vt, SVMTRACE_EV_GAP_STOP);
 		/* It runs on (svmtrace_asks_release()), and is not taken at the next arm. */
 		svmtrace_go(vt, SVMTRACE_EV_ASK_STOP);
+		svmtrace_mem_stop(vt);
 		if (vt->ring)
 			svmtrace_ring_close(vt->ring);
 		mutex_unlock(&vt->lock);

@@ -149,9 +149,7 @@ struct svmtrace_vclock {
  * the values its reads will see.  Only under vt->lock.
  */
 struct svmtrace_mem_next {
-	bool valid;		/* decoded for the instruction at rip under cr3 */
-	bool due;		/* to decode at KVM_REQ_SVMTRACE */
-	u8 cpl;
+	u8 cpl;			/* vt->mem_state DECODED: decoded at rip under cr3 */
 	u8 nr;
 	u64 rip;
 	u64 cr3;
@@ -214,6 +212,7 @@ struct svmtrace_vcpu {
 	u8 ask_state;		/* enum svmtrace_ask_state (first.c) */
 	struct svmtrace_ask ask;	/* ... ASKED: the question */
 	struct svmtrace_vtime vtime;
+	u8 mem_state;		/* enum svmtrace_mem_state (memops.c) */
 	struct svmtrace_mem_next mem;	/* SVMTRACE_TARGET_F_MEM */
 };
 
@@ -551,6 +550,7 @@ void svmtrace_time_completed(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
 /* memops.c */
 void svmtrace_mem_due(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
 void svmtrace_mem_forget(struct svmtrace_vcpu *vt);
+void svmtrace_mem_stop(struct svmtrace_vcpu *vt);
 void svmtrace_mem_none(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
 void svmtrace_mem_request(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
 void svmtrace_mem_fill(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, struct svmtrace_slot *s);
