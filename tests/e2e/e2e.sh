@@ -13,6 +13,9 @@
 #     wedges the guest, non-root is refused, rmmod works afterwards;
 #   - the --mem captures (judge-mem.sh): every record's memory accesses
 #     (address, size, values read and written) equal the model's;
+#   - what a user sees of them (judge-memrange.sh): dump --mem-range over a
+#     decrypted buffer and over string compares, and the Tenet export read
+#     back with its memory entries;
 #   - the --xstate capture of ymm.bin (judge-xstate.sh): YMM0-15 and
 #     XSTATE_BV after every step as ymm.S's instructions define them;
 #   - the L1 kernel log has no WARNING/BUG/Oops, soft lockup or RCU stall;
@@ -271,6 +274,8 @@ if [ -n "$modules" ]; then
 	judge_xstate
 	. "$here/judge-mem.sh"
 	judge_mem_set
+	. "$here/judge-memrange.sh"
+	judge_memrange_set
 	. "$here/judge-win.sh"
 	judge_win_set
 	for image in $win_images; do judge_win_discovery "$image"; done

@@ -5,7 +5,9 @@
  * addresses, read-modify-writes (ALU to memory, INC, SHL, XCHG), a call
  * and a jump through memory, a frame built with PUSH and torn down with
  * LEAVE, and a buffer decrypted into another (each dword loaded, XORed with
- * a key and stored in order).  Logs a checksum of the decrypted buffer.
+ * a key and stored in order: plain, at page 1 + 32, ends up holding the 32
+ * ASCII bytes of "svmtrace decrypted this buffer!!", judge-memrange.sh).
+ * Logs a checksum of the decrypted buffer.
  */
 #include "layout.h"
 #include "program.h"
@@ -58,9 +60,9 @@ frame:						/* PUSH, stores in a frame, LEAVE, RET */
 
 	.org 0x1000
 /* Page 1: data. */
-cipher:
-	.long	0x1b1a1918, 0x1f1e1d1c, 0x0302010f, 0x07060504
-	.long	0x3b3a3938, 0x3f3e3d3c, 0x23222120, 0x27262524
+cipher:						/* "svmtrace decrypted this buffer!!" ^ 0x5a */
+	.long	0x2e372c29, 0x3f393b28, 0x393f3e7a, 0x2e2a2328
+	.long	0x2e7a3e3f, 0x7a293332, 0x3c3c2f38, 0x7b7b283f
 plain:
 	.fill	8, 4, 0
 scratch:
