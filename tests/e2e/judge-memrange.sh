@@ -47,7 +47,7 @@ PY
 judge_memrange_strcmp() {
 	# strcmp.S: typed at page 1, secret at + 0x20, copy at + 0x40.
 	memrange_rows strcmp 0x401000 0x401050 >"$run/l1/mem/strcmp/range.got"
-	if out=$(python3 - "$run/l1/mem/strcmp/range.got" <<'PY'
+	if out=$(python3 - "$run/l1/mem/strcmp/range.got" 2>&1 <<'PY'
 import sys
 typed, secret = b"hello, wxrld\0", b"hello, world"
 T, S, C = 0x401000, 0x401020, 0x401040
@@ -84,7 +84,7 @@ judge_memrange_tenet() {
 	fi
 	# Tenet has a line per record but the session end; the model's
 	# accesses are per row of dump's numbering (judge-mem.sh).
-	if out=$(python3 - "$d/tenet.json" "$d/cpu0.csv" "$run/expect/memops/expected_mem_cpu0.csv" <<'PY'
+	if out=$(python3 - "$d/tenet.json" "$d/cpu0.csv" "$run/expect/memops/expected_mem_cpu0.csv" 2>&1 <<'PY'
 import csv, json, sys
 lines = json.load(open(sys.argv[1]))
 kinds = [row["kind"] for row in csv.DictReader(open(sys.argv[2]))]
