@@ -521,7 +521,7 @@ static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 		if (ran_ours && rip_wanted(t, kvm_rip_read(vcpu))) {
 			/* Not recorded, but it happened: the sequence shows the hole. */
 			atomic64_inc(&vm->seq);
-			/* Once per pause: the paused step stays as cheap as it was. */
+			/* Once per pause, not a transition on every paused step. */
 			if (vt->gap == SVMTRACE_GAP_NONE)
 				svmtrace_go(vt, SVMTRACE_EV_GAP_SKIPPED);
 		}

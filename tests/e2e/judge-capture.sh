@@ -292,13 +292,18 @@ judge_hostile() {
 # "rip,rflags,cr3,gprs", without the GPR columns listed in SKIP (e.g.
 # " 13 21 22 ": RDI R13 R14), hex normalized, from the first record at RIP
 # FROM (hex, no 0x) on.  A record right after one of the guest kernel's
-# (a traced handler's IRETQ: its state is the one recorded before the
-# handler was entered) is left out too, and so is a session start that
-# repeats the state of the session end 'event' just before it: under --kernel a
-# handler is traced from its first VM exit on (step.c, lost_tf()), and
-# when a host interrupt makes that exit at the handler's IRETQ, the
-# IRETQ's step is the session's first record, with no kernel record
-# before it (no instruction of the program can repeat its own state).
+# (a traced handler's IRETQ, a record the model has none of) is left out
+# too, unless it is a SYSRETQ's (RIP = RCX, RFLAGS = R11, and not the
+# state of the program's record before: a #DB handler's IRETQ returns to
+# that): that is the SYSCALL's own record, when a VM exit inside the
+# kernel's SYSCALL entry (a host interrupt) had the tracer follow the
+# kernel up to it.  Left out as
+# well: a session start that repeats the state of the session end 'event'
+# just before it: under --kernel a handler is traced from its first VM exit
+# on (step.c, lost_tf()), and when a host interrupt makes that exit at the
+# handler's IRETQ, the IRETQ's step is the session's first record, with no
+# kernel record before it (no instruction of the program can repeat its
+# own state).
 # Works on the model's expected_cpuN.csv and on dump --regs.
 program_rows() {
 	awk -F, -v skip="$2" -v from="${3:-}" 'function h(s) { s = tolower(s); sub(/^0x0*/, "", s); return s == "" ? "0" : s }
@@ -307,7 +312,8 @@ program_rows() {
 		$3 == "session_start" && NR == end_nr + 1 && state() == end_state { next }
 		from != "" && h($4) == from { from = "" }
 		NR > 1 && $3 != "session_end" && tolower($4) !~ /^0x4[0-3][0-9a-f][0-9a-f][0-9a-f][0-9a-f]$/ { kern = 1; next }
-		NR > 1 && $3 != "session_end" && kern { kern = 0; next }
+		NR > 1 && $3 != "session_end" && kern { kern = 0; if (h($4) != h($10) || h($5) != h($19) || state() == last) next }
+		NR > 1 && $3 != "session_end" { last = state() }
 		NR > 1 && from == "" && $3 != "session_end" && tolower($4) ~ /^0x4[0-3][0-9a-f][0-9a-f][0-9a-f][0-9a-f]$/ {
 			line = h($4) "," h($5) "," h($6)
 			for (i = 8; i <= 23; i++) if (index(skip, " " i " ") == 0) line = line "," h($i)
