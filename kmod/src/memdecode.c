@@ -14,9 +14,13 @@
  * slot it pushes).  docs/kmod.md, "Memory operands", has the forms.
  *
  * Anything outside the table is not guessed: an instruction whose length
- * is unknown gives one UNRECORDED access without address (undecoded), and
- * a known instruction whose memory form is not in the table gives one
- * UNRECORDED access with its address and no size.
+ * is unknown gives one UNRECORDED access without address (undecoded), a
+ * known instruction whose memory form is not in the table (or whose bytes
+ * a mask selects) gives one UNRECORDED access with its address and no
+ * size, and an operand larger than a record holds (FNSAVE, IRETQ's frame)
+ * one UNRECORDED access with its address and size (too large).  This file
+ * has the prefixes, the address forms and the one-byte map; the escapes
+ * (0F, 0F 38, 0F 3A, VEX maps 1-3, x87) are in memdecode_maps.c.
  */
 #include "memdecode.h"
 
@@ -39,13 +43,15 @@ struct insn {
 	unsigned int n, i;
 	bool bad;		/* ran past the bytes or met an invalid form */
 	bool long64;
-	bool opsz16;		/* 66 */
+	bool opsz16;		/* 66, unless REX.W: a 16-bit operand */
+	bool p66;		/* 66, as a mandatory prefix too (PEXTRQ: 66 REX.W) */
 	bool rep;		/* F2 or F3 */
 	u8 last_rep;		/* which of them came last */
 	u8 rex;
 	u8 vex_pp;		/* VEX: the implied 66/F3/F2 (1/2/3) */
 	bool vex;
 	bool vex_l;		/* VEX.L: 256-bit */
+	bool addr16;		/* 16-bit addressing (67 in 32-bit code) */
 	u8 mod, reg, rm;	/* ModRM, reg and rm with REX.R/B applied */
 	bool has_modrm;
 	struct svmtrace_memdecode *d;
@@ -100,6 +106,28 @@ static u32 stack_size(const struct insn *in)
 	return in->long64 ? 8 : 4;
 }
 
+/*
+ * 16-bit ModRM addressing: BX+SI, BX+DI, BP+SI, BP+DI, SI, DI, BP (disp16
+ * alone with mod 0), BX; an 8- or 16-bit displacement.
+ */
+static void modrm16(struct insn *in, u8 rm)
+{
+	static const u8 base[8] = { 3, 3, 5, 5, 6, 7, 5, 3 };
+	static const u8 index[8] = { 6, 7, 6, 7, SVMTRACE_REG_NONE, SVMTRACE_REG_NONE,
+				     SVMTRACE_REG_NONE, SVMTRACE_REG_NONE };
+	struct svmtrace_memdecode *d = in->d;
+
+	d->index = index[rm];
+	if (rm == 6 && in->mod == 0)
+		d->disp = take_le(in, 2);
+	else
+		d->base = base[rm];
+	if (in->mod == 1)
+		d->disp += take_le(in, 1);
+	else if (in->mod == 2)
+		d->disp += take_le(in, 2);
+}
+
 /* ModRM, SIB and displacement. */
 static void modrm(struct insn *in)
 {
@@ -117,6 +145,10 @@ static void modrm(struct insn *in)
 	d->index = SVMTRACE_REG_NONE;
 	d->scale = 1;
 	d->disp = 0;
+	if (in->addr16) {
+		modrm16(in, m & 7);
+		return;
+	}
 	if ((m & 7) == 4) {
 		sib = take(in);
 		d->scale = 1 << (sib >> 6);
@@ -138,7 +170,7 @@ static void modrm(struct insn *in)
 		d->disp += take_le(in, 4);
 }
 
-static void add(struct insn *in, u8 kind, u8 form, u32 size)
+static void add_unrecorded(struct insn *in, u8 form, u32 size, u8 why)
 {
 	struct svmtrace_memdecode *d = in->d;
 
@@ -146,11 +178,21 @@ static void add(struct insn *in, u8 kind, u8 form, u32 size)
 		in->bad = true;
 		return;
 	}
-	d->ops[d->nr].kind = kind;
-	d->ops[d->nr].why = 0;
+	d->ops[d->nr].kind = SVMTRACE_MEM_UNRECORDED;
+	d->ops[d->nr].why = why;
 	d->ops[d->nr].form = form;
 	d->ops[d->nr].size = size;
 	d->nr++;
+}
+
+/* An access; one larger than a record holds is unrecorded (too large). */
+static void add(struct insn *in, u8 kind, u8 form, u32 size)
+{
+	add_unrecorded(in, form, size, SVMTRACE_MEM_WHY_TOO_LARGE);
+	if (in->bad || size > SVMTRACE_MEM_MAX_VALUE)
+		return;
+	in->d->ops[in->d->nr - 1].kind = kind;
+	in->d->ops[in->d->nr - 1].why = 0;
 }
 
 /* The ModRM memory operand, if the instruction has one (mod != 3). */
@@ -160,26 +202,18 @@ static void rm_op(struct insn *in, u8 kind, u32 size)
 		add(in, kind, SVMTRACE_FORM_MODRM, size);
 }
 
-/* A known instruction whose memory form the table does not have. */
+/* A known instruction whose memory form the table does not have, or a masked one. */
 static void rm_undecoded(struct insn *in)
 {
-	struct svmtrace_memdecode *d = in->d;
-
-	if (in->mod == 3)
-		return;
-	add(in, SVMTRACE_MEM_UNRECORDED, SVMTRACE_FORM_MODRM, 0);
-	d->ops[d->nr - 1].why = SVMTRACE_MEM_WHY_UNDECODED;
+	if (in->mod != 3)
+		add_unrecorded(in, SVMTRACE_FORM_MODRM, 0, SVMTRACE_MEM_WHY_UNDECODED);
 }
 
-/* ... whose operand is larger than a record holds (FXSAVE's 512 bytes). */
+/* ... whose operand is larger than a record holds (FXSAVE's 512 bytes; 0: by XCR0). */
 static void rm_too_large(struct insn *in, u32 size)
 {
-	struct svmtrace_memdecode *d = in->d;
-
-	if (in->mod == 3)
-		return;
-	add(in, SVMTRACE_MEM_UNRECORDED, SVMTRACE_FORM_MODRM, size);
-	d->ops[d->nr - 1].why = SVMTRACE_MEM_WHY_TOO_LARGE;
+	if (in->mod != 3)
+		add_unrecorded(in, SVMTRACE_FORM_MODRM, size, SVMTRACE_MEM_WHY_TOO_LARGE);
 }
 
 static void stack_pop(struct insn *in, u32 size)
@@ -225,261 +259,7 @@ static void string_op(struct insn *in, u8 op)
 	}
 }
 
-/* The legacy-prefix-selected SSE operand size of 0F 10-17, 28-2F, 51-5F, C2. */
-static u32 sse_size(const struct insn *in, u32 ps, u32 pd, u32 ss, u32 sd)
-{
-	u32 size;
-
-	switch (in->vex ? in->vex_pp : in->last_rep == 0xf3 ? 2 : in->last_rep == 0xf2 ? 3 :
-							 in->opsz16 ? 1 : 0) {
-	case 1:
-		size = pd;
-		break;
-	case 2:
-		return ss;	/* scalars keep their size under VEX.L */
-	case 3:
-		return sd;
-	default:
-		size = ps;
-	}
-	return in->vex_l && size == 16 ? 32 : size;
-}
-
-/* The mandatory prefix of a 0F instruction: 0 none, 1 66, 2 F3, 3 F2. */
-static u8 mandatory(const struct insn *in)
-{
-	if (in->vex)
-		return in->vex_pp;
-	if (in->last_rep == 0xf3)
-		return 2;
-	if (in->last_rep == 0xf2)
-		return 3;
-	return in->opsz16 ? 1 : 0;
-}
-
-/* An MMX (no prefix: 8 bytes) or SSE/AVX (66: 16, VEX.L: 32) packed operand. */
-static u32 mmx_sse(const struct insn *in)
-{
-	if (mandatory(in) == 0)
-		return in->vex ? (in->vex_l ? 32 : 16) : 8;
-	return in->vex_l ? 32 : 16;
-}
-
-/* 0F xx (legacy or VEX map 1). */
-static void twobyte(struct insn *in, u8 op)
-{
-	u8 pfx;
-
-	switch (op) {
-	case 0x05: case 0x06: case 0x07: case 0x08: case 0x09: case 0x0b: case 0x0e:
-	case 0x30: case 0x31: case 0x32: case 0x33: case 0x34: case 0x35: case 0x37:
-	case 0x77: case 0xa2:
-		return;				/* no operand in memory */
-	case 0xa0: case 0xa8:			/* PUSH FS/GS */
-		stack_push(in, stack_size(in));
-		return;
-	case 0xa1: case 0xa9:			/* POP FS/GS */
-		stack_pop(in, stack_size(in));
-		return;
-	}
-	if (op >= 0x80 && op <= 0x8f) {		/* Jcc rel32 */
-		skip(in, zsize(in));
-		return;
-	}
-	if (op >= 0xc8 && op <= 0xcf)		/* BSWAP */
-		return;
-	modrm(in);
-	pfx = mandatory(in);
-	switch (op) {
-	case 0x0d: case 0x18: case 0x19: case 0x1a: case 0x1b: case 0x1c: case 0x1d:
-	case 0x1e: case 0x1f:			/* prefetches, hints, NOP Ev, ENDBR */
-		return;
-	case 0x10:				/* MOVUPS/PD/SS/SD load */
-		rm_op(in, R, sse_size(in, 16, 16, 4, 8));
-		return;
-	case 0x11:
-		rm_op(in, W, sse_size(in, 16, 16, 4, 8));
-		return;
-	case 0x12: case 0x16:			/* MOVLPS/PD, MOVHPS/PD, MOVDDUP, MOVS[LH]DUP */
-		rm_op(in, R, pfx == 2 ? (in->vex_l ? 32 : 16) : pfx == 3 && in->vex_l ? 32 : 8);
-		return;
-	case 0x13: case 0x17:
-		rm_op(in, W, 8);
-		return;
-	case 0x14: case 0x15:			/* UNPCKL/HPS/PD */
-		rm_op(in, R, in->vex_l ? 32 : 16);
-		return;
-	case 0x28:				/* MOVAPS/PD */
-		rm_op(in, R, in->vex_l ? 32 : 16);
-		return;
-	case 0x29: case 0x2b:			/* MOVAPS/PD store, MOVNTPS/PD */
-		rm_op(in, W, in->vex_l ? 32 : 16);
-		return;
-	case 0x2a:				/* CVTPI2PS/PD, CVTSI2SS/SD */
-		rm_op(in, R, pfx >= 2 ? vsize(in) == 8 ? 8 : 4 : 8);
-		return;
-	case 0x2c: case 0x2d:			/* CVT(T)PS2PI/PD2PI/SS2SI/SD2SI */
-		rm_op(in, R, sse_size(in, 8, 16, 4, 8));
-		return;
-	case 0x2e: case 0x2f:			/* (U)COMISS/SD */
-		rm_op(in, R, pfx == 1 ? 8 : 4);
-		return;
-	case 0x5a:				/* CVTPS2PD, CVTPD2PS, CVTSS2SD, CVTSD2SS */
-		rm_op(in, R, pfx == 0 ? (in->vex_l ? 16 : 8) : sse_size(in, 0, 16, 4, 8));
-		return;
-	case 0xe6:				/* CVTDQ2PD (F3: half), CVT(T)PD2DQ */
-		rm_op(in, R, pfx == 2 ? (in->vex_l ? 16 : 8) : in->vex_l ? 32 : 16);
-		return;
-	case 0x5b:
-		rm_op(in, R, in->vex_l ? 32 : 16);
-		return;
-	case 0x6e:				/* MOVD/MOVQ from a GPR's size */
-		rm_op(in, R, in->rex & 8 ? 8 : 4);
-		return;
-	case 0x6f:				/* MOVQ, MOVDQA, MOVDQU */
-		rm_op(in, R, mmx_sse(in));
-		return;
-	case 0x70:				/* PSHUFW/D/HW/LW */
-		rm_op(in, R, mmx_sse(in));
-		skip(in, 1);
-		return;
-	case 0x7e:				/* MOVD/MOVQ store; F3: MOVQ load */
-		if (pfx == 2)
-			rm_op(in, R, 8);
-		else
-			rm_op(in, W, in->rex & 8 ? 8 : 4);
-		return;
-	case 0x7f:
-		rm_op(in, W, mmx_sse(in));
-		return;
-	case 0xa3:				/* BT Ev, Gv */
-		in->d->bt_reg = in->reg;
-		rm_op(in, R, vsize(in));
-		return;
-	case 0xab: case 0xb3: case 0xbb:	/* BTS, BTR, BTC Ev, Gv */
-		in->d->bt_reg = in->reg;
-		rm_op(in, RMW, vsize(in));
-		return;
-	case 0xa4: case 0xac:			/* SHLD/SHRD Ev, Gv, Ib */
-		rm_op(in, RMW, vsize(in));
-		skip(in, 1);
-		return;
-	case 0xa5: case 0xad:
-		rm_op(in, RMW, vsize(in));
-		return;
-	case 0xae:				/* group 15 */
-		if (in->mod == 3)
-			return;			/* fences, RD/WRFSBASE ... */
-		switch (in->reg & 7) {
-		case 0: case 1:			/* FXSAVE, FXRSTOR */
-			rm_too_large(in, 512);
-			return;
-		case 2:
-			rm_op(in, R, 4);	/* LDMXCSR */
-			return;
-		case 3:
-			rm_op(in, W, 4);	/* STMXCSR */
-			return;
-		case 7:				/* CLFLUSH(OPT) */
-			return;
-		case 6:
-			if (pfx == 1)		/* CLWB */
-				return;
-		}
-		rm_undecoded(in);		/* XSAVE, XRSTOR, XSAVEOPT: sized by XCR0 */
-		return;
-	case 0xaf:				/* IMUL Gv, Ev */
-		rm_op(in, R, vsize(in));
-		return;
-	case 0xb0:				/* CMPXCHG */
-		rm_op(in, RMW, 1);
-		return;
-	case 0xb1:
-		rm_op(in, RMW, vsize(in));
-		return;
-	case 0xb6: case 0xbe:			/* MOVZX/MOVSX Gv, Eb */
-		rm_op(in, R, 1);
-		return;
-	case 0xb7: case 0xbf:
-		rm_op(in, R, 2);
-		return;
-	case 0xb8: case 0xbc: case 0xbd:	/* POPCNT, BSF/TZCNT, BSR/LZCNT */
-		rm_op(in, R, vsize(in));
-		return;
-	case 0xba:				/* group 8: BT/BTS/BTR/BTC Ev, Ib */
-		skip(in, 1);
-		if ((in->reg & 7) < 4) {
-			rm_undecoded(in);
-			return;
-		}
-		rm_op(in, (in->reg & 7) == 4 ? R : RMW, vsize(in));
-		return;
-	case 0xc0:				/* XADD */
-		rm_op(in, RMW, 1);
-		return;
-	case 0xc1:
-		rm_op(in, RMW, vsize(in));
-		return;
-	case 0xc2:				/* CMPPS/PD/SS/SD */
-		rm_op(in, R, sse_size(in, 16, 16, 4, 8));
-		skip(in, 1);
-		return;
-	case 0xc3:				/* MOVNTI */
-		rm_op(in, W, in->rex & 8 ? 8 : 4);
-		return;
-	case 0xc4:				/* PINSRW */
-		rm_op(in, R, 2);
-		skip(in, 1);
-		return;
-	case 0xc5:				/* PEXTRW (register only) */
-		skip(in, 1);
-		return;
-	case 0xc6:				/* SHUFPS/PD */
-		rm_op(in, R, in->vex_l ? 32 : 16);
-		skip(in, 1);
-		return;
-	case 0xc7:				/* group 9 */
-		if ((in->reg & 7) == 1 && in->mod != 3)	/* CMPXCHG8B/16B */
-			rm_op(in, RMW, in->rex & 8 ? 16 : 8);
-		else
-			rm_undecoded(in);
-		return;
-	case 0xd6:				/* MOVQ xmm to m64 */
-		rm_op(in, W, 8);
-		return;
-	case 0xe7:				/* MOVNTQ, MOVNTDQ */
-		rm_op(in, W, mmx_sse(in));
-		return;
-	case 0xf0:				/* LDDQU */
-		rm_op(in, R, in->vex_l ? 32 : 16);
-		return;
-	case 0xd7: case 0xf7: case 0x50:	/* PMOVMSKB, MASKMOVQ, MOVMSKPS */
-		rm_undecoded(in);
-		return;
-	}
-	if (op >= 0x40 && op <= 0x4f) {		/* CMOVcc: reads whatever the condition */
-		rm_op(in, R, vsize(in));
-		return;
-	}
-	if (op >= 0x90 && op <= 0x9f) {		/* SETcc */
-		rm_op(in, W, 1);
-		return;
-	}
-	if (op >= 0x51 && op <= 0x5f) {		/* SSE arithmetic and logic */
-		rm_op(in, R, sse_size(in, 16, 16, 4, 8));
-		return;
-	}
-	if ((op >= 0x60 && op <= 0x6d) || (op >= 0x74 && op <= 0x76) ||
-	    (op >= 0xd0 && op <= 0xfe)) {	/* MMX/SSE2 integer, ADDSUBPS/PD */
-		rm_op(in, R, mmx_sse(in));
-		return;
-	}
-	if (op >= 0x71 && op <= 0x73) {		/* shifts by immediate (register only) */
-		skip(in, 1);
-		return;
-	}
-	rm_undecoded(in);
-}
+#include "memdecode_maps.c"
 
 /* Group 1-5, F6/F7, C0/C1/D0-D3, FE/FF: the ModRM reg field picks the operation. */
 static void groups(struct insn *in, u8 op)
@@ -543,14 +323,86 @@ static void groups(struct insn *in, u8 op)
 			rm_op(in, R, stack_size(in));
 			stack_push(in, stack_size(in));
 			return;
-		case 3: case 5:			/* far CALL, JMP */
-			rm_undecoded(in);
+		case 3: case 5:			/* far CALL, JMP m16:16/32 (CALL: CS, rIP pushed) */
+			if (in->mod == 3) {
+				in->bad = true;
+				return;
+			}
+			if (in->rex & 8) {	/* m16:64 on Intel, m16:32 on AMD */
+				rm_undecoded(in);
+				if (r == 3)
+					add_unrecorded(in, SVMTRACE_FORM_PUSH, 0,
+						       SVMTRACE_MEM_WHY_UNDECODED);
+				return;
+			}
+			rm_op(in, R, 2 + vsize(in));
+			if (r == 3)
+				stack_push(in, 2 * vsize(in));
 			return;
 		}
 		in->bad = true;
 		return;
 	}
 }
+
+/*
+ * ENTER size, level: the old rBP pushed, level - 1 frame pointers copied
+ * from below the old rBP (read, then pushed), the new frame pointer pushed
+ * (level > 0): one read of the copied slots, one write of all pushed ones.
+ */
+static void enter(struct insn *in)
+{
+	u32 slot = stack_size(in), level;
+
+	skip(in, 2);
+	level = take(in) & 31;
+	if (level > 1)
+		add(in, R, SVMTRACE_FORM_ENTER, (level - 1) * slot);
+	stack_push(in, (level ? level + 1 : 1) * slot);
+}
+
+/* The one-byte opcodes that only 32-bit code has. */
+static void legacy32(struct insn *in, u8 op)
+{
+	switch (op) {
+	case 0x06: case 0x0e: case 0x16: case 0x1e:	/* PUSH ES, CS, SS, DS */
+		stack_push(in, stack_size(in));
+		return;
+	case 0x07: case 0x17: case 0x1f:		/* POP ES, SS, DS */
+		stack_pop(in, stack_size(in));
+		return;
+	case 0x27: case 0x2f: case 0x37: case 0x3f: case 0xce:	/* DAA ... AAS, INTO */
+		return;
+	case 0x60:					/* PUSHA: 8 registers */
+		stack_push(in, 8 * stack_size(in));
+		return;
+	case 0x61:					/* POPA */
+		stack_pop(in, 8 * stack_size(in));
+		return;
+	case 0x62:					/* BOUND Gv, Ma (mod 3: EVEX) */
+		modrm(in);
+		if (in->mod == 3)
+			in->bad = true;
+		rm_op(in, R, 2 * vsize(in));
+		return;
+	case 0x9a:					/* far CALL ptr16:v */
+		skip(in, zsize(in) + 2);
+		stack_push(in, 2 * vsize(in));
+		return;
+	case 0xea:					/* far JMP ptr16:v */
+		skip(in, zsize(in) + 2);
+		return;
+	case 0xc4: case 0xc5:				/* LES, LDS Gv, Mp */
+		modrm(in);
+		rm_op(in, R, 2 + vsize(in));
+		return;
+	case 0xd4: case 0xd5:				/* AAM, AAD Ib */
+		skip(in, 1);
+		return;
+	}
+	in->bad = true;
+}
+
 
 /* A one-byte opcode (or 0F ...): its length and accesses into in->d. */
 static void onebyte(struct insn *in, u8 op)
@@ -696,8 +548,10 @@ static void onebyte(struct insn *in, u8 op)
 		d->base = SVMTRACE_REG_NONE;
 		d->index = SVMTRACE_REG_NONE;
 		d->scale = 1;
-		d->disp = take_le(in, d->addr32 ? 4 : 8);
-		if (d->addr32)
+		d->disp = take_le(in, in->addr16 ? 2 : d->addr32 ? 4 : 8);
+		if (in->addr16)
+			d->disp = (u16)d->disp;
+		else if (d->addr32)
 			d->disp = (u32)d->disp;
 		in->mod = 0;
 		rm_op(in, op < 0xa2 ? R : W, op & 1 ? vsize(in) : 1);
@@ -725,6 +579,19 @@ static void onebyte(struct insn *in, u8 op)
 		rm_op(in, W, op == 0xc6 ? 1 : vsize(in));
 		skip(in, op == 0xc6 ? 1 : zsize(in));
 		return;
+	case 0xc8:				/* ENTER Iw, Ib */
+		enter(in);
+		return;
+	case 0xca:				/* far RET Iw: rIP and CS (same privilege) */
+		skip(in, 2);
+		stack_pop(in, 2 * vsize(in));
+		return;
+	case 0xcb:
+		stack_pop(in, 2 * vsize(in));
+		return;
+	case 0xcf:	/* IRET: rIP, CS, rFLAGS; in 64-bit mode rSP and SS too */
+		stack_pop(in, (in->long64 ? 5 : 3) * vsize(in));
+		return;
 	case 0xc9:				/* LEAVE */
 		add(in, R, SVMTRACE_FORM_LEAVE, stack_size(in));
 		return;
@@ -746,15 +613,18 @@ static void onebyte(struct insn *in, u8 op)
 		skip(in, 4);
 		return;
 	}
-	if (op >= 0xd8 && op <= 0xdf) {		/* x87: memory forms not decoded */
-		modrm(in);
-		rm_undecoded(in);
+	if (op >= 0xd8 && op <= 0xdf) {
+		x87_op(in, op);
 		return;
 	}
-	in->bad = true;	/* ENTER, far transfers, IRET, BOUND ...: not decoded */
+	if (!in->long64) {
+		legacy32(in, op);
+		return;
+	}
+	in->bad = true;	/* 06, 07, 27, 60-62, 9A, C4/C5 memory forms ...: not in 64-bit mode */
 }
 
-/* VEX (C4/C5): map 1 only, with the legacy table's forms. */
+/* VEX (C4/C5): map 1 with the legacy 0F table's forms, maps 2 and 3 with 0F 38's and 0F 3A's. */
 static void vex(struct insn *in, u8 op)
 {
 	u8 b1 = take(in), b2, map = 1;
@@ -770,19 +640,16 @@ static void vex(struct insn *in, u8 op)
 		in->vex_l = b1 & 4;
 		in->vex_pp = b1 & 3;
 	}
+	if (!in->long64)
+		in->rex = 0;	/* R, X, B and W mean nothing to 32-bit code */
 	in->vex = true;
 	op = take(in);
-	if (map != 1) {
-		/* 0F 38 and 0F 3A maps: ModRM always, an Ib in 0F 3A */
-		modrm(in);
-		if (map == 3)
-			skip(in, 1);
-		else if (map != 2)
-			in->bad = true;
-		rm_undecoded(in);
-		return;
-	}
-	twobyte(in, op);
+	if (map == 2 || map == 3)
+		threebyte(in, map == 3, op);
+	else if (map == 1)
+		twobyte(in, op);
+	else
+		in->bad = true;
 }
 
 void svmtrace_memdecode(const u8 *code, unsigned int n, bool long64, struct svmtrace_memdecode *d)
@@ -809,12 +676,12 @@ void svmtrace_memdecode(const u8 *code, unsigned int n, bool long64, struct svmt
 			continue;
 		case 0x66:
 			in.opsz16 = true;
+			in.p66 = true;
 			in.rex = 0;
 			continue;
 		case 0x67:
-			if (!long64)
-				goto bad;	/* 16-bit addressing */
-			d->addr32 = true;
+			d->addr32 = long64;
+			d->addr16 = in.addr16 = !long64;
 			in.rex = 0;
 			continue;
 		case 0xf0:
@@ -836,19 +703,14 @@ void svmtrace_memdecode(const u8 *code, unsigned int n, bool long64, struct svmt
 		in.opsz16 = false;	/* REX.W wins over 66 */
 	if (b == 0x0f) {
 		b = take(&in);
-		if (b == 0x38 || b == 0x3a) {
-			/* three-byte maps: SSSE3, SSE4 ... (MOVBE and CRC32 too) */
-			take(&in);
-			modrm(&in);
-			if (b == 0x3a)
-				skip(&in, 1);
-			rm_undecoded(&in);
-		} else {
+		if (b == 0x38 || b == 0x3a)
+			threebyte(&in, b == 0x3a, take(&in));
+		else
 			twobyte(&in, b);
-		}
-	} else if ((b == 0xc4 || b == 0xc5) && long64) {
+	} else if ((b == 0xc4 || b == 0xc5) && (long64 || (in.i < n && code[in.i] >= 0xc0))) {
+		/* in 32-bit code, C4/C5 with a register ModRM are VEX, else LES/LDS */
 		vex(&in, b);
-	} else if (b == 0x62 && long64) {
+	} else if (b == 0x62 && (long64 || (in.i < n && code[in.i] >= 0xc0))) {
 		goto bad;			/* EVEX */
 	} else {
 		onebyte(&in, b);

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 typedef uint8_t u8;
+typedef uint16_t u16;
 typedef uint32_t u32;
 typedef int32_t s32;
 typedef uint64_t u64;
@@ -28,7 +29,8 @@ enum svmtrace_memform {
 	SVMTRACE_FORM_PUSH,	/* the stack slot a PUSH or CALL writes: rSP - size */
 	SVMTRACE_FORM_LEAVE,	/* the slot LEAVE pops: rBP */
 	SVMTRACE_FORM_XLAT,	/* rBX + AL */
-	SVMTRACE_FORM_NONE,	/* no address known (an instruction not decoded) */
+	SVMTRACE_FORM_ENTER,	/* the frame pointers ENTER copies: rBP - size */
+	SVMTRACE_FORM_NONE,	/* no address known (not decoded, or a VSIB gather) */
 };
 
 #define SVMTRACE_REG_NONE 0xff
@@ -48,6 +50,7 @@ struct svmtrace_memdecode {
 	u8 len;		/* instruction length (valid when nr > 0 or ok) */
 	bool ok;	/* decoded: ops[] is the whole story */
 	bool addr32;	/* 32-bit addressing (a 67 prefix in 64-bit mode, or 32-bit code) */
+	bool addr16;	/* 16-bit addressing (a 67 prefix in 32-bit code) */
 	bool rep;	/* a string instruction with REP/REPNE: rCX counts */
 	bool pop_rsp;	/* POP m with rSP as base: its address uses rSP after the pop */
 	u8 seg;		/* segment override (0-5: ES CS SS DS FS GS) or SVMTRACE_SEG_DEFAULT */

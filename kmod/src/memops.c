@@ -72,7 +72,7 @@ static s64 bt_offset(struct kvm_vcpu *vcpu, const struct svmtrace_memdecode *d, 
 static u64 op_addr(struct kvm_vcpu *vcpu, const struct svmtrace_memdecode *d,
 		   const struct svmtrace_memop *op, u64 rip, bool long64)
 {
-	u64 mask = d->addr32 ? 0xffffffffULL : ~0ULL, ea;
+	u64 mask = d->addr16 ? 0xffffULL : d->addr32 ? 0xffffffffULL : ~0ULL, ea;
 	u8 seg = d->seg == SVMTRACE_SEG_DEFAULT ? VCPU_SREG_DS : d->seg;
 
 	switch (op->form) {
@@ -102,9 +102,12 @@ static u64 op_addr(struct kvm_vcpu *vcpu, const struct svmtrace_memdecode *d,
 		break;
 	case SVMTRACE_FORM_POP:
 	case SVMTRACE_FORM_PUSH:
-	case SVMTRACE_FORM_LEAVE:	/* the stack: rSP (PUSH: below it), or rBP popped */
-		ea = gpr(vcpu, op->form == SVMTRACE_FORM_LEAVE ? VCPU_REGS_RBP : VCPU_REGS_RSP);
-		if (op->form == SVMTRACE_FORM_PUSH)
+	case SVMTRACE_FORM_LEAVE:
+	case SVMTRACE_FORM_ENTER:
+		/* the stack: rSP (PUSH: below it), rBP (LEAVE), below rBP (ENTER's copies) */
+		ea = gpr(vcpu, op->form == SVMTRACE_FORM_LEAVE || op->form == SVMTRACE_FORM_ENTER ?
+				       VCPU_REGS_RBP : VCPU_REGS_RSP);
+		if (op->form == SVMTRACE_FORM_PUSH || op->form == SVMTRACE_FORM_ENTER)
 			ea -= op->size;
 		seg = VCPU_SREG_SS;
 		mask = long64 ? ~0ULL : 0xffffffffULL;
@@ -141,7 +144,7 @@ static bool rep_done(struct kvm_vcpu *vcpu, const struct svmtrace_memdecode *d)
 {
 	u64 rcx = gpr(vcpu, VCPU_REGS_RCX);
 
-	return d->rep && !(d->addr32 ? (u32)rcx : rcx);
+	return d->rep && !(d->addr16 ? (u16)rcx : d->addr32 ? (u32)rcx : rcx);
 }
 
 /*

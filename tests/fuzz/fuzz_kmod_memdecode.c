@@ -34,7 +34,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (d.len < 1 || d.len > n)
 		abort();
 	for (i = 0; i < d.nr; i++) {
-		if (d.ops[i].kind > SVMTRACE_MEM_RMW || d.ops[i].form >= SVMTRACE_FORM_NONE)
+		if (d.ops[i].kind > SVMTRACE_MEM_RMW || d.ops[i].form > SVMTRACE_FORM_NONE ||
+		    (d.ops[i].form == SVMTRACE_FORM_NONE &&
+		     d.ops[i].kind != SVMTRACE_MEM_UNRECORDED))
 			abort();
 		if (d.ops[i].kind != SVMTRACE_MEM_UNRECORDED &&
 		    (d.ops[i].size < 1 || d.ops[i].size > SVMTRACE_MEM_MAX_VALUE))
