@@ -171,12 +171,16 @@ static bool is_string(unsigned int id)
 /*
  * The size of the state save area an instruction reads or writes, when
  * Capstone gives its memory operand a size that is not the access's: 512
- * bytes for FXSAVE/FXRSTOR, 0 (unknown: it depends on XCR0 and the
- * requested features) for the XSAVE family.  -1: take Capstone's size.
+ * bytes for FXSAVE/FXRSTOR, 108 for FNSAVE/FRSTOR (64-bit code's operand
+ * size), 0 (unknown: it depends on XCR0 and the requested features) for
+ * the XSAVE family.  -1: take Capstone's size.
  */
 static long save_area(unsigned int id)
 {
 	switch (id) {
+	case X86_INS_FNSAVE:
+	case X86_INS_FRSTOR:
+		return 108;
 	case X86_INS_FXSAVE:
 	case X86_INS_FXSAVE64:
 	case X86_INS_FXRSTOR:
@@ -210,9 +214,9 @@ static bool starts(const char *s, const char *const *prefixes)
 /*
  * Capstone 4's access flags for operand @i, corrected where they are wrong:
  * it marks the memory destination of many stores as read (movnti, movups,
- * vmovdqu, pextrb, stmxcsr, fstp, movbe...) and of CMPXCHG as read only.
- * Stores whose bytes a mask selects (maskmovdqu, vmaskmov, scatters): 0,
- * unrecorded.  x87 FSAVE/FRSTOR images (108 bytes) are too large: 0 too.
+ * vmovdqu, pextrb, stmxcsr, fstp, movbe...) and of CMPXCHG as read only,
+ * and gives ROUNDSS/ROUNDSD's source no access at all.  Stores whose bytes
+ * a mask selects (vmaskmov, scatters): 0, unrecorded.
  */
 static int access_of(const cs_insn *in, int i)
 {
@@ -221,12 +225,13 @@ static int access_of(const cs_insn *in, int i)
 					      "fst",	   "fist",     "fbstp",	  "fnst",
 					      "vcvtps2ph", NULL };
 	static const char *const masked[] = { "maskmov",   "vmaskmov", "vpmaskmov",
-					      "vpscatter", "vscatter", "fsave",
-					      "fnsave",	   "frstor",   NULL };
+					      "vpscatter", "vscatter", NULL };
 	int access = in->detail->x86.operands[i].access;
 
 	if (starts(in->mnemonic, masked))
 		return 0;
+	if (in->id == X86_INS_ROUNDSS || in->id == X86_INS_ROUNDSD)
+		return CS_AC_READ;
 	if (!strncmp(in->mnemonic, "cmpxchg", 7) || !strncmp(in->mnemonic, "lock cmpxchg", 12))
 		return CS_AC_READ | CS_AC_WRITE;
 	if (i == 0 && access == CS_AC_READ && starts(in->mnemonic, stores))
@@ -252,6 +257,21 @@ static bool no_access(unsigned int id)
 		return true;
 	}
 	return false;
+}
+
+/*
+ * The size of a memory operand where Capstone 4 gives a wrong one: FNSTSW
+ * stores 2 bytes, LAR and LSL read a 2-byte selector (it says 4).
+ */
+static uint32_t op_size(const cs_insn *in, const cs_x86_op *op)
+{
+	switch (in->id) {
+	case X86_INS_FNSTSW:
+	case X86_INS_LAR:
+	case X86_INS_LSL:
+		return 2;
+	}
+	return op->size;
 }
 
 /* The explicit memory operands: the writes with @writes, else the reads and rmws. */
@@ -295,8 +315,25 @@ static void explicit_ops(struct memops *m, pid_t pid, const cs_insn *in,
 			       r && w ? SVMTRACE_MEM_RMW
 			       : r    ? SVMTRACE_MEM_READ
 				      : SVMTRACE_MEM_WRITE,
-			       addr, op->size);
+			       addr, op_size(in, op));
 	}
+}
+
+/*
+ * ENTER size, level (64-bit code, 8-byte slots): level - 1 frame pointers
+ * read below RBP, then the old RBP, the copies and the new frame pointer
+ * (level > 0) pushed: one read, one write, as the Intel SDM's ENTER
+ * pseudocode makes them.
+ */
+static void enter(struct memops *m, pid_t pid, const cs_insn *in, const struct user_regs_struct *u)
+{
+	uint64_t level = in->detail->x86.op_count == 2 ? in->detail->x86.operands[1].imm & 31 : 0;
+	uint32_t pushed = 8 * (uint32_t)(level ? level + 1 : 1);
+
+	if (level > 1)
+		access(m, pid, SVMTRACE_MEM_READ, u->rbp - 8 * (level - 1),
+		       8 * (uint32_t)(level - 1));
+	access(m, pid, SVMTRACE_MEM_WRITE, u->rsp - pushed, pushed);
 }
 
 void memops_before(struct memops *m, pid_t pid, const struct user_regs_struct *u)
@@ -342,7 +379,11 @@ void memops_before(struct memops *m, pid_t pid, const struct user_regs_struct *u
 	if (id == X86_INS_PUSH || id == X86_INS_PUSHFQ || id == X86_INS_CALL)
 		access(m, pid, SVMTRACE_MEM_WRITE, u->rsp - stack, stack);
 	if (id == X86_INS_ENTER)
-		unrecorded(m, SVMTRACE_MEM_WHY_UNDECODED, u->rsp, 0);
+		enter(m, pid, in, u);
+	/* no memory operand in Capstone: the masked store to DS:rDI */
+	if (id == X86_INS_MASKMOVDQU || id == X86_INS_MASKMOVQ)
+		unrecorded(m, SVMTRACE_MEM_WHY_UNDECODED, u->rdi,
+			   id == X86_INS_MASKMOVDQU ? 16 : 8);
 	cs_free(in, 1);
 }
 
