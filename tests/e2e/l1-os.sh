@@ -8,7 +8,7 @@
 #      checks (os/timing.c) untraced; the L2 powers off;
 #   2. on our modules: the timing checks traced by svmtrace-capture without
 #      and with --hide-time; then each program (flags, xonly, sort, hash,
-#      threads, calls) traced with --mem, L1 stopping the capture once it
+#      threads, calls, memforms) traced with --mem, L1 stopping the capture once it
 #      exited, then run by ptrace inside the guest; then threads once more
 #      with --hide-time.  calls is traced with the exit audit, beside
 #      os-noise.
@@ -129,7 +129,7 @@ if ! boot_l2 "$out/console.txt" ""; then
 fi
 stage booted
 traced_run timing-traced timing 1 && traced_run timing-hide timing 2 --hide-time
-for p in flags xonly sort hash threads calls; do
+for p in flags xonly sort hash threads calls memforms; do
 	audit=
 	[ "$p" != calls ] || audit=--audit
 	traced_run "$p" "$p" 1 --mem $audit || break

@@ -25,6 +25,11 @@ echo "svmtrace-os: aslr $(cat /proc/sys/kernel/randomize_va_space) cpus $(grep -
 # What the kernel enabled of what the emulated CPU offers (CR4.SMEP, SMAP, PKE).
 echo "svmtrace-os: cpu-protections$(grep -m 1 '^flags' /proc/cpuinfo | tr ' ' '\n' |
 	grep -x -E 'smep|smap|pku|ospke' | sed 's/^/ /' | tr -d '\n')"
+# The SIMD and bit-manipulation extensions the L2 has (os-memforms uses SSSE3, SSE4.1/4.2,
+# MOVBE, AES, PCLMULQDQ; the VEX forms need XSAVE, which L2's Linux turns off).
+echo "svmtrace-os: cpu-extensions$(grep -m 1 '^flags' /proc/cpuinfo | tr ' ' '\n' |
+	grep -x -E 'ssse3|sse4_1|sse4_2|movbe|aes|pclmulqdq|xsave|avx|avx2|bmi1|bmi2|sha_ni|umip' |
+	sed 's/^/ /' | tr -d '\n')"
 echo "svmtrace-os: clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 timer() { grep LOC /proc/interrupts | tr -s ' ' | sed "s/^/svmtrace-os: $1 timer-$2 /"; }
 # traced NAME PROGRAM: one traced run, then a line from L1 once it stopped the capture.
@@ -47,7 +52,7 @@ fi
 traced timing-traced timing
 traced timing-hide timing
 noise=
-for p in flags xonly sort hash threads calls; do
+for p in flags xonly sort hash threads calls memforms; do
 	[ "$p" != calls ] || { /bin/os-noise & noise=$!; }
 	timer "$p" before
 	time -f "%F %R %w %c" -o "/out/$p.rusage" env -i "/bin/os-$p"

@@ -35,14 +35,14 @@ TF = 0x100
 GPRS = ["rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",
         "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"]
 PROGRAMS = {"flags": 1, "xonly": 1, "sort": 1, "hash": 1, "threads": 3,
-            "calls": 1}   # threads per program
+            "calls": 1, "memforms": 1}   # threads per program
 # What L2's Linux must have enabled of what L1's emulated CPU offers (os.sh
 # gives L1 +pku): SMEP, SMAP and protection keys (ospke: CR4.PKE).  "pku"
 # itself is not among them: L2's Linux turns XSAVE off (TCG's CPUID leaf
 # 0xD fails its consistency check) and with it the pku flag, while CR4.PKE
 # and the pkey system calls stay (xonly uses them).
 PROTECTIONS = {"smep", "smap", "ospke"}
-PINNED = {"calls": 0}   # programs that run on one vCPU alone (gate.h, OS_START_CPU)
+PINNED = {"calls": 0, "memforms": 0}   # programs that run on one vCPU alone (gate.h, OS_START_CPU)
 STACK = 16384                                      # threads.c STACK
 passed = failed = 0
 
@@ -221,6 +221,57 @@ def compare(cap, ref, code):
     return errors, counts
 
 
+def labels(prog, prefix):
+    """The program's symbols that start with PREFIX: {name: address}."""
+    out = subprocess.run(["nm", prog], check=True, capture_output=True, text=True).stdout
+    return {f[2]: int(f[0], 16) for f in (l.split() for l in out.splitlines())
+            if len(f) == 3 and f[2].startswith(prefix)}
+
+
+def judge_forms(run, exe, mine, counts):
+    """memforms: each labelled instruction ran, and its accesses are what its
+    label says -- mf_rec_* recorded in full (no unrecorded access),
+    mf_none_* none at all (prefetches, CLFLUSH), mf_unrec_* unrecorded with
+    their address (FNSAVE/FRSTOR too large, MASKMOVDQU masked), never the
+    lost decode (u:0x0:0:undecoded).  A record holds the accesses of the
+    instruction at the previous record's RIP.  No form the capture does not
+    decode anywhere in the program, and none that ptrace's Capstone does not:
+    every access set compared equal (compare_mem())."""
+    forms = labels(exe, "mf_")
+    after = {}
+    for prev, r in zip(mine, mine[1:]):
+        after.setdefault(prev["rip"], []).append(r.get("mem") or "")
+    wrong = []
+    for name, addr in sorted(forms.items()):
+        seen = after.get(addr)
+        if not seen:
+            wrong.append(f"{name} never ran")
+            continue
+        for mem in seen:
+            acc = mem.split()
+            if name.startswith("mf_rec_"):
+                good = acc and not any(a.startswith("u:") for a in acc)
+            elif name.startswith("mf_none_"):
+                good = not acc
+            else:
+                good = acc and all(a.startswith("u:") and a != UNKNOWN_CAPTURED for a in acc)
+            if not good:
+                wrong.append(f"{name} at {addr:#x}: '{mem}'")
+                break
+    gaps = {k: counts[k] for k in ("mem-unknown-captured", "mem-not-decoded-captured",
+                                   "mem-not-decoded-ptrace") if counts[k]}
+    if gaps:
+        wrong.append(f"accesses not decoded: {gaps}")
+    if wrong:
+        bad(f"{run}/forms", "; ".join(wrong[:12]))
+    else:
+        ok(f"{run}/forms", f"{len(forms)} labelled forms ran with the accesses their labels "
+           f"say ({sum(1 for n in forms if n.startswith('mf_rec_'))} recorded in full, "
+           f"{sum(1 for n in forms if n.startswith('mf_none_'))} without access, "
+           f"{sum(1 for n in forms if n.startswith('mf_unrec_'))} unrecorded with their "
+           "address), no access left undecoded on either side")
+
+
 def code_bytes(prog):
     """The executable segment's address and bytes (FileSiz: the code)."""
     out = subprocess.run(["readelf", "-lW", prog], check=True, capture_output=True,
@@ -329,6 +380,8 @@ def judge(prog, threads, res, bindir, dump, run=None, mem=False):
                f"less TF, 16 GPRs{', memory accesses' if mem else ''}; allowed differences: "
                f"{allowed}; on vCPUs "
                f"{sorted(vcpus)}, {moves} vCPU changes")
+        if prog == "memforms":
+            judge_forms(run, exe, mine, counts)
         if prog == "flags" and not errors:
             # Each of its 64 PUSHF images held ptrace's TF under ptrace and
             # none of the tracer's in the capture.
@@ -416,6 +469,8 @@ def main():
     else:
         bad("l2/protections", f"L2's Linux lacks {sorted(PROTECTIONS - have)} "
             f"(has {sorted(have)})")
+    m = re.search(r"svmtrace-os: cpu-extensions(( \w+)*)", text)
+    print(f"info: os/l2: CPU extensions{m.group(1) if m else ' unknown'}")
     m = re.search(r"svmtrace-os: aslr (\d+) cpus (\d+)", text)
     if m and m.group(1) == "0" and m.group(2) == "2":
         ok("l2/booted", "Debian's kernel reached its init with 2 vCPUs, ASLR off")
