@@ -3,7 +3,9 @@
 capture, read back by the format's independent reader
 (tests/cli/analysis/read_FORMAT.py, READBACK its JSON), against the
 reference model's accesses (MODEL, expected_mem_cpuN.csv: per row of dump's
-numbering r:ADDR:SIZE:BYTES, w:ADDR:SIZE:BYTES, rw:ADDR:SIZE:OLD:NEW).
+numbering r:ADDR:SIZE:BYTES, w:ADDR:SIZE:BYTES, rw:ADDR:SIZE:OLD:NEW, and as
+dump --mem writes it u:ADDR:SIZE:WHY for an access the capture could not
+record).
 ROWS is `svmtrace-dump dump --regs` of the trace, for each row's kind.
 Prints what it compared; exits with the first difference.
 
@@ -15,14 +17,24 @@ Prints what it compared; exits with the first difference.
           record carries, as docs/analysis.md says: 8-byte pieces at the
           address + 0, 8, 16, 24 with the bytes before and after the
           instruction, each byte from the instruction's own values, else as
-          the session's earlier accesses left it; an access with a byte
-          unknown, of the session's first instruction, or past 32 entries of
-          its block is left out, and STDERR counts what was
+          the session's earlier accesses left it (an unrecorded access makes
+          its bytes unknown, all of them when its size is 0); an access with
+          a byte unknown, an unrecorded one, one of the session's first
+          instruction, or one past 32 entries of its block is left out, and
+          STDERR counts what was
 """
 import csv
 import json
 import re
 import sys
+
+
+M64 = 2**64
+
+
+def span(addr, size):
+    """The addresses of [addr, addr + size), modulo 2^64."""
+    return [(addr + i) % M64 for i in range(size)]
 
 
 def model_accesses(path):
@@ -33,6 +45,9 @@ def model_accesses(path):
         for a in text.split():
             f = a.split(":")
             kind, addr, size = f[0], int(f[1], 16), int(f[2])
+            if kind == "u":
+                accesses.append((kind, addr, size, None, None))
+                continue
             read = bytes.fromhex(f[3]) if kind in ("r", "rw") else None
             written = bytes.fromhex(f[-1]) if kind in ("w", "rw") else None
             accesses.append((kind, addr, size, read, written))
@@ -70,14 +85,18 @@ def replay(known, accesses, b):
     before, touched = known.get(b), False
     after = before
     for kind, addr, size, read, written in accesses:
-        if not 0 <= b - addr < size:
+        if (b - addr) % M64 >= size and not (kind == "u" and size == 0):
             continue
+        if kind == "u":
+            after, touched = None, True
+            continue
+        off = (b - addr) % M64
         if read is not None:
             if not touched:
-                before = read[b - addr]
-            after = read[b - addr]
+                before = read[off]
+            after = read[off]
         if written is not None:
-            after = written[b - addr]
+            after = written[off]
         touched = True
     return before, after
 
@@ -94,12 +113,15 @@ def x64dbg(readback, kinds, model, stderr):
         entries = []
         for kind, addr, size, read, written in accesses:
             total += 1
+            if kind == "u":
+                left += 1
+                continue
             pieces = []
             for p in range((size + 7) // 8):
-                bytes_ = [replay(known, accesses, addr + 8 * p + j) for j in range(8)]
+                bytes_ = [replay(known, accesses, (addr + 8 * p + j) % M64) for j in range(8)]
                 if any(v is None for pair in bytes_ for v in pair):
                     break
-                pieces.append(["0x%x" % (addr + 8 * p), bytes(v[0] for v in bytes_).hex(),
+                pieces.append(["0x%x" % ((addr + 8 * p) % M64), bytes(v[0] for v in bytes_).hex(),
                                bytes(v[1] for v in bytes_).hex()])
             else:
                 if follows and len(entries) + len(pieces) <= 32:
@@ -108,9 +130,20 @@ def x64dbg(readback, kinds, model, stderr):
             left += 1
         if follows:
             want[-1] = entries
+        after = {b: replay(known, accesses, b)[1] for kind, addr, size, read, written
+                 in accesses if kind != "u" for b in span(addr, size)}
         for kind, addr, size, read, written in accesses:
-            for b in range(addr, addr + size):
-                known[b] = replay(known, accesses, b)[1]
+            if kind == "u" and not size:
+                known = {}
+            elif kind == "u":
+                for b in (span(addr, size) if size < len(known) else list(known)):
+                    if (b - addr) % M64 < size:
+                        known.pop(b, None)
+        for b, v in after.items():
+            if v is None:
+                known.pop(b, None)
+            else:
+                known[b] = v
         if k != "session_end":
             want.append([])
     if len(blocks) != len(want):
