@@ -391,8 +391,9 @@ static void x64dbg_header(struct exporter *x)
 		path[j++] = p[i];
 	}
 	path[j] = 0;
+	/* x64dbg's reader refuses a header without "compression" ("" is none) */
 	len = (uint32_t)snprintf(json, sizeof(json),
-				 "{\"ver\":1,\"arch\":\"x64\",\"path\":\"%s\","
+				 "{\"ver\":1,\"arch\":\"x64\",\"compression\":\"\",\"path\":\"%s\","
 				 "\"creator\":\"svmtrace-dump export\"}",
 				 path);
 	fwrite("TRAC", 1, 4, x->out);

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # read_x64dbg.py FILE: an x64dbg .trace64 reader written from x64dbg's
-# "trace file format specification": "TRAC", a u32 length and a JSON header,
+# "trace file format specification": "TRAC", a u32 length and a JSON header
+# (with "ver" 1, "arch" "x64" and, as x64dbg's reader demands, "compression"),
 # then blocks of type 0: u8 type, u8 RegisterChanges, u8 MemoryAccesses,
 # u8 flags (bit 7: a u32 ThreadId follows; bits 0-3: opcode size), the
 # opcode bytes, RegisterChanges relative positions (absolute = previous
@@ -26,6 +27,9 @@ assert data[:4] == b'TRAC', 'magic'
 (hlen,) = struct.unpack_from('<I', data, 4)
 header = json.loads(data[8:8 + hlen].decode())
 assert header.get('arch') == 'x64', header
+# x64dbg's reader (TraceFileReader.cpp, readFileHeader) refuses a header
+# without "compression"; its own tracer writes "" (none).
+assert header.get('compression') == '', header
 pos = 8 + hlen
 regdump = [None] * 172
 tid = None
