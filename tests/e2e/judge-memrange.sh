@@ -17,6 +17,10 @@
 #     carries on each line exactly the model's accesses of that record
 #     (mr= the bytes read, mw= the bytes written, both for a
 #     read-modify-write).
+#   - Its x64dbg export, read back by the reader written from x64dbg's
+#     specification (read_x64dbg.py), carries in each block the model's
+#     accesses of that block's instruction as x64dbg's 8-byte pieces, and
+#     counts on stderr those whose bytes the trace does not hold.
 
 # memrange_rows NAME LO HI: the mem column of each row dump --mem-range
 # keeps of NAME's capture (vCPU 0), one per line; empty on failure.
@@ -74,49 +78,31 @@ PY
 	fi
 }
 
-judge_memrange_tenet() {
+# judge_memrange_export FORMAT READER-OPTIONS WHAT: memops' export in
+# FORMAT, read back by the reader written from that format's description
+# (tests/cli/analysis/read_FORMAT.py), against the model's accesses
+# (tests/e2e/lib/memexport.py says how each format places them).
+judge_memrange_export() {
 	d=$run/l1/mem/memops
-	if ! "$bin/svmtrace-dump" export --format tenet --out "$d/t.tenet" \
-		"$d/trace/svmtrace_trace_cpu0.bin" >"$d/tenet.txt" 2>&1 ||
-		! python3 "$top/tests/cli/analysis/read_tenet.py" --mem "$d/t.tenet" >"$d/tenet.json" 2>>"$d/tenet.txt"; then
-		bad mem/tenet "export --format tenet or its read-back failed: $(tr '\n' ';' <"$d/tenet.txt")"
+	f=$d/export.$1
+	# shellcheck disable=SC2086
+	if ! "$bin/svmtrace-dump" export --format "$1" --out "$f" \
+		"$d/trace/svmtrace_trace_cpu0.bin" >"$f.txt" 2>"$f.err" ||
+		! python3 "$top/tests/cli/analysis/read_$1.py" $2 "$f" >"$f.json" 2>>"$f.txt"; then
+		bad "mem/$1" "export --format $1 or its read-back failed: $(cat "$f.err" "$f.txt" | tr '\n' ';')"
 		return
 	fi
-	# Tenet has a line per record but the session end; the model's
-	# accesses are per row of dump's numbering (judge-mem.sh).
-	if out=$(python3 - "$d/tenet.json" "$d/cpu0.csv" "$run/expect/memops/expected_mem_cpu0.csv" 2>&1 <<'PY'
-import csv, json, sys
-lines = json.load(open(sys.argv[1]))
-kinds = [row["kind"] for row in csv.DictReader(open(sys.argv[2]))]
-model = {}
-for row in open(sys.argv[3]).read().splitlines()[1:]:
-    index, _, accesses = row.partition(",")
-    entries = []
-    for a in accesses.split():
-        f = a.split(":")
-        if f[0] in ("r", "rw"):
-            entries.append(["mr", f[1], f[3]])
-        if f[0] in ("w", "rw"):
-            entries.append(["mw", f[1], f[-1]])
-    model[int(index)] = entries
-want = [sorted(model.get(i, [])) for i, k in enumerate(kinds) if k != "session_end"]
-got = [sorted(l) for l in lines]
-if len(got) != len(want):
-    sys.exit("%d lines, %d records" % (len(got), len(want)))
-for i, (g, w) in enumerate(zip(got, want)):
-    if g != w:
-        sys.exit("line %d: %s, the model says %s" % (i + 1, g, w))
-print("%d lines, %d memory entries" % (len(got), sum(map(len, got))))
-PY
-); then
-		ok mem/tenet "memops' Tenet export read back: every line's mr=/mw= entries are the model's accesses ($out)"
+	if out=$(python3 "$top/tests/e2e/lib/memexport.py" "$1" "$f.json" "$d/cpu0.csv" \
+		"$run/expect/memops/expected_mem_cpu0.csv" "$f.err" 2>&1); then
+		ok "mem/$1" "memops' $1 export read back: $3 ($out)"
 	else
-		bad mem/tenet "$out"
+		bad "mem/$1" "$out"
 	fi
 }
 
 judge_memrange_set() {
 	judge_memrange_decrypt
 	judge_memrange_strcmp
-	judge_memrange_tenet
+	judge_memrange_export tenet --mem "every line's mr=/mw= entries are the model's accesses"
+	judge_memrange_export x64dbg "" "every block's memory entries are its instruction's accesses as the model made them, in 8-byte pieces, those left out counted"
 }
