@@ -1,12 +1,21 @@
 # Sourced by libvirt.sh: svmtraced --mem on the Windows-layout guest, run
 # as users run it (svmtraced --domain through libvirtd, l1-libvirt.sh).
-# Uses lib/judge.sh's ok/bad, $cap, $win, $bin.
+# Uses lib/judge.sh's ok/bad, $cap, $win, $bin, $here, $top.
 #
 # Oracle: the reference model's log of every data access of each record
 # (expected_mem_cpuN.csv, as judge-mem.sh describes), for the records of
-# the same trace (model_win).  The thread of a model record is the
-# builder's (IMAGE.threads): its TEB, the model's GS base, in the process
-# whose DTB is the model's CR3 (IMAGE.targets).
+# the same trace (model_win); each model record's thread is the builder's
+# (winmem.py).
+
+# win_mem_verdicts CHECK VERDICTS: one check per line of winmem.py's output.
+win_mem_verdicts() {
+	[ -s "$2" ] || bad "$1" "winmem.py gave no verdict"
+	while IFS='|' read -r verdict what msg; do
+		if [ "$verdict" = ok ]; then ok "$1/$what" "$msg"
+		elif [ "$verdict" = bad ]; then bad "$1/$what" "$msg"
+		else bad "$1" "winmem.py: $verdict $what $msg"; fi
+	done <"$2"
+}
 
 # judge_win_mem NAME IMAGE EXPECT THREADS: per thread (the tid svmtraced's
 # capture.json gives each record, dump --threads), every record carries
@@ -20,54 +29,24 @@ judge_win_mem() {
 		bad "capture/$1/mem" "svmtrace-dump dump --threads --mem: $(cat "$d/mem.err")"
 		return
 	fi
-	python3 - "$d/mem.csv" "$3/expected_mem_cpu0.csv" "$3/expected_cpu0.csv" \
-		"$win/$2.targets" "$win/$2.threads" "$4" >"$d/mem.verdicts" 2>&1 <<'PY' ||
-import csv, sys
-got_csv, model_mem, model_rec, targets, threads, min_threads = sys.argv[1:]
-pid_of_dtb = {}
-for line in open(targets):
-    f = line.split()
-    for dtb in f[2:4]:
-        if int(dtb, 16):
-            pid_of_dtb[int(dtb, 16) & ~0xfff] = int(f[1])
-tid_of = {}
-for line in open(threads):
-    name, pid, tid, teb, how = line.split()
-    tid_of[(int(pid), int(teb, 16))] = int(tid)
-accesses = {}
-for row in open(model_mem).read().splitlines()[1:]:
-    index, _, mem = row.partition(",")
-    accesses[int(index)] = sorted(mem.split())
-want, got = {}, {}
-for i, r in enumerate(csv.DictReader(open(model_rec))):
-    if r["kind"] == "session_end":
-        continue
-    tid = tid_of[(pid_of_dtb[int(r["cr3"], 16) & ~0xfff], int(r["gs_base"], 16))]
-    want.setdefault(tid, []).append((i, accesses.get(i, [])))
-for i, r in enumerate(csv.DictReader(open(got_csv))):
-    if r["kind"] == "session_end":
-        continue
-    got.setdefault(int(r["tid"]) if r["tid"] else None, []).append((i, sorted(r["mem"].split())))
-for tid in sorted(set(want) | set(got), key=str):
-    w, g = want.get(tid, []), got.get(tid, [])
-    bad = next(((a, b) for a, b in zip(w, g) if a != b), None)
-    if bad:
-        print("bad|tid %s|the thread's record at row %d carries %s; the model's, at row %d, %s" % (
-            tid, bad[1][0], " ".join(bad[1][1]) or "no access", bad[0][0], " ".join(bad[0][1]) or "no access"))
-    elif len(w) != len(g):
-        print("bad|tid %s|%d records, the model has %d" % (tid, len(g), len(w)))
-    else:
-        n = [a.split(":")[0] for _, acc in g for a in acc]
-        print("ok|tid %s|%d records, their %d accesses (%d reads, %d writes, %d read-modify-writes) equal the model's" % (
-            tid, len(g), len(n), n.count("r"), n.count("w"), n.count("rw")))
-if len(want) < int(min_threads):
-    print("bad|threads|the model ran %d threads, the scenario needs %s" % (len(want), min_threads))
-PY
-		bad "capture/$1/mem" "the judge failed: $(tail -n 3 "$d/mem.verdicts" | tr '\n' ' ')"
-	while IFS='|' read -r verdict what msg; do
-		if [ "$verdict" = ok ]; then ok "capture/$1/mem/${what#tid }" "$msg"
-		else bad "capture/$1/mem/${what#tid }" "$msg"; fi
-	done <"$d/mem.verdicts"
+	python3 "$here/winmem.py" dump "$d/mem.csv" "$3" "$win/$2" "$4" >"$d/mem.verdicts" 2>&1
+	win_mem_verdicts "capture/$1/mem" "$d/mem.verdicts"
+}
+
+# judge_win_mem_tenet NAME IMAGE EXPECT: the Tenet export of the capture
+# (judge_win_analysis wrote it: one file per thread), read back by the
+# independent reader with its memory entries: each thread's lines carry
+# the model's accesses of that thread's records.
+judge_win_mem_tenet() {
+	d=$cap/$1
+	for f in "$d"/trace.tenet.*; do
+		case $f in *.json) continue ;; esac
+		[ -e "$f" ] || continue
+		python3 "$top/tests/cli/analysis/read_tenet.py" --mem "$f" >"$f.mem.json" 2>>"$d/tenet-mem.err" ||
+			bad "capture/$1/tenet-mem" "read_tenet.py --mem $f: $(tail -n 1 "$d/tenet-mem.err")"
+	done
+	python3 "$here/winmem.py" tenet "$d" "$3" "$win/$2" >"$d/tenet-mem.verdicts" 2>&1
+	win_mem_verdicts "capture/$1/tenet-mem" "$d/tenet-mem.verdicts"
 }
 
 # judge_win_memrange NAME PID IMAGE-NAME: what a user does next: finds the

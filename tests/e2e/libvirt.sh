@@ -12,7 +12,8 @@
 #   - svmtraced --mem (judge-winmem.sh): --pid --from first on alpha.exe
 #     (two threads; its worker decrypts a buffer and compares it) and
 #     --wait-name --from first --follow on late.exe's family: per thread,
-#     every record's memory accesses equal the model's; dump --mem-range
+#     every record's memory accesses equal the model's, and the Tenet
+#     export's memory entries too; dump --mem-range
 #     over the decrypted buffer (found by its export in capture.json) and
 #     stats' access counts and hottest written blocks;
 #   - the endings (issue 7): the domain reset (virsh reset), powered off by
@@ -151,12 +152,15 @@ judge_win_follow libvirt-win10-late-follow win10 1212 late-follow
 judge_win_loader libvirt-win10-first-mem win10 1200
 judge_win_threads libvirt-win10-first-mem win10 "$run/expect/libvirt-win10-first-mem"
 judge_win_mem libvirt-win10-first-mem win10 "$run/expect/libvirt-win10-first-mem" 2
+judge_win_analysis libvirt-win10-first-mem alpha.exe first
+judge_win_mem_tenet libvirt-win10-first-mem win10 "$run/expect/libvirt-win10-first-mem"
 judge_win_memrange libvirt-win10-first-mem 1200 alpha.exe
 judge_win_memstats libvirt-win10-first-mem
 judge_win_analysis libvirt-win11-late-follow-mem late.exe late-follow
 judge_win_follow libvirt-win11-late-follow-mem win11 1212 late-follow
 judge_win_threads libvirt-win11-late-follow-mem win11 "$run/expect/libvirt-win11-late-follow-mem"
 judge_win_mem libvirt-win11-late-follow-mem win11 "$run/expect/libvirt-win11-late-follow-mem" 3
+judge_win_mem_tenet libvirt-win11-late-follow-mem win11 "$run/expect/libvirt-win11-late-follow-mem"
 
 . "$here/judge-libvirt.sh"
 judge_libvirt_endings
