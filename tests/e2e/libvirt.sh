@@ -156,9 +156,9 @@ judge_win_analysis libvirt-win10-first-mem alpha.exe first
 judge_win_mem_tenet libvirt-win10-first-mem win10 "$run/expect/libvirt-win10-first-mem"
 judge_win_memrange libvirt-win10-first-mem 1200 alpha.exe
 judge_win_memstats libvirt-win10-first-mem
+judge_win_threads libvirt-win11-late-follow-mem win11 "$run/expect/libvirt-win11-late-follow-mem"
 judge_win_analysis libvirt-win11-late-follow-mem late.exe late-follow
 judge_win_follow libvirt-win11-late-follow-mem win11 1212 late-follow
-judge_win_threads libvirt-win11-late-follow-mem win11 "$run/expect/libvirt-win11-late-follow-mem"
 judge_win_mem libvirt-win11-late-follow-mem win11 "$run/expect/libvirt-win11-late-follow-mem" 3
 judge_win_mem_tenet libvirt-win11-late-follow-mem win11 "$run/expect/libvirt-win11-late-follow-mem"
 
