@@ -42,7 +42,8 @@ judge_win_mem_tenet() {
 	for f in "$d"/trace.tenet.*; do
 		case $f in *.json) continue ;; esac
 		[ -e "$f" ] || continue
-		python3 "$top/tests/cli/analysis/read_tenet.py" --mem "$f" >"$f.mem.json" 2>>"$d/tenet-mem.err" ||
+		python3 "$top/tests/cli/analysis/read_tenet.py" --mem "$f" >"$d/tenet-mem${f##*/trace.tenet}.json" \
+			2>>"$d/tenet-mem.err" ||
 			bad "capture/$1/tenet-mem" "read_tenet.py --mem $f: $(tail -n 1 "$d/tenet-mem.err")"
 	done
 	python3 "$here/winmem.py" tenet "$d" "$3" "$win/$2" >"$d/tenet-mem.verdicts" 2>&1

@@ -7,8 +7,8 @@
 #       that thread, each carrying the model's accesses (as sets); the model
 #       ran at least MIN-THREADS threads
 #   winmem.py tenet DIR EXPECT IMAGE
-#       DIR/trace.tenet.PID.TID.mem.json: the per-thread Tenet files read
-#       back with read_tenet.py --mem; each line's mr=/mw= entries are the
+#       DIR/tenet-mem.PID.TID.json: the per-thread Tenet files
+#       (trace.tenet.PID.TID) read back with read_tenet.py --mem; each line's mr=/mw= entries are the
 #       model's accesses of that thread's record (a read-modify-write is an
 #       mr and an mw)
 # EXPECT: the model's expected_cpu0.csv and expected_mem_cpu0.csv; IMAGE:
@@ -85,7 +85,7 @@ def tenet_entries(accesses):
 
 def judge_tenet(d, expect, image):
     for (pid, tid), rows in sorted(model_threads(expect, image).items()):
-        path = "%s/trace.tenet.%d.%d.mem.json" % (d, pid, tid)
+        path = "%s/tenet-mem.%d.%d.json" % (d, pid, tid)
         if not os.path.exists(path):
             print("bad|%s|no %s (files: %s)" % (tid, os.path.basename(path),
                                                  " ".join(map(os.path.basename, glob.glob(d + "/trace.tenet*")))))
