@@ -9,7 +9,7 @@
 #   - svmtraced --domain lab-win --pid and --wait-name: armed on the
 #     builder's process, entry page and DTB, counts add up, the trace equals
 #     the reference model's records and starts right after the entry point;
-#   - the endings (issue 7): the domain reset (virsh reset), powered off by
+#   - the endings: the domain reset (virsh reset), powered off by
 #     the guest, destroyed, or its QEMU killed while svmtraced captures: svmtraced ends by itself,
 #     exit 0, one line saying why, files that decode, capture.json; after
 #     the reset the guest boots again and runs to its end, untraced;
