@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * svmtrace: keep a user-mode session's TF out of what the guest kernel
- * reads on its way in from user mode (issue 10), and put it back on the
+ * reads on its way in from user mode, and put it back on the
  * way out, wherever the thread comes back.
  *
  * On the way in.  Events KVM injects -- external interrupts (KVM_INTERRUPT,
@@ -79,7 +79,7 @@
  * Only user-only sessions park: under --kernel the handler is part of the
  * trace.  An event from user mode still gets a frame without our TF, and
  * step.c's lost-TF check ends the session at the next exit and follows the
- * handler from there (issue 13).
+ * handler from there.
  */
 #include <linux/kvm_host.h>
 #include <asm/debugreg.h>

@@ -16,7 +16,7 @@ bench-ring: all
 	BIN=$(BUILD)/bin BENCH_DIR=$(BUILD)/bench sh tests/bench/ring.sh
 BENCH_STEPS += bench-ring
 
-# dump --symbols --disasm on one core (tests/bench/analysis.sh; issue 11: >= 1 M rows/s).
+# dump --symbols --disasm on one core (tests/bench/analysis.sh; the target is >= 1 M rows/s).
 .PHONY: bench-analysis
 bench-analysis: all
 	BIN=$(BUILD)/bin BENCH_DIR=$(BUILD)/bench sh tests/bench/analysis.sh

@@ -67,7 +67,7 @@ for w in $WORKLOADS; do
 	}' | tee -a "$OUT/table" "$OUT/run"
 	rm -f "$OUT/$w.tsc"
 done
-# The figures issue 12.5 sets targets on, over this run's workloads: the
+# The summary over this run's workloads: the
 # geometric mean of each ratio and its worst workload.
 awk -F'|' '{
 	split($2, s, " "); split($3, e, " "); split($4, d, " ")

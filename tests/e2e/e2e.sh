@@ -188,7 +188,7 @@ if [ -n "$modules" ]; then
 		[ -x "$bin/$f" ] || { echo "e2e: $bin/$f missing (make all builds it)" >&2; exit 1; }
 	done
 	adds="$adds --add $bin/svmtrace-capture --add $bin/svmtrace-abi-check"
-	# svmtraced (issue 7) traces the Windows-layout guest too, once it is built.
+	# svmtraced traces the Windows-layout guest too, once it is built.
 	[ ! -x "$bin/svmtraced" ] || adds="$adds --add $bin/svmtraced"
 fi
 # shellcheck disable=SC2086
@@ -265,7 +265,7 @@ if [ -n "$modules" ]; then
 	fi
 	. "$here/judge-capture.sh"
 	judge_capture_set
-	judge_issue13
+	judge_stepper_hazards
 	. "$here/judge-syscost.sh"
 	judge_syscost "$syscost_rounds"
 	. "$here/judge-lifecycle.sh"

@@ -168,7 +168,7 @@ judge_win_armed() {
 # comes out symbolized from its capture.json (the images' export tables),
 # disassembled from its code.bin, as a call tree, and exported in the
 # three formats, each read back by the independent readers of
-# tests/cli/analysis (issue 11).
+# tests/cli/analysis.
 judge_win_analysis() {
 	d=$cap/$1 pn=$2
 	t=$d/trace/svmtrace_trace_cpu0.bin

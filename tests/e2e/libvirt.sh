@@ -16,7 +16,7 @@
 #     export's memory entries too; dump --mem-range
 #     over the decrypted buffer (found by its export in capture.json) and
 #     stats' access counts and hottest written blocks;
-#   - the endings (issue 7): the domain reset (virsh reset), powered off by
+#   - the endings: the domain reset (virsh reset), powered off by
 #     the guest, destroyed, or its QEMU killed while svmtraced captures: svmtraced ends by itself,
 #     exit 0, one line saying why, files that decode, capture.json; after
 #     the reset the guest boots again and runs to its end, untraced;
