@@ -120,7 +120,7 @@ kvm-y += svmtrace/control.o svmtrace/attach.o svmtrace/ring.o svmtrace/gate.o \
 	 svmtrace/introspect.o svmtrace/watch.o svmtrace/access.o svmtrace/decode.o \
 	 svmtrace/step.o svmtrace/hide.o svmtrace/frames.o svmtrace/intercepts.o \
 	 svmtrace/xstate.o svmtrace/debugreg.o svmtrace/compat.o svmtrace/first.o \
-	 svmtrace/hidetime.o svmtrace/vstate.o
+	 svmtrace/hidetime.o svmtrace/vstate.o svmtrace/memops.o svmtrace/memdecode.o
 KBUILD
 	[ -z "$lab" ] || cat <<'KBUILD'
 # The lab build: the test-only knobs (kmod/src/testparam.c).

@@ -14,7 +14,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define SVMTRACE_ABI_VERSION 5
+#define SVMTRACE_ABI_VERSION 6
 
 /* Order of svmtrace_slot.gpr[] (and of every GPR array in files and APIs). */
 enum svmtrace_gpr {
@@ -62,6 +62,7 @@ enum svmtrace_end_reason {
 #define SVMTRACE_SLOT_F_GAP	(1u << 0)	/* dropped > 0: slots were lost before this one */
 #define SVMTRACE_SLOT_F_KERNEL	(1u << 1)	/* RIP was in kernel mode (CPL 0) */
 #define SVMTRACE_SLOT_F_XSTATE	(1u << 2)	/* the svmtrace_slot_xstate tail is valid */
+#define SVMTRACE_SLOT_F_MEM	(1u << 3)	/* the svmtrace_slot_mem tail is valid */
 
 /*
  * One traced step, 192 bytes (three cache lines).  The kernel fills every
@@ -96,8 +97,70 @@ struct svmtrace_slot_xstate {
 	__u64 ymm[16][4];		/* YMMn as four little-endian quadwords */
 };
 
+/*
+ * Memory operands (SVMTRACE_TARGET_F_MEM): the accesses one instruction
+ * made, in the order it made them, at most SVMTRACE_MEM_MAX_ACCESSES.
+ */
+#define SVMTRACE_MEM_MAX_ACCESSES 16	/* per instruction */
+#define SVMTRACE_MEM_MAX_VALUE	  32	/* bytes of a recorded value (a YMM operand) */
+
+/* svmtrace_slot_access.kind */
+enum svmtrace_mem_kind {
+	SVMTRACE_MEM_UNRECORDED = 0,	/* an access the capture could not record: see why */
+	SVMTRACE_MEM_READ = 1,
+	SVMTRACE_MEM_WRITE = 2,
+	SVMTRACE_MEM_RMW = 3,		/* read, then written: both values */
+};
+
+/* svmtrace_slot_access.why of an UNRECORDED access */
+enum svmtrace_mem_why {
+	SVMTRACE_MEM_WHY_FAULT = 1,	/* the access faults (not present, not permitted) */
+	SVMTRACE_MEM_WHY_TOO_LARGE = 2,	/* the operand is larger than SVMTRACE_MEM_MAX_VALUE */
+	SVMTRACE_MEM_WHY_UNDECODED = 3,	/* a form the capture does not decode */
+	SVMTRACE_MEM_WHY_UNREADABLE = 4,	/* guest memory could not be read at capture */
+};
+#define SVMTRACE_MEM_WHY_MAX SVMTRACE_MEM_WHY_UNREADABLE
+
+/* One access, 80 bytes; unused bytes are zero. */
+struct svmtrace_slot_access {
+	__u64 addr;			/* guest-virtual (linear: segment base included) */
+	__u32 size;			/* bytes: 1..32 when recorded; unrecorded: 0 = unknown */
+	__u8 kind;			/* enum svmtrace_mem_kind */
+	__u8 why;			/* enum svmtrace_mem_why when UNRECORDED, else 0 */
+	__u16 reserved;
+	__u8 read_value[SVMTRACE_MEM_MAX_VALUE];	/* READ, RMW: memory before */
+	__u8 write_value[SVMTRACE_MEM_MAX_VALUE];	/* WRITE, RMW: memory after */
+};
+
+/*
+ * The memory tail of a slot of a ring created with SVMTRACE_RING_F_MEM
+ * (1344 bytes, 21 cache lines), right after the base slot or, in an xstate
+ * ring, after the xstate tail.  Every INSTRUCTION and SESSION_START slot of
+ * such a ring has SVMTRACE_SLOT_F_MEM; a SESSION_END has none.
+ */
+struct svmtrace_slot_mem {
+	__u32 nr;			/* accesses[0..nr), 0..SVMTRACE_MEM_MAX_ACCESSES */
+	__u32 reserved[15];
+	struct svmtrace_slot_access accesses[SVMTRACE_MEM_MAX_ACCESSES];
+};
+
 #define SVMTRACE_RING_MAGIC	0x474e5254u	/* "TRNG" */
 #define SVMTRACE_RING_F_XSTATE	(1u << 0)
+#define SVMTRACE_RING_F_MEM	(1u << 1)	/* slots end with struct svmtrace_slot_mem */
+
+/* Where a slot of a ring with header flags @flags has its memory tail. */
+static inline __u32 svmtrace_ring_mem_offset(__u32 flags)
+{
+	return flags & SVMTRACE_RING_F_XSTATE ? sizeof(struct svmtrace_slot_xstate)
+					      : sizeof(struct svmtrace_slot);
+}
+
+/* The bytes of a slot of a ring with header flags @flags. */
+static inline __u32 svmtrace_ring_slot_bytes(__u32 flags)
+{
+	return svmtrace_ring_mem_offset(flags) +
+	       (flags & SVMTRACE_RING_F_MEM ? sizeof(struct svmtrace_slot_mem) : 0);
+}
 
 /*
  * Page 0 of every ring mapping.  Slots start at data_offset (one page) and
@@ -162,6 +225,7 @@ struct svmtrace_ring_header {
 #define SVMTRACE_MIN_RING_SLOTS 16
 #define SVMTRACE_MAX_RING_SLOTS (1u << 22)	/* 768 MiB of slots per vCPU */
 #define SVMTRACE_MAX_XSTATE_RING_SLOTS (1u << 20)	/* 768 MiB of xstate slots */
+#define SVMTRACE_MAX_MEM_RING_SLOTS (1u << 18)	/* 384 MiB (528 with xstate) of mem slots */
 #define SVMTRACE_DEFAULT_RING_SLOTS 65536
 
 /* SVMTRACE_ATTACH: vm_fd is a KVM VM fd in the caller's fd table (for a VM
@@ -222,6 +286,14 @@ struct svmtrace_attach {
  * time").  Kernel-mode reads, and every other thread's, are the real TSC.
  */
 #define SVMTRACE_TARGET_F_HIDE_TIME (1u << 6)
+/*
+ * Record memory operands: every INSTRUCTION and SESSION_START slot carries
+ * the accesses of the instruction it records (struct svmtrace_slot_mem;
+ * the rings have SVMTRACE_RING_F_MEM), so ring_slots is at most
+ * SVMTRACE_MAX_MEM_RING_SLOTS.  Every step then takes KVM's full exit path
+ * (docs/kmod.md, "Memory operands").
+ */
+#define SVMTRACE_TARGET_F_MEM (1u << 7)
 
 /* svmtrace_slot.reason of a SESSION_START that no gate opened (FROM_NEXT) */
 #define SVMTRACE_SESSION_FROM_NEXT 0xffffffffu
@@ -500,6 +572,8 @@ struct svmtrace_decision {
 #endif
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_slot) == 192, "slot is 3 cache lines");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_slot_xstate) == 768, "xstate slot is 12 lines");
+SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_slot_access) == 80, "access layout");
+SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_slot_mem) == 1344, "mem tail is 21 lines");
 SVMTRACE_STATIC_ASSERT(sizeof(struct svmtrace_ring_header) == 192, "ring header is 3 lines");
 SVMTRACE_STATIC_ASSERT(__builtin_offsetof(struct svmtrace_slot, kind) == 168, "kind after gprs");
 SVMTRACE_STATIC_ASSERT(__builtin_offsetof(struct svmtrace_slot, gs_base) == 184, "gs_base last");

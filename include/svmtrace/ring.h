@@ -33,7 +33,8 @@ struct svmtrace_ring_consumer {
 	int fd; /* -1 for a ring in plain memory */
 	struct svmtrace_ring_header *hdr;
 	struct svmtrace_slot *slots;
-	uint32_t slot_size; /* bytes from one slot to the next: 192, 768 with xstate */
+	uint32_t slot_size; /* bytes from one slot to the next (svmtrace_ring_slot_bytes()) */
+	uint32_t flags;	    /* the header's SVMTRACE_RING_F_* */
 	size_t map_size;    /* bytes mapped (0: memory not ours) */
 	uint32_t capacity;
 	uint64_t tail; /* our copy of hdr->tail */
@@ -53,11 +54,10 @@ int svmtrace_ring_use_memory(void *mem, size_t size, struct svmtrace_ring_consum
 /* Unmap (a mapped ring) and close its fd.  Accepts NULL. */
 void svmtrace_ring_unmap(struct svmtrace_ring_consumer *c);
 
-/* The slot size a ring with header flags @flags has (SVMTRACE_RING_F_XSTATE). */
+/* The slot size a ring with header flags @flags has (SVMTRACE_RING_F_*). */
 static inline size_t svmtrace_ring_slot_size(uint32_t flags)
 {
-	return flags & SVMTRACE_RING_F_XSTATE ? sizeof(struct svmtrace_slot_xstate)
-					      : sizeof(struct svmtrace_slot);
+	return svmtrace_ring_slot_bytes(flags);
 }
 
 /*
@@ -88,6 +88,20 @@ static inline const struct svmtrace_slot *svmtrace_ring_slot(const struct svmtra
 							     size_t i)
 {
 	return (const struct svmtrace_slot *)((const char *)first + i * c->slot_size);
+}
+
+/*
+ * The memory tail of @slot (a slot of @c) when it has one
+ * (SVMTRACE_SLOT_F_MEM in a ring with SVMTRACE_RING_F_MEM), else NULL.
+ * Its nr is clamped by the caller: the ring is shared memory.
+ */
+static inline const struct svmtrace_slot_mem *
+svmtrace_ring_slot_mem(const struct svmtrace_ring_consumer *c, const struct svmtrace_slot *slot)
+{
+	if (!(c->flags & SVMTRACE_RING_F_MEM) || !(slot->flags & SVMTRACE_SLOT_F_MEM))
+		return NULL;
+	return (const struct svmtrace_slot_mem *)((const char *)slot +
+						  svmtrace_ring_mem_offset(c->flags));
 }
 
 /* Give @n slots back to the producer. */

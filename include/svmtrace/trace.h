@@ -38,6 +38,23 @@ struct svmtrace_state {
 	uint64_t ymm[16][4];
 };
 
+/*
+ * Memory operands (files written with svmtrace_writer_options.mem): each
+ * record of a step (instruction or session start) carries the accesses its
+ * instruction made, in the order it made them (docs/format.md, "Memory
+ * operands").
+ */
+struct svmtrace_mem_access {
+	uint64_t addr; /* guest-virtual, segment base included */
+	/* bytes: 1..32 when recorded; when unrecorded any value, 0 = unknown */
+	uint32_t size;
+	uint8_t kind; /* enum svmtrace_mem_kind */
+	uint8_t why;  /* enum svmtrace_mem_why when unrecorded, else 0 */
+	uint8_t reserved[2];
+	uint8_t read_value[SVMTRACE_MEM_MAX_VALUE];  /* READ, RMW: the bytes read, memory order */
+	uint8_t write_value[SVMTRACE_MEM_MAX_VALUE]; /* WRITE, RMW: the bytes written */
+};
+
 /* One decoded record; the pointers stay valid until the next call. */
 struct svmtrace_record {
 	enum svmtrace_slot_kind kind;
@@ -57,6 +74,9 @@ struct svmtrace_record {
 	uint64_t dropped;      /* records lost right before this one */
 	uint64_t frame_offset; /* file offset of the frame holding it */
 	const struct svmtrace_state *state;
+	/* a step's record (not a session end) of a file with memory operands: its accesses */
+	uint32_t nr_mem;
+	const struct svmtrace_mem_access *mem;
 };
 
 /* What a reader saw; complete once the reader reached the end. */
@@ -83,6 +103,9 @@ struct svmtrace_summary {
 	uint64_t last_tsc;
 	bool truncated;	       /* ended inside a frame */
 	uint64_t truncated_at; /* offset of the incomplete frame */
+	bool has_mem;	       /* the file carries memory operands */
+	uint64_t mem_accesses; /* all kinds */
+	uint64_t mem_unrecorded;
 };
 
 /* ---- reader ---- */
@@ -125,6 +148,7 @@ struct svmtrace_writer_options {
 	uint32_t anchor_interval; /* records between full anchors, >= 1 */
 	bool raw_frames;	  /* never compress */
 	int lz4_level;		  /* 0 = fast LZ4 (default); 1..12 = LZ4HC level */
+	bool mem;		  /* instruction records carry memory operands */
 };
 
 void svmtrace_writer_options_init(struct svmtrace_writer_options *options);
@@ -162,6 +186,16 @@ int svmtrace_writer_append(struct svmtrace_writer *writer, const struct svmtrace
 int svmtrace_writer_append_xstate(struct svmtrace_writer *writer,
 				  const struct svmtrace_slot_xstate *slot,
 				  struct svmtrace_error *err);
+/*
+ * Append a slot (and its YMM tail @x, or NULL) with the @nr memory accesses
+ * its instruction made; only in a writer opened with options.mem, where
+ * svmtrace_writer_append() and _append_xstate() write steps with no access.
+ * @nr 0..SVMTRACE_MEM_MAX_ACCESSES; a session end has none.
+ */
+int svmtrace_writer_append_mem(struct svmtrace_writer *writer, const struct svmtrace_slot *slot,
+			       const struct svmtrace_slot_xstate *x,
+			       const struct svmtrace_mem_access *mem, unsigned int nr,
+			       struct svmtrace_error *err);
 /* Write the frame being filled (a reader sees every record appended so far). */
 int svmtrace_writer_flush(struct svmtrace_writer *writer, struct svmtrace_error *err);
 const struct svmtrace_writer_stats *svmtrace_writer_stats(const struct svmtrace_writer *writer);
@@ -186,6 +220,23 @@ struct svmtrace_raw_record {
 };
 _Static_assert(sizeof(struct svmtrace_raw_record) == 168, "raw record is 168 bytes");
 
+/*
+ * The flat 88-byte little-endian access record that `svmtrace-dump pack
+ * --mem` reads beside the raw records: one access of the instruction record
+ * whose sequence it names, in sequence order, in the instruction's order.
+ */
+struct svmtrace_raw_mem {
+	uint64_t seq;
+	uint64_t addr;
+	uint32_t size;
+	uint8_t kind; /* enum svmtrace_mem_kind */
+	uint8_t why;  /* enum svmtrace_mem_why of an unrecorded access, else 0 */
+	uint16_t reserved;
+	uint8_t read_value[SVMTRACE_MEM_MAX_VALUE];
+	uint8_t write_value[SVMTRACE_MEM_MAX_VALUE];
+};
+_Static_assert(sizeof(struct svmtrace_raw_mem) == 88, "raw access record is 88 bytes");
+
 /* A slot of @kind holding @raw's state (flags, reason and loss counts zero). */
 void svmtrace_slot_from_raw(const struct svmtrace_raw_record *raw, enum svmtrace_slot_kind kind,
 			    struct svmtrace_slot *slot);
@@ -195,5 +246,7 @@ void svmtrace_slot_from_raw(const struct svmtrace_raw_record *raw, enum svmtrace
 const char *svmtrace_kind_name(enum svmtrace_slot_kind kind);  /* "instruction", ... */
 const char *svmtrace_end_reason_name(uint32_t reason);	       /* "stop", "cr3", ... */
 extern const char *const svmtrace_gpr_names[SVMTRACE_NR_GPRS]; /* "rax", ... */
+const char *svmtrace_mem_kind_name(unsigned int kind); /* "read", "write", "rmw", "unrecorded" */
+const char *svmtrace_mem_why_name(unsigned int why);   /* "fault", ... */
 
 #endif /* SVMTRACE_TRACE_H */

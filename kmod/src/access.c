@@ -35,7 +35,12 @@ gpa_t svmtrace_gva_to_gpa(struct kvm_vcpu *vcpu, gva_t gva, u64 access)
 	return mmu->gva_to_gpa(vcpu, mmu, gva, access, &e);
 }
 
-/* @len bytes at @gva, page by page, read or written (@access: PFERR_WRITE_MASK). */
+/*
+ * @len bytes at @gva, page by page, read or written (@access:
+ * PFERR_WRITE_MASK).  -EFAULT where the guest's walk faults, -ENXIO where
+ * it leads to no guest RAM (device memory) or the VMM's memory behind it
+ * cannot be accessed.
+ */
 static int access_guest(struct kvm_vcpu *vcpu, gva_t gva, void *buf, unsigned int len,
 			u64 access)
 {
@@ -53,12 +58,12 @@ static int access_guest(struct kvm_vcpu *vcpu, gva_t gva, void *buf, unsigned in
 		else
 			r = kvm_vcpu_read_guest(vcpu, gpa, buf, n);
 		if (r)
-			return -EFAULT;
+			return -ENXIO;
 	}
 	return 0;
 }
 
-/* Data at @gva as an instruction at @cpl read it; -EFAULT where it would fault. */
+/* Data at @gva as an instruction at @cpl read it; -EFAULT where it would fault, -ENXIO. */
 int svmtrace_read_as(struct kvm_vcpu *vcpu, int cpl, gva_t gva, void *buf, unsigned int len)
 {
 	return access_guest(vcpu, gva, buf, len, svmtrace_data_access(cpl, false));

@@ -123,7 +123,7 @@ static int check_target(struct kvm *kvm, const struct svmtrace_target *t)
 	if (t->flags & ~(SVMTRACE_TARGET_F_KERNEL | SVMTRACE_TARGET_F_FROM_NEXT |
 			 SVMTRACE_TARGET_F_XSTATE | SVMTRACE_TARGET_F_ADOPT_CR3 |
 			 SVMTRACE_TARGET_F_FIRST | SVMTRACE_TARGET_F_ASK |
-			 SVMTRACE_TARGET_F_HIDE_TIME) || t->reserved ||
+			 SVMTRACE_TARGET_F_HIDE_TIME | SVMTRACE_TARGET_F_MEM) || t->reserved ||
 	    !first_rip_valid(t))
 		return -EINVAL;
 	if (check_time_costs(t))
@@ -146,6 +146,10 @@ static int check_target(struct kvm *kvm, const struct svmtrace_target *t)
 		return -EINVAL;
 	/* Four times the bytes per slot: the same 768 MiB at most per vCPU. */
 	if ((t->flags & SVMTRACE_TARGET_F_XSTATE) && t->ring_slots > SVMTRACE_MAX_XSTATE_RING_SLOTS)
+		return -EINVAL;
+	/* Eight to eleven times the bytes per slot: at most 528 MiB per vCPU. */
+	if ((t->flags & SVMTRACE_TARGET_F_MEM) &&
+	    (t->ring_slots ?: SVMTRACE_DEFAULT_RING_SLOTS) > SVMTRACE_MAX_MEM_RING_SLOTS)
 		return -EINVAL;
 	if (t->wake_batch > (t->ring_slots ?: SVMTRACE_DEFAULT_RING_SLOTS) / 2)
 		return -EINVAL;
@@ -193,6 +197,13 @@ static int ctl_set_target(struct svmtrace_ctl *ctl, void __user *arg)
 	return r;
 }
 
+/* The SVMTRACE_RING_F_* of the rings of target @t. */
+static u32 ring_flags(const struct svmtrace_target *t)
+{
+	return (t->flags & SVMTRACE_TARGET_F_XSTATE ? SVMTRACE_RING_F_XSTATE : 0) |
+	       (t->flags & SVMTRACE_TARGET_F_MEM ? SVMTRACE_RING_F_MEM : 0);
+}
+
 /*
  * Tracer state for vCPUs [nr_vcpus, nr) of KVM's; with @rings (armed) each
  * gets its ring before the hooks can find it.  vm->lock is held.
@@ -214,7 +225,7 @@ static int add_vcpus(struct svmtrace_vm *vm, struct kvm *kvm, u32 nr, bool rings
 		if (rings) {
 			vt->ring = svmtrace_ring_create(i, vm->target.ring_slots,
 							vm->target.wake_batch,
-							vm->target.flags & SVMTRACE_TARGET_F_XSTATE);
+							ring_flags(&vm->target));
 			if (!vt->ring) {
 				kfree(vt);
 				return -ENOMEM;
@@ -272,7 +283,7 @@ static int replace_rings(struct svmtrace_vm *vm)
 
 	for (i = 0; i < vm->nr_vcpus; i++) {
 		ring = svmtrace_ring_create(i, vm->target.ring_slots, vm->target.wake_batch,
-					    vm->target.flags & SVMTRACE_TARGET_F_XSTATE);
+					    ring_flags(&vm->target));
 		if (!ring)
 			return -ENOMEM;
 		vt = vm->vcpus[i];

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * svmtrace: keep a user-mode session's TF out of what the guest kernel
- * reads on its way in from user mode (issue 10), and put it back on the
+ * reads on its way in from user mode, and put it back on the
  * way out, wherever the thread comes back.
  *
  * On the way in.  Events KVM injects -- external interrupts (KVM_INTERRUPT,
@@ -79,7 +79,7 @@
  * Only user-only sessions park: under --kernel the handler is part of the
  * trace.  An event from user mode still gets a frame without our TF, and
  * step.c's lost-TF check ends the session at the next exit and follows the
- * handler from there (issue 13).
+ * handler from there.
  */
 #include <linux/kvm_host.h>
 #include <asm/debugreg.h>
@@ -372,6 +372,7 @@ bool svmtrace_take_thread(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct 
 	vt->prev_rsp = rsp;
 	vt->prev_cpl = 3;	/* a return to user mode */
 	vt->prev_valid = true;
+	svmtrace_mem_due(vcpu, vt);	/* its first instruction is decoded at the entry */
 	return true;
 }
 
@@ -429,6 +430,8 @@ static void user_return(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 		 */
 		taken = (targeted || vt->session != SVMTRACE_SESSION_NONE) &&
 			svmtrace_take_thread(vcpu, vm, vt, rip - 2, rsp, READ_ONCE(vm->last_gate));
+		if (taken)
+			svmtrace_mem_none(vcpu, vt);	/* a SYSCALL's accesses */
 	} else {
 		/* A thread's first instruction opens a session of its own kind. */
 		svmtrace_take_thread(vcpu, vm, vt, rip, rsp,
@@ -520,6 +523,7 @@ bool svmtrace_iret_trap(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 			vt->guest_tf = static_call(kvm_x86_get_rflags)(vcpu) & X86_EFLAGS_TF;
 		svmtrace_go(vt, SVMTRACE_EV_TF_RESUME);
 		svmtrace_set_tf(vcpu, true);
+		svmtrace_mem_due(vcpu, vt);
 	}
 	mutex_unlock(&vt->lock);
 	*done = ours;

@@ -211,7 +211,7 @@ static void follow_iret(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, u64 rip
  * KVM injects an NMI at the next entry (svm_inject_nmi(): interrupts on,
  * kvm->srcu held) and intercepts its handler's IRET.  Delivery would push
  * RFLAGS with our TF into the NMI frame, where the guest's handler reads
- * it (issue 10, hazard 2): take our TF out of RFLAGS first and park it
+ * it (hazard 2): take our TF out of RFLAGS first and park it
  * (vt->tf NMI: a trap in the handler is not ours).  At the IRET exit
  * (svmtrace_nmi_iret()) that IRET is stepped with our TF (frames.c,
  * vt->iret RESUME), and the trap after it, where the NMI came,

@@ -30,8 +30,12 @@ void svmtrace_ring_put(struct svmtrace_ring *ring)
 		kref_put(&ring->ref, ring_free);
 }
 
-/* @xstate: slots of struct svmtrace_slot_xstate (SVMTRACE_TARGET_F_XSTATE). */
-struct svmtrace_ring *svmtrace_ring_create(u32 vcpu, u32 capacity, u32 wake_batch, bool xstate)
+/*
+ * @flags: SVMTRACE_RING_F_XSTATE for slots of struct svmtrace_slot_xstate
+ * (SVMTRACE_TARGET_F_XSTATE), SVMTRACE_RING_F_MEM for slots that end with
+ * struct svmtrace_slot_mem (SVMTRACE_TARGET_F_MEM).
+ */
+struct svmtrace_ring *svmtrace_ring_create(u32 vcpu, u32 capacity, u32 wake_batch, u32 flags)
 {
 	struct svmtrace_ring *ring;
 
@@ -39,7 +43,9 @@ struct svmtrace_ring *svmtrace_ring_create(u32 vcpu, u32 capacity, u32 wake_batc
 	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!ring)
 		return NULL;
-	ring->slot_size = xstate ? sizeof(struct svmtrace_slot_xstate) : sizeof(struct svmtrace_slot);
+	ring->slot_size = svmtrace_ring_slot_bytes(flags);
+	ring->flags = flags;
+	ring->mem_offset = flags & SVMTRACE_RING_F_MEM ? svmtrace_ring_mem_offset(flags) : 0;
 	ring->size = SVMTRACE_RING_HEADER_SIZE + (size_t)capacity * ring->slot_size;
 	/* Charged to the controller's memcg: a ring is up to 768 MiB. */
 	ring->hdr = __vmalloc(ring->size, GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN);
@@ -57,7 +63,7 @@ struct svmtrace_ring *svmtrace_ring_create(u32 vcpu, u32 capacity, u32 wake_batc
 	ring->hdr->magic = SVMTRACE_RING_MAGIC;
 	ring->hdr->abi_version = SVMTRACE_ABI_VERSION;
 	ring->hdr->slot_size = ring->slot_size;
-	ring->hdr->flags = xstate ? SVMTRACE_RING_F_XSTATE : 0;
+	ring->hdr->flags = flags;
 	ring->hdr->capacity = capacity;
 	ring->hdr->vcpu = vcpu;
 	ring->hdr->data_offset = SVMTRACE_RING_HEADER_SIZE;
@@ -65,7 +71,7 @@ struct svmtrace_ring *svmtrace_ring_create(u32 vcpu, u32 capacity, u32 wake_batc
 	return ring;
 }
 
-/* Copy a whole slot of this ring's size (the xstate tail too). */
+/* Copy a whole slot of this ring's size (its tails too). */
 void svmtrace_ring_copy(struct svmtrace_ring *ring, struct svmtrace_slot *dst,
 			const struct svmtrace_slot *src)
 {

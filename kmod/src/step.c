@@ -106,6 +106,7 @@ void svmtrace_session_begin(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 	vt->start_gate = gate_id;
 	WRITE_ONCE(vm->last_gate, gate_id);
 	vt->stats.sessions++;
+	svmtrace_mem_due(vcpu, vt);	/* the instruction at RIP is the first step */
 }
 
 void svmtrace_silent_begin(struct svmtrace_vcpu *vt, struct kvm_vcpu *vcpu, int gate)
@@ -155,7 +156,7 @@ static void fill_state(struct svmtrace_slot *s, struct kvm_vcpu *vcpu,
 	s->reason = 0;
 	s->dropped = 0;
 	s->gs_base = static_call(kvm_x86_get_segment_base)(vcpu, VCPU_SREG_GS);
-	if (vt->ring->slot_size == sizeof(struct svmtrace_slot_xstate))
+	if (vt->ring->flags & SVMTRACE_RING_F_XSTATE)
 		svmtrace_xstate_fill(vcpu, s);
 }
 
@@ -324,6 +325,8 @@ int __svmtrace_vcpu_request(struct kvm_vcpu *vcpu)
 	asked = r > 0 && vt->ask_state != SVMTRACE_ASK_NONE;
 	if (asked)
 		r = svmtrace_ask_wait(vcpu, vm, vt);
+	if (r > 0)
+		svmtrace_mem_request(vcpu, vt);
 	mutex_unlock(&vt->lock);
 	/* A process that joined there may have a watched gate mapped already. */
 	if (asked && r > 0 && unlikely(READ_ONCE(vm->watch.pending)))
@@ -350,7 +353,7 @@ static bool session_end(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 		if (vt->last_state != &vt->last)
 			svmtrace_ring_copy(vt->ring, &vt->last, vt->last_state);
 		vt->last.tsc = rdtsc();
-		vt->last.flags &= ~SVMTRACE_SLOT_F_GAP;
+		vt->last.flags &= ~(SVMTRACE_SLOT_F_GAP | SVMTRACE_SLOT_F_MEM);
 		vt->last.dropped = 0;
 		publish(vm, vt, vcpu, &vt->last, SVMTRACE_SLOT_SESSION_END, reason, 0);
 		vt->stats.session_ends++;
@@ -377,12 +380,14 @@ static void stepless_end(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
  * runs the target: the next step starts a new session, named after the
  * newest gate.
  */
-static void session_restart(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt)
+static void session_restart(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
+			    struct kvm_vcpu *vcpu)
 {
 	svmtrace_go(vt, SVMTRACE_EV_SESSION_RESTART);
 	vt->last_state = &vt->last;
 	vt->start_gate = READ_ONCE(vm->last_gate);
 	vt->stats.sessions++;
+	svmtrace_mem_due(vcpu, vt);
 }
 
 static bool rip_wanted(const struct svmtrace_target *t, u64 rip)
@@ -417,6 +422,8 @@ static bool record_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 		return true;	/* test only: the bug the exit audit must catch */
 	s = step_slot(vt);
 	fill_state(s, vcpu, vt, kernel, rflags);
+	if (svmtrace_mem_on(vt))
+		svmtrace_mem_fill(vcpu, vt, s);
 	vt->last_state = s;
 	if (vt->gap == SVMTRACE_GAP_OWED) {
 		flags = SVMTRACE_SLOT_F_GAP;
@@ -467,6 +474,8 @@ static bool adopt_step(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt, struct 
 		svmtrace_session_begin(vm, vt, vcpu, READ_ONCE(vm->last_gate));
 		vt->guest_tf = false;
 	}
+	/* The instruction that trapped ran after a frame: not decoded before it. */
+	svmtrace_mem_forget(vt);
 	return true;
 }
 
@@ -506,7 +515,7 @@ static bool session_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm,
 	if (vt->session == SVMTRACE_SESSION_NONE) {
 		/* Back from a handler we did not follow (its IRETQ unstepped). */
 		svmtrace_go(vt, SVMTRACE_EV_HANDLER_FORGET);
-		session_restart(vm, vt);
+		session_restart(vm, vt, vcpu);
 	}
 	if (READ_ONCE(vm->paused)) {
 		if (ran_ours && rip_wanted(t, kvm_rip_read(vcpu))) {
@@ -554,6 +563,7 @@ static void handler_entered(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 	stepless_end(vm, vt, vcpu, SVMTRACE_END_EVENT);
 	svmtrace_go(vt, SVMTRACE_EV_HANDLER_GUEST_DB);
 	vt->iret_guest_tf = vt->guest_tf;
+	svmtrace_mem_forget(vt);	/* the handler runs next */
 }
 
 /*
@@ -620,6 +630,7 @@ static bool handle_step(struct kvm_vcpu *vcpu, struct svmtrace_vm *vm, struct sv
 	else if (db_exit && !ran_ours)
 		vt->stats.db_foreign++;	/* KVM's NMI-window step alone */
 	if (session_step(vcpu, vm, vt, ran_ours, &produced)) {
+		svmtrace_mem_due(vcpu, vt);
 		if (nmi_rflags)
 			*nmi_rflags |= X86_EFLAGS_TF;
 		else if (src != STEP_MMIO_WRITTEN && guest_db_delivered(vcpu, vm, vt, guests))
@@ -703,7 +714,7 @@ static __always_inline int plain_step(struct kvm_vcpu *vcpu, struct svmtrace_vm 
 	t = armed(vm, vt);
 	ring = vt->ring;
 	if (vt->mode != SVMTRACE_MODE_STEPPING || !t || t->nr_ranges || READ_ONCE(vm->paused) ||
-	    !ring || !svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
+	    !ring || (irqs_off && ring->mem_offset) || !svmtrace_cr3_targeted(t, kvm_read_cr3(vcpu)))
 		return 0;
 	cpl = static_call(kvm_x86_get_cpl)(vcpu);
 	kernel = cpl == 0;
@@ -719,6 +730,8 @@ static __always_inline int plain_step(struct kvm_vcpu *vcpu, struct svmtrace_vm 
 	rflags = rflags_raw(vcpu);
 	if (!svmtrace_test_lose_step()) {
 		fill_state(s, vcpu, vt, kernel, rflags);
+		if (ring->mem_offset)
+			svmtrace_mem_fill(vcpu, vt, s);
 		vt->last_state = s;
 		s->seq = atomic64_inc_return(&vm->seq) - 1;
 		svmtrace_ring_publish(ring, SVMTRACE_SLOT_INSTRUCTION);
@@ -726,6 +739,7 @@ static __always_inline int plain_step(struct kvm_vcpu *vcpu, struct svmtrace_vm 
 		vt->stats.bytes += ring->slot_size;
 	}
 	keep_tf(vcpu, rflags);
+	svmtrace_mem_due(vcpu, vt);
 	return cpl == 3 && vt->mode == SVMTRACE_MODE_STEPPING ? SVMTRACE_DB_STEADY :
 								SVMTRACE_DB_DONE;
 }
@@ -911,7 +925,7 @@ static void session_resume(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 	stepless_end(vm, vt, vcpu, reason);
 	take_tf(vcpu, vt, SVMTRACE_EV_TF_RETAKE);
 	svmtrace_hide_restart(vcpu, vt);
-	session_restart(vm, vt);
+	session_restart(vm, vt, vcpu);
 }
 
 /*
@@ -1058,7 +1072,7 @@ void svmtrace_session_gap(struct svmtrace_vm *vm, struct svmtrace_vcpu *vt,
 	stepless_end(vm, vt, vcpu, reason);
 	release_tf(vcpu, vt, SVMTRACE_EV_TF_RELEASE);
 	if (t && !(t->flags & SVMTRACE_TARGET_F_KERNEL))
-		session_restart(vm, vt);
+		session_restart(vm, vt, vcpu);
 }
 
 /*
@@ -1084,6 +1098,7 @@ void svmtrace_sessions_stop(struct svmtrace_vm *vm, u32 reason)
 		svmtrace_go(vt, SVMTRACE_EV_GAP_STOP);
 		/* It runs on (svmtrace_asks_release()), and is not taken at the next arm. */
 		svmtrace_go(vt, SVMTRACE_EV_ASK_STOP);
+		svmtrace_mem_stop(vt);
 		if (vt->ring)
 			svmtrace_ring_close(vt->ring);
 		mutex_unlock(&vt->lock);

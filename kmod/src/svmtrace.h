@@ -52,7 +52,9 @@ struct svmtrace_ring {
 	struct svmtrace_ring_header *hdr;	/* start of the user mapping */
 	u8 *slots;				/* capacity slots, slot_size bytes each */
 	size_t size;				/* bytes mapped */
-	u32 slot_size;				/* 192, or 768 with the xstate tail */
+	u32 slot_size;				/* svmtrace_ring_slot_bytes() of its flags */
+	u32 flags;				/* SVMTRACE_RING_F_*, the kernel's copy */
+	u32 mem_offset;				/* of the slots' memory tail, 0 without */
 	u32 capacity;
 	u32 vcpu;
 	/* Producer state: kernel copies, never read back from user memory. */
@@ -142,6 +144,18 @@ struct svmtrace_vclock {
  */
 #define SVMTRACE_MODE_STEPPING (SVMTRACE_TF_LIVE | SVMTRACE_SESSION_OPEN << 8)
 
+/*
+ * memops.c: the instruction a vCPU runs next, decoded before it runs, with
+ * the values its reads will see.  Only under vt->lock.
+ */
+struct svmtrace_mem_next {
+	u8 cpl;			/* vt->mem_state DECODED: decoded at rip under cr3 */
+	u8 nr;
+	u64 rip;
+	u64 cr3;
+	struct svmtrace_slot_access acc[SVMTRACE_MEM_MAX_ACCESSES];
+};
+
 struct svmtrace_vcpu {
 	struct mutex lock;
 	struct svmtrace_vm *vm;	/* the VM's state, for the hook that finds vt first */
@@ -190,13 +204,16 @@ struct svmtrace_vcpu {
 	struct svmtrace_ring *ring;
 	union {
 		struct svmtrace_slot last;	/* a step the ring had no room for; session ends */
-		struct svmtrace_slot_xstate last_x;	/* the same with its tail (xstate rings) */
+		/* the same with its tails (a slot of the ring's slot_size) */
+		u8 last_bytes[sizeof(struct svmtrace_slot_xstate) + sizeof(struct svmtrace_slot_mem)];
 	};
 	struct svmtrace_slot *last_state; /* the last step's state: a ring slot or &last */
 	struct svmtrace_counters stats;
 	u8 ask_state;		/* enum svmtrace_ask_state (first.c) */
 	struct svmtrace_ask ask;	/* ... ASKED: the question */
 	struct svmtrace_vtime vtime;
+	u8 mem_state;		/* enum svmtrace_mem_state (memops.c) */
+	struct svmtrace_mem_next mem;	/* SVMTRACE_TARGET_F_MEM */
 };
 
 /* watch.c: the SVMTRACE_GATE_F_WATCH gates still without a page. */
@@ -316,7 +333,7 @@ int svmtrace_get_vcpu_state(struct kvm *kvm, void __user *arg);
 int svmtrace_read_guest_u64(struct kvm *kvm, u64 gpa, u64 *val);
 
 /* ring.c */
-struct svmtrace_ring *svmtrace_ring_create(u32 vcpu, u32 capacity, u32 wake_batch, bool xstate);
+struct svmtrace_ring *svmtrace_ring_create(u32 vcpu, u32 capacity, u32 wake_batch, u32 flags);
 void svmtrace_ring_copy(struct svmtrace_ring *ring, struct svmtrace_slot *dst,
 			const struct svmtrace_slot *src);
 void svmtrace_ring_put(struct svmtrace_ring *ring);
@@ -529,6 +546,20 @@ void svmtrace_time_arm(struct svmtrace_vm *vm);
 bool svmtrace_time_entry(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt,
 			 const struct svmtrace_target *t);
 void svmtrace_time_completed(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
+
+/* memops.c */
+void svmtrace_mem_due(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
+void svmtrace_mem_forget(struct svmtrace_vcpu *vt);
+void svmtrace_mem_stop(struct svmtrace_vcpu *vt);
+void svmtrace_mem_none(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
+void svmtrace_mem_request(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt);
+void svmtrace_mem_fill(struct kvm_vcpu *vcpu, struct svmtrace_vcpu *vt, struct svmtrace_slot *s);
+
+/* Whether the steps of @vt record memory operands (its ring has the tail). */
+static inline bool svmtrace_mem_on(const struct svmtrace_vcpu *vt)
+{
+	return vt->ring && vt->ring->mem_offset;
+}
 
 /* xstate.c */
 void svmtrace_xstate_fill(struct kvm_vcpu *vcpu, struct svmtrace_slot *s);

@@ -35,6 +35,7 @@ static const struct dim_info dims[SVMTRACE_NR_DIMS] = {
 	DIM(HANDLER, "handler", handler, "NONE", "IN"),
 	DIM(SYS, "sys", sys, "NONE", "PARKED"),
 	DIM(ASK, "ask", ask_state, "NONE", "ASKED", "DECIDED"),
+	DIM(MEM, "mem", mem_state, "NONE", "DUE", "DECODED"),
 };
 
 struct edge {
@@ -109,6 +110,14 @@ static const struct edge edges[SVMTRACE_NR_EVENTS] = {
 	EDGE(ASK, FOREIGN, NONE, F(ASK, ASKED)),
 	EDGE(ASK, DONE, NONE, F(ASK, NONE) | F(ASK, ASKED) | F(ASK, DECIDED)),
 	EDGE(ASK, STOP, NONE, F(ASK, NONE) | F(ASK, ASKED) | F(ASK, DECIDED)),
+
+	EDGE(MEM, DUE, DUE, F(MEM, NONE) | F(MEM, DUE) | F(MEM, DECODED)),
+	EDGE(MEM, DECODED, DECODED, F(MEM, DUE)),
+	EDGE(MEM, UNSTEPPED, NONE, F(MEM, DUE)),
+	EDGE(MEM, SYSCALL, DECODED, F(MEM, NONE) | F(MEM, DUE) | F(MEM, DECODED)),
+	EDGE(MEM, FILLED, NONE, F(MEM, DECODED)),
+	EDGE(MEM, FORGET, NONE, F(MEM, NONE) | F(MEM, DUE) | F(MEM, DECODED)),
+	EDGE(MEM, STOP, NONE, F(MEM, NONE) | F(MEM, DUE) | F(MEM, DECODED)),
 };
 
 void svmtrace_go(struct svmtrace_vcpu *vt, enum svmtrace_event ev)

@@ -27,6 +27,9 @@
  *            yet (frames.c; vt->sys_* say where it returns)
  *   ask      held at a thread's first instruction for the controller's
  *            verdict (first.c), or decided for the target and not yet taken
+ *   mem      SVMTRACE_TARGET_F_MEM (memops.c): the instruction at RIP is to
+ *            be decoded at KVM_REQ_SVMTRACE before the next entry (DUE), or
+ *            was, its reads read, waiting for its step's fill (DECODED)
  *
  * The guest's own TF (vt->guest_tf) is no state of ours: it is the guest's
  * RFLAGS.TF as the tracer follows it (POPF, IRETQ, SYSRET, KVM_SET_REGS).
@@ -43,6 +46,7 @@ enum svmtrace_dim {
 	SVMTRACE_DIM_HANDLER,
 	SVMTRACE_DIM_SYS,
 	SVMTRACE_DIM_ASK,
+	SVMTRACE_DIM_MEM,
 	SVMTRACE_NR_DIMS
 };
 
@@ -93,6 +97,13 @@ enum svmtrace_ask_state {
 	SVMTRACE_ASK_NONE,
 	SVMTRACE_ASK_ASKED,
 	SVMTRACE_ASK_DECIDED,
+};
+
+/* vt->mem (memops.c): the next instruction's decode. */
+enum svmtrace_mem_state {
+	SVMTRACE_MEM_NONE,
+	SVMTRACE_MEM_DUE,
+	SVMTRACE_MEM_DECODED,
 };
 
 #define SVMTRACE_MAX_STATES 4
@@ -157,6 +168,14 @@ enum svmtrace_event {
 	SVMTRACE_EV_ASK_FOREIGN,	/* SVMTRACE_DECIDE: not the target's */
 	SVMTRACE_EV_ASK_DONE,		/* the vCPU runs on (taken, or not) */
 	SVMTRACE_EV_ASK_STOP,
+	/* mem */
+	SVMTRACE_EV_MEM_DUE,		/* stepping goes on: decode before the entry */
+	SVMTRACE_EV_MEM_DECODED,	/* KVM_REQ_SVMTRACE decoded it */
+	SVMTRACE_EV_MEM_UNSTEPPED,	/* ... the vCPU steps no session of ours now */
+	SVMTRACE_EV_MEM_SYSCALL,	/* a parked SYSCALL's step: no operand */
+	SVMTRACE_EV_MEM_FILLED,		/* its step's slot got the accesses */
+	SVMTRACE_EV_MEM_FORGET,		/* the thread's flow broke */
+	SVMTRACE_EV_MEM_STOP,
 	SVMTRACE_NR_EVENTS
 };
 

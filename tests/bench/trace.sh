@@ -30,20 +30,8 @@ ANCHOR=$(sed -n 's/^#define SVMTRACE_DEFAULT_ANCHOR_INTERVAL *\([0-9]*\).*/\1/p'
 [ -n "$ANCHOR" ] || { echo "trace.sh: no SVMTRACE_DEFAULT_ANCHOR_INTERVAL in include/svmtrace/trace.h" >&2; exit 1; }
 mkdir -p "$OUT"
 
-awk 'BEGIN { srand(7); for (i = 0; i < 40000; i++) print int(rand() * 1000000) }' >"$OUT/numbers"
-head -c 4000000 /dev/urandom >"$OUT/blob"
-
-record() {	# record NAME COMMAND...
-	name=$1
-	shift
-	[ -s "$OUT/$name.raw" ] && return 0
-	"$BIN/svmtrace-steprec" -n "$RECORDS" -o "$OUT/$name.raw" -- "$@" >/dev/null
-}
-record sort sort -n "$OUT/numbers"
-record perl perl -e 'my %h; $h{"k$_"} = $_ * 7 % 1000 for 1 .. 50000; my $s = 0; $s += $_ for values %h; print "$s\n"'
-record sha sha256sum "$OUT/blob"
-record b2 b2sum "$OUT/blob"
-record gzip gzip -6 -c "$OUT/numbers"
+. tests/bench/workloads.sh
+record_workloads
 
 echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | sed 1q);" \
 	"load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -51,7 +39,7 @@ printf '%-5s %7s | %6s %6s %6s %5s | %7s %6s %6s %5s | %7s %6s %5s | %6s\n' \
 	work records "v5 B/r" "xz-6" "zstd-3" "v5/xz" "enc M/s" "zstd-3" "xz-6" ratio \
 	"dec M/s" "zstd-d" ratio "csv M/s"
 : >"$OUT/run"	# this run's rows, for the summary below
-for w in sort perl sha b2 gzip; do
+for w in $WORKLOADS; do
 	raw="$OUT/$w.raw"
 	n=$(( $(stat -c %s "$raw") / 168 ))
 	perl -e 'local $/ = \168; my $i = 0; my $n = shift;
@@ -79,7 +67,7 @@ for w in sort perl sha b2 gzip; do
 	}' | tee -a "$OUT/table" "$OUT/run"
 	rm -f "$OUT/$w.tsc"
 done
-# The figures issue 12.5 sets targets on, over this run's workloads: the
+# The summary over this run's workloads: the
 # geometric mean of each ratio and its worst workload.
 awk -F'|' '{
 	split($2, s, " "); split($3, e, " "); split($4, d, " ")

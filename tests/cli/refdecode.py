@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""refdecode.py [--jsonl] FILE: decode a v5 trace from docs/format.md alone.
+"""refdecode.py [--jsonl] [--mem] FILE: decode a v5 trace from docs/format.md alone.
 
 The reference decoder for the format page: written from the page, sharing
 no code with libsvmtrace (its own LZ4 block decoder, after the LZ4 block
@@ -7,7 +7,8 @@ format description), so that where it and `svmtrace-dump dump --regs`
 disagree, the page or the library is wrong.  Prints what `dump --regs`
 prints (CSV, or with --jsonl what `dump --format jsonl --regs` prints),
 with xstate_bv and YMM0-15 when the first record has YMM state (man
-svmtrace-dump: --regs).
+svmtrace-dump: --regs), and with --mem the memory accesses as `dump --mem`
+prints them (a file with the header flag M).
 
 Exit status: 0 for a complete file; 3 when the file ends inside a frame
 (every complete frame printed first; "truncated at offset N" on stderr);
@@ -151,6 +152,29 @@ class Frame:
         return (v >> 1) ^ (M64 if v & 1 else 0)  # zigzag back; used modulo 2^64
 
 
+MEMKIND = ["u", "r", "w", "rw"]
+MEMKIND_NAME = ["unrecorded", "read", "write", "rmw"]
+WHY = ["", "fault", "too-large", "undecoded", "unreadable"]
+
+
+def mem_text(a):
+    """One access as `dump --mem` prints it in CSV: KIND:ADDRESS:SIZE:VALUES."""
+    s = "%s:0x%x:%d:" % (MEMKIND[a["kind"]], a["addr"], a["size"])
+    if a["kind"] == 0:
+        return s + WHY[a["why"]]
+    return s + ":".join(a[v].hex() for v in ("read", "written") if v in a)
+
+
+def mem_json(a):
+    s = '{"kind":"%s","addr":"0x%x","size":%d' % (MEMKIND_NAME[a["kind"]], a["addr"], a["size"])
+    if a["kind"] == 0:
+        return s + ',"why":"%s"}' % WHY[a["why"]]
+    for v in ("read", "written"):
+        if v in a:
+            s += ',"%s":"%s"' % (v, a[v].hex())
+    return s + "}"
+
+
 def pindex(rip):
     return ((rip * 0x9E3779B97F4A7C15) & M64) >> 52
 
@@ -158,11 +182,15 @@ def pindex(rip):
 class Decoder:
     """Decoding state; reset() at every frame (each frame decodes on its own)."""
 
-    def __init__(self):
+    def __init__(self, mem):
         self.last_seq = None
         self.rip = 0
+        self.mem = mem  # the header's M: instruction records end with a memory part
+        self.accesses = []
 
     def reset(self):
+        self.mtable = {}  # index -> (tag, [learned access dicts])
+        self.last_end = 0  # end of the frame's last access
         self.table = {}  # index -> [tag, next_rip, rflags, mask, deltas]
         self.base = False  # a delta may follow (a full record, no end since)
         self.known = False  # a record of this frame holds rflags/cr3/GPRs
@@ -301,15 +329,105 @@ class Decoder:
                 e[5] = ops[0] if len(ops) == 1 else None
         return "instruction", 0, None, 0
 
+    def values(self, f, a, regs, vals):
+        """An access's read value, then its written value, from their sources."""
+        for name, src, reg, has in (("read", a["desc"] >> 2 & 3, regs >> 4, a["kind"] in (1, 3)),
+                                    ("written", a["desc"] >> 4 & 3, regs & 15, a["kind"] in (2, 3))):
+            if not has:
+                continue
+            if src == 0:
+                v = f.take(a["size"])
+            elif src == 1:
+                if a["size"] > 8:
+                    raise Bad("a register value of more than 8 bytes")
+                v = self.gpr[reg].to_bytes(8, "little")[:a["size"]]
+            elif src == 2:
+                if not vals or len(vals[-1]) != a["size"]:
+                    raise Bad("a repeated value with none of its size before it")
+                v = vals[-1]
+            else:  # 3: the record's RIP
+                if a["size"] > 8:
+                    raise Bad("a RIP value of more than 8 bytes")
+                v = self.rip.to_bytes(8, "little")[:a["size"]]
+            vals.append(v)
+            a[name] = v
+
+    def mem_part(self, f, delta, frm):
+        """The memory part after an instruction record (format.md, "Memory operands")."""
+        e = self.mtable.get(pindex(frm)) if delta else None
+        pred = e[1] if e is not None and e[0] == frm else None
+        head = f.u8()
+        accs, vals = [], []
+        if head in (0x80, 0x81):  # the entry's accesses; with 0x81 at stored addresses
+            if not pred:
+                raise Bad("memory part predicted without an entry holding accesses")
+            for l in pred:
+                off = f.svarint() if head == 0x81 else 0
+                a = dict(l, addr=(l["addr"] + l["stride"] + off) & M64)
+                self.values(f, a, a["regs"], vals)
+                accs.append(a)
+        elif head <= 16:
+            for k in range(head):
+                desc = f.u8()
+                kind, rs, ws = desc & 3, desc >> 2 & 3, desc >> 4 & 3
+                if desc & 0x80:
+                    raise Bad("memory descriptor has reserved bits")
+                if (rs and kind not in (1, 3)) or (ws and kind not in (2, 3)):
+                    raise Bad("memory descriptor gives a source to a value the kind has not")
+                regs = f.u8() if 1 in (rs, ws) else 0
+                if (rs != 1 and regs >> 4) or (ws != 1 and regs & 15):
+                    raise Bad("registers nibble for a value not taken from a register")
+                why = 0
+                if kind == 0:
+                    why = f.u8()
+                    if not 1 <= why <= 4:
+                        raise Bad("unrecorded access reason outside 1..4")
+                if desc & 0x40:  # B: the address counts from a GPR of the record's state
+                    b = f.u8()
+                    if b > 15:
+                        raise Bad("base register %d" % b)
+                    base = self.gpr[b]
+                elif pred and k < len(pred):
+                    base = pred[k]["addr"] + pred[k]["stride"]
+                elif k:
+                    base = accs[k - 1]["addr"] + accs[k - 1]["size"]
+                else:
+                    base = self.last_end if delta else 0
+                addr = (base + f.svarint()) & M64
+                size = f.varint()
+                if (kind and not 1 <= size <= 32) or size > 0xFFFFFFFF:
+                    raise Bad("memory access size %d" % size)
+                a = {"kind": kind, "why": why, "addr": addr, "size": size, "desc": desc & 0xBF, "regs": regs}
+                self.values(f, a, regs, vals)
+                accs.append(a)
+        else:
+            raise Bad("memory part header 0x%02x" % head)
+        if accs:
+            self.last_end = (accs[-1]["addr"] + accs[-1]["size"]) & M64
+        if delta:
+            learned = []
+            for k, a in enumerate(accs if len(accs) <= 4 else []):
+                stride = (a["addr"] - pred[k]["addr"]) & M64 if pred and k < len(pred) else 0
+                learned.append({"kind": a["kind"], "why": a["why"], "addr": a["addr"], "size": a["size"],
+                                "desc": a["desc"], "regs": a["regs"], "stride": stride})
+            self.mtable[pindex(frm)] = (frm, learned)
+        return accs
+
     def record(self, f):
         h = f.d[f.p]
         f.p += 1
         t = h & 3
+        frm = self.rip
+        self.accesses = []
         if t == 0:
-            return self.delta(f, h)
-        if t == 3:
+            r = self.delta(f, h)
+        elif t == 3:
             return self.end(f, h)
-        return self.full(f, h)
+        else:
+            r = self.full(f, h)
+        if self.mem and r[0] in ("instruction", "session_start"):  # the records of a step
+            self.accesses = self.mem_part(f, t == 0, frm)
+        return r
 
 
 def hex256(b):
@@ -317,15 +435,17 @@ def hex256(b):
     return "0x" + b[::-1].hex()
 
 
-def row(cpu, seq, kind, rip, state, reason, tsc, dropped, jsonl, ymm_cols, ymm):
-    """ymm: (xstate_bv, 16 registers) when the record has YMM state and its state is known."""
+def row(cpu, seq, kind, rip, state, reason, tsc, dropped, jsonl, ymm_cols, ymm, mem):
+    """ymm: (xstate_bv, 16 registers) when the record has YMM state and its state is known;
+    mem: the record's accesses with --mem, else None."""
     hx = "0x%x".__mod__
     if not jsonl:
         st = [hx(v) if state else "" for v in state_values(state)]
         y = []
         if ymm_cols:
             y = [hx(ymm[0])] + [hex256(r) for r in ymm[1]] if ymm else [""] * 17
-        return ",".join([str(cpu), str(seq), kind, hx(rip)] + st[:2] + [str(reason)] + st[2:] + y)
+        m = [" ".join(mem_text(a) for a in mem)] if mem is not None else []
+        return ",".join([str(cpu), str(seq), kind, hx(rip)] + st[:2] + [str(reason)] + st[2:] + y + m)
     v = state_values(state)
     q = (lambda k, i: '"%s":"%s"' % (k, hx(v[i]))) if state else (lambda k, i: '"%s":null' % k)
     s = '{"cpu":%d,"sequence":%d,"kind":"%s","rip":"%s",%s,%s,"reason":%d' % (
@@ -337,16 +457,18 @@ def row(cpu, seq, kind, rip, state, reason, tsc, dropped, jsonl, ymm_cols, ymm):
     s += ',"regs":{' + ",".join(q(g, 2 + i) for i, g in enumerate(GPRS)) + "}"
     if ymm:
         s += ',"xstate_bv":"%s","ymm":[%s]' % (hx(ymm[0]), ",".join('"%s"' % hex256(r) for r in ymm[1]))
+    if mem is not None:
+        s += ',"mem":[%s]' % ",".join(mem_json(a) for a in mem)
     return s + "}"
 
 
-def header_line(ymm, jsonl):
+def header_line(ymm, jsonl, mem):
     """The CSV header (none for JSON lines): YMM columns when the first record of known
-    state has YMM state (docs/format.md, "What svmtrace-dump dump prints")."""
+    state has YMM state (docs/format.md, "What svmtrace-dump dump prints"), mem with --mem."""
     if jsonl:
         return ""
     y = ",xstate_bv," + ",".join("ymm%d" % i for i in range(16)) if ymm else ""
-    return "cpu,sequence,kind,rip,rflags,cr3,reason," + ",".join(GPRS) + y + "\n"
+    return "cpu,sequence,kind,rip,rflags,cr3,reason," + ",".join(GPRS) + y + (",mem" if mem else "") + "\n"
 
 
 def state_values(state):
@@ -354,7 +476,8 @@ def state_values(state):
 
 
 def main():
-    jsonl = sys.argv[1:2] == ["--jsonl"]
+    jsonl = "--jsonl" in sys.argv[1:-1]
+    want_mem = "--mem" in sys.argv[1:-1]
     data = open(sys.argv[-1], "rb").read()
     out = sys.stdout
     header = None
@@ -362,39 +485,41 @@ def main():
     pending = []  # rows before the first record of known state: the header waits for it
     ymm_left_out = False
 
-    def put(cpu, seq, kind, rip, state, reason, tsc, dropped, ymm):
+    def put(cpu, seq, kind, rip, state, reason, tsc, dropped, ymm, mem):
         nonlocal header, ymm_left_out
         if header is None and state is None:
-            pending.append((cpu, seq, kind, rip, state, reason, tsc, dropped, ymm))
+            pending.append((cpu, seq, kind, rip, state, reason, tsc, dropped, ymm, mem))
             return
         if header is None:
-            header = header_line(ymm is not None, jsonl)
+            header = header_line(ymm is not None, jsonl, want_mem)
             out.write(header)
-        cols = header.endswith(",ymm15\n")
-        for args in pending + [(cpu, seq, kind, rip, state, reason, tsc, dropped, ymm)]:
+        cols = ",ymm15" in header
+        for args in pending + [(cpu, seq, kind, rip, state, reason, tsc, dropped, ymm, mem)]:
             if args[8] and not cols and not jsonl and not ymm_left_out:
                 sys.stderr.write("sequence %d has YMM state the CSV has no columns for\n" % args[1])
                 ymm_left_out = True
-            out.write(row(*args[:8], jsonl, cols, args[8]) + "\n")
+            out.write(row(*args[:8], jsonl, cols, args[8], args[9]) + "\n")
         pending.clear()
 
     def flush_pending():
         nonlocal header
         if header is None and opened:
-            header = header_line(False, jsonl)
+            header = header_line(False, jsonl, want_mem)
             out.write(header)
         for args in pending:
-            out.write(row(*args[:8], jsonl, False, args[8]) + "\n")
+            out.write(row(*args[:8], jsonl, False, args[8], args[9]) + "\n")
         pending.clear()
 
     try:
         if len(data) < 16:
             raise Bad("offset 0: shorter than the 16-byte header")
         magic, version, cpu, flags = struct.unpack_from("<4sIII", data)
-        if magic != b"FTRC" or version != 5 or flags != 1:
+        if magic != b"FTRC" or version != 5 or flags not in (1, 3):
             raise Bad("offset 0: bad magic, version or flags")
+        if want_mem and flags != 3:
+            raise Bad("offset 12: the trace has no memory operands")
         opened = True  # dump prints a header once the file header is good
-        dec = Decoder()
+        dec = Decoder(flags == 3)
         off = 16
         f = None
         while off < len(data):
@@ -417,7 +542,8 @@ def main():
                         state = [dec.rflags, dec.cr3] + dec.gpr
                     if dec.known and dec.ymm:
                         ymm = (dec.xbv, dec.yregs)
-                    put(cpu, dec.last_seq, kind, dec.rip, state, reason, tsc, dropped, ymm)
+                    put(cpu, dec.last_seq, kind, dec.rip, state, reason, tsc, dropped, ymm,
+                        dec.accesses if want_mem else None)
             except Bad as e:
                 raise Bad("offset %d: frame byte %d: %s" % (off, f.p if f else 0, e))
             off += 8 + stored

@@ -22,5 +22,13 @@ rule "a commit" '(^|[^a-z])(main|master) at |(^|[^a-z])commit [0-9a-f]{7}'
 rule "a date" '(^|[^0-9])20[0-9]{2}-[01][0-9]([^0-9]|$)|(january|february|march|april|may|june|july|august|september|october|november|december) 20[0-9]{2}'
 rule "a before/after story" '\| *before *\||before the fix|after the fix|was fixed|the old modules|modules before|(^|[^a-z])no longer([^a-z]|$)|(^|[^a-z])any ?more([^a-z]|$)|(^|[^a-z])used to be|since (issue|stop|branch)'
 rule "a file outside the repository" 'DESIGN\.md|seed 0[0-9]{2}'
+# The code's comments describe what is, too: no issue numbers in the
+# sources, scripts and configurations (CHANGELOG.md is where they belong).
+if find kmod userspace include tests vm-configs debian Makefile -type f \
+	! -path '*/fuzz/corpus/*' ! -name '*.bin' -print0 2>/dev/null |
+	xargs -0 grep -n -I -i -E '(^|[^a-z])issues? #?[0-9]' >"$WORK/hits"; then
+	sed 's/^/an issue number in code: /' "$WORK/hits"
+	status=1
+fi
 [ $status = 0 ] || echo "docs: move history to CHANGELOG.md or git, say what is"
 exit $status

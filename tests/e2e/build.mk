@@ -166,9 +166,10 @@ $(E2E_OS)/os-%: tests/e2e/os/%.c tests/e2e/os/rt.h tests/e2e/os/gate.h
 	@mkdir -p $(@D)
 	$(CC) -O2 -static -nostdlib -ffreestanding -fno-pie -no-pie -fno-stack-protector \
 		-fno-asynchronous-unwind-tables -Wall -Wextra -Werror -o $@ $<
-$(E2E_OS)/steprec: userspace/tools/steprec.c $(CLI_SRCS)
+$(E2E_OS)/steprec: userspace/tools/steprec.c userspace/tools/memops.c $(CLI_SRCS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -static -o $@ userspace/tools/steprec.c $(CLI_SRCS)
+	$(CC) $(ALL_CFLAGS) -static -o $@ userspace/tools/steprec.c userspace/tools/memops.c \
+		$(CLI_SRCS) -lcapstone
 .PHONY: e2e-os check-e2e-os
 e2e-os: kmod $(BUILD)/bin/svmtrace-capture $(BUILD)/bin/svmtrace-dump $(E2E_OS_PROGS) $(E2E_OS)/steprec
 	BUILD=$(BUILD) tests/e2e/kernels.sh $(KMOD_MODULES) -- tests/e2e/os.sh

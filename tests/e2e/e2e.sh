@@ -11,6 +11,11 @@
 #     what they should, decoded traces equal the model's records exactly,
 #     block loses nothing, drop shows its gaps, a killed consumer never
 #     wedges the guest, non-root is refused, rmmod works afterwards;
+#   - the --mem captures (judge-mem.sh): every record's memory accesses
+#     (address, size, values read and written) equal the model's;
+#   - what a user sees of them (judge-memrange.sh): dump --mem-range over a
+#     decrypted buffer and over string compares, and the Tenet export read
+#     back with its memory entries;
 #   - the --xstate capture of ymm.bin (judge-xstate.sh): YMM0-15 and
 #     XSTATE_BV after every step as ymm.S's instructions define them;
 #   - the L1 kernel log has no WARNING/BUG/Oops, soft lockup or RCU stall;
@@ -68,7 +73,7 @@ adds="$adds --add $guest/running.bin --add $guest/hostile.bin --add $guest/drhea
 adds="$adds --add $guest/dbgregs.bin --add $guest/int3k.bin --add $guest/pause.bin"
 adds="$adds --add $guest/syscost.bin"
 adds="$adds --add $here/l1-lab.sh --add $here/l1-capture.sh --add $here/l1-lifecycle.sh"
-adds="$adds --add $here/l1-debug.sh"
+adds="$adds --add $here/l1-debug.sh --add $here/l1-mem.sh"
 adds="$adds --add $here/programs.list"
 model_expect() {	# model_expect NAME PROGRAM VCPUS ARG [MODEL-OPTION...]
 	me_dir=$run/expect/$1 me_name=$1 me_prog=$2 me_vcpus=$3 me_arg=$4
@@ -183,7 +188,7 @@ if [ -n "$modules" ]; then
 		[ -x "$bin/$f" ] || { echo "e2e: $bin/$f missing (make all builds it)" >&2; exit 1; }
 	done
 	adds="$adds --add $bin/svmtrace-capture --add $bin/svmtrace-abi-check"
-	# svmtraced (issue 7) traces the Windows-layout guest too, once it is built.
+	# svmtraced traces the Windows-layout guest too, once it is built.
 	[ ! -x "$bin/svmtraced" ] || adds="$adds --add $bin/svmtraced"
 fi
 # shellcheck disable=SC2086
@@ -260,13 +265,17 @@ if [ -n "$modules" ]; then
 	fi
 	. "$here/judge-capture.sh"
 	judge_capture_set
-	judge_issue13
+	judge_stepper_hazards
 	. "$here/judge-syscost.sh"
 	judge_syscost "$syscost_rounds"
 	. "$here/judge-lifecycle.sh"
 	judge_lifecycle
 	. "$here/judge-xstate.sh"
 	judge_xstate
+	. "$here/judge-mem.sh"
+	judge_mem_set
+	. "$here/judge-memrange.sh"
+	judge_memrange_set
 	. "$here/judge-win.sh"
 	judge_win_set
 	for image in $win_images; do judge_win_discovery "$image"; done

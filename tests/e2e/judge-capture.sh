@@ -346,8 +346,8 @@ judge_trace_holes() {
 	fi
 }
 
-# judge_self_kernel NAME: a CPL-3 program single-stepping itself (issue 10
-# point 3), traced with --kernel: the guest's own #DBs (count and RIP sum)
+# judge_self_kernel NAME: a CPL-3 program single-stepping itself,
+# traced with --kernel: the guest's own #DBs (count and RIP sum)
 # and its results are the model's, i.e. the untraced run's; its records are
 # the model's, once each, in order, with the records of its kernel (the #DB
 # handler, traced from its first VM exit on; SYSCALL's entry from the
@@ -373,8 +373,9 @@ judge_self_kernel() {
 	fi
 }
 
-# judge_issue13: issue 13's scenarios (l1-lab.sh capture_set).
-judge_issue13() {
+# judge_stepper_hazards: a guest stepping itself, TF lost without a trap,
+# the guest's own debug registers (l1-lab.sh capture_set).
+judge_stepper_hazards() {
 	# 1. A guest single-stepping itself at CPL 0, traced with --kernel:
 	# the #DBs it gets are the untraced run's, each of its instructions is
 	# in the trace once, and every #DB delivered to its (untraced) handler

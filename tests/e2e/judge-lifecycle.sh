@@ -1,4 +1,4 @@
-# Sourced by e2e.sh after judge-capture.sh: judge issue 10's lifecycle
+# Sourced by e2e.sh after judge-capture.sh: judge the lifecycle
 # scenarios (l1-lifecycle.sh) in $cap.  Uses judge-capture.sh's helpers.
 
 # dump_cpu NAME N: the decoded trace of vCPU N as $cap/NAME/cpuN.csv.
@@ -64,7 +64,7 @@ judge_lifecycle() {
 	judge_armed_results stop-running "$run/expect/bench-kill"
 	judge_cut stop-running "$run/expect/bench-kill" 0
 
-	# Stopped while frames runs (issue 10 point 4): the guest's results
+	# Stopped while frames runs: the guest's results
 	# are the model's -- no TF in R11, a frame or a PUSHFQ image
 	# (frame_tf, log_sum), no #DB (db_count) -- whatever was parked or
 	# being stepped over at the stop.  At every point in time
@@ -80,7 +80,7 @@ judge_lifecycle() {
 		judge_cut "$name" "$run/expect/frames-stop" 0
 	done
 
-	# Stopped during 400 rounds of prefixed INT n (issue 25 point 3): the
+	# Stopped during 400 rounds of prefixed INT n: the
 	# guest finishes untraced, its results the model's.
 	judge_capture_rc stop-intpfx
 	judge_audit stop-intpfx

@@ -11,7 +11,7 @@
 
 # vstate_doc_rows DOC: "DIMENSION EVENT FROM TO", one per from-state, sorted.
 vstate_doc_rows() {
-	awk -F'|' '$2 ~ /^ *(tf|session|gap|slot|iret|handler|sys|ask) *$/ && $3 ~ /^ *[A-Z_]+ *$/ {
+	awk -F'|' '$2 ~ /^ *(tf|session|gap|slot|iret|handler|sys|ask|mem) *$/ && $3 ~ /^ *[A-Z_]+ *$/ {
 		gsub(/ /, "", $2); gsub(/ /, "", $3); gsub(/ /, "", $5)
 		n = split($4, from, ",")
 		for (i = 1; i <= n; i++) { gsub(/ /, "", from[i]); print $2, $3, from[i], $5 }

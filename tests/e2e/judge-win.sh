@@ -168,7 +168,7 @@ judge_win_armed() {
 # comes out symbolized from its capture.json (the images' export tables),
 # disassembled from its code.bin, as a call tree, and exported in the
 # three formats, each read back by the independent readers of
-# tests/cli/analysis (issue 11).
+# tests/cli/analysis.
 judge_win_analysis() {
 	d=$cap/$1 pn=$2
 	t=$d/trace/svmtrace_trace_cpu0.bin
@@ -182,7 +182,7 @@ import json, sys
 c = json.load(open(sys.argv[1]))
 mods = dict((m['name'], m) for m in c['modules'])
 ex = lambda n: sorted(e['name'] for e in mods[n]['exports'])
-assert ex(sys.argv[2]) == ['_tls_used', 'start', 'tls_callback', 'work', 'worker'], ex(sys.argv[2])
+assert ex(sys.argv[2]) == ['_tls_used', 'plain', 'start', 'tls_callback', 'work', 'worker'], ex(sys.argv[2])
 assert ex('ntdll.dll') == ['LdrInitializeThunk', 'NtTestAlert', 'RtlUserThreadStart'], ex('ntdll.dll')
 assert ex('helper.dll') == ['DllMain'], ex('helper.dll')
 k = c['code']

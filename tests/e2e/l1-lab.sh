@@ -32,6 +32,7 @@ cd /e2e
 . ./l1-debug.sh
 . ./l1-win.sh
 . ./l1-time.sh
+. ./l1-mem.sh
 
 run_set() {	# run_set SET
 	set_dir=$E2E_OUT/$1
@@ -61,7 +62,7 @@ run_set() {	# run_set SET
 	# The hostile program, untraced: its results are its oracle (it ends in a
 	# triple fault, so the VMM's exit status is not).
 	svmtrace-e2e-vmm -a "$hostile_rounds" kernel.bin hostile.bin >"$set_dir/hostile.txt" 2>&1
-	# Issue 13: selfstep at CPL 0 (the oracle for its --kernel capture)
+	# selfstep at CPL 0 (the oracle for its --kernel capture)
 	# and drheavy's results.  (No stock single-step log of drheavy: stock
 	# KVM_SET_GUEST_DEBUG single-stepping takes no trap after an
 	# instruction that follows an emulated MOV DR.)
@@ -73,7 +74,7 @@ run_set() {	# run_set SET
 	kvm-modules unload >>"$set_dir/load.txt" 2>&1 || echo "kvm-modules unload failed" >>"$set_dir/failures"
 }
 
-# dr_back_to_back DIR: issue 13 point 3, five debug-register-heavy guests
+# dr_back_to_back DIR: five debug-register-heavy guests
 # captured (--kernel: every instruction a VM exit) and then five untraced,
 # one after the other in this L1.  Under QEMU 7.2 as L0 this crashed L0
 # (docs/lab-internals.md) unless the guest's MOV DR stays intercepted (the VMM's
@@ -116,7 +117,7 @@ capture_set() {
 		capture_run "$set_dir/$name" -c "$vcpus" -a "$arg" $opts kernel.bin "$name.bin" -- \
 			--policy block || echo "capture $name: $(cat "$set_dir/$name/timeout.txt")" >>"$set_dir/failures"
 	done
-	# Watched gates (issue 25 point 1): lazy.bin's entry page is mapped on
+	# Watched gates: lazy.bin's entry page is mapped on
 	# demand while its other pages take TLB misses, by a missing PTE in its
 	# own page table and under a missing PML4 entry (layout.h: the aliases).
 	watch_run "$set_dir/watch-pte" 0 0x504000
@@ -124,6 +125,8 @@ capture_set() {
 	# YMM0-15 and XSTATE_BV with every step (judge-xstate.sh).
 	capture_run "$set_dir/ymm-xstate" kernel.bin ymm.bin -- --policy block --xstate ||
 		echo "capture ymm-xstate: $(cat "$set_dir/ymm-xstate/timeout.txt")" >>"$set_dir/failures"
+	# Memory operands with every step (judge-mem.sh).
+	mem_set "$E2E_OUT/mem"
 	# Backpressure: a 16-slot ring and a consumer that sleeps 2 ms per slot.
 	capture_run "$set_dir/block-slow" kernel.bin straight.bin -- --policy block \
 		--ring-slots 16 --wake-batch 1 --consumer-delay-us 2000 ||
@@ -186,18 +189,18 @@ capture_set() {
 		capture_run "$set_dir/block-kick" -a 300 --kick-ms 100 kernel.bin bench.bin -- \
 		--policy block --ring-slots 16 ||
 		echo "capture block-kick: $(cat "$set_dir/block-kick/timeout.txt")" >>"$set_dir/failures"
-	# Issue 10, a hostile guest: #DB storms, foreign fetches of the gate
+	# A hostile guest: #DB storms, foreign fetches of the gate
 	# page, a rewritten gate page, then a triple fault while armed.
 	capture_run "$set_dir/hostile" -a "$hostile_rounds" kernel.bin hostile.bin -- --policy block ||
 		echo "capture hostile: $(cat "$set_dir/hostile/timeout.txt")" >>"$set_dir/failures"
-	# Issue 13: a guest single-stepping itself at CPL 0 under --kernel
+	# A guest single-stepping itself at CPL 0 under --kernel
 	# (each #DB it gets ends a session: its handler is not traced), the TF
 	# losses of tflost under --kernel, and the debug-register guests.
 	capture_run "$set_dir/selfstep-cpl0" --cpl0 -a 1 kernel.bin selfstep.bin -- --policy block \
 		--kernel || echo "capture selfstep-cpl0: $(cat "$set_dir/selfstep-cpl0/timeout.txt")" >>"$set_dir/failures"
 	capture_run "$set_dir/tflost-kernel" kernel.bin tflost.bin -- --policy block --kernel ||
 		echo "capture tflost-kernel: $(cat "$set_dir/tflost-kernel/timeout.txt")" >>"$set_dir/failures"
-	# Issue 10 point 3: CPL-3 programs single-stepping themselves under
+	# CPL-3 programs single-stepping themselves under
 	# --kernel (their #DB handler is traced from its first VM exit on).
 	for name in guest_db sysret_tf; do
 		capture_run "$set_dir/$name-kernel" kernel.bin "$name.bin" -- --policy block --kernel ||
@@ -225,7 +228,7 @@ capture_set() {
 }
 
 # npt_refusal DIR: our kvm_amd with npt=0 (shadow paging), where no gate can
-# work (issue 25 point 4): arm must be refused with its one line, and the
+# work: arm must be refused with its one line, and the
 # guest, never armed, must run as untraced.  Leaves those modules loaded.
 npt_refusal() {
 	mkdir -p "$1"

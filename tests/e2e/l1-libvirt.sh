@@ -5,7 +5,8 @@
 # Loads our modules, starts virtlogd and libvirtd as a distribution would
 # (no systemd here), defines every vm-configs/lab-*.xml and runs the
 # Windows-layout domain (lab-win) with virsh for each scenario of
-# /e2e/libvirt-scenarios (NAME IMAGE MODE TARGET):
+# /e2e/libvirt-scenarios (NAME IMAGE MODE TARGET [OPTION...], the options
+# added to svmtraced's, e.g. --from first --mem):
 #   pid     svmtraced --domain lab-win --pid TARGET, armed before "s"
 #   late    svmtraced --domain lab-win --wait-name TARGET: waiting before
 #           "s"; at "go" the scheduler has linked the process, and "l" lets
@@ -98,13 +99,14 @@ finish() {
 	keep_traces "$1"
 }
 
-scenario() {	# scenario NAME IMAGE MODE TARGET
-	d=$out/$1 mode=$3 target=$4
-	boot "$d" "$2" || { finish "$d"; return 1; }
+scenario() {	# scenario NAME IMAGE MODE TARGET [OPTION...]
+	d=$out/$1 image=$2 mode=$3 target=$4
+	shift 4
+	boot "$d" "$image" || { finish "$d"; return 1; }
 	case $mode in
 	late*)
-		if [ "$mode" = late ]; then daemon_start "$d" --wait-name "$target"
-		else daemon_start "$d" --wait-name "$target" --from first --follow; fi
+		if [ "$mode" = late ]; then daemon_start "$d" --wait-name "$target" "$@"
+		else daemon_start "$d" --wait-name "$target" --from first --follow "$@"; fi
 		wait_line "$d/capture.txt" 'waiting for a new process' 120 "$cap_pid" ||
 			echo "svmtraced never said it waits for the process" >>"$d/timeout.txt"
 		lab_win_send s
@@ -113,7 +115,7 @@ scenario() {	# scenario NAME IMAGE MODE TARGET
 		wait_line "$d/capture.txt" '^armed ' 120 "$cap_pid" ||
 			echo "svmtraced never armed" >>"$d/timeout.txt" ;;
 	*)
-		daemon_start "$d" --pid "$target"
+		daemon_start "$d" --pid "$target" "$@"
 		wait_line "$d/capture.txt" '^armed ' 120 "$cap_pid" ||
 			echo "svmtraced never armed" >>"$d/timeout.txt"
 		lab_win_send s
@@ -166,12 +168,13 @@ lab_session() {
 	virsh snapshot-delete lab-win clean >/dev/null 2>&1
 	[ ! -e "$d/timeout.txt" ]
 }
-while read -r name image mode target; do
+while read -r name image mode target options; do
 	[ -n "$name" ] || continue
 	if [ "$mode" = session ]; then
 		lab_session "$out/$name" "$image" "$target"
 	else
-		scenario "$name" "$image" "$mode" "$target"
+		# shellcheck disable=SC2086
+		scenario "$name" "$image" "$mode" "$target" $options
 	fi || fail "scenario $name: $(cat "$out/$name/timeout.txt")"
 	stage "$name"
 done </e2e/libvirt-scenarios

@@ -1,5 +1,5 @@
 #!/bin/sh
-# l1-lifecycle.sh: issue 10's lifecycle scenarios, run inside L1 by
+# l1-lifecycle.sh: a capture's lifecycle scenarios, run inside L1 by
 # l1-lab.sh's capture set (sourced; uses l1-capture.sh and $set_dir).
 # Judged on the host by judge-lifecycle.sh (docs/lab.md).
 #
@@ -13,14 +13,14 @@
 #                 finishes untraced
 #   pause-resume  paused and resumed twice while the vCPU runs (SIGUSR1/2)
 #   stop-frames   the capture stopped while frames loops through system
-#                 calls, faults and interrupts (issue 10 point 4: whatever was
+#                 calls, faults and interrupts (whatever was
 #                 parked or being stepped over then, the guest finishes
 #                 untraced with no TF in a frame or R11 and no #DB), 1 s in;
 #                 stop-frames-S: the same S s in (STOP_FRAMES_AT, which
 #                 judge-lifecycle.sh reads too): the race it looks for
 #                 depends on where in a round the stop lands
 #   stop-intpfx   the capture stopped 0.3 s into 400 rounds of prefixed
-#                 INT n (issue 25 point 3): no intercept of the tracer's may
+#                 INT n: no intercept of the tracer's may
 #                 outlive the capture; the guest finishes untraced
 STOP_FRAMES_AT="1 0.2 0.4 0.6 0.8"
 lifecycle_runs() {

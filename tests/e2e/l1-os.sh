@@ -8,9 +8,10 @@
 #      checks (os/timing.c) untraced; the L2 powers off;
 #   2. on our modules: the timing checks traced by svmtrace-capture without
 #      and with --hide-time; then each program (flags, xonly, sort, hash,
-#      threads, calls) traced, L1 stopping the capture once it exited, then
-#      run by ptrace inside the guest; then threads once more with
-#      --hide-time.  calls is traced with the exit audit, beside os-noise.
+#      threads, calls, memforms) traced with --mem, L1 stopping the capture once it
+#      exited, then run by ptrace inside the guest; then threads once more
+#      with --hide-time.  calls is traced with the exit audit, beside
+#      os-noise.
 # Each traced run: wait for its gate line, start svmtrace-capture
 # --gate-gpa GATE --adopt-cr3 --policy block (and the run's arguments),
 # send "go" on COM1, wait until the program exited, stop the capture, send
@@ -128,10 +129,10 @@ if ! boot_l2 "$out/console.txt" ""; then
 fi
 stage booted
 traced_run timing-traced timing 1 && traced_run timing-hide timing 2 --hide-time
-for p in flags xonly sort hash threads calls; do
+for p in flags xonly sort hash threads calls memforms; do
 	audit=
 	[ "$p" != calls ] || audit=--audit
-	traced_run "$p" "$p" 1 $audit || break
+	traced_run "$p" "$p" 1 --mem $audit || break
 	wait_line "$console" "^svmtrace-os: $p ptrace exited" "$seconds" "$qemu" || fail "$p: the ptrace run never ended"
 	stage "$p-ptrace"
 done

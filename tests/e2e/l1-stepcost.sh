@@ -30,6 +30,10 @@
 #                     producer-rN and ring-rN with --xstate: YMM0-15 and
 #                     XSTATE_BV read and published with every step (768-byte
 #                     slots: a 32768-slot ring holds the whole run)
+#   producer-mem-rN/, ring-mem-rN/
+#                     producer-rN and ring-rN with --mem: each instruction
+#                     decoded before it runs and its memory operands read
+#                     (1536-byte slots; every step takes the full exit path)
 #   producer-hide-rN/ producer-rN with --hide-time: virtual time, plain steps
 #   producer-tsc-rN/, producer-tsc-hide-rN/
 #                     producer-rN of bench_tsc.bin (an RDTSC in every four
@@ -128,14 +132,16 @@ while [ "$r" -le "$rounds" ]; do
 		--policy block --ring-slots 131072 || echo "ring capture r$r failed" >>"$out/failures"
 	capture_run "$out/audit-r$r" -a "$iterations" kernel.bin bench.bin -- \
 		--policy block --ring-slots 131072 --audit || echo "audit capture r$r failed" >>"$out/failures"
-	CAPTURE_BEFORE_START='kill -STOP $cap_pid' \
-		CAPTURE_AFTER_START='(wait_line "$dir/vmm.txt" "^holding" 300 "$vmm_pid"; kill -CONT $cap_pid) &' \
-		capture_run "$out/producer-xstate-r$r" -a "$iterations" kernel.bin bench.bin -- \
-		--policy block --ring-slots 32768 --xstate ||
-		echo "producer --xstate capture r$r failed" >>"$out/failures"
-	capture_run "$out/ring-xstate-r$r" -a "$iterations" kernel.bin bench.bin -- \
-		--policy block --ring-slots 32768 --xstate ||
-		echo "ring --xstate capture r$r failed" >>"$out/failures"
+	for tail in xstate mem; do	# 32768 slots hold the whole run
+		CAPTURE_BEFORE_START='kill -STOP $cap_pid' \
+			CAPTURE_AFTER_START='(wait_line "$dir/vmm.txt" "^holding" 300 "$vmm_pid"; kill -CONT $cap_pid) &' \
+			capture_run "$out/producer-$tail-r$r" -a "$iterations" kernel.bin bench.bin -- \
+			--policy block --ring-slots 32768 "--$tail" ||
+			echo "producer --$tail capture r$r failed" >>"$out/failures"
+		capture_run "$out/ring-$tail-r$r" -a "$iterations" kernel.bin bench.bin -- \
+			--policy block --ring-slots 32768 "--$tail" ||
+			echo "ring --$tail capture r$r failed" >>"$out/failures"
+	done
 	for run in hide:bench:--hide-time tsc:bench_tsc: tsc-hide:bench_tsc:--hide-time; do
 		name=${run%%:*} prog=${run#*:} args=${prog#*:} prog=${prog%%:*}
 		CAPTURE_BEFORE_START='kill -STOP $cap_pid' \

@@ -184,8 +184,8 @@ win_daemon_run() {
 }
 
 # win_daemon_ending DIR IMAGE PID HOW: whatever ends svmtraced, the VM is
-# left unarmed and keeps running, and the files are complete (issue 7,
-# "never leave the guest worse").
+# left unarmed and keeps running, and the files are complete
+# (never leave the guest worse).
 #   sigkill   svmtraced is killed (SIGKILL) once armed, before the guest
 #             runs: the guest then runs to its end untraced, and a second
 #             svmtraced can attach and arm at once (the kernel detached).

@@ -9,7 +9,14 @@
 #   - svmtraced --domain lab-win --pid and --wait-name: armed on the
 #     builder's process, entry page and DTB, counts add up, the trace equals
 #     the reference model's records and starts right after the entry point;
-#   - the endings (issue 7): the domain reset (virsh reset), powered off by
+#   - svmtraced --mem (judge-winmem.sh): --pid --from first on alpha.exe
+#     (two threads; its worker decrypts a buffer and compares it) and
+#     --wait-name --from first --follow on late.exe's family: per thread,
+#     every record's memory accesses equal the model's, and the Tenet
+#     export's memory entries too; dump --mem-range
+#     over the decrypted buffer (found by its export in capture.json) and
+#     stats' access counts and hottest written blocks;
+#   - the endings: the domain reset (virsh reset), powered off by
 #     the guest, destroyed, or its QEMU killed while svmtraced captures: svmtraced ends by itself,
 #     exit 0, one line saying why, files that decode, capture.json; after
 #     the reset the guest boots again and runs to its end, untraced;
@@ -83,6 +90,8 @@ cap=$run/l1/libvirt
 scenarios="libvirt-win10-pid win10 pid 1200
 libvirt-win11-late win11 late late.exe
 libvirt-win10-late-follow win10 late-follow late.exe
+libvirt-win10-first-mem win10 pid 1200 --from first --mem
+libvirt-win11-late-follow-mem win11 late-follow late.exe --mem
 libvirt-reboot win10 reboot 1200
 libvirt-shutdown win10 shutdown 1200
 libvirt-destroy win10 destroy 1200
@@ -93,6 +102,8 @@ model_win libvirt-win10-pid win10 1200 pid
 model_win libvirt-win11-late win11 1212 late
 model_win libvirt-win10-late-follow win10 1212 late-follow
 model_win libvirt-lab-session win11 1212 late
+model_win libvirt-win10-first-mem win10 1200 first
+model_win libvirt-win11-late-follow-mem win11 1212 late-follow
 
 adds="--add $here/l1-libvirt.sh --add $here/l1-capture.sh --add $top/vm-configs/lab-win.sh"
 adds="$adds --add $top/vm-configs --add $run/libvirt-scenarios --add $bin/svmtraced"
@@ -120,7 +131,8 @@ fi
 
 # --domain: the same checks as the lab VMM's svmtraced runs (judge-win.sh).
 for s in "libvirt-win10-pid win10 1200 pid" "libvirt-win11-late win11 1212 late" \
-	"libvirt-win10-late-follow win10 1212 late-follow"; do
+	"libvirt-win10-late-follow win10 1212 late-follow" "libvirt-win10-first-mem win10 1200 first" \
+	"libvirt-win11-late-follow-mem win11 1212 late-follow"; do
 	set -- $s
 	judge_win_armed "$1" "$2" "$3" "$4"
 	judge_daemon_kernel "$1" "$2"
@@ -134,6 +146,21 @@ judge_win_loader libvirt-win10-late-follow win10 1212
 judge_win_threads libvirt-win10-late-follow win10 "$run/expect/libvirt-win10-late-follow"
 judge_win_analysis libvirt-win10-late-follow late.exe late-follow
 judge_win_follow libvirt-win10-late-follow win10 1212 late-follow
+# --mem through libvirt: alpha.exe's two threads from their first
+# instructions (its worker decrypts a buffer), and late.exe's family.
+. "$here/judge-winmem.sh"
+judge_win_loader libvirt-win10-first-mem win10 1200
+judge_win_threads libvirt-win10-first-mem win10 "$run/expect/libvirt-win10-first-mem"
+judge_win_mem libvirt-win10-first-mem win10 "$run/expect/libvirt-win10-first-mem" 2
+judge_win_analysis libvirt-win10-first-mem alpha.exe first
+judge_win_mem_tenet libvirt-win10-first-mem win10 "$run/expect/libvirt-win10-first-mem"
+judge_win_memrange libvirt-win10-first-mem 1200 alpha.exe
+judge_win_memstats libvirt-win10-first-mem
+judge_win_threads libvirt-win11-late-follow-mem win11 "$run/expect/libvirt-win11-late-follow-mem"
+judge_win_analysis libvirt-win11-late-follow-mem late.exe late-follow
+judge_win_follow libvirt-win11-late-follow-mem win11 1212 late-follow
+judge_win_mem libvirt-win11-late-follow-mem win11 "$run/expect/libvirt-win11-late-follow-mem" 3
+judge_win_mem_tenet libvirt-win11-late-follow-mem win11 "$run/expect/libvirt-win11-late-follow-mem"
 
 . "$here/judge-libvirt.sh"
 judge_libvirt_endings

@@ -4,10 +4,11 @@
 #   tests/e2e/os.sh --modules DIR
 # Boots an L1 with the host's userspace (run-l1.sh --hostroot) where
 # l1-os.sh runs Debian's kernel (the one L1 runs) with a busybox initramfs
-# and 2 vCPUs in QEMU, ASLR off, and six deterministic programs in it
+# and 2 vCPUs in QEMU, ASLR off, and seven deterministic programs in it
 # (tests/e2e/os: sort, hash, three threads, PUSHF/POPF, system calls from
 # execute-only code, system calls beside another process that makes
-# nothing else), each twice: traced by
+# nothing else, one of each memory operand form the capture decodes beyond
+# plain MOVs), each twice: traced by
 # svmtrace-capture --adopt-cr3 from its gate page, then single-stepped by
 # ptrace inside the guest (svmtrace-steprec --threads).  os/judge.py
 # compares every thread's user instruction stream record by record (RIP,
@@ -37,7 +38,7 @@ build=$top/${BUILD:-build}
 bin=$build/bin
 os=$build/e2e/os
 for f in "$bin/svmtrace-capture" "$bin/svmtrace-dump" "$os/steprec" "$os/os-sort" "$os/os-hash" \
-	"$os/os-threads" "$os/os-flags" "$os/os-xonly" "$os/os-calls" "$os/os-noise" \
+	"$os/os-threads" "$os/os-flags" "$os/os-xonly" "$os/os-calls" "$os/os-noise" "$os/os-memforms" \
 	"$os/os-timing"; do
 	[ -e "$f" ] || { echo "os.sh: $f missing (make e2e-os builds it)" >&2; exit 1; }
 done

@@ -128,11 +128,14 @@ audit=$(per_step "$d"/audit-r*/vmm.txt)
 foreign=$(per_step "$d"/foreign-r*/vmm.txt)
 producer_xstate=$(per_step "$d"/producer-xstate-r*/vmm.txt)
 ring_xstate=$(per_step "$d"/ring-xstate-r*/vmm.txt)
+producer_mem=$(per_step "$d"/producer-mem-r*/vmm.txt)
+ring_mem=$(per_step "$d"/ring-mem-r*/vmm.txt)
 producer_hide=$(per_step "$d"/producer-hide-r*/vmm.txt)
 producer_tsc=$(per_step "$d"/producer-tsc-r*/vmm.txt)
 producer_tsc_hide=$(per_step "$d"/producer-tsc-hide-r*/vmm.txt)
 for f in "$d"/producer-r*/capture.txt "$d"/ring-r*/capture.txt "$d"/audit-r*/capture.txt \
 	"$d"/producer-xstate-r*/capture.txt "$d"/ring-xstate-r*/capture.txt \
+	"$d"/producer-mem-r*/capture.txt "$d"/ring-mem-r*/capture.txt \
 	"$d"/producer-hide-r*/capture.txt "$d"/producer-tsc-r*/capture.txt \
 	"$d"/producer-tsc-hide-r*/capture.txt; do
 	grep -q ' consistent$' "$f" || { echo "step-cost: $f: capture counts do not add up" >&2; exit 1; }
@@ -152,6 +155,8 @@ done
 	echo "ring_capture_with_audit $audit"
 	echo "ring_capture_producer_xstate $producer_xstate"
 	echo "ring_capture_xstate $ring_xstate"
+	echo "ring_capture_producer_mem $producer_mem"
+	echo "ring_capture_mem $ring_mem"
 	echo "ring_capture_producer_hide_time $producer_hide"
 	echo "tsc_loop_producer $producer_tsc"
 	echo "tsc_loop_producer_hide_time $producer_tsc_hide"
@@ -186,6 +191,9 @@ awk -v ipc="${IPC:-1}" -v ghz="${GHZ:-3}" -v rt="${ROUNDTRIP_CYCLES:-1360}" -v n
 		px = ins["ring_capture_producer_xstate"]; rx = ins["ring_capture_xstate"]
 		printf "--xstate (YMM0-15 and XSTATE_BV, 768-byte slots) adds %+d instructions per step on the vCPU side (%+.1f%%), %+d to a ring capture with its consumer (%+.1f%%)\n",
 			px - producer, 100 * (px - producer) / producer, rx - ring, 100 * (rx - ring) / ring
+		pm = ins["ring_capture_producer_mem"]; rm = ins["ring_capture_mem"]
+		printf "--mem (memory operands, 1536-byte slots, the full exit path) adds %+d instructions per step on the vCPU side (%+.1f%%), %+d to a ring capture with its consumer (%+.1f%%)\n",
+			pm - producer, 100 * (pm - producer) / producer, rm - ring, 100 * (rm - ring) / ring
 		ph = ins["ring_capture_producer_hide_time"]; pt = ins["tsc_loop_producer"]
 		pth = ins["tsc_loop_producer_hide_time"]
 		printf "--hide-time adds %+d instructions per plain step on the vCPU side (%+.1f%%); a traced TSC read (bench_tsc.bin: one in four steps) costs %+d more with it, read natively %d in all, made virtual %d\n",

@@ -13,3 +13,10 @@ $(FUZZ_DIR)/fuzz_trace_reader: tests/fuzz/fuzz_trace_reader.c $(TRACE_LIB_SRCS) 
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_trace_reader.c $(TRACE_LIB_SRCS) -llz4
 FUZZ_TARGETS += $(FUZZ_DIR)/fuzz_trace_reader
+
+# The kernel capture's instruction decoder: guest code is untrusted bytes.
+$(FUZZ_DIR)/fuzz_kmod_memdecode: tests/fuzz/fuzz_kmod_memdecode.c kmod/src/memdecode.c kmod/src/memdecode_maps.c \
+		kmod/src/memdecode.h include/svmtrace/abi.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_kmod_memdecode.c
+FUZZ_TARGETS += $(FUZZ_DIR)/fuzz_kmod_memdecode

@@ -3,7 +3,8 @@
  * libFuzzer target: the v5 reader on arbitrary bytes.  Every input must end
  * in a clean end of file or an error with a message — never a crash, a hang,
  * an over-read (ASan) or undefined behaviour (UBSan) — and the summary must
- * agree with the records delivered.
+ * agree with the records delivered; memory accesses are at most 16 per
+ * instruction, and every byte of their values can be read.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +13,8 @@
 #include <svmtrace/trace.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static volatile unsigned int value_sink;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -27,8 +30,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	while ((ret = svmtrace_reader_next(r, &rec)) > 0) {
+
 		if (n && rec->sequence <= last)
 			abort(); /* the reader promises increasing sequences */
+		if (rec->nr_mem > SVMTRACE_MEM_MAX_ACCESSES ||
+		    (rec->nr_mem && rec->kind == SVMTRACE_SLOT_SESSION_END))
+			abort(); /* at most 16 accesses, and a session end has none */
+		for (uint32_t k = 0; k < rec->nr_mem; k++) {
+			const struct svmtrace_mem_access *a = &rec->mem[k];
+
+			if (a->kind != SVMTRACE_MEM_UNRECORDED && a->size > SVMTRACE_MEM_MAX_VALUE)
+				abort();
+			for (uint32_t i = 0; a->kind && i < a->size; i++) /* ASan: every value byte */
+				value_sink += a->read_value[i] + a->write_value[i];
+		}
 		last = rec->sequence;
 		n++;
 	}

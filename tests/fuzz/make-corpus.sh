@@ -43,4 +43,11 @@ perl -e 'binmode STDOUT; print "FTRC", pack("V5", 5, 0, 1, 76, 68), pack("H*",
 	"fa0d020ae803000000000000000510004001000000820480a0d1910107" . "00" . "0000" .
 	"f0130c0601000203" . "0c00000000000000" . "f203000000000000" . "00000000" .
 	"0810004001000000");' >"$C/lz4-offset-zero.v5"
+# Memory operands: the model's decrypt program (LZ4), and random accesses of
+# every kind with anchors every 64 records (raw frames).
+python3 tests/cli/memprog.py "$T"
+$BIN/svmtrace-dump pack --mem "$T/decrypt.mem" "$T/decrypt.raw" "$C/mem-decrypt.v5"
+python3 tests/cli/memprog.py --random 400 9 "$T"
+$BIN/svmtrace-dump pack --raw --anchor-interval 64 --mem "$T/random.mem" "$T/random.raw" \
+	"$C/mem-random.v5"
 ls -l "$C"

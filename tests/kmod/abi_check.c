@@ -244,7 +244,13 @@ static void check_targets(int ctl)
 	expect("xstate ring too large", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
 	valid_target(&t), t.policy = 7;
 	expect("policy 7", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
-	valid_target(&t), t.flags = 0x80;
+	valid_target(&t), t.flags = SVMTRACE_TARGET_F_MEM,
+			  t.ring_slots = SVMTRACE_MAX_MEM_RING_SLOTS * 2;
+	expect("mem ring too large", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.flags = SVMTRACE_TARGET_F_MEM | SVMTRACE_TARGET_F_XSTATE,
+			  t.ring_slots = SVMTRACE_MAX_MEM_RING_SLOTS * 2;
+	expect("mem and xstate ring too large", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
+	valid_target(&t), t.flags = 0x100;
 	expect("unknown target flag", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
 	valid_target(&t), t.reserved = 1;
 	expect("reserved field set", ioctl(ctl, SVMTRACE_SET_TARGET, &t), EINVAL);
@@ -325,38 +331,42 @@ static void check_ring_reply_fault(int ctl)
 	munmap(ro, 4096);
 }
 
-/* Armed with SVMTRACE_TARGET_F_XSTATE: the rings carry 768-byte slots. */
-static void check_xstate(int ctl)
+/*
+ * Armed with SVMTRACE_TARGET_F_XSTATE and/or SVMTRACE_TARGET_F_MEM
+ * (@flags): the rings carry the tails, slots of @slot_size bytes, and say
+ * so in their header (@ring_flags).
+ */
+static void check_ring_tails(int ctl, uint32_t flags, uint32_t ring_flags, uint32_t slot_size,
+			     const char *what)
 {
 	struct svmtrace_ring_request req = { .vcpu = 0 };
 	struct svmtrace_ring_header *h;
 	struct svmtrace_target t;
+	char name[96];
 
 	valid_target(&t);
-	t.flags = SVMTRACE_TARGET_F_XSTATE;
-	expect("target with xstate", ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
-	expect("arm with xstate", ioctl(ctl, SVMTRACE_ARM), 0);
-	expect("xstate ring of vCPU 0", ioctl(ctl, SVMTRACE_GET_RING, &req), 0);
+	t.flags = flags;
+	snprintf(name, sizeof(name), "target with %s", what);
+	expect(name, ioctl(ctl, SVMTRACE_SET_TARGET, &t), 0);
+	snprintf(name, sizeof(name), "arm with %s", what);
+	expect(name, ioctl(ctl, SVMTRACE_ARM), 0);
+	snprintf(name, sizeof(name), "%s ring of vCPU 0", what);
+	expect(name, ioctl(ctl, SVMTRACE_GET_RING, &req), 0);
 	errno = EPROTO;
-	expect("xstate ring size",
-	       req.mmap_size == SVMTRACE_RING_HEADER_SIZE + 64 * sizeof(struct svmtrace_slot_xstate)
-		       ? 0
-		       : -1,
-	       0);
+	snprintf(name, sizeof(name), "%s ring size", what);
+	expect(name, req.mmap_size == SVMTRACE_RING_HEADER_SIZE + 64ull * slot_size ? 0 : -1, 0);
 	h = mmap(NULL, req.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, req.fd, 0);
-	expect("mmap the xstate ring", h == MAP_FAILED ? -1 : 0, 0);
+	snprintf(name, sizeof(name), "mmap the %s ring", what);
+	expect(name, h == MAP_FAILED ? -1 : 0, 0);
 	if (h != MAP_FAILED) {
 		errno = EPROTO;
-		expect("xstate ring header",
-		       h->slot_size == sizeof(struct svmtrace_slot_xstate) &&
-				       h->flags == SVMTRACE_RING_F_XSTATE
-			       ? 0
-			       : -1,
-		       0);
+		snprintf(name, sizeof(name), "%s ring header", what);
+		expect(name, h->slot_size == slot_size && h->flags == ring_flags ? 0 : -1, 0);
 		munmap(h, req.mmap_size);
 	}
 	close(req.fd);
-	expect("stop with xstate", ioctl(ctl, SVMTRACE_STOP), 0);
+	snprintf(name, sizeof(name), "stop with %s", what);
+	expect(name, ioctl(ctl, SVMTRACE_STOP), 0);
 }
 
 /* Armed with watched gates: one maps at once, one stays watched until stop. */
@@ -516,7 +526,11 @@ static void check_lifecycle(int ctl, int vm)
 	expect("resume twice", ioctl(ctl, SVMTRACE_RESUME), EALREADY);
 	expect("stop", ioctl(ctl, SVMTRACE_STOP), 0);
 	expect("stop twice", ioctl(ctl, SVMTRACE_STOP), ESRCH);
-	check_xstate(ctl);
+	check_ring_tails(ctl, SVMTRACE_TARGET_F_XSTATE, SVMTRACE_RING_F_XSTATE, 768, "xstate");
+	check_ring_tails(ctl, SVMTRACE_TARGET_F_MEM, SVMTRACE_RING_F_MEM, 192 + 1344, "mem");
+	check_ring_tails(ctl, SVMTRACE_TARGET_F_XSTATE | SVMTRACE_TARGET_F_MEM,
+			 SVMTRACE_RING_F_XSTATE | SVMTRACE_RING_F_MEM, 768 + 1344,
+			 "xstate and mem");
 	check_watch(ctl);
 	check_adopt(ctl);
 	check_hide_time(ctl);

@@ -27,6 +27,18 @@
 const char *scratch_path(const char *name);
 
 void write_bytes(const char *path, const void *data, size_t size);
+/*
+ * Read @size bytes at @data (@name in messages) to their end, calling
+ * @check with @ctx on each record in order; the test fails on an error or on
+ * more than @max records.  Fills *@sum (may be NULL); returns the count.
+ */
+typedef void (*record_check_fn)(const void *ctx, size_t i, const struct svmtrace_record *r);
+size_t decode_all(const void *data, size_t size, const char *name, size_t max,
+		  record_check_fn check, const void *ctx, struct svmtrace_summary *sum);
+/* The whole file at @path (malloc'ed; *size its length). */
+uint8_t *read_whole(const char *path, size_t *size);
+/* The file at @path holds exactly @size bytes @want (@name for messages). */
+void expect_file_bytes(const char *path, const uint8_t *want, size_t size, const char *name);
 
 /* Byte builder for hand-made files, little-endian as docs/format.md says. */
 struct bytes {

@@ -254,7 +254,7 @@ static void unknown_flags(struct bytes *f)
 	put_raw(f, "FTRC", 4);
 	put32(f, 5);
 	put32(f, 0);
-	put32(f, 3);
+	put32(f, 5); /* framed, and bit 2 (bit 1 is M: memory operands) */
 }
 
 static void zero_frame(struct bytes *f)
@@ -609,7 +609,7 @@ static const struct broken broken_files[] = {
 	  bad_version },
 	{ "unframed", SVMTRACE_E_FORMAT, "offset 12: flags 0x0: the framed-body bit 0x1 is clear",
 	  unframed },
-	{ "flags", SVMTRACE_E_FORMAT, "offset 12: flags 0x3: unknown bits 0x2 set", unknown_flags },
+	{ "flags", SVMTRACE_E_FORMAT, "offset 12: flags 0x5: unknown bits 0x4 set", unknown_flags },
 	{ "zero frame", SVMTRACE_E_FORMAT, "offset 16: frame decoded size 0 is outside 1..65536",
 	  zero_frame },
 	{ "oversized frame", SVMTRACE_E_FORMAT,

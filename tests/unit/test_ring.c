@@ -92,6 +92,20 @@ START_TEST(header_is_validated)
 }
 END_TEST
 
+/* A zeroed ring of @size bytes at @h whose header says @flags and @slot_size. */
+static void header_init(struct svmtrace_ring_header *h, size_t size, uint32_t capacity,
+			uint32_t flags, uint32_t slot_size)
+{
+	ck_assert_ptr_nonnull(h);
+	memset(h, 0, size);
+	h->magic = SVMTRACE_RING_MAGIC;
+	h->abi_version = SVMTRACE_ABI_VERSION;
+	h->capacity = capacity;
+	h->data_offset = SVMTRACE_RING_HEADER_SIZE;
+	h->flags = flags;
+	h->slot_size = slot_size;
+}
+
 /*
  * An xstate ring (SVMTRACE_TARGET_F_XSTATE): 768-byte slots, the header's
  * flag and slot size must agree, and a peeked run strides by the slot
@@ -108,23 +122,16 @@ START_TEST(xstate_ring_strides_by_its_slot_size)
 	struct svmtrace_error err;
 	size_t n;
 
-	ck_assert_ptr_nonnull(h);
-	memset(h, 0, size);
-	h->magic = SVMTRACE_RING_MAGIC;
-	h->abi_version = SVMTRACE_ABI_VERSION;
-	h->capacity = CAP;
-	h->data_offset = SVMTRACE_RING_HEADER_SIZE;
-	h->flags = SVMTRACE_RING_F_XSTATE;
-	h->slot_size = sizeof(struct svmtrace_slot);
+	header_init(h, size, CAP, SVMTRACE_RING_F_XSTATE, sizeof(struct svmtrace_slot));
 	ck_assert_int_eq(svmtrace_ring_use_memory(h, size, &c, &err), SVMTRACE_E_MISMATCH);
 	ck_assert_ptr_nonnull(strstr(err.message, "slot size 192, expected 768 (xstate ring)"));
 	h->flags = 0;
 	h->slot_size = sizeof(struct svmtrace_slot_xstate);
 	ck_assert_int_eq(svmtrace_ring_use_memory(h, size, &c, &err), SVMTRACE_E_MISMATCH);
 	ck_assert_ptr_nonnull(strstr(err.message, "slot size 768, expected 192"));
-	h->flags = 2;
+	h->flags = 4;
 	ck_assert_int_eq(svmtrace_ring_use_memory(h, size, &c, &err), SVMTRACE_E_MISMATCH);
-	ck_assert_ptr_nonnull(strstr(err.message, "unknown flags 0x2"));
+	ck_assert_ptr_nonnull(strstr(err.message, "unknown flags 0x4"));
 	h->flags = SVMTRACE_RING_F_XSTATE;
 	ck_assert_int_eq(svmtrace_ring_use_memory(h, size, &c, &err), 0);
 	ck_assert_uint_eq(c.slot_size, 768);
@@ -150,6 +157,43 @@ START_TEST(xstate_ring_strides_by_its_slot_size)
 	n = svmtrace_ring_peek(&c, &s);
 	ck_assert_uint_eq(n, 4);
 	ck_assert_uint_eq(svmtrace_ring_slot(&c, s, 3)->seq, 19);
+	free(h);
+}
+END_TEST
+
+/*
+ * A mem ring of an xstate capture (SVMTRACE_TARGET_F_MEM and _XSTATE):
+ * 192 + 576 + 1344 = 2112-byte slots, the memory tail after the YMM
+ * tail, found only on slots that say they have one.
+ */
+START_TEST(mem_ring_has_its_tail_after_the_xstate_tail)
+{
+	enum { CAP = 16, SLOT = 2112 };
+	size_t size = SVMTRACE_RING_HEADER_SIZE + CAP * SLOT;
+	struct svmtrace_ring_header *h = aligned_alloc(4096, size);
+	char *slots = (char *)h + SVMTRACE_RING_HEADER_SIZE;
+	const struct svmtrace_slot_mem *t;
+	const struct svmtrace_slot *s;
+	struct svmtrace_ring_consumer c;
+	struct svmtrace_error err;
+
+	header_init(h, size, CAP, SVMTRACE_RING_F_MEM | SVMTRACE_RING_F_XSTATE, 768);
+	ck_assert_int_eq(svmtrace_ring_use_memory(h, size, &c, &err), SVMTRACE_E_MISMATCH);
+	ck_assert_ptr_nonnull(strstr(err.message, "expected 2112 (xstate ring) (mem ring)"));
+	h->slot_size = SLOT;
+	ck_assert_int_eq(svmtrace_ring_use_memory(h, size, &c, &err), 0);
+	/* slot 1: seq 1, one access at byte 768 + 64 of the slot */
+	((struct svmtrace_slot *)(slots + SLOT))->seq = 1;
+	((struct svmtrace_slot *)(slots + SLOT))->flags = SVMTRACE_SLOT_F_MEM;
+	slots[SLOT + 768] = 1;							/* nr */
+	memcpy(slots + SLOT + 768 + 64, "\x88\x77\x66\x55\x44\x33\x22\x11", 8); /* addr */
+	h->head = 2;
+	ck_assert_uint_eq(svmtrace_ring_peek(&c, &s), 2);
+	ck_assert_ptr_null(svmtrace_ring_slot_mem(&c, svmtrace_ring_slot(&c, s, 0)));
+	t = svmtrace_ring_slot_mem(&c, svmtrace_ring_slot(&c, s, 1));
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(t->nr, 1);
+	ck_assert_uint_eq(t->accesses[0].addr, 0x1122334455667788ull);
 	free(h);
 }
 END_TEST
@@ -318,6 +362,7 @@ static Suite *ring_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, header_is_validated);
 	tcase_add_test(tc, xstate_ring_strides_by_its_slot_size);
+	tcase_add_test(tc, mem_ring_has_its_tail_after_the_xstate_tail);
 	tcase_add_test(tc, peek_stops_at_the_wrap);
 	tcase_add_test(tc, full_ring_drops_and_marks_the_gap);
 	tcase_add_test(tc, hostile_tail_is_clamped);

@@ -379,8 +379,9 @@ static void ymm_fill(const struct ymm_state *y, void *ymm)
 		memset((uint8_t *)ymm + 32 * i, y->fill[i], 32);
 }
 
-static void check_record(const struct vector *v, size_t i, const struct svmtrace_record *r)
+static void check_record(const void *ctx, size_t i, const struct svmtrace_record *r)
 {
+	const struct vector *v = ctx;
 	const struct expect *e = &v->records[i];
 	const struct svmtrace_state *s = r->state;
 
@@ -417,23 +418,11 @@ static void check_record(const struct vector *v, size_t i, const struct svmtrace
 START_TEST(reader_decodes_the_vector)
 {
 	const struct vector *v = &vectors[_i];
-	const struct svmtrace_record *r;
-	struct svmtrace_reader *rd;
-	struct svmtrace_error err;
-	size_t n = 0;
-	int ret;
+	struct svmtrace_summary sum;
 
-	ck_assert_msg(svmtrace_reader_open_memory(v->bytes, v->size, v->name, &rd, &err) == 0, "%s",
-		      err.message);
-	while ((ret = svmtrace_reader_next(rd, &r)) > 0) {
-		ck_assert_msg(n < v->count, "%s: more records than the %zu expected", v->name,
-			      v->count);
-		check_record(v, n++, r);
-	}
-	ck_assert_msg(ret == 0, "%s: %s", v->name, svmtrace_reader_error(rd)->message);
-	ck_assert_uint_eq(n, v->count);
-	ck_assert_uint_eq(svmtrace_reader_summary(rd)->file_bytes, v->size);
-	svmtrace_reader_close(rd);
+	ck_assert_uint_eq(decode_all(v->bytes, v->size, v->name, v->count, check_record, v, &sum),
+			  v->count);
+	ck_assert_uint_eq(sum.file_bytes, v->size);
 }
 END_TEST
 
@@ -445,9 +434,6 @@ START_TEST(writer_produces_the_vector)
 	struct svmtrace_writer *w;
 	struct svmtrace_error err;
 	const char *path = scratch_path(v->name);
-	uint8_t *got;
-	size_t size;
-	FILE *f;
 
 	if (!v->writer_makes_it)
 		return;
@@ -483,17 +469,7 @@ START_TEST(writer_produces_the_vector)
 	}
 	ck_assert_msg(svmtrace_writer_close(w, &err) == 0, "%s", err.message);
 
-	f = fopen(path, "rb");
-	ck_assert_ptr_nonnull(f);
-	got = malloc(v->size + 1);
-	size = fread(got, 1, v->size + 1, f);
-	fclose(f);
-	ck_assert_uint_eq(size, v->size);
-	for (size_t i = 0; i < size; i++)
-		ck_assert_msg(got[i] == v->bytes[i],
-			      "%s: byte %zu is 0x%02x, the vector has 0x%02x", v->name, i, got[i],
-			      v->bytes[i]);
-	free(got);
+	expect_file_bytes(path, v->bytes, v->size, v->name);
 }
 END_TEST
 
@@ -539,21 +515,13 @@ START_TEST(second_frame_decodes_alone)
 					      frames_records[6] };
 	const struct vector v = { "frame-2", 2, NULL, 0, want, 3, NULL, false };
 	uint8_t buf[sizeof(frames_bytes)];
-	size_t off2 = 16 + 8 + 42, n = 0;
-	struct svmtrace_reader *rd;
-	const struct svmtrace_record *r;
-	struct svmtrace_error err;
+	size_t off2 = 16 + 8 + 42;
 
 	memcpy(buf, frames_bytes, 16);
 	memcpy(buf + 16, frames_bytes + off2, sizeof(frames_bytes) - off2);
-	ck_assert_int_eq(svmtrace_reader_open_memory(buf, 16 + sizeof(frames_bytes) - off2,
-						     "frame-2", &rd, &err),
-			 0);
-	while (svmtrace_reader_next(rd, &r) > 0)
-		check_record(&v, n++, r);
-	ck_assert_uint_eq(n, 3);
-	ck_assert_int_eq(svmtrace_reader_error(rd)->status, 0);
-	svmtrace_reader_close(rd);
+	ck_assert_uint_eq(decode_all(buf, 16 + sizeof(frames_bytes) - off2, "frame-2", 3,
+				     check_record, &v, NULL),
+			  3);
 }
 END_TEST
 

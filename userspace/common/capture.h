@@ -51,6 +51,7 @@ enum {
 	OPT_ANCHOR_INTERVAL,
 	OPT_HIDE_TIME,
 	OPT_TIME_COSTS,
+	OPT_MEM,
 };
 #define CAPTURE_LONGOPTS                                                                           \
 	{ "policy", required_argument, NULL, OPT_POLICY },                                         \
@@ -63,11 +64,17 @@ enum {
 		{ "xstate", no_argument, NULL, OPT_XSTATE },                                       \
 		{ "anchor-interval", required_argument, NULL, OPT_ANCHOR_INTERVAL },               \
 		{ "hide-time", no_argument, NULL, OPT_HIDE_TIME },                                 \
+		{ "mem", no_argument, NULL, OPT_MEM },                                             \
 	{                                                                                          \
 		"time-costs", required_argument, NULL, OPT_TIME_COSTS                              \
 	}
 
 /* The usage lines of the capture options both programs word alike. */
+#define CAPTURE_MEM_HELP                                                                           \
+	"  --mem                 record each instruction's memory operands: address, size,\n"      \
+	"                        values read and written (1536-byte ring slots, 2112 with\n"       \
+	"                        --xstate: --ring-slots at most 262144; every step takes\n"        \
+	"                        KVM's full exit path)\n"
 #define CAPTURE_TIME_HELP                                                                          \
 	"  --hide-time           the target's user-mode TSC reads (RDTSC, RDTSCP, QPC through\n"   \
 	"                        the reference TSC page) see native-looking time: a virtual\n"     \

@@ -68,9 +68,14 @@ void parse_range(const char *arg, const char *what, uint64_t *lo, uint64_t *hi)
 		    (unsigned long long)*hi);
 }
 
+void parse_half_open(const char *arg, const char *what, uint64_t *lo, uint64_t *hi)
+{
+	parse_range(arg, what, lo, hi);
+	if (*lo == *hi)
+		die("%s %s: empty range (the end is exclusive)", what, arg);
+}
+
 void parse_rip_range(const char *arg, uint64_t *lo, uint64_t *hi)
 {
-	parse_range(arg, "--rip-range", lo, hi);
-	if (*lo == *hi)
-		die("--rip-range %s: empty range (the end is exclusive)", arg);
+	parse_half_open(arg, "--rip-range", lo, hi);
 }

@@ -34,5 +34,7 @@ void parse_range(const char *arg, const char *what, uint64_t *lo, uint64_t *hi);
  * Dies on an empty range (A == B).
  */
 void parse_rip_range(const char *arg, uint64_t *lo, uint64_t *hi);
+/* The same for option @what (e.g. "--mem-range"). */
+void parse_half_open(const char *arg, const char *what, uint64_t *lo, uint64_t *hi);
 
 #endif

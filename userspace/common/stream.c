@@ -27,6 +27,7 @@ void stream_open(struct vcpu_stream *s, uint32_t vcpu, int ring_fd, uint64_t mma
 		die("vCPU %u: %s", vcpu, err.message);
 	svmtrace_writer_options_init(&o);
 	o.cpu = vcpu;
+	o.mem = s->ring.flags & SVMTRACE_RING_F_MEM;
 	if (anchor_interval)
 		o.anchor_interval = anchor_interval;
 	snprintf(path, sizeof(path), "%s/svmtrace_trace_cpu%u.bin", out_dir, vcpu);
@@ -40,16 +41,58 @@ uint64_t stream_file_bytes(const struct vcpu_stream *s)
 }
 
 /*
+ * The accesses of a slot of a mem ring (--mem) into @out; how many.  A
+ * step the kernel gave no tail (it always does) is not written as one
+ * without accesses: one unrecorded access says they are unknown.  The
+ * writer checks each access; nr is clamped here (the ring is shared).
+ */
+static unsigned int slot_accesses(const struct vcpu_stream *s, const struct svmtrace_slot *slot,
+				  struct svmtrace_mem_access *out)
+{
+	const struct svmtrace_slot_mem *t = svmtrace_ring_slot_mem(&s->ring, slot);
+	unsigned int nr, i;
+
+	if (slot->kind == SVMTRACE_SLOT_SESSION_END)
+		return 0;
+	if (!t) {
+		memset(out, 0, sizeof(*out));
+		out->kind = SVMTRACE_MEM_UNRECORDED;
+		out->why = SVMTRACE_MEM_WHY_UNDECODED;
+		return 1;
+	}
+	nr = t->nr < SVMTRACE_MEM_MAX_ACCESSES ? t->nr : SVMTRACE_MEM_MAX_ACCESSES;
+	for (i = 0; i < nr; i++) {
+		const struct svmtrace_slot_access *a = &t->accesses[i];
+
+		memset(&out[i], 0, sizeof(out[i]));
+		out[i].addr = a->addr;
+		out[i].size = a->size;
+		out[i].kind = a->kind;
+		out[i].why = a->why;
+		memcpy(out[i].read_value, a->read_value, sizeof(out[i].read_value));
+		memcpy(out[i].write_value, a->write_value, sizeof(out[i].write_value));
+	}
+	return nr;
+}
+
+/*
  * A slot with its YMM tail (--xstate) goes to the file with it; a slot of
- * an xstate ring without SVMTRACE_SLOT_F_XSTATE has no valid tail.
+ * an xstate ring without SVMTRACE_SLOT_F_XSTATE has no valid tail.  A slot
+ * of a mem ring (--mem) goes with its accesses.
  */
 static int write_slot(struct vcpu_stream *s, const struct svmtrace_slot *slot,
 		      struct svmtrace_error *err)
 {
-	if (s->ring.slot_size == sizeof(struct svmtrace_slot_xstate) &&
-	    (slot->flags & SVMTRACE_SLOT_F_XSTATE))
-		return svmtrace_writer_append_xstate(
-			s->writer, (const struct svmtrace_slot_xstate *)slot, err);
+	const struct svmtrace_slot_xstate *x = NULL;
+	struct svmtrace_mem_access mem[SVMTRACE_MEM_MAX_ACCESSES];
+
+	if ((s->ring.flags & SVMTRACE_RING_F_XSTATE) && (slot->flags & SVMTRACE_SLOT_F_XSTATE))
+		x = (const struct svmtrace_slot_xstate *)slot;
+	if (s->ring.flags & SVMTRACE_RING_F_MEM)
+		return svmtrace_writer_append_mem(s->writer, slot, x, mem,
+						  slot_accesses(s, slot, mem), err);
+	if (x)
+		return svmtrace_writer_append_xstate(s->writer, x, err);
 	return svmtrace_writer_append(s->writer, slot, err);
 }
 

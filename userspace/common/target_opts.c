@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The options both capture programs take (--policy, --kernel, --rip-range,
- * --duration, --max-records, --ring-slots, --wake-batch, --xstate,
+ * --duration, --max-records, --ring-slots, --wake-batch, --xstate, --mem,
  * --anchor-interval, --hide-time, --time-costs), parsed into the kernel
  * target and the limits the same way, dying with the argument named.
  */
@@ -110,6 +110,9 @@ bool capture_opt(int c, const char *arg, struct svmtrace_target *t, struct captu
 	case OPT_XSTATE:
 		t->flags |= SVMTRACE_TARGET_F_XSTATE;
 		return true;
+	case OPT_MEM:
+		t->flags |= SVMTRACE_TARGET_F_MEM;
+		return true;
 	case OPT_ANCHOR_INTERVAL:
 		lim->anchor_interval = parse_u32(arg, "--anchor-interval", 1, UINT32_MAX);
 		return true;
@@ -132,6 +135,10 @@ void target_opt_check(const struct svmtrace_target *t)
 	if ((t->flags & SVMTRACE_TARGET_F_XSTATE) && t->ring_slots > SVMTRACE_MAX_XSTATE_RING_SLOTS)
 		die("--ring-slots %u: at most %u with --xstate", t->ring_slots,
 		    SVMTRACE_MAX_XSTATE_RING_SLOTS);
+	/* 1536- or 2112-byte slots: at most 528 MiB per ring. */
+	if ((t->flags & SVMTRACE_TARGET_F_MEM) && t->ring_slots > SVMTRACE_MAX_MEM_RING_SLOTS)
+		die("--ring-slots %u: at most %u with --mem", t->ring_slots,
+		    SVMTRACE_MAX_MEM_RING_SLOTS);
 	if (t->time.insn_x256 && !(t->flags & SVMTRACE_TARGET_F_HIDE_TIME))
 		die("--time-costs: only with --hide-time");
 }

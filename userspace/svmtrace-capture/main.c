@@ -38,7 +38,7 @@ static const char usage_text[] =
 	"                        --out DIR [--vm-fd N] [--policy drop|block] [--kernel]\n"
 	"                        [--rip-range A-B]... [--duration S] [--max-records N]\n"
 	"                        [--ring-slots N] [--wake-batch N] [--consumer-delay-us U]\n"
-	"                        [--xstate] [--anchor-interval N]\n"
+	"                        [--xstate] [--mem] [--anchor-interval N]\n"
 	"                        [--hide-time [--time-costs I,T,E]] [--audit] [--quiet]\n"
 	"Trace the target of a running KVM VM into per-vCPU v5 files (needs root and\n"
 	"svmtrace's kvm.ko).\n"
@@ -76,7 +76,7 @@ static const char usage_text[] =
 	"  --ring-slots N        slots per vCPU ring, a power of two (default 65536)\n"
 	"  --wake-batch N        wake this consumer every N slots (default ring-slots/16)\n"
 	"  --xstate              record YMM0-15 and XSTATE_BV with every step (768-byte ring\n"
-	"                        slots: --ring-slots at most 1048576)\n"
+	"                        slots: --ring-slots at most 1048576)\n" CAPTURE_MEM_HELP
 	"  --consumer-delay-us U sleep U microseconds per slot (testing backpressure)\n"
 	"  --anchor-interval N   a full record every N records in the files (default 256;\n"
 	"                        smaller: a TSC more often, larger files)\n" CAPTURE_TIME_HELP

@@ -18,6 +18,7 @@
 #include "svmtrace-dump/commands.h"
 #include "svmtrace-dump/files.h"
 #include "svmtrace-dump/lookahead.h"
+#include "svmtrace-dump/memtext.h"
 #include "svmtrace-dump/out.h"
 
 static const char dump_usage[] =
@@ -39,6 +40,13 @@ static const char dump_usage[] =
 	"                      svmtrace-capture and svmtraced)\n"
 	"  --seq A-B           only rows with A <= sequence <= B\n"
 	"  --limit N           stop after N rows (also the optional LIMIT argument)\n"
+	"  --mem               add the instruction's memory accesses (a trace captured\n"
+	"                      with --mem): a mem column of r:ADDR:SIZE:BYTES,\n"
+	"                      w:ADDR:SIZE:BYTES, rw:ADDR:SIZE:OLD:NEW and\n"
+	"                      u:ADDR:SIZE:WHY separated by spaces (bytes in memory\n"
+	"                      order), or a mem array in JSON lines\n"
+	"  --mem-range A-B     only rows with an access touching [A, B), and only those\n"
+	"                      accesses (implies --mem)\n"
 	"  --merge             interleave several per-vCPU files by global sequence\n"
 	"  --allow-truncated   exit 0 when a file ends inside a frame\n"
 	"  --symbols [DIR]     add a symbol column: module!export+0x12 or module+0x1234\n"
@@ -60,11 +68,13 @@ struct filter {
 	bool rip_set;
 	uint64_t rip_lo, rip_hi; /* [rip_lo, rip_hi) */
 	uint64_t seq_lo, seq_hi;
+	struct mem_range mem;
 };
 
 struct dump {
 	struct filter f;
 	bool regs;
+	bool mem;	   /* the mem column / array */
 	bool ymm;	   /* --regs and the first record of known state has YMM: columns */
 	bool ymm_left_out; /* a CSV row without columns for its record's YMM state */
 	bool jsonl;
@@ -88,10 +98,53 @@ static bool wanted(const struct filter *f, const struct svmtrace_record *r,
 {
 	const struct svmtrace_state *s = r->state;
 
+	if (f->mem.set) {
+		uint32_t k = 0;
+
+		while (k < r->nr_mem && !mem_in_range(&r->mem[k], &f->mem))
+			k++;
+		if (k == r->nr_mem)
+			return false;
+	}
 	return r->sequence >= f->seq_lo && r->sequence <= f->seq_hi &&
 	       (!f->rip_set || (s->rip >= f->rip_lo && s->rip < f->rip_hi)) &&
 	       (!f->cr3_set || (r->state_known && s->cr3 == f->cr3)) &&
 	       (!f->tid_set || (th && th->tid == f->tid));
+}
+
+/* The record's accesses that --mem-range takes, separated by spaces. */
+static char *csv_mem(const struct dump *d, char *p, const struct svmtrace_record *r)
+{
+	bool first = true;
+
+	*p++ = ',';
+	for (uint32_t k = 0; k < r->nr_mem; k++) {
+		if (!mem_in_range(&r->mem[k], &d->f.mem))
+			continue;
+		if (!first)
+			*p++ = ' ';
+		p = put_mem_text(p, &r->mem[k]);
+		first = false;
+	}
+	return p;
+}
+
+/* ,"mem":[{...}, ...] */
+static char *json_mem(const struct dump *d, char *p, const struct svmtrace_record *r)
+{
+	bool first = true;
+
+	p = put_str(p, ",\"mem\":[");
+	for (uint32_t k = 0; k < r->nr_mem; k++) {
+		if (!mem_in_range(&r->mem[k], &d->f.mem))
+			continue;
+		if (!first)
+			*p++ = ',';
+		p = put_mem_json(p, &r->mem[k]);
+		first = false;
+	}
+	*p++ = ']';
+	return p;
 }
 
 static void row_caches_init(struct dump *d)
@@ -169,6 +222,8 @@ static char *csv_row(struct dump *d, char *p, const struct svmtrace_record *r, b
 		p = csv_hex(d, p, r, 2 + i, s->gpr[i]);
 	if (d->ymm)
 		p = csv_ymm(p, r);
+	if (d->mem)
+		p = csv_mem(d, p, r);
 	if (d->an.syms) {
 		*p++ = ',';
 		p = analysis_put_symbol(&d->an, p, s->cr3, s->rip);
@@ -269,6 +324,8 @@ static char *json_row(struct dump *d, char *p, const struct svmtrace_record *r, 
 		if (r->has_ymm && r->state_known)
 			p = json_ymm(p, s);
 	}
+	if (d->mem)
+		p = json_mem(d, p, r);
 	if (d->an.syms) {
 		p = put_str(p, ",\"symbol\":\"");
 		p = analysis_put_symbol(&d->an, p, s->cr3, s->rip);
@@ -323,12 +380,21 @@ static void header(const struct dump *d)
 			p = put_dec(p, (uint64_t)i);
 		}
 	}
+	if (d->mem)
+		p = put_str(p, ",mem");
 	if (d->an.syms)
 		p = put_str(p, ",symbol");
 	if (d->disasm)
 		p = put_str(p, ",disasm");
 	*p++ = '\n';
 	out_commit(p);
+}
+
+/* --mem needs a trace that has memory operands: say so rather than print none. */
+static void need_mem(const struct dump *d, struct svmtrace_reader *r, const char *path)
+{
+	if (d->mem && !svmtrace_reader_summary(r)->has_mem)
+		die("%s: the trace has no memory operands (it was captured without --mem)", path);
 }
 
 static int dump_one(struct dump *d, const char *path)
@@ -338,6 +404,7 @@ static int dump_one(struct dump *d, const char *path)
 	int ret, status;
 
 	lookahead_open(&l, path);
+	need_mem(d, l.r, path);
 	d->ymm = d->regs && l.has_ymm;
 	header(d);
 	for (ret = lookahead_next(&l, &rec); ret > 0 && d->limit; ret = lookahead_next(&l, &rec))
@@ -359,6 +426,7 @@ static int dump_merged(struct dump *d, int n, char **paths)
 		die("out of memory");
 	for (int i = 0; i < n; i++) {
 		lookahead_open(&l[i], paths[i]);
+		need_mem(d, l[i].r, paths[i]);
 		d->ymm |= d->regs && l[i].has_ymm;
 		ret = lookahead_next(&l[i], &head[i]);
 		if (ret <= 0) {
@@ -402,6 +470,8 @@ int cmd_dump(int argc, char **argv)
 		{ "merge", no_argument, NULL, 'm' },
 		{ "allow-truncated", no_argument, NULL, 't' },
 		{ "disasm", no_argument, NULL, 'D' },
+		{ "mem", no_argument, NULL, 'M' },
+		{ "mem-range", required_argument, NULL, 'R' },
 		{ "threads", no_argument, NULL, 'T' },
 		{ "tid", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
@@ -446,6 +516,14 @@ int cmd_dump(int argc, char **argv)
 		case 'D':
 			d.disasm = true;
 			d.ao.code = true;
+			break;
+		case 'M':
+			d.mem = true;
+			break;
+		case 'R':
+			parse_half_open(optarg, "--mem-range", &d.f.mem.lo, &d.f.mem.hi);
+			d.f.mem.set = true;
+			d.mem = true;
 			break;
 		case 'I':
 			d.f.tid_set = true;

@@ -8,13 +8,18 @@
  *            plugins.  Several files may be given (their union).
  *   tenet    Tenet's text trace for IDA: one line per instruction, the
  *            registers that changed and rip, all of them on a session's
- *            first line.  A Tenet trace is one thread's: a capture of several
- *            threads (capture.json says which) becomes one file per thread.
+ *            first line, then with memory operands the bytes the
+ *            instruction read (mr=) and wrote (mw=).  A Tenet trace is one
+ *            thread's: a capture of several threads (capture.json says
+ *            which) becomes one file per thread.
  *   x64dbg   x64dbg's .trace64: "TRAC", a JSON header, one block per
  *            instruction with its opcode bytes (from code.bin) and the
  *            REGDUMP registers that changed, all of them at the start and
  *            every 512 blocks; the block where the thread changes carries
  *            its thread ID (the vCPU's number when the capture does not say).
+ *            With memory operands, a block carries its instruction's
+ *            accesses as x64dbg's pointer-sized pieces (x64dbg_mem.h): those
+ *            are in the next record, which the block waits for.
  *
  * --tid N keeps one thread's records, in every format.
  *
@@ -32,15 +37,18 @@
 #include "svmtrace-dump/analysis.h"
 #include "svmtrace-dump/commands.h"
 #include "svmtrace-dump/files.h"
+#include "svmtrace-dump/x64dbg_mem.h"
 
 static const char export_usage[] =
 	"usage: svmtrace-dump export --format drcov|tenet|x64dbg [options] FILE...\n"
 	"Write the trace for other tools (to standard output unless --out):\n"
 	"  --format drcov     drcov version 2 (module table + basic blocks) for Lighthouse\n"
 	"                     and Ghidra coverage plugins; several FILEs make one file\n"
-	"  --format tenet     Tenet text trace (register deltas per instruction) for IDA\n"
-	"  --format x64dbg    x64dbg .trace64 (opcode bytes and register changes per\n"
-	"                     instruction) for x64dbg's trace view; one FILE\n"
+	"  --format tenet     Tenet text trace (register deltas per instruction) for IDA,\n"
+	"                     with mr=/mw= memory entries when the trace has them\n"
+	"  --format x64dbg    x64dbg .trace64 (opcode bytes, register changes and the\n"
+	"                     memory accesses x64dbg can hold, per instruction) for\n"
+	"                     x64dbg's trace view; one FILE\n"
 	"  --out FILE         write to FILE; tenet, of a capture of several threads: one\n"
 	"                     file per thread, FILE.PID.TID (FILE.unknown for records of\n"
 	"                     no known thread)\n"
@@ -52,6 +60,11 @@ static const char export_usage[] =
 	"  --allow-truncated  exit 0 when a file ends inside a frame\n";
 
 enum format { DRCOV, TENET, X64DBG };
+
+#define X64DBG_REGDUMP	   172 /* pointer-sized entries of REGDUMP on x64 */
+#define X64DBG_FULL_EVERY  512
+#define X64DBG_CIP	   16
+#define X64DBG_EFLAGS	   17
 
 struct exporter {
 	enum format format;
@@ -74,7 +87,22 @@ struct exporter {
 	uint64_t prev[18];
 	uint64_t blocks;
 	bool thread_written;
-	uint32_t thread_id; /* x64dbg: the last block's */
+	uint32_t thread_id;    /* x64dbg: the last block's */
+	uint64_t mem_left_out; /* tenet: accesses the format cannot hold */
+	/* x64dbg: the last block, held until the next record brings its accesses */
+	struct x64dbg_block {
+		bool held;
+		bool with_tid;
+		bool enters_kernel; /* SYSCALL, SYSENTER, INT n: the kernel ran in its step */
+		const struct svmtrace_thread_info *th;
+		uint32_t tid;
+		uint8_t nregs, opsize;
+		uint8_t opcode[16];
+		uint8_t positions[X64DBG_REGDUMP];
+		uint64_t values[X64DBG_REGDUMP];
+	} block;
+	bool skipped; /* --tid left records out since the last one */
+	struct x64dbg_mem xmem;
 	/* --tid */
 	bool tid_set;
 	uint64_t tid;
@@ -272,6 +300,23 @@ static struct tenet_file *tenet_file(struct exporter *x, const struct svmtrace_t
 	return t;
 }
 
+static void tenet_bytes(FILE *f, const char *key, uint64_t addr, const uint8_t *b, uint32_t n)
+{
+	fprintf(f, ",%s=0x%" PRIx64 ":", key, addr);
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(f, "%02x", b[i]);
+}
+
+/* mr= the bytes read, mw= the bytes written (both for an rmw); Tenet has no unrecorded access. */
+static void tenet_access(struct exporter *x, FILE *f, const struct svmtrace_mem_access *a)
+{
+	if (a->kind == SVMTRACE_MEM_READ || a->kind == SVMTRACE_MEM_RMW)
+		tenet_bytes(f, "mr", a->addr, a->read_value, a->size);
+	if (a->kind == SVMTRACE_MEM_WRITE || a->kind == SVMTRACE_MEM_RMW)
+		tenet_bytes(f, "mw", a->addr, a->write_value, a->size);
+	x->mem_left_out += a->kind == SVMTRACE_MEM_UNRECORDED;
+}
+
 /* Tenet's AMD64 names, our GPR order (svmtrace_gpr_names) plus rip. */
 static void tenet_record(struct exporter *x, const struct svmtrace_record *r,
 			 const struct svmtrace_thread_info *th)
@@ -296,7 +341,10 @@ static void tenet_record(struct exporter *x, const struct svmtrace_record *r,
 		first = false;
 		t->prev[i] = s->gpr[i];
 	}
-	fprintf(t->f, "%srip=0x%" PRIx64 "\n", first ? "" : ",", s->rip);
+	fprintf(t->f, "%srip=0x%" PRIx64, first ? "" : ",", s->rip);
+	for (uint32_t k = 0; k < r->nr_mem; k++)
+		tenet_access(x, t->f, &r->mem[k]);
+	fputc('\n', t->f);
 	t->have_prev = true;
 }
 
@@ -322,10 +370,6 @@ static void tenet_close(struct exporter *x)
 
 /* ---- x64dbg ---- */
 
-#define X64DBG_REGDUMP	   172 /* pointer-sized entries of REGDUMP on x64 */
-#define X64DBG_FULL_EVERY  512
-#define X64DBG_CIP	   16
-#define X64DBG_EFLAGS	   17
 
 /* REGDUMP.regcontext order: cax ccx cdx cbx csp cbp csi cdi r8..r15 cip eflags. */
 static const int x64dbg_from_gpr[SVMTRACE_NR_GPRS] = {
@@ -347,8 +391,9 @@ static void x64dbg_header(struct exporter *x)
 		path[j++] = p[i];
 	}
 	path[j] = 0;
+	/* x64dbg's reader refuses a header without "compression" ("" is none) */
 	len = (uint32_t)snprintf(json, sizeof(json),
-				 "{\"ver\":1,\"arch\":\"x64\",\"path\":\"%s\","
+				 "{\"ver\":1,\"arch\":\"x64\",\"compression\":\"\",\"path\":\"%s\","
 				 "\"creator\":\"svmtrace-dump export\"}",
 				 path);
 	fwrite("TRAC", 1, 4, x->out);
@@ -356,62 +401,137 @@ static void x64dbg_header(struct exporter *x)
 	fwrite(json, 1, len, x->out);
 }
 
-static void x64dbg_record(struct exporter *x, const struct svmtrace_record *r,
-			  const struct svmtrace_thread_info *th)
+/* The held block, with @ne memory entries @e. */
+static void x64dbg_write_block(struct exporter *x, const struct x64dbg_entry *e, unsigned int ne)
+{
+	const struct x64dbg_block *b = &x->block;
+	uint8_t head[4], flags[X64DBG_MAX_ENTRIES];
+	unsigned int i;
+
+	head[0] = 0; /* an instruction */
+	head[1] = b->nregs;
+	head[2] = (uint8_t)ne;
+	/* bit 7: a thread ID follows */
+	head[3] = (uint8_t)(b->opsize | (b->with_tid ? 0x80 : 0));
+	fwrite(head, 1, 4, x->out);
+	if (b->with_tid)
+		fwrite(&b->tid, 4, 1, x->out);
+	fwrite(b->opcode, 1, b->opsize, x->out);
+	fwrite(b->positions, 1, b->nregs, x->out);
+	fwrite(b->values, 8, b->nregs, x->out);
+	/* flag bit 0: unchanged, no new content stored */
+	for (i = 0; i < ne; i++)
+		flags[i] = e[i].old_bytes == e[i].new_bytes;
+	fwrite(flags, 1, ne, x->out);
+	for (i = 0; i < ne; i++)
+		fwrite(&e[i].addr, 8, 1, x->out);
+	for (i = 0; i < ne; i++)
+		fwrite(&e[i].old_bytes, 8, 1, x->out);
+	for (i = 0; i < ne; i++)
+		if (!flags[i])
+			fwrite(&e[i].new_bytes, 8, 1, x->out);
+}
+
+/* Record @r's registers and opcode as the held block: the instruction at its rip. */
+static void x64dbg_hold(struct exporter *x, const struct svmtrace_record *r,
+			const struct svmtrace_thread_info *th)
 {
 	const struct svmtrace_state *s = r->state;
+	struct x64dbg_block *b = &x->block;
 	/* Windows' thread ID, or the vCPU's number when the capture does not say */
 	uint32_t tid = th && th->tid ? (uint32_t)th->tid : r->cpu;
-	uint64_t regs[18], values[X64DBG_REGDUMP];
-	uint8_t positions[X64DBG_REGDUMP], head[4], opcode[16];
+	uint64_t regs[18];
 	const struct insn *in = NULL;
 	bool full = !x->have_prev || x->blocks % X64DBG_FULL_EVERY == 0;
-	unsigned int n = 0, last = 0, size = 0, i;
+	unsigned int n = 0, last = 0, i;
 
-	if (r->kind == SVMTRACE_SLOT_SESSION_END)
-		return;
 	for (i = 0; i < SVMTRACE_NR_GPRS; i++)
 		regs[x64dbg_from_gpr[i]] = s->gpr[i];
 	regs[X64DBG_CIP] = s->rip;
 	regs[X64DBG_EFLAGS] = s->rflags;
+	b->opsize = 0;
 	if (x->an.code) {
 		in = analysis_insn(&x->an, s->cr3, s->rip, r->sequence);
-		if (in->size && svmtrace_code_read(x->an.code, s->cr3, s->rip, r->sequence, opcode,
-						   in->size, NULL) == in->size)
-			size = in->size;
+		if (in->size && svmtrace_code_read(x->an.code, s->cr3, s->rip, r->sequence,
+						   b->opcode, in->size, NULL) == in->size)
+			b->opsize = in->size;
 	}
+	b->enters_kernel =
+		b->opsize >= 2 &&
+		((b->opcode[0] == 0x0f && (b->opcode[1] == 0x05 || b->opcode[1] == 0x34)) ||
+		 b->opcode[0] == 0xcd);
 	if (full) {
 		for (i = 0; i < X64DBG_REGDUMP; i++) {
-			positions[i] = 0; /* each right after the previous */
-			values[i] = i < 18 ? regs[i] : 0;
+			b->positions[i] = 0; /* each right after the previous */
+			b->values[i] = i < 18 ? regs[i] : 0;
 		}
 		n = X64DBG_REGDUMP;
 	} else {
 		for (i = 0; i < 18; i++) {
 			if (regs[i] == x->prev[i])
 				continue;
-			positions[n] = (uint8_t)(n ? i - last - 1 : i);
-			values[n++] = regs[i];
+			b->positions[n] = (uint8_t)(n ? i - last - 1 : i);
+			b->values[n++] = regs[i];
 			last = i;
 		}
 	}
 	memcpy(x->prev, regs, sizeof(regs));
 	x->have_prev = true;
-	head[0] = 0; /* an instruction */
-	head[1] = (uint8_t)n;
-	head[2] = 0; /* memory accesses: the trace has none */
-	/* bit 7: a thread ID follows, in the first block and where the thread changes */
-	head[3] = (uint8_t)(size | (x->thread_written && tid == x->thread_id ? 0 : 0x80));
-	fwrite(head, 1, 4, x->out);
-	if (head[3] & 0x80) {
-		fwrite(&tid, 4, 1, x->out);
-		x->thread_written = true;
-		x->thread_id = tid;
-	}
-	fwrite(opcode, 1, size, x->out);
-	fwrite(positions, 1, n, x->out);
-	fwrite(values, 8, n, x->out);
+	b->nregs = (uint8_t)n;
+	/* the thread ID in the first block and where the thread changes */
+	b->with_tid = !(x->thread_written && tid == x->thread_id);
+	b->tid = tid;
+	x->thread_written = true;
+	x->thread_id = tid;
+	b->th = th;
+	b->held = true;
 	x->blocks++;
+}
+
+/*
+ * Record @r's accesses are those of the instruction that produced its state:
+ * the held block's, when @r follows it directly (same session and thread,
+ * nothing lost or left out between).  Otherwise the held block goes without
+ * memory, and @r's accesses have no block (the session's first instruction,
+ * or one after a loss: no record holds the state before it).
+ */
+static void x64dbg_record(struct exporter *x, const struct svmtrace_record *r,
+			  const struct svmtrace_thread_info *th)
+{
+	struct x64dbg_entry e[X64DBG_MAX_ENTRIES];
+	bool follows = x->block.held && !x->skipped && r->kind == SVMTRACE_SLOT_INSTRUCTION &&
+		       !r->dropped && th == x->block.th;
+	unsigned int ne;
+
+	x->skipped = false;
+	if (!follows) /* code the trace does not show ran in between */
+		x64dbg_mem_forget(&x->xmem);
+	ne = x64dbg_mem_step(&x->xmem, r->mem, r->nr_mem, follows ? e : NULL);
+	if (x->block.held)
+		x64dbg_write_block(x, e, ne);
+	if (follows && x->block.enters_kernel)
+		x64dbg_mem_forget(&x->xmem);
+	x->block.held = false;
+	if (r->kind != SVMTRACE_SLOT_SESSION_END)
+		x64dbg_hold(x, r, th);
+}
+
+/* The last block, whose instruction no record follows, and what was left out. */
+static void x64dbg_finish(struct exporter *x)
+{
+	const struct x64dbg_mem_counts *c = &x->xmem.counts;
+
+	if (x->block.held)
+		x64dbg_write_block(x, NULL, 0);
+	x->block.held = false;
+	if (x64dbg_mem_left_out(c))
+		warn("x64dbg: %" PRIu64 " of %" PRIu64 " memory accesses not in the file (%" PRIu64
+		     " with bytes of their 8-byte pieces not known before or after, %" PRIu64
+		     " unrecorded, %" PRIu64 " of instructions without a block, %" PRIu64
+		     " past x64dbg's %d entries per instruction); tenet and jsonl carry them",
+		     x64dbg_mem_left_out(c), c->accesses, c->unknown, c->unrecorded, c->no_block,
+		     c->over_limit, X64DBG_MAX_ENTRIES);
+	x64dbg_mem_free(&x->xmem);
 }
 
 int cmd_export(int argc, char **argv)
@@ -502,8 +622,10 @@ int cmd_export(int argc, char **argv)
 		while ((ret = svmtrace_reader_next(r, &rec)) > 0) {
 			const struct svmtrace_thread_info *th = analysis_thread(&x.an, rec);
 
-			if (x.tid_set && !(th && th->tid == x.tid))
+			if (x.tid_set && !(th && th->tid == x.tid)) {
+				x.skipped = true;
 				continue;
+			}
 			switch (x.format) {
 			case DRCOV:
 				drcov_record(&x, rec);
@@ -529,6 +651,12 @@ int cmd_export(int argc, char **argv)
 		drcov_write(&x);
 	if (x.format == TENET)
 		tenet_close(&x);
+	if (x.mem_left_out && x.format == TENET)
+		warn("tenet: %" PRIu64 " memory accesses the capture could not record are not in "
+		     "the file (Tenet has no entry for them)",
+		     x.mem_left_out);
+	if (x.format == X64DBG)
+		x64dbg_finish(&x);
 	if (fflush(x.out) || (out && x.out != stdout && fclose(x.out)))
 		die("%s: write failed: %s", out ? out : "standard output", strerror(errno));
 	free(x.bbs);

@@ -114,6 +114,9 @@ static void print_summary(const struct svmtrace_summary *s)
 		       " session ends whose RFLAGS, CR3 and GPRs no record "
 		       "of their frame holds (printed empty)\n",
 		       s->states_unknown);
+	if (s->has_mem)
+		printf("  memory:      %" PRIu64 " accesses, %" PRIu64 " of them unrecorded\n",
+		       s->mem_accesses, s->mem_unrecorded);
 	if (s->has_tsc)
 		printf("  tsc:         0x%" PRIx64 "..0x%" PRIx64 " (%" PRIu64 " ticks)\n",
 		       s->first_tsc, s->last_tsc, s->last_tsc - s->first_tsc);
@@ -160,7 +163,9 @@ int cmd_inspect(int argc, char **argv)
 		struct sessions ss;
 		int ret = walk_sessions(r, &ss);
 
-		printf("%s:\n  header:      v5, cpu %u, framed\n", argv[i], svmtrace_reader_cpu(r));
+		printf("%s:\n  header:      v5, cpu %u, framed%s\n", argv[i],
+		       svmtrace_reader_cpu(r),
+		       svmtrace_reader_summary(r)->has_mem ? ", memory operands" : "");
 		print_summary(svmtrace_reader_summary(r));
 		print_sessions(&ss);
 		fflush(stdout);

@@ -2,7 +2,8 @@
 /*
  * pack IN OUT: encode a flat array of 168-byte raw records into a v5 file.
  * The first record becomes the session start; a session end follows the
- * last.  On bad input nothing is left under OUT.
+ * last.  With --mem, a second flat array of 88-byte access records gives
+ * the instructions' memory accesses.  On bad input nothing is left under OUT.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,14 +22,20 @@
 #define PACK_BATCH 4096
 
 static const char pack_usage[] =
-	"usage: svmtrace-dump pack [--cpu N] [--anchor-interval N] [--raw] [--lz4-level L] IN OUT\n"
+	"usage: svmtrace-dump pack [--cpu N] [--anchor-interval N] [--raw] [--lz4-level L]\n"
+	"                          [--mem ACCESSES] IN OUT\n"
 	"Encode IN, a flat array of 168-byte little-endian records (u64 sequence, tsc,\n"
 	"rip, rflags, cr3, then rax rbx rcx rdx rsi rdi rbp rsp r8..r15), into the v5\n"
 	"file OUT.  IN may be - for standard input.\n"
 	"  --cpu N               vCPU number for the file header (default 0)\n"
 	"  --anchor-interval N   records between full anchors (default 256)\n"
 	"  --raw                 store frames uncompressed\n"
-	"  --lz4-level L         0 = fast LZ4 (default), 1..12 = LZ4HC level\n";
+	"  --lz4-level L         0 = fast LZ4 (default), 1..12 = LZ4HC level\n"
+	"  --mem ACCESSES        write memory operands: ACCESSES is a flat array of\n"
+	"                        88-byte records (u64 sequence, u64 address, u32 size,\n"
+	"                        u8 kind 0 unrecorded 1 read 2 write 3 rmw, u8 why,\n"
+	"                        u16 0, 32 bytes read, 32 bytes written), in sequence\n"
+	"                        order, each naming a record of IN\n";
 
 struct pack {
 	const char *in_name;
@@ -37,6 +44,12 @@ struct pack {
 	struct svmtrace_writer *w;
 	struct svmtrace_slot slot;
 	uint64_t count;
+	/* --mem: the access file, the next access not yet written, its index */
+	FILE *mem;
+	const char *mem_name;
+	bool mem_next; /* next holds an access */
+	struct svmtrace_raw_mem next;
+	uint64_t mem_index;
 };
 
 __attribute__((noreturn, format(printf, 2, 3))) static void pack_fail(struct pack *pk,
@@ -81,11 +94,69 @@ static size_t read_records(struct pack *pk, struct svmtrace_raw_record *buf, siz
 	return have / sizeof(*buf);
 }
 
+/* Read the next access record into pk->next (pk->mem_next false at the end). */
+static void next_access(struct pack *pk)
+{
+	size_t n = fread(&pk->next, 1, sizeof(pk->next), pk->mem);
+
+	if (n && n < sizeof(pk->next))
+		pack_fail(pk,
+			  "%s: offset %llu: input ends with %zu bytes, not a whole 88-byte record",
+			  pk->mem_name, (unsigned long long)(pk->mem_index * sizeof(pk->next)), n);
+	if (!n && ferror(pk->mem))
+		pack_fail(pk, "%s: read failed: %s", pk->mem_name, strerror(errno));
+	pk->mem_next = n != 0;
+	if (pk->mem_next)
+		pk->mem_index++;
+}
+
+/* Where the access record before the next one was: for messages. */
+static unsigned long long access_offset(const struct pack *pk)
+{
+	return (pk->mem_index - 1) * sizeof(pk->next);
+}
+
+/* The accesses of the record at pk->slot (none unless they name its sequence). */
+static unsigned int take_accesses(struct pack *pk, struct svmtrace_mem_access *acc)
+{
+	unsigned int n = 0;
+
+	if (pk->mem_next &&
+	    (pk->next.seq < pk->slot.seq ||
+	     (pk->next.seq == pk->slot.seq && pk->slot.kind == SVMTRACE_SLOT_SESSION_END)))
+		pack_fail(pk, "%s: offset %llu: access of sequence %llu names no record of %s",
+			  pk->mem_name, access_offset(pk), (unsigned long long)pk->next.seq,
+			  pk->in_name);
+	while (pk->mem_next && pk->next.seq == pk->slot.seq) {
+		struct svmtrace_mem_access *a = &acc[n];
+
+		if (n == SVMTRACE_MEM_MAX_ACCESSES)
+			pack_fail(pk, "%s: offset %llu: sequence %llu has more than %u accesses",
+				  pk->mem_name, access_offset(pk), (unsigned long long)pk->next.seq,
+				  SVMTRACE_MEM_MAX_ACCESSES);
+		if (pk->next.reserved)
+			pack_fail(pk, "%s: offset %llu: reserved bytes 20..21 are not 0",
+				  pk->mem_name, access_offset(pk));
+		memset(a, 0, sizeof(*a));
+		a->addr = pk->next.addr;
+		a->size = pk->next.size;
+		a->kind = pk->next.kind;
+		a->why = pk->next.why;
+		memcpy(a->read_value, pk->next.read_value, sizeof(a->read_value));
+		memcpy(a->write_value, pk->next.write_value, sizeof(a->write_value));
+		n++;
+		next_access(pk);
+	}
+	return n;
+}
+
 static void put(struct pack *pk)
 {
+	struct svmtrace_mem_access acc[SVMTRACE_MEM_MAX_ACCESSES];
 	struct svmtrace_error err;
+	unsigned int n = pk->mem ? take_accesses(pk, acc) : 0;
 
-	if (svmtrace_writer_append(pk->w, &pk->slot, &err))
+	if (svmtrace_writer_append_mem(pk->w, &pk->slot, NULL, acc, n, &err))
 		pack_fail(pk, "%s", err.message);
 }
 
@@ -109,6 +180,7 @@ int cmd_pack(int argc, char **argv)
 		{ "anchor-interval", required_argument, NULL, 'a' },
 		{ "raw", no_argument, NULL, 'r' },
 		{ "lz4-level", required_argument, NULL, 'l' },
+		{ "mem", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -144,6 +216,10 @@ int cmd_pack(int argc, char **argv)
 				die("--lz4-level: expected 0..12, got %s", optarg);
 			o.lz4_level = (int)v;
 			break;
+		case 'm':
+			pk.mem_name = optarg;
+			o.mem = true;
+			break;
 		case 'h':
 			fputs(pack_usage, stdout);
 			return 0;
@@ -160,8 +236,12 @@ int cmd_pack(int argc, char **argv)
 	pk.in_fd = strcmp(pk.in_name, "-") ? open(pk.in_name, O_RDONLY | O_CLOEXEC) : 0;
 	if (pk.in_fd < 0)
 		die("%s: cannot open: %s", pk.in_name, strerror(errno));
+	if (pk.mem_name && !(pk.mem = fopen(pk.mem_name, "rb")))
+		die("%s: cannot open: %s", pk.mem_name, strerror(errno));
 	if (svmtrace_writer_open(argv[optind + 1], &o, &pk.w, &err))
 		die("%s", err.message);
+	if (pk.mem)
+		next_access(&pk);
 
 	while ((n = read_records(&pk, batch, PACK_BATCH)) > 0)
 		for (size_t i = 0; i < n; i++)
@@ -175,6 +255,12 @@ int cmd_pack(int argc, char **argv)
 	pk.slot.seq++;
 	pk.slot.reason = SVMTRACE_END_STOP;
 	put(&pk);
+	if (pk.mem_next)
+		pack_fail(&pk, "%s: offset %llu: access of sequence %llu names no record of %s",
+			  pk.mem_name, access_offset(&pk), (unsigned long long)pk.next.seq,
+			  pk.in_name);
+	if (pk.mem)
+		fclose(pk.mem);
 	if (svmtrace_writer_close(pk.w, &err))
 		die("%s", err.message);
 	if (pk.in_fd)

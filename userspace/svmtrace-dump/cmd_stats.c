@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * stats: what a trace executed — instructions, sessions, unique RIPs, the
- * hottest RIPs and 4 KiB pages, and how often each GPR changed.
+ * hottest RIPs and 4 KiB pages, and how often each GPR changed; with memory
+ * operands, the accesses by kind and the most written 64-byte blocks.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -20,7 +21,9 @@ static const char stats_usage[] =
 	"Summarise what the traces executed: instructions, sessions, unique RIPs,\n"
 	"the N hottest RIPs and pages (default 10) and per-register change counts;\n"
 	"with symbols, instructions by module and the N hottest functions; with\n"
-	"svmtraced's capture.json, instructions by process and thread.\n"
+	"svmtraced's capture.json, instructions by process and thread; for traces with\n"
+	"memory operands (captured with --mem), the accesses by kind and the N most\n"
+	"written 64-byte blocks (write and rmw accesses touching each).\n"
 	"  --symbols [DIR]    modules and exports from capture.json beside the trace\n"
 	"                     (the default when it is there), ISF files from DIR\n"
 	"  --no-symbols       no module or function tables\n"
@@ -37,7 +40,32 @@ struct stats {
 	struct counts modules;	 /* module index + 1, 0: outside every module */
 	struct counts functions; /* function start (module base: none known) */
 	struct counts threads;	 /* thread index + 1, 0: not known */
+	bool has_mem;
+	uint64_t mem_kinds[SVMTRACE_MEM_RMW + 1]; /* accesses by enum svmtrace_mem_kind */
+	struct counts written;			  /* 64-byte blocks written, by access */
 };
+
+#define WRITTEN_BLOCK 64
+
+/* The step's accesses: counted by kind, writes by the blocks they touch. */
+static void count_mem(struct stats *st, const struct svmtrace_record *rec)
+{
+	for (uint32_t k = 0; k < rec->nr_mem; k++) {
+		const struct svmtrace_mem_access *a = &rec->mem[k];
+		uint64_t b, last;
+
+		st->mem_kinds[a->kind & 3]++;
+		if (a->kind != SVMTRACE_MEM_WRITE && a->kind != SVMTRACE_MEM_RMW)
+			continue;
+		b = a->addr & ~(uint64_t)(WRITTEN_BLOCK - 1);
+		last = (a->addr + a->size - 1) & ~(uint64_t)(WRITTEN_BLOCK - 1);
+		for (;; b += WRITTEN_BLOCK) { /* at most two: an access is 32 bytes or less */
+			counts_add(&st->written, b);
+			if (b == last)
+				break;
+		}
+	}
+}
 
 /* Count one file's records; returns the reader's last result. */
 static int count_file(struct stats *st, struct svmtrace_reader *r)
@@ -62,6 +90,7 @@ static int count_file(struct stats *st, struct svmtrace_reader *r)
 				st->changes[i] += s->gpr[i] != prev[i];
 		}
 		st->instructions++;
+		count_mem(st, rec);
 		if (st->an.threads) {
 			const struct svmtrace_thread_info *th = analysis_thread(&st->an, rec);
 
@@ -206,9 +235,11 @@ int cmd_stats(int argc, char **argv)
 	counts_init(&st.modules);
 	counts_init(&st.functions);
 	counts_init(&st.threads);
+	counts_init(&st.written);
 	for (int i = optind; i < argc; i++) {
 		struct svmtrace_reader *r = open_trace(argv[i]);
 
+		st.has_mem |= svmtrace_reader_summary(r)->has_mem;
 		status |= finish_trace(r, count_file(&st, r), allow_truncated);
 		svmtrace_reader_close(r);
 	}
@@ -222,10 +253,21 @@ int cmd_stats(int argc, char **argv)
 	for (int i = 0; i < SVMTRACE_NR_GPRS; i++)
 		printf("  %-4s %12" PRIu64 "  %5.1f%%\n", svmtrace_gpr_names[i], st.changes[i],
 		       100.0 * (double)st.changes[i] / (double)(st.compared ? st.compared : 1));
+	if (st.has_mem) {
+		uint64_t *k = st.mem_kinds;
+
+		printf("memory accesses: %" PRIu64 " (%" PRIu64 " reads, %" PRIu64
+		       " writes, %" PRIu64 " rmw, %" PRIu64 " unrecorded)\n",
+		       k[0] + k[1] + k[2] + k[3], k[SVMTRACE_MEM_READ], k[SVMTRACE_MEM_WRITE],
+		       k[SVMTRACE_MEM_RMW], k[SVMTRACE_MEM_UNRECORDED]);
+		print_top("hottest written regions (64-byte blocks)", &st.written, top,
+			  k[SVMTRACE_MEM_WRITE] + k[SVMTRACE_MEM_RMW]);
+	}
 	if (st.an.threads)
 		print_threads(&st);
 	if (st.an.syms)
 		print_symbolized(&st, top);
+	counts_free(&st.written);
 	counts_free(&st.threads);
 	counts_free(&st.rips);
 	counts_free(&st.pages);

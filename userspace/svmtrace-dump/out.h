@@ -12,7 +12,7 @@
 #include <string.h>
 
 #define OUT_BUFFER  (1u << 18)
-#define OUT_ROW_MAX 4096 /* the longest row any command writes (dump --regs with YMM) */
+#define OUT_ROW_MAX 8192 /* the longest row any command writes (dump --regs --mem with YMM) */
 
 struct out {
 	int fd;

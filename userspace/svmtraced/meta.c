@@ -257,6 +257,7 @@ static json_object *options(const struct daemon_options *op)
 	    json_object_new_string(t->policy == SVMTRACE_POLICY_BLOCK ? "block" : "drop"));
 	add(o, "kernel", json_object_new_boolean(t->flags & SVMTRACE_TARGET_F_KERNEL));
 	add(o, "xstate", json_object_new_boolean(t->flags & SVMTRACE_TARGET_F_XSTATE));
+	add(o, "mem", json_object_new_boolean(t->flags & SVMTRACE_TARGET_F_MEM));
 	add(o, "hide_time", t->flags & SVMTRACE_TARGET_F_HIDE_TIME ? time_costs(&t->time) : NULL);
 	for (i = 0; i < t->nr_ranges; i++) {
 		json_object *p = json_object_new_array();

@@ -16,7 +16,7 @@ const char options_usage[] =
 	"                 [--out DIR] [--policy drop|block] [--kernel] [--rip-range A-B]...\n"
 	"                 [--duration S] [--max-records N] [--max-bytes N[K|M|G]]\n"
 	"                 [--ring-slots N] [--wake-batch N] [--socket PATH] [--no-code]\n"
-	"                 [--xstate] [--anchor-interval N] [--hide-time [--time-costs I,T,E]]\n"
+	"                 [--xstate] [--mem] [--anchor-interval N] [--hide-time [--time-costs I,T,E]]\n"
 	"                 [--audit] [--quiet]\n"
 	"       svmtraced status [--socket PATH]\n"
 	"       svmtraced stop [--socket PATH]\n"
@@ -60,7 +60,7 @@ const char options_usage[] =
 	"  --ring-slots N        slots per vCPU ring, a power of two (default 65536)\n"
 	"  --wake-batch N        wake the daemon every N slots (default ring-slots/16)\n"
 	"  --xstate              record YMM0-15 and XSTATE_BV with every step (768-byte ring\n"
-	"                        slots: --ring-slots at most 1048576)\n"
+	"                        slots: --ring-slots at most 1048576)\n" CAPTURE_MEM_HELP
 	"  --anchor-interval N   a full record every N records in the files (default 256;\n"
 	"                        smaller: a TSC more often, larger files)\n" CAPTURE_TIME_HELP
 	"  --socket PATH         status socket (default " SVMTRACED_SOCKET_DIR

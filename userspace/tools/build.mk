@@ -1,2 +1,3 @@
 # Test and benchmark helpers (built, never installed).
-$(eval $(call program,svmtrace-steprec,userspace/tools/steprec.c $(CLI_SRCS),,TOOLS))
+$(eval $(call program,svmtrace-steprec,userspace/tools/steprec.c userspace/tools/memops.c \
+	$(CLI_SRCS),-lcapstone,TOOLS))

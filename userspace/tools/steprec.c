@@ -12,6 +12,10 @@
  * --threads follows every thread the process creates (PTRACE_O_TRACECLONE)
  * and writes each thread's records to OUT.TID: the lab's oracle for a
  * multi-threaded program traced in a Linux guest (docs/lab.md).
+ *
+ * --mem also writes each step's memory accesses (memops.c) to OUT.mem (with
+ * --threads each thread's to OUT.TID.mem), the 88-byte records
+ * `svmtrace-dump pack --mem` reads.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -26,6 +30,7 @@
 #include <x86intrin.h>
 
 #include "common/cli.h"
+#include "tools/memops.h"
 #include <svmtrace/trace.h>
 
 static const char usage[] =
@@ -38,6 +43,9 @@ static const char usage[] =
 	"      --threads          step every thread of the process too; each thread's\n"
 	"                         records go to OUT.TID (not with --skip or OUT -)\n"
 	"      --cr3 X            CR3 value to store (default 0x1aa000)\n"
+	"      --mem              write each step's memory accesses to OUT.mem, with\n"
+	"                         --threads to OUT.TID.mem (88-byte records for\n"
+	"                         svmtrace-dump pack --mem)\n"
 	"  -o, --output OUT       output file\n";
 
 static void fill_record(struct svmtrace_raw_record *r, const struct user_regs_struct *u,
@@ -87,12 +95,13 @@ static pid_t start_child(char **argv)
 	return pid;
 }
 
-/* Step once; false when the child is gone. */
-static bool step(pid_t pid, int *exit_status)
+/* Step once; false when the child is gone.  *clean: no signal came in between. */
+static bool step(pid_t pid, int *exit_status, bool *clean)
 {
 	int status;
 	int sig = 0;
 
+	*clean = true;
 	for (;;) {
 		if (ptrace(PTRACE_SINGLESTEP, pid, NULL, (void *)(long)sig) < 0)
 			die("ptrace(SINGLESTEP): %s", strerror(errno));
@@ -106,20 +115,41 @@ static bool step(pid_t pid, int *exit_status)
 			return true;
 		/* A real signal: deliver it on the next step, record nothing. */
 		sig = WSTOPSIG(status);
+		*clean = false;
 	}
 }
 
-/* One traced thread of --threads and its file. */
+/* The accesses of the step that made record @seq. */
+static void write_mem(struct memops *mem, FILE *f, const char *path, pid_t pid, uint64_t seq,
+		      bool clean)
+{
+	struct svmtrace_raw_mem acc[SVMTRACE_MEM_MAX_ACCESSES];
+	unsigned int n = memops_after(mem, pid, seq, clean, acc);
+
+	if (n && fwrite(acc, sizeof(acc[0]), n, f) != n)
+		die("%s: write failed: %s", path, strerror(errno));
+}
+
+/* One traced thread of --threads and its file; with --mem its accesses'. */
 struct thread_out {
 	pid_t tid;
 	FILE *f;
 	uint64_t seq;
+	struct memops *mem;
+	FILE *mem_f;
+	bool clean; /* no signal came in since its last step */
 };
 
 #define MAX_THREADS 64
 
-static struct thread_out *thread_of(struct thread_out *t, int *n, pid_t tid, const char *out)
+/*
+ * The thread's slot, opened at its first stop; with @mem its accesses
+ * file too, and its first instruction is decoded there.
+ */
+static struct thread_out *thread_of(struct thread_out *t, int *n, pid_t tid, const char *out,
+				    bool mem)
 {
+	struct user_regs_struct regs;
 	char path[4096];
 	int i;
 
@@ -129,10 +159,20 @@ static struct thread_out *thread_of(struct thread_out *t, int *n, pid_t tid, con
 	if (*n == MAX_THREADS)
 		die("more than %d threads", MAX_THREADS);
 	snprintf(path, sizeof(path), "%s.%d", out, (int)tid);
-	t[*n] = (struct thread_out){ .tid = tid, .f = fopen(path, "wb") };
+	t[*n] = (struct thread_out){ .tid = tid, .f = fopen(path, "wb"), .clean = true };
 	if (!t[*n].f)
 		die("%s: %s", path, strerror(errno));
 	setvbuf(t[*n].f, NULL, _IOFBF, 1 << 20);
+	if (mem) {
+		snprintf(path, sizeof(path), "%s.%d.mem", out, (int)tid);
+		t[*n].mem_f = fopen(path, "wb");
+		if (!t[*n].mem_f)
+			die("%s: %s", path, strerror(errno));
+		t[*n].mem = memops_open();
+		if (ptrace(PTRACE_GETREGS, tid, NULL, &regs) < 0)
+			die("ptrace(GETREGS %d): %s", (int)tid, strerror(errno));
+		memops_before(t[*n].mem, tid, &regs);
+	}
 	return &t[(*n)++];
 }
 
@@ -158,8 +198,9 @@ static void resume(pid_t tid, int sig)
  * first stop (SIGSTOP, auto-attached) and the parent's clone event stop
  * are not steps; a trap is one, recorded in that thread's file.
  */
-static uint64_t step_threads(pid_t pid, const char *out, uint64_t max, uint64_t cr3)
+static uint64_t step_threads(pid_t pid, const char *out, uint64_t max, uint64_t cr3, bool mem)
 {
+	char path[4096];
 	struct thread_out threads[MAX_THREADS];
 	struct user_regs_struct regs;
 	struct svmtrace_raw_record rec;
@@ -170,7 +211,7 @@ static uint64_t step_threads(pid_t pid, const char *out, uint64_t max, uint64_t 
 
 	ptrace(PTRACE_SETOPTIONS, pid, NULL,
 	       (void *)(long)(PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE));
-	thread_of(threads, &n, pid, out);
+	thread_of(threads, &n, pid, out, mem);
 	resume(pid, 0);
 	while (total < max) {
 		tid = waitpid(-1, &status, __WALL);
@@ -183,26 +224,37 @@ static uint64_t step_threads(pid_t pid, const char *out, uint64_t max, uint64_t 
 		if (status >> 8 == (SIGTRAP | (PTRACE_EVENT_CLONE << 8))) {
 			resume(tid, 0); /* the parent inside clone: not a step */
 		} else if (WSTOPSIG(status) == SIGTRAP) {
-			t = thread_of(threads, &n, tid, out);
+			t = thread_of(threads, &n, tid, out, mem);
 			if (ptrace(PTRACE_GETREGS, tid, NULL, &regs) < 0)
 				die("ptrace(GETREGS): %s", strerror(errno));
 			fill_record(&rec, &regs, ++t->seq, cr3);
 			if (fwrite(&rec, sizeof(rec), 1, t->f) != 1)
 				die("%s.%d: write failed: %s", out, (int)tid, strerror(errno));
+			if (mem) {
+				snprintf(path, sizeof(path), "%s.%d.mem", out, (int)tid);
+				write_mem(t->mem, t->mem_f, path, tid, t->seq, t->clean);
+				t->clean = true;
+				memops_before(t->mem, tid, &regs);
+			}
 			total++;
 			resume(tid, 0);
 		} else if (WSTOPSIG(status) == SIGSTOP && !thread_known(threads, n, tid)) {
-			thread_of(threads, &n, tid, out); /* a new thread's first stop */
+			thread_of(threads, &n, tid, out, mem); /* a new thread's first stop */
 			resume(tid, 0);
 		} else {
+			if (thread_known(threads, n, tid))
+				thread_of(threads, &n, tid, out, mem)->clean = false;
 			resume(tid, WSTOPSIG(status)); /* a real signal */
 		}
 	}
 	if (total == max)
 		kill(pid, SIGKILL);
-	for (i = 0; i < n; i++)
-		if (fclose(threads[i].f) != 0)
+	for (i = 0; i < n; i++) {
+		if (fclose(threads[i].f) != 0 ||
+		    (threads[i].mem_f && fclose(threads[i].mem_f) != 0))
 			die("%s.%d: %s", out, (int)threads[i].tid, strerror(errno));
+		memops_close(threads[i].mem);
+	}
 	return total;
 }
 
@@ -214,13 +266,17 @@ int main(int argc, char **argv)
 		{ "cr3", required_argument, NULL, 'c' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "threads", no_argument, NULL, 't' },
+		{ "mem", no_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t max = UINT64_MAX, skip = 0, cr3 = 0x1aa000, seq = 0;
 	const char *out = NULL;
-	bool threads = false;
+	bool threads = false, clean;
 	int exit_status = 0, c;
+	struct memops *mem = NULL;
+	FILE *mem_f = NULL;
+	char mem_path[4096];
 	struct user_regs_struct regs;
 	struct svmtrace_raw_record rec;
 	FILE *f;
@@ -244,6 +300,9 @@ int main(int argc, char **argv)
 		case 't':
 			threads = true;
 			break;
+		case 'm':
+			mem = memops_open();
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -260,7 +319,8 @@ int main(int argc, char **argv)
 		if (skip || !strcmp(out, "-"))
 			die("--threads writes OUT.TID files: no --skip, no OUT -");
 		pid = start_child(argv + optind);
-		seq = step_threads(pid, out, max, cr3);
+		seq = step_threads(pid, out, max, cr3, mem != NULL);
+		memops_close(mem);
 		fprintf(stderr, "svmtrace-steprec: %llu records\n", (unsigned long long)seq);
 		return 0;
 	}
@@ -269,22 +329,42 @@ int main(int argc, char **argv)
 		die("%s: %s", out, strerror(errno));
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
 
+	if (mem) {
+		if (!strcmp(out, "-"))
+			die("--mem writes OUT.mem: no OUT -");
+		snprintf(mem_path, sizeof(mem_path), "%s.mem", out);
+		mem_f = fopen(mem_path, "wb");
+		if (!mem_f)
+			die("%s: %s", mem_path, strerror(errno));
+	}
+
 	pid = start_child(argv + optind);
-	while (seq < max && step(pid, &exit_status)) {
+	if (mem && ptrace(PTRACE_GETREGS, pid, NULL, &regs) < 0)
+		die("ptrace(GETREGS): %s", strerror(errno));
+	for (;;) {
+		if (mem)
+			memops_before(mem, pid, &regs);
+		if (seq >= max || !step(pid, &exit_status, &clean))
+			break;
+		if (ptrace(PTRACE_GETREGS, pid, NULL, &regs) < 0)
+			die("ptrace(GETREGS): %s", strerror(errno));
 		if (skip) {
 			skip--;
 			continue;
 		}
-		if (ptrace(PTRACE_GETREGS, pid, NULL, &regs) < 0)
-			die("ptrace(GETREGS): %s", strerror(errno));
 		fill_record(&rec, &regs, ++seq, cr3);
 		if (fwrite(&rec, sizeof(rec), 1, f) != 1)
 			die("%s: write failed: %s", out, strerror(errno));
+		if (mem)
+			write_mem(mem, mem_f, mem_path, pid, seq, clean);
 	}
 	if (seq == max)
 		kill(pid, SIGKILL);
 	if (fclose(f) != 0)
 		die("%s: %s", out, strerror(errno));
+	if (mem_f && fclose(mem_f) != 0)
+		die("%s: %s", mem_path, strerror(errno));
+	memops_close(mem);
 	fprintf(stderr, "svmtrace-steprec: %llu records\n", (unsigned long long)seq);
 	return 0;
 }

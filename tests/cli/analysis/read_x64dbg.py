@@ -1,15 +1,23 @@
 #!/usr/bin/env python3
 # read_x64dbg.py FILE: an x64dbg .trace64 reader written from x64dbg's
-# "trace file format specification": "TRAC", a u32 length and a JSON header,
+# "trace file format specification": "TRAC", a u32 length and a JSON header
+# (with "ver" 1, "arch" "x64" and, as x64dbg's reader demands, "compression"),
 # then blocks of type 0: u8 type, u8 RegisterChanges, u8 MemoryAccesses,
 # u8 flags (bit 7: a u32 ThreadId follows; bits 0-3: opcode size), the
 # opcode bytes, RegisterChanges relative positions (absolute = previous
 # absolute + 1 + relative; the first is absolute) into REGDUMP, as many
 # pointer-sized new values (the registers before the instruction runs),
-# then MemoryAccessFlags, addresses, old and (flag bit 0 clear) new data.
-# REGDUMP.regcontext on x64: cax ccx cdx cbx csp cbp csi cdi r8-r15 cip
-# eflags ...; a block with all registers has RegisterChanges = 172.
-# Prints JSON: the header and, per block, thread, opcode and registers.
+# then MemoryAccesses entries as structure of arrays: a flags byte each (bit
+# 0: memory unchanged, no new content stored; bits 1-7 reserved, 0), a
+# pointer-sized address each, the old content (before the instruction) of
+# each, then the new content (after it) of each whose bit 0 is clear.
+# x64dbg's reader refuses more than 32 entries in a block
+# (MAX_MEMORY_OPERANDS).  REGDUMP.regcontext on x64: cax ccx cdx cbx csp
+# cbp csi cdi r8-r15 cip eflags ...; a block with all registers has
+# RegisterChanges = 172.
+# Prints JSON: the header and, per block, thread, opcode, registers and
+# memory entries [address, old, new] (contents as 16 hex digits, the
+# 8 bytes in memory order; new = old for an unchanged entry).
 import json, struct, sys
 
 NAMES = ['rax', 'rcx', 'rdx', 'rbx', 'rsp', 'rbp', 'rsi', 'rdi'] + \
@@ -19,6 +27,9 @@ assert data[:4] == b'TRAC', 'magic'
 (hlen,) = struct.unpack_from('<I', data, 4)
 header = json.loads(data[8:8 + hlen].decode())
 assert header.get('arch') == 'x64', header
+# x64dbg's reader (TraceFileReader.cpp, readFileHeader) refuses a header
+# without "compression"; its own tracer writes "" (none).
+assert header.get('compression') == '', header
 pos = 8 + hlen
 regdump = [None] * 172
 tid = None
@@ -44,11 +55,25 @@ while pos < len(data):
         absolute += r + 1
         assert absolute < 172, 'register position past REGDUMP'
         regdump[absolute] = v
+    assert nmem <= 32, 'block %d: %d memory entries' % (len(blocks), nmem)
     mflags = data[pos:pos + nmem]
     pos += nmem
-    pos += 8 * nmem * 2 + 8 * sum(1 for f in mflags if not f & 1)
+    assert all(f & 0xfe == 0 for f in mflags), 'reserved memory flag bits'
+    addrs = struct.unpack_from('<%dQ' % nmem, data, pos)
+    pos += 8 * nmem
+    old = [data[pos + 8 * i:pos + 8 * i + 8] for i in range(nmem)]
+    pos += 8 * nmem
+    mem = []
+    for f, a, o in zip(mflags, addrs, old):
+        if f & 1:
+            n = o
+        else:
+            n = data[pos:pos + 8]
+            pos += 8
+        mem.append(['0x%x' % a, o.hex(), n.hex()])
+    assert pos <= len(data), 'block %d is cut short' % len(blocks)
     assert None not in regdump[:18], 'block %d: registers never set' % len(blocks)
     blocks.append({'thread': tid, 'opcode': opcode.hex(), 'full': nreg == 172,
-                   'regs': dict(zip(NAMES, regdump[:18]))})
+                   'regs': dict(zip(NAMES, regdump[:18])), 'mem': mem})
 assert pos == len(data), 'trailing bytes'
 print(json.dumps({'header': header, 'blocks': blocks}))

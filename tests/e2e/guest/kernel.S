@@ -8,14 +8,14 @@
  *     calling at once see then does not depend on their interleaving);
  *     2 also moves to PML4_ALT_GPA.
  *     It collects the TF bit of R11 (the saved RFLAGS) in KDATA_FRAME_TF:
- *     a tracer's TF must not show there (issue 10).  Then it ORs R10's TF
+ *     a tracer's TF must not show there.  Then it ORs R10's TF
  *     bit into R11, so SYSRETQ returns with TF set, as a debugger resumes
  *     a thread with a single step (sysret_tf; R10 is 0 in the others).
  *   - #DB handler (IDT vector 1): counts the guest's own #DBs (TF, ICEBP)
  *     and sums their frame RIPs, so a tracer that swallows, duplicates or
  *     misplaces one changes the result the VMM prints.  Every other #DB
  *     it writes PORT_NOP: a VM exit inside the handler, where a --kernel
- *     tracer takes its TF back and follows the handler's IRETQ (issue 13);
+ *     tracer takes its TF back and follows the handler's IRETQ;
  *     the others return without a VM exit.  With KDATA_DB_QUIET set (the
  *     VMM's --quiet-db) none makes an exit: bench_tf's bare #DB.
  *   - NMI handler (IDT vector 2): counts NMIs, and collects the TF bit of
@@ -24,10 +24,10 @@
  *   - #UD handler (vector 6) and INT_VECTOR handler (INT n, callable from
  *     CPL 3): both return with TF cleared in the frame they return
  *     through, as a kernel that resumes a thread from another context
- *     does (issue 13: the ways a tracer's TF can disappear); #UD also
+ *     does (a way a tracer's TF can disappear); #UD also
  *     skips the two-byte UD2 that raised it (it dispatches the exception
  *     back to user mode at another RIP), and collects the TF bit of its
- *     frame's RFLAGS image in KDATA_FRAME_TF first (issue 10: #UD is an
+ *     frame's RFLAGS image in KDATA_FRAME_TF first (#UD is an
  *     event KVM injects, whose frame must not carry a tracer's TF).
  *   - #GP handler (vector 13): a HLT at CPL 3 raises it, a fault the CPU
  *     delivers without a VM exit unless a tracer intercepts it; it collects

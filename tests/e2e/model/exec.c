@@ -698,6 +698,7 @@ int model_step(struct model_cpu *c, struct model_io *io, enum model_event *ev)
 	c->dr_hits = 0;
 	c->vm_exit = 0;
 	c->raised_int = 0;
+	c->nr_acc = 0;
 	faulted = fetch_fault(c, ev);
 	if (faulted)
 		return faulted < 0 ? -1 : 0;

@@ -56,6 +56,8 @@ static const char usage[] =
 	"  -o, --expect DIR     write DIR/expected_cpuN.csv: the records a tracer must\n"
 	"                       produce (cpu,index,kind,rip,rflags,cr3,reason,rax..r15,\n"
 	"                       rflags_undefined, gs_base: the thread's TEB in user mode)\n"
+	"                       and DIR/expected_mem_cpuN.csv: each record's data accesses\n"
+	"                       (index,mem; mem as svmtrace-dump dump --mem writes it)\n"
 	"  -n, --max-steps N    give up after N instructions per vCPU (default 100000000)\n"
 	"  -T, --tsc-from CSV   (with --expect) the TSC each RDTSC or RDTSCP reads is the\n"
 	"                       EDX:EAX of its row in this capture (svmtrace-dump dump\n"
@@ -359,6 +361,11 @@ int main(int argc, char **argv)
 			if (!trace.out)
 				die("%s: %s", path, strerror(errno));
 			trace_header(trace.out);
+			snprintf(path, sizeof(path), "%s/expected_mem_cpu%d.csv", expect, i);
+			trace.mem = fopen(path, "w");
+			if (!trace.mem)
+				die("%s: %s", path, strerror(errno));
+			trace_mem_header(trace.mem);
 		}
 		if (tsc_check) {
 			snprintf(path, sizeof(path), "%s.cpu%d", tsc_check, i);
@@ -379,6 +386,8 @@ int main(int argc, char **argv)
 		}
 		if (trace.out && fclose(trace.out))
 			die("%s: %s", path, strerror(errno));
+		if (trace.mem && fclose(trace.mem))
+			die("expected_mem_cpu%d.csv: %s", i, strerror(errno));
 		if (clocks[i].check && fclose(clocks[i].check))
 			die("--tsc-check: write failed");
 		free(clocks[i].values);

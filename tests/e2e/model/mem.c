@@ -135,6 +135,22 @@ int model_fetch(struct model_cpu *c, uint64_t va, void *buf, unsigned int len)
 	return 0;
 }
 
+/* The instruction's access log: what a memory-operand tracer must record. */
+static void log_access(struct model_cpu *c, uint64_t va, const void *buf, unsigned int len,
+		       int write)
+{
+	struct model_access *a;
+
+	if (c->nr_acc == MODEL_MAX_ACCESSES)
+		return;
+	a = &c->acc[c->nr_acc++];
+	a->write = write;
+	a->va = va;
+	a->len = len;
+	memset(a->value, 0, sizeof(a->value));
+	memcpy(a->value, buf, len < sizeof(a->value) ? len : sizeof(a->value));
+}
+
 static int access(struct model_cpu *c, uint64_t va, void *buf, unsigned int len, int write)
 {
 	uint8_t *p = buf;
@@ -148,6 +164,7 @@ static int access(struct model_cpu *c, uint64_t va, void *buf, unsigned int len,
 			return model_fail_at(c, va, "an access that leaves the device page");
 		mmio(c, gpa, buf, len, write);
 		c->vm_exit = 1;
+		log_access(c, va, buf, len, write);
 		return 0;
 	}
 	for (unsigned int i = 0; i < len; i++) {
@@ -160,6 +177,7 @@ static int access(struct model_cpu *c, uint64_t va, void *buf, unsigned int len,
 		else
 			p[i] = c->mem[gpa];
 	}
+	log_access(c, va, buf, len, write);
 	return 0;
 }
 

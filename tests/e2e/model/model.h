@@ -58,6 +58,15 @@ enum model_insn_class {
 struct model_clock;
 
 #define MODEL_MAX_PARKS 256
+#define MODEL_MAX_ACCESSES 16
+
+/* One data access an instruction made (mem.c logs them, in order). */
+struct model_access {
+	int write;
+	uint64_t va;
+	unsigned int len;
+	uint8_t value[32]; /* the bytes read or written (the first 32) */
+};
 
 /* Session end reasons (include/svmtrace/abi.h SVMTRACE_END_*). */
 #define MODEL_END_STOP	0
@@ -103,6 +112,9 @@ struct model_cpu {
 	enum model_insn_class insn_class; /* of the last instruction */
 	uint64_t gs_base, kernel_gs_base; /* SWAPGS exchanges them */
 	int smap; /* CR4.SMAP: CPL-0 data accesses to user pages need RFLAGS.AC */
+	/* The data accesses of the last instruction (model_step clears them). */
+	struct model_access acc[MODEL_MAX_ACCESSES];
+	int nr_acc;
 	char error[256];
 };
 

@@ -54,11 +54,58 @@ void trace_header(FILE *out)
 	      out);
 }
 
+void trace_mem_header(FILE *out)
+{
+	fputs("index,mem\n", out);
+}
+
+static void put_bytes(FILE *out, const uint8_t *b, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		fprintf(out, "%02x", b[i]);
+}
+
+/*
+ * Row @row's accesses, as svmtrace-dump dump --mem writes them: r:ADDR:SIZE:
+ * BYTES, w:..., and a read and a later write of the same bytes as one
+ * rw:ADDR:SIZE:OLD:NEW (a read-modify-write).
+ */
+static void emit_mem(struct model_trace *t, const struct model_cpu *c, unsigned long long row)
+{
+	static const char *const kind[] = { "r", "w" };
+	int merged[MODEL_MAX_ACCESSES] = { 0 }, first = 1;
+
+	fprintf(t->mem, "%llu,", row);
+	for (int i = 0; i < c->nr_acc; i++) {
+		const struct model_access *a = &c->acc[i];
+		int w = -1;
+
+		if (merged[i])
+			continue;
+		for (int j = i + 1; !a->write && j < c->nr_acc && w < 0; j++)
+			if (c->acc[j].write && !merged[j] && c->acc[j].va == a->va &&
+			    c->acc[j].len == a->len)
+				w = j;
+		fprintf(t->mem, "%s%s:0x%llx:%u:", first ? "" : " ", w >= 0 ? "rw" : kind[a->write],
+			(unsigned long long)a->va, a->len);
+		put_bytes(t->mem, a->value, a->len);
+		if (w >= 0) {
+			merged[w] = 1;
+			fputc(':', t->mem);
+			put_bytes(t->mem, c->acc[w].value, a->len);
+		}
+		first = 0;
+	}
+	fputc('\n', t->mem);
+}
+
 static void emit(struct model_trace *t, const struct model_cpu *c, const char *kind,
 		 unsigned int reason, uint64_t undefined)
 {
 	if (!t->out)
 		return;
+	if (t->mem && strcmp(kind, "session_end"))
+		emit_mem(t, c, t->rows);
 	fprintf(t->out, "%d,%llu,%s,0x%llx,0x%llx,0x%llx,%u", c->index, t->rows++, kind,
 		(unsigned long long)c->rip, (unsigned long long)c->rflags,
 		(unsigned long long)c->cr3, reason);

@@ -33,6 +33,7 @@ struct model_gates {
 /* One vCPU's view of the capture. */
 struct model_trace {
 	FILE *out; /* expected_cpuN.csv, or NULL */
+	FILE *mem; /* expected_mem_cpuN.csv: each record's memory accesses, or NULL */
 	struct model_gates *gates;
 	int kernel;  /* --kernel: every CPL is traced */
 	int in_hole; /* --kernel: our TF went with an event, back at the next VM exit */
@@ -44,6 +45,7 @@ struct model_trace {
 };
 
 void trace_header(FILE *out);
+void trace_mem_header(FILE *out);
 /* Before an instruction executes: its fetch may hit a closed gate. */
 int trace_fetch(struct model_trace *t, struct model_cpu *c);
 /* Is our TF on this vCPU now (a session, or a silent step)? */

@@ -7,7 +7,8 @@
 # from L1, which arms svmtrace-capture --adopt-cr3 first), wait for a line
 # again (L1 stopped the capture: no other process may run under a CR3 the
 # capture adopted), then run it single-stepped by svmtrace-steprec
-# --threads, records to the 9p share; and threads once more, traced with
+# --threads --mem (memory operands read with ptrace before and after each
+# step), records to the 9p share; and threads once more, traced with
 # --hide-time.  Every run starts with an empty environment (env -i), so
 # that the runs' stacks are laid out alike.  os-calls runs traced beside
 # another process, os-noise, started before it and killed once L1 stopped
@@ -24,6 +25,11 @@ echo "svmtrace-os: aslr $(cat /proc/sys/kernel/randomize_va_space) cpus $(grep -
 # What the kernel enabled of what the emulated CPU offers (CR4.SMEP, SMAP, PKE).
 echo "svmtrace-os: cpu-protections$(grep -m 1 '^flags' /proc/cpuinfo | tr ' ' '\n' |
 	grep -x -E 'smep|smap|pku|ospke' | sed 's/^/ /' | tr -d '\n')"
+# The SIMD and bit-manipulation extensions the L2 has (os-memforms uses SSSE3, SSE4.1/4.2,
+# MOVBE, AES, PCLMULQDQ; the VEX forms need XSAVE, which L2's Linux turns off).
+echo "svmtrace-os: cpu-extensions$(grep -m 1 '^flags' /proc/cpuinfo | tr ' ' '\n' |
+	grep -x -E 'ssse3|sse4_1|sse4_2|movbe|aes|pclmulqdq|xsave|avx|avx2|bmi1|bmi2|sha_ni|umip' |
+	sed 's/^/ /' | tr -d '\n')"
 echo "svmtrace-os: clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 timer() { grep LOC /proc/interrupts | tr -s ' ' | sed "s/^/svmtrace-os: $1 timer-$2 /"; }
 # traced NAME PROGRAM: one traced run, then a line from L1 once it stopped the capture.
@@ -46,7 +52,7 @@ fi
 traced timing-traced timing
 traced timing-hide timing
 noise=
-for p in flags xonly sort hash threads calls; do
+for p in flags xonly sort hash threads calls memforms; do
 	[ "$p" != calls ] || { /bin/os-noise & noise=$!; }
 	timer "$p" before
 	time -f "%F %R %w %c" -o "/out/$p.rusage" env -i "/bin/os-$p"
@@ -55,7 +61,7 @@ for p in flags xonly sort hash threads calls; do
 	[ -z "$noise" ] || { kill "$noise"; wait "$noise"; noise=; }
 	timer "$p" after
 	echo go | time -f "%F %R %w %c" -o "/out/$p.ptrace-rusage" \
-		env -i /bin/steprec --threads -o "/out/$p.ptrace" -- "/bin/os-$p" >"/out/$p.ptrace-out" 2>&1
+		env -i /bin/steprec --threads --mem -o "/out/$p.ptrace" -- "/bin/os-$p" >"/out/$p.ptrace-out" 2>&1
 	echo "svmtrace-os: $p ptrace exited $?"
 done
 traced threads-hide threads

@@ -11,7 +11,9 @@ per thread).  Both are split by thread: the capture's records by RSP (the
 main thread's stack is the process stack, the others' are thread_stacks in
 the program's .bss), ptrace's by thread id (4001, 4002: clone3 set_tid).
 Every thread's user instruction stream must be the same, record by record:
-RIP, RFLAGS less TF, the 16 GPRs.  The differences allowed are named and
+RIP, RFLAGS less TF, the 16 GPRs, and (the runs traced with --mem, ptrace's
+with steprec --mem) each record's memory accesses: address, size, the bytes
+read and written.  The differences allowed are named and
 counted (syscall-return and ptrace-tf-in-r11, in compare()); anything else
 fails the thread, named field by field.  threads is traced a second time
 with --hide-time (threads-hide) and judged against the same ptrace records;
@@ -33,14 +35,14 @@ TF = 0x100
 GPRS = ["rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",
         "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"]
 PROGRAMS = {"flags": 1, "xonly": 1, "sort": 1, "hash": 1, "threads": 3,
-            "calls": 1}   # threads per program
+            "calls": 1, "memforms": 1}   # threads per program
 # What L2's Linux must have enabled of what L1's emulated CPU offers (os.sh
 # gives L1 +pku): SMEP, SMAP and protection keys (ospke: CR4.PKE).  "pku"
 # itself is not among them: L2's Linux turns XSAVE off (TCG's CPUID leaf
 # 0xD fails its consistency check) and with it the pku flag, while CR4.PKE
 # and the pkey system calls stay (xonly uses them).
 PROTECTIONS = {"smep", "smap", "ospke"}
-PINNED = {"calls": 0}   # programs that run on one vCPU alone (gate.h, OS_START_CPU)
+PINNED = {"calls": 0, "memforms": 0}   # programs that run on one vCPU alone (gate.h, OS_START_CPU)
 STACK = 16384                                      # threads.c STACK
 passed = failed = 0
 
@@ -57,11 +59,65 @@ def bad(check, text):
     print(f"FAIL: os/{check}: {text}")
 
 
-def rows(dump, files, merge):
-    cmd = [dump, "dump", "--regs"] + (["--merge"] if merge else []) + files
+def rows(dump, files, merge, mem=False):
+    cmd = [dump, "dump", "--regs"] + (["--merge"] if merge else []) + \
+        (["--mem"] if mem else []) + files
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    return [{k: (int(v, 0) if k not in ("kind",) else v) for k, v in r.items()}
+    return [{k: (int(v, 0) if k not in ("kind", "mem") else v) for k, v in r.items()}
             for r in csv.DictReader(io.StringIO(out))]
+
+
+UNKNOWN_CAPTURED = "u:0x0:0:undecoded"   # the capture lost the instruction's decode
+UNKNOWN_PTRACE = "u:0x0:0:fault"         # a signal came in during ptrace's step
+
+
+def tf_in_image(c, r):
+    """An 8-byte access to a PUSHF image whose bytes differ only by TF (bit 8)
+    set in ptrace's: the write that stored it, a read that loads it again
+    (POP), or both values of a read-modify-write."""
+    cf, rf = c.split(":"), r.split(":")
+    if cf[:3] != rf[:3] or cf[2] != "8" or cf[0] not in ("r", "w", "rw") or len(cf) != len(rf):
+        return False
+    pairs = list(zip(cf[3:], rf[3:]))
+    if any(len(a) != 16 or len(b) != 16 for a, b in pairs):
+        return False
+    ints = [(int.from_bytes(bytes.fromhex(a), "little"),
+             int.from_bytes(bytes.fromhex(b), "little")) for a, b in pairs]
+    return all(b == a or (b == a | TF and not a & TF) for a, b in ints) and \
+        any(a != b for a, b in ints)
+
+
+def compare_mem(c, r, counts, notes):
+    """The accesses of one record; None when they agree (or differ as allowed)."""
+    cm, rm = c.get("mem"), r.get("mem")
+    if cm is None or rm is None:
+        return None
+    ca, ra = sorted(cm.split()), sorted(rm.split())
+    if ca == ra:
+        counts["mem-equal"] += 1
+        return None
+    if ca == [UNKNOWN_CAPTURED]:   # its decode lost, or no length known
+        counts["mem-unknown-captured"] += 1
+        notes.setdefault("mem-unknown-captured", []).append(c["rip"])
+        return None
+    if ra == [UNKNOWN_PTRACE]:
+        counts["mem-unknown-ptrace"] += 1
+        return None
+    if len(ca) == len(ra) and all(x == y or tf_in_image(x, y) for x, y in zip(ca, ra)):
+        counts["mem-ptrace-tf-in-pushf"] += 1
+        return None
+    # A form one side does not decode (or an operand too large for a
+    # record): the accesses at that address are left out on both sides.
+    gaps = {x.split(":")[1] for x in ca + ra
+            if x.endswith(":undecoded") or x.endswith(":too_large")}
+    if gaps and [x for x in ca if x.split(":")[1] not in gaps] == \
+            [x for x in ra if x.split(":")[1] not in gaps]:
+        side = "captured" if any(x.split(":")[1] in gaps and x.startswith("u:") for x in ca) \
+            else "ptrace"
+        counts[f"mem-not-decoded-{side}"] += 1
+        notes.setdefault(f"mem-not-decoded-{side}", []).append(c["rip"])
+        return None
+    return f"mem captured '{cm}' ptrace '{rm}'"
 
 
 def symbol(prog, name):
@@ -119,7 +175,11 @@ def compare(cap, ref, code):
     registers above all (the kmod's TF visible to the guest).
     """
     errors, extra = [], 0
-    counts = {"syscall-return": 0, "ptrace-tf-in-r11": 0, "ptrace-tf-in-pushf": 0}
+    counts = {"syscall-return": 0, "ptrace-tf-in-r11": 0, "ptrace-tf-in-pushf": 0,
+              "mem-equal": 0, "mem-unknown-captured": 0, "mem-unknown-ptrace": 0,
+              "mem-ptrace-tf-in-pushf": 0, "mem-not-decoded-captured": 0,
+              "mem-not-decoded-ptrace": 0}
+    notes = {}
     i, j, prev = 0, 0, None
     while i < len(cap) and j < len(ref):
         c, r = cap[i], ref[j]
@@ -140,10 +200,12 @@ def compare(cap, ref, code):
                 all(r[g] == c[g] | TF and not c[g] & TF for g in diffs):
             counts["ptrace-tf-in-pushf"] += 1
             diffs = []
-        if diffs:
+        mem = compare_mem(c, r, counts, notes)
+        if diffs or mem:
             if len(errors) < 6:
-                errors.append(f"record {i} (ptrace {j}): " + ", ".join(
-                    f"{d} captured {c[d]:#x} ptrace {r[d]:#x}" for d in diffs))
+                errors.append(f"record {i} (ptrace {j}) at {c['rip']:#x}: " + ", ".join(
+                    [f"{d} captured {c[d]:#x} ptrace {r[d]:#x}" for d in diffs] +
+                    ([mem] if mem else [])))
             else:
                 extra += 1
             if "rip" in diffs:
@@ -154,7 +216,60 @@ def compare(cap, ref, code):
     if i < len(cap) or j < len(ref):
         errors.append(f"compared {i} of {len(cap)} captured records, {j} of {len(ref)} "
                       "from ptrace")
+    for k, rips in notes.items():
+        counts[k + " at"] = " ".join(f"{x:#x}" for x in sorted(set(rips))[:8])
     return errors, counts
+
+
+def labels(prog, prefix):
+    """The program's symbols that start with PREFIX: {name: address}."""
+    out = subprocess.run(["nm", prog], check=True, capture_output=True, text=True).stdout
+    return {f[2]: int(f[0], 16) for f in (l.split() for l in out.splitlines())
+            if len(f) == 3 and f[2].startswith(prefix)}
+
+
+def judge_forms(run, exe, mine, counts):
+    """memforms: each labelled instruction ran, and its accesses are what its
+    label says -- mf_rec_* recorded in full (no unrecorded access),
+    mf_none_* none at all (prefetches, CLFLUSH), mf_unrec_* unrecorded with
+    their address (FNSAVE/FRSTOR too large, MASKMOVDQU masked), never the
+    lost decode (u:0x0:0:undecoded).  A record holds the accesses of the
+    instruction at the previous record's RIP.  No form the capture does not
+    decode anywhere in the program, and none that ptrace's Capstone does not:
+    every access set compared equal (compare_mem())."""
+    forms = labels(exe, "mf_")
+    after = {}
+    for prev, r in zip(mine, mine[1:]):
+        after.setdefault(prev["rip"], []).append(r.get("mem") or "")
+    wrong = []
+    for name, addr in sorted(forms.items()):
+        seen = after.get(addr)
+        if not seen:
+            wrong.append(f"{name} never ran")
+            continue
+        for mem in seen:
+            acc = mem.split()
+            if name.startswith("mf_rec_"):
+                good = acc and not any(a.startswith("u:") for a in acc)
+            elif name.startswith("mf_none_"):
+                good = not acc
+            else:
+                good = acc and all(a.startswith("u:") and a != UNKNOWN_CAPTURED for a in acc)
+            if not good:
+                wrong.append(f"{name} at {addr:#x}: '{mem}'")
+                break
+    gaps = {k: counts[k] for k in ("mem-unknown-captured", "mem-not-decoded-captured",
+                                   "mem-not-decoded-ptrace") if counts[k]}
+    if gaps:
+        wrong.append(f"accesses not decoded: {gaps}")
+    if wrong:
+        bad(f"{run}/forms", "; ".join(wrong[:12]))
+    else:
+        ok(f"{run}/forms", f"{len(forms)} labelled forms ran with the accesses their labels "
+           f"say ({sum(1 for n in forms if n.startswith('mf_rec_'))} recorded in full, "
+           f"{sum(1 for n in forms if n.startswith('mf_none_'))} without access, "
+           f"{sum(1 for n in forms if n.startswith('mf_unrec_'))} unrecorded with their "
+           "address), no access left undecoded on either side")
 
 
 def code_bytes(prog):
@@ -171,8 +286,13 @@ def code_bytes(prog):
     return 0, b""
 
 
-def judge(prog, threads, res, bindir, dump, run=None):
-    """RUN (default PROG): the capture's directory and the checks' name."""
+def judge(prog, threads, res, bindir, dump, run=None, mem=False):
+    """RUN (default PROG): the capture's directory and the checks' name.
+
+    MEM: the capture ran with --mem and ptrace's run wrote each step's
+    accesses (steprec --mem): every record's memory accesses are compared
+    too (compare_mem()), as sets: address, size, the bytes read and written.
+    """
     run = run or prog
     d = os.path.join(res, run)
     exe = os.path.join(bindir, "os-" + prog)
@@ -189,7 +309,7 @@ def judge(prog, threads, res, bindir, dump, run=None):
         bad(f"{run}/capture", f"svmtrace-capture exit {rc}: {captxt.strip()[-400:]}")
         return
     files = sorted(glob.glob(os.path.join(d, "trace", "svmtrace_trace_cpu*.bin")))
-    cap = rows(dump, files, True)
+    cap = rows(dump, files, True, mem)
     ends = [r for r in cap if r["kind"] == "session_end"]
     starts = [r for r in cap if r["kind"] == "session_start"]
     cap = [r for r in cap if r["kind"] != "session_end"]
@@ -222,16 +342,21 @@ def judge(prog, threads, res, bindir, dump, run=None):
     for k in range(threads):
         name = "main" if k == 0 else f"thread{k}"
         tids = sorted(t for t in glob.glob(os.path.join(res, f"{prog}.ptrace.*"))
-                      if not t.endswith(".v5"))
+                      if not t.endswith(".v5") and not t.endswith(".mem"))
         want = [t for t in tids if t.endswith(f".{4000 + k}")] if k else \
             [t for t in tids if not re.search(r"\.400[12]$", t)]
         if len(want) != 1:
             bad(f"{run}/{name}", f"no single ptrace file for it among {tids}")
             continue
         packed = want[0] + ".v5"
-        subprocess.run([dump, "pack", want[0], packed], check=True, capture_output=True)
+        accesses = want[0] + ".mem"
+        if mem and not os.path.exists(accesses):
+            bad(f"{run}/{name}", f"no memory accesses from ptrace ({accesses})")
+            continue
+        subprocess.run([dump, "pack"] + (["--mem", accesses] if mem else []) +
+                       [want[0], packed], check=True, capture_output=True)
         # pack closes the file with a session_end that repeats the last record
-        ref = [r for r in rows(dump, [packed], False) if r["kind"] != "session_end"]
+        ref = [r for r in rows(dump, [packed], False, mem) if r["kind"] != "session_end"]
         if k == 0:
             # The trace starts after gate_main's first instruction: drop
             # ptrace's records up to the JMP into it (RIP = gate_main).
@@ -244,13 +369,19 @@ def judge(prog, threads, res, bindir, dump, run=None):
         vcpus = {r["cpu"] for r in mine}
         moves = sum(1 for a, b in zip(mine, mine[1:]) if a["cpu"] != b["cpu"])
         errors, counts = compare(mine, ref, code)
-        allowed = ", ".join(f"{k} {v}" for k, v in counts.items())
+        allowed = ", ".join(f"{k} {v}" for k, v in counts.items() if not k.startswith("mem"))
+        if mem:
+            allowed += "; memory accesses: " + ", ".join(
+                f"{k[4:]} {v}" for k, v in counts.items() if k.startswith("mem"))
         if errors:
             bad(f"{run}/{name}", "; ".join(errors) + f" (allowed so far: {allowed})")
         else:
             ok(f"{run}/{name}", f"{len(mine)} records equal to ptrace's {len(ref)}: RIP, RFLAGS "
-               f"less TF, 16 GPRs; allowed differences: {allowed}; on vCPUs "
+               f"less TF, 16 GPRs{', memory accesses' if mem else ''}; allowed differences: "
+               f"{allowed}; on vCPUs "
                f"{sorted(vcpus)}, {moves} vCPU changes")
+        if prog == "memforms":
+            judge_forms(run, exe, mine, counts)
         if prog == "flags" and not errors:
             # Each of its 64 PUSHF images held ptrace's TF under ptrace and
             # none of the tracer's in the capture.
@@ -338,6 +469,8 @@ def main():
     else:
         bad("l2/protections", f"L2's Linux lacks {sorted(PROTECTIONS - have)} "
             f"(has {sorted(have)})")
+    m = re.search(r"svmtrace-os: cpu-extensions(( \w+)*)", text)
+    print(f"info: os/l2: CPU extensions{m.group(1) if m else ' unknown'}")
     m = re.search(r"svmtrace-os: aslr (\d+) cpus (\d+)", text)
     if m and m.group(1) == "0" and m.group(2) == "2":
         ok("l2/booted", "Debian's kernel reached its init with 2 vCPUs, ASLR off")
@@ -367,7 +500,7 @@ def main():
         for l in t:
             print("info: " + l.strip())
         try:
-            judge(prog, threads, a.results, a.bin, a.dump)
+            judge(prog, threads, a.results, a.bin, a.dump, mem=True)
         except (OSError, subprocess.CalledProcessError) as e:
             bad(f"{prog}/judge", str(e))
     try:

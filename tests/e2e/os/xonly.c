@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * os-xonly: system calls from execute-only code (issue 25 point 5).  The
+ * os-xonly: system calls from execute-only code.  The
  * page of xonly_loop() is made PROT_EXEC under a protection key that
  * denies data access (pkey_alloc, pkey_mprotect), as a JIT or a hardened
  * loader maps code.  The CPU fetches it; a data read of it faults.  A

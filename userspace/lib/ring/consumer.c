@@ -37,12 +37,13 @@ static int check_header(const struct svmtrace_ring_header *h, size_t size,
 		return fail(err, SVMTRACE_E_MISMATCH,
 			    "ring header: ABI version %u, this build reads %u", h->abi_version,
 			    SVMTRACE_ABI_VERSION);
-	if (h->flags & ~SVMTRACE_RING_F_XSTATE)
+	if (h->flags & ~(SVMTRACE_RING_F_XSTATE | SVMTRACE_RING_F_MEM))
 		return fail(err, SVMTRACE_E_MISMATCH, "ring header: unknown flags 0x%x", h->flags);
 	if (h->slot_size != svmtrace_ring_slot_size(h->flags))
-		return fail(err, SVMTRACE_E_MISMATCH, "ring header: slot size %u, expected %zu%s",
+		return fail(err, SVMTRACE_E_MISMATCH, "ring header: slot size %u, expected %zu%s%s",
 			    h->slot_size, svmtrace_ring_slot_size(h->flags),
-			    h->flags & SVMTRACE_RING_F_XSTATE ? " (xstate ring)" : "");
+			    h->flags & SVMTRACE_RING_F_XSTATE ? " (xstate ring)" : "",
+			    h->flags & SVMTRACE_RING_F_MEM ? " (mem ring)" : "");
 	if (!h->capacity || (h->capacity & (h->capacity - 1)))
 		return fail(err, SVMTRACE_E_FORMAT,
 			    "ring header: capacity %u is not a power of two", h->capacity);
@@ -71,6 +72,7 @@ int svmtrace_ring_use_memory(void *mem, size_t size, struct svmtrace_ring_consum
 	c->hdr = h;
 	c->slots = (struct svmtrace_slot *)((char *)mem + h->data_offset);
 	c->slot_size = h->slot_size;
+	c->flags = h->flags;
 	c->capacity = h->capacity;
 	c->tail = __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE);
 	return 0;

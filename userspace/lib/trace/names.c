@@ -43,3 +43,33 @@ const char *svmtrace_end_reason_name(uint32_t reason)
 	}
 	return "unknown";
 }
+
+const char *svmtrace_mem_kind_name(unsigned int kind)
+{
+	switch (kind) {
+	case SVMTRACE_MEM_UNRECORDED:
+		return "unrecorded";
+	case SVMTRACE_MEM_READ:
+		return "read";
+	case SVMTRACE_MEM_WRITE:
+		return "write";
+	case SVMTRACE_MEM_RMW:
+		return "rmw";
+	}
+	return "unknown";
+}
+
+const char *svmtrace_mem_why_name(unsigned int why)
+{
+	switch (why) {
+	case SVMTRACE_MEM_WHY_FAULT:
+		return "fault";
+	case SVMTRACE_MEM_WHY_TOO_LARGE:
+		return "too-large";
+	case SVMTRACE_MEM_WHY_UNDECODED:
+		return "undecoded";
+	case SVMTRACE_MEM_WHY_UNREADABLE:
+		return "unreadable";
+	}
+	return "unknown";
+}

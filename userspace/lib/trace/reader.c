@@ -14,6 +14,7 @@
 #include "lib/trace/decode.h"
 #include "lib/trace/error.h"
 #include "lib/trace/lz4_block.h"
+#include "lib/trace/mem.h"
 #include "lib/trace/wire.h"
 
 #define INPUT_BUFFER (1u << 20)
@@ -32,6 +33,8 @@ struct svmtrace_reader {
 	uint32_t frame_size;
 	int status; /* 0 while reading, 1 at the end, or an error */
 	struct decoder dec;
+	bool has_mem;	      /* the header's memory-operand flag */
+	struct mem_coder mem; /* with has_mem */
 	struct svmtrace_summary sum;
 	struct svmtrace_error err;
 	uint8_t frame[SVMTRACE_FRAME_MAX];
@@ -95,10 +98,14 @@ static int check_header(struct svmtrace_reader *r)
 	if (!(flags & WIRE_FLAG_FRAMED))
 		return trace_error(&r->err, SVMTRACE_E_FORMAT, r->name, 12,
 				   "flags 0x%x: the framed-body bit 0x1 is clear", flags);
-	if (flags & ~WIRE_FLAG_FRAMED)
+	if (flags & ~WIRE_FLAGS_KNOWN)
 		return trace_error(&r->err, SVMTRACE_E_FORMAT, r->name, 12,
 				   "flags 0x%x: unknown bits 0x%x set", flags,
-				   flags & ~WIRE_FLAG_FRAMED);
+				   flags & ~WIRE_FLAGS_KNOWN);
+	r->has_mem = flags & WIRE_FLAG_MEM;
+	if (r->has_mem && mem_init(&r->mem) < 0)
+		return trace_error_noloc(&r->err, SVMTRACE_E_NOMEM, r->name, "out of memory");
+	r->sum.has_mem = r->has_mem;
 	r->sum.cpu = le32(h + 8);
 	consume(r, WIRE_HEADER_SIZE);
 	return 0;
@@ -160,6 +167,8 @@ static int next_frame(struct svmtrace_reader *r)
 	r->sum.decoded_bytes += decoded;
 	consume(r, WIRE_FRAME_HEADER_SIZE + stored);
 	decoder_frame_start(&r->dec);
+	if (r->has_mem)
+		mem_frame_start(&r->mem);
 	return 1;
 }
 
@@ -244,18 +253,50 @@ static __attribute__((noinline)) int decode_failed(struct svmtrace_reader *r)
 	return r->status;
 }
 
+/*
+ * The memory part that follows a step's record (anything but a session end)
+ * at @p (files with memory operands); @from is the RIP before it, @predicted as decoder_next()
+ * said.  NULL with the decoder's why set, r->cur at the part.
+ */
+static __attribute__((noinline)) const uint8_t *
+mem_part(struct svmtrace_reader *r, const uint8_t *p, uint64_t from, bool predicted)
+{
+	struct svmtrace_record *rec = &r->dec.rec;
+	const uint8_t *next;
+
+	rec->nr_mem = 0;
+	if (!predicted && rec->kind == SVMTRACE_SLOT_SESSION_END)
+		return p;
+	next = mem_decode(&r->mem, !rec->anchor, from, &r->dec.state, p, r->end, r->dec.why,
+			  sizeof(r->dec.why));
+	if (!next) {
+		r->cur = p;
+		return NULL;
+	}
+	rec->nr_mem = r->mem.n;
+	rec->mem = r->mem.acc;
+	r->sum.mem_accesses += r->mem.n;
+	for (unsigned int k = 0; k < r->mem.n; k++)
+		r->sum.mem_unrecorded += r->mem.acc[k].kind == SVMTRACE_MEM_UNRECORDED;
+	return next;
+}
+
 /* svmtrace_reader_next(), inlined into svmtrace_read()'s loop. */
 static inline __attribute__((always_inline)) int next_record(struct svmtrace_reader *r,
 							     const struct svmtrace_record **record)
 {
 	const uint8_t *next;
+	uint64_t from;
 	bool predicted;
 	int ret;
 
 	if (__builtin_expect(r->cur == r->end, 0) && (ret = advance(r)) <= 0)
 		return ret;
+	from = r->dec.state.rip;
 	next = decoder_next(&r->dec, r->cur, r->end, &predicted);
 	if (__builtin_expect(!next, 0))
+		return decode_failed(r);
+	if (__builtin_expect(r->has_mem, 0) && !(next = mem_part(r, next, from, predicted)))
 		return decode_failed(r);
 	r->cur = next;
 	if (predicted) { /* count()'s common case, known without asking the record */
@@ -367,6 +408,7 @@ void svmtrace_reader_close(struct svmtrace_reader *r)
 	if (r->fd >= 0)
 		close(r->fd);
 	decoder_free(&r->dec);
+	mem_free(&r->mem);
 	free(r->buffer);
 	free(r->name);
 	free(r);

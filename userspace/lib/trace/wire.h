@@ -14,6 +14,8 @@
 #define WIRE_MAGIC	       "FTRC"
 #define WIRE_HEADER_SIZE       16
 #define WIRE_FLAG_FRAMED       0x1u
+#define WIRE_FLAG_MEM	       0x2u /* instruction records end with a memory part */
+#define WIRE_FLAGS_KNOWN       (WIRE_FLAG_FRAMED | WIRE_FLAG_MEM)
 #define WIRE_FRAME_HEADER_SIZE 8
 
 /* Low two bits of every record's first byte. */
@@ -76,6 +78,27 @@
 #define WIRE_RECORD_MAX (WIRE_FULL_MAX > WIRE_DELTA_MAX ? WIRE_FULL_MAX : WIRE_DELTA_MAX)
 #define WIRE_END_MAX	(WIRE_END_SIZE + 10 + 10 + 16 * 10 + 10 + WIRE_XSTATE_SIZE)
 _Static_assert(WIRE_END_MAX <= WIRE_RECORD_MAX, "a session end fits any record's room");
+
+/*
+ * Memory part (files with WIRE_FLAG_MEM, after every anchor and delta): a
+ * header byte, then for explicit accesses each access as a descriptor byte,
+ * [u8 registers], [u8 why], [u8 base GPR], svarint address - base, varint
+ * size, values.
+ */
+#define WIRE_MEM_NONE	    0x00 /* no access */
+#define WIRE_MEM_PREDICTED  0x80 /* the entry's accesses; only their stored values follow */
+#define WIRE_MEM_SHAPED	    0x81 /* the entry's accesses at stored addresses: svarint, values */
+#define WIRE_MEM_KIND	    0x03 /* enum svmtrace_mem_kind */
+#define WIRE_MEM_RSRC	    2	 /* shift of the read value's source (2 bits) */
+#define WIRE_MEM_WSRC	    4	 /* shift of the written value's source (2 bits) */
+#define WIRE_MEM_BASE	    0x40 /* a u8 GPR follows: the address counts from its value */
+#define WIRE_MEM_RESERVED   0x80
+#define WIRE_SRC_STORED	    0 /* the value's bytes follow */
+#define WIRE_SRC_REG	    1 /* the low bytes of a GPR of the record's state */
+#define WIRE_SRC_PREV	    2 /* the value right before it in the record */
+#define WIRE_SRC_RIP	    3 /* the low bytes of the record's RIP */
+#define WIRE_MEM_ACCESS_MAX (1 + 1 + 1 + 1 + 10 + 5 + 2 * 32)
+#define WIRE_MEM_MAX	    (1 + 16 * WIRE_MEM_ACCESS_MAX)
 
 /*
  * Is operation @op on @reg (destination << 4 | source) one the format defines?

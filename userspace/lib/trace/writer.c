@@ -16,6 +16,7 @@
 
 #include "lib/trace/encode.h"
 #include "lib/trace/error.h"
+#include "lib/trace/mem.h"
 #include "lib/trace/wire.h"
 
 struct svmtrace_writer {
@@ -24,7 +25,10 @@ struct svmtrace_writer {
 	char *partial; /* path + ".partial" while writing */
 	struct svmtrace_writer_options opt;
 	struct encoder enc;
-	bool started; /* at least one slot appended */
+	struct mem_coder mem;		 /* with opt.mem */
+	struct svmtrace_state mem_state; /* the record's RIP and GPRs, for mem_encode */
+	size_t record_room;		 /* the most bytes one record (and its memory part) takes */
+	bool started;			 /* at least one slot appended */
 	uint64_t last_seq;
 	size_t len;		/* bytes in frame[] */
 	uint64_t frame_records; /* records in frame[] */
@@ -124,7 +128,7 @@ static int write_header(struct svmtrace_writer *w, struct svmtrace_error *err)
 	memcpy(h, WIRE_MAGIC, 4);
 	put_le32(h + 4, SVMTRACE_FORMAT_VERSION);
 	put_le32(h + 8, w->opt.cpu);
-	put_le32(h + 12, WIRE_FLAG_FRAMED);
+	put_le32(h + 12, WIRE_FLAG_FRAMED | (w->opt.mem ? WIRE_FLAG_MEM : 0));
 	return write_all(w, h, sizeof(h), err);
 }
 
@@ -133,6 +137,7 @@ static void writer_free(struct svmtrace_writer *w)
 	if (w->fd >= 0)
 		close(w->fd);
 	encoder_free(&w->enc);
+	mem_free(&w->mem);
 	free(w->lz4_state);
 	free(w->path);
 	free(w->partial);
@@ -163,8 +168,10 @@ int svmtrace_writer_open(const char *path, const struct svmtrace_writer_options 
 		w->partial = NULL;
 	w->lz4_state = malloc(options->lz4_level > 0 ? (size_t)LZ4_sizeofStateHC()
 						     : (size_t)LZ4_sizeofState());
+	w->record_room = WIRE_RECORD_MAX + (options->mem ? WIRE_MEM_MAX : 0);
 	if (!w->path || !w->partial || !w->lz4_state ||
-	    encoder_init(&w->enc, options->anchor_interval) < 0) {
+	    encoder_init(&w->enc, options->anchor_interval) < 0 ||
+	    (options->mem && mem_init(&w->mem) < 0)) {
 		writer_free(w);
 		return trace_error_noloc(err, SVMTRACE_E_NOMEM, path, "out of memory");
 	}
@@ -204,9 +211,53 @@ static inline void prefetch_ahead(const struct svmtrace_slot *s)
 		__builtin_prefetch(ahead + off);
 }
 
-static int append(struct svmtrace_writer *w, const struct svmtrace_slot *s,
-		  const struct svmtrace_slot_xstate *x, struct svmtrace_error *err)
+/* Are @nr accesses @mem ones the file can hold, with slot @s? */
+static int check_mem(struct svmtrace_writer *w, const struct svmtrace_slot *s,
+		     const struct svmtrace_mem_access *mem, unsigned int nr,
+		     struct svmtrace_error *err)
 {
+	const char *why;
+
+	if (!nr)
+		return 0;
+	if (!w->opt.mem)
+		return trace_error_noloc(err, SVMTRACE_E_INVALID, w->path,
+					 "slot %llu has memory accesses, the file was opened "
+					 "without memory operands",
+					 (unsigned long long)s->seq);
+	if (s->kind == SVMTRACE_SLOT_SESSION_END)
+		return trace_error_noloc(err, SVMTRACE_E_INVALID, w->path,
+					 "slot %llu is a session end: it has no memory accesses",
+					 (unsigned long long)s->seq);
+	if (nr > SVMTRACE_MEM_MAX_ACCESSES)
+		return trace_error_noloc(err, SVMTRACE_E_INVALID, w->path,
+					 "slot %llu has %u memory accesses (at most %u)",
+					 (unsigned long long)s->seq, nr, SVMTRACE_MEM_MAX_ACCESSES);
+	for (unsigned int k = 0; k < nr; k++)
+		if ((why = mem_access_check(&mem[k])))
+			return trace_error_noloc(err, SVMTRACE_E_INVALID, w->path,
+						 "slot %llu memory access %u: %s",
+						 (unsigned long long)s->seq, k, why);
+	return 0;
+}
+
+/* The memory part after a step's record (files with memory operands). */
+static void append_mem(struct svmtrace_writer *w, const struct svmtrace_slot *s, bool delta,
+		       uint64_t from, const struct svmtrace_mem_access *mem, unsigned int nr)
+{
+	struct svmtrace_state *st = &w->mem_state;
+
+	st->rip = s->rip;
+	for (unsigned int i = 0; i < SVMTRACE_NR_GPRS; i++)
+		st->gpr[i] = s->gpr[i];
+	w->len += mem_encode(&w->mem, delta, from, st, mem, nr, w->frame + w->len);
+}
+
+static int append(struct svmtrace_writer *w, const struct svmtrace_slot *s,
+		  const struct svmtrace_slot_xstate *x, const struct svmtrace_mem_access *mem,
+		  unsigned int nr, struct svmtrace_error *err)
+{
+	uint64_t from = w->enc.prev.rip;
 	bool full;
 	int ret;
 
@@ -223,14 +274,22 @@ static int append(struct svmtrace_writer *w, const struct svmtrace_slot *s,
 		return trace_error_noloc(
 			err, SVMTRACE_E_INVALID, w->path, "slot sequence %llu does not follow %llu",
 			(unsigned long long)s->seq, (unsigned long long)w->last_seq);
-	if (w->len + WIRE_RECORD_MAX > SVMTRACE_FRAME_MAX) {
+	ret = check_mem(w, s, mem, nr, err);
+	if (ret)
+		return ret;
+	if (w->len + w->record_room > SVMTRACE_FRAME_MAX) {
 		ret = flush_frame(w, err);
 		if (ret)
 			return ret;
 	}
-	if (!w->len)
+	if (!w->len) {
 		encoder_frame_start(&w->enc);
+		if (w->opt.mem)
+			mem_frame_start(&w->mem);
+	}
 	w->len += encoder_put(&w->enc, s, x, w->frame + w->len, &full);
+	if (w->opt.mem && s->kind != SVMTRACE_SLOT_SESSION_END)
+		append_mem(w, s, !full, from, mem, nr);
 	w->started = true;
 	w->last_seq = s->seq;
 	w->stats.records++;
@@ -242,14 +301,26 @@ static int append(struct svmtrace_writer *w, const struct svmtrace_slot *s,
 int svmtrace_writer_append(struct svmtrace_writer *w, const struct svmtrace_slot *slot,
 			   struct svmtrace_error *err)
 {
-	return append(w, slot, NULL, err);
+	return append(w, slot, NULL, NULL, 0, err);
 }
 
 int svmtrace_writer_append_xstate(struct svmtrace_writer *w,
 				  const struct svmtrace_slot_xstate *slot,
 				  struct svmtrace_error *err)
 {
-	return append(w, &slot->base, slot, err);
+	return append(w, &slot->base, slot, NULL, 0, err);
+}
+
+int svmtrace_writer_append_mem(struct svmtrace_writer *w, const struct svmtrace_slot *slot,
+			       const struct svmtrace_slot_xstate *x,
+			       const struct svmtrace_mem_access *mem, unsigned int nr,
+			       struct svmtrace_error *err)
+{
+	if (x && &x->base != slot)
+		return trace_error_noloc(err, SVMTRACE_E_INVALID, w->path,
+					 "slot %llu: the YMM tail is not the slot's own",
+					 (unsigned long long)slot->seq);
+	return append(w, slot, x, mem, nr, err);
 }
 
 int svmtrace_writer_flush(struct svmtrace_writer *w, struct svmtrace_error *err)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * drheavy (issue 13 point 3): a CPL-0 program (VMM --cpl0) that loads the
+ * drheavy: a CPL-0 program (VMM --cpl0) that loads the
  * debug registers over and over -- DR0-DR3 with an instruction and three
  * data addresses, DR7 alternating between two layouts whose breakpoint
  * types differ per register (execute, write, read/write) -- and leaves

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * frames (issue 10): the frames and saved RFLAGS a guest kernel reads on
+ * frames: the frames and saved RFLAGS a guest kernel reads on
  * the way in from user mode carry the guest's own TF, never a tracer's.
  *   - SYSCALL: the lab kernel collects the TF bit of R11 (KDATA_FRAME_TF),
  *     and so does the program after SYSRET (R11 comes back as it was);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * intpfx (issue 25 point 3): INT n with prefixes the CPU ignores -- a
+ * intpfx: INT n with prefixes the CPU ignores -- a
  * segment override (2E CD), REX.W (48 CD), an operand size (66 CD), both
  * (66 48 CD) -- in --arg rounds.  Each raises the SVM INT n intercept with
  * RIP on its first prefix; a tracer that knows only a bare CD neither

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * lazy: a process whose entry page is mapped on demand while the rest of
- * it runs (a watched gate, issue 25 point 1).  Its code on pages 0-2 and
+ * it runs (a watched gate).  Its code on pages 0-2 and
  * its data on pages 5-12 are touched first, each page a TLB miss whose
  * walk reads the page tables; then it calls lazyfn through an alias that
  * no table maps yet (layout.h): RDI 0 the alias at LAZY_PTE_VA, in the

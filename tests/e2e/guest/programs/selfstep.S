@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * selfstep (issue 13 point 1): a program that single-steps itself while it
+ * selfstep: a program that single-steps itself while it
  * is traced must get exactly the #DBs it gets untraced, and each of its
  * instructions must be in the trace once.  Twice over, with its own TF set
  *   - by POPFQ: over ordinary instructions, over instructions KVM

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * sysret_tf (issue 10 point 3, hazards 3 and 5): the guest's own TF through
+ * sysret_tf (hazards 3 and 5): the guest's own TF through
  * SYSCALL and SYSRETQ while traced.  Twice over:
  *   - POPFQ sets TF; three instructions trap, then SYSCALL with TF set: R11
  *     holds it, FMASK clears it, so no #DB at the kernel entry (TF is

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tflost (issue 13 point 2): the ways a tracer's TF disappears without a
+ * tflost: the ways a tracer's TF disappears without a
  * trap, and the trace must say so instead of losing steps silently.
  *   - INT n: delivery clears TF; the lab kernel's INT_VECTOR handler
  *     returns through a frame without TF (as a kernel that resumes the
@@ -10,7 +10,7 @@
  * Under --kernel, after each some instructions run untraced until the
  * next VM exit (an OUT, a CPUID), where the tracer notices: a session end
  * with reason "int" or "event", then a new session from that exit on.  A
- * user-only tracer (issue 10) intercepts both, keeps its TF out of their
+ * user-only tracer intercepts both, keeps its TF out of their
  * frames and puts it back at the IRETQ to user mode, whatever the handler
  * did to the frame: one session, every instruction traced.
  */

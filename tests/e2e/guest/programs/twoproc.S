@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * twoproc (issue 10, the ntdll case): two processes make system calls from
+ * twoproc (the ntdll case): two processes make system calls from
  * the same code page at the same time, one of them traced.  vCPU 0 runs
  * the target (PML4_GPA); vCPU 1's first system call moves it to
  * PML4_ALT_GPA, another address space mapping the same memory (its session

@@ -20,8 +20,14 @@
  * not on the entry page.
  *
  * With THREADS, the process first creates a thread (NtCreateThreadEx) that
- * starts at worker, on the second page: two rounds of its own, then it
- * returns (RtlUserThreadStart ends it).
+ * starts at worker, on the second page: in a stack frame holding the key,
+ * it decrypts cipher into plain (a dword at a time: load, XOR with the key
+ * on the frame, store) and compares plain with the plaintext it expects,
+ * dword by dword as a memcmp does (a mismatch changes what it logs); then
+ * two rounds of its own, and it returns (RtlUserThreadStart ends it).  Its
+ * memory traffic is what the lab's --mem captures of a Windows-layout
+ * guest are judged on (the model replays these forms; no string
+ * instructions, which it does not).
  *
  * With DROPPER, it first creates two processes, as droppers do: the first
  * plainly (NtCreateUserProcess); the second suspended, then hollows it
@@ -110,8 +116,31 @@ work:					/* the image's second code page */
 
 	.globl	worker
 worker:					/* RCX = its parameter */
+	push	rbp
+	mov	rbp, rsp
+	sub	rsp, 16
 	mov	ebx, ecx
-	mov	r12d, 2
+	mov	dword ptr [rbp - 8], 0x5a5a5a5a	/* the key, on the frame */
+	lea	rsi, [rip + cipher]
+	lea	rdi, [rip + plain]
+	xor	ecx, ecx
+5:	mov	eax, dword ptr [rsi + rcx * 4]	/* decrypt: load, xor, store */
+	xor	eax, dword ptr [rbp - 8]
+	mov	dword ptr [rdi + rcx * 4], eax
+	add	ecx, 1
+	cmp	ecx, 8
+	jne	5b
+	lea	rsi, [rip + plaintext]
+	xor	ecx, ecx
+6:	mov	eax, dword ptr [rdi + rcx * 4]	/* memcmp(plain, plaintext, 32) */
+	cmp	eax, dword ptr [rsi + rcx * 4]
+	jne	7f
+	add	ecx, 1
+	cmp	ecx, 8
+	jne	6b
+	jmp	8f
+7:	xor	ebx, 0xbad			/* a wrong decryption shows in the log */
+8:	mov	r12d, 2
 3:	add	ebx, 0x1111
 	mov	eax, ebx
 	out	PORT_LOG, eax
@@ -120,6 +149,7 @@ worker:					/* RCX = its parameter */
 	sub	r12d, 1
 	jnz	3b
 	mov	eax, ebx
+	leave
 	ret
 
 	.globl	tls_callback
@@ -131,6 +161,14 @@ tls_callback:				/* RCX = image base, EDX = reason, R8 = reserved */
 	.data
 table:
 	.quad	1, 3, 5, SEED
+cipher:					/* "svmtrace: the worker decrypted!!" ^ 0x5a */
+	.long	0x2e372c29, 0x3f393b28, 0x322e7a60, 0x352d7a3f
+	.long	0x283f3128, 0x393f3e7a, 0x2e2a2328, 0x7b7b3e3f
+	.globl	plain			/* exported: where a user looks for it */
+plain:
+	.fill	8, 4, 0
+plaintext:
+	.ascii	"svmtrace: the worker decrypted!!"
 
 #if DROPPER
 	/* What runs in the hollowed child (position independent): two rounds, then exit. */
