@@ -186,6 +186,12 @@ struct target_info {
 };
 
 struct statusd;
+/* A walk of the running guest's lists is tried this often, 20 ms apart,
+ * while it fails in a way another look may not (target_transient(): a list
+ * the guest is changing, a page paged in meanwhile). */
+#define TARGET_WALK_TRIES 5
+#define TARGET_WALK_PAUSE_US 20000
+bool target_transient(int rc);
 struct svmtrace_vmi *target_open(int ctl, const struct daemon_options *o,
 				 struct svmtrace_vmi_mem **mem);
 /* The same over a live source opened elsewhere (tests: the live driver over an image). */

@@ -20,7 +20,6 @@
 #include "common/cli.h"
 #include "svmtraced/svmtraced.h"
 
-#define WALK_TRIES 5
 #define POLL_MS	   20
 
 static struct status_view idle_view(const char *phase)
@@ -36,8 +35,7 @@ static void refresh(struct svmtrace_vmi_mem *mem)
 		die("live VM: %s", err.message);
 }
 
-/* Problems that another look at a changing guest may not have. */
-static bool transient(int rc)
+bool target_transient(int rc)
 {
 	return rc == SVMTRACE_E_CORRUPT || rc == SVMTRACE_E_NOT_RESIDENT;
 }
@@ -48,15 +46,15 @@ struct svmtrace_vmi *target_open_mem(struct svmtrace_vmi_mem *mem, const struct 
 	struct svmtrace_vmi *vmi;
 	int rc = 0, i;
 
-	for (i = 0; i < WALK_TRIES; i++) {
+	for (i = 0; i < TARGET_WALK_TRIES; i++) {
 		if (i) {
-			usleep(20000); /* e.g. a vCPU between two states */
+			usleep(TARGET_WALK_PAUSE_US); /* e.g. a vCPU between two states */
 			refresh(mem);
 		}
 		rc = svmtrace_vmi_open(mem, o->profiles, &vmi, &err);
 		if (!rc)
 			return vmi;
-		if (!transient(rc) && rc != SVMTRACE_E_NOT_FOUND)
+		if (!target_transient(rc) && rc != SVMTRACE_E_NOT_FOUND)
 			break;
 	}
 	die("finding the guest kernel in live memory: %s", err.message);
@@ -95,7 +93,7 @@ static void processes_stable(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *
 	size_t na, nb;
 	int i, rc;
 
-	for (i = 0; i < WALK_TRIES; i++) {
+	for (i = 0; i < TARGET_WALK_TRIES; i++) {
 		refresh(mem);
 		rc = svmtrace_vmi_processes(vmi, &a, &na, &err);
 		if (!rc) {
@@ -111,10 +109,10 @@ static void processes_stable(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *
 		free(a);
 		free(b);
 		a = b = NULL;
-		if (rc && !transient(rc))
+		if (rc && !target_transient(rc))
 			die("process list: %s", err.message);
 	}
-	die("process list: it changed under %d pairs of walks in a row%s%s", WALK_TRIES,
+	die("process list: it changed under %d pairs of walks in a row%s%s", TARGET_WALK_TRIES,
 	    err.message[0] ? "; last error: " : "", err.message);
 }
 
@@ -131,10 +129,10 @@ static int resolve_stable(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem
 	struct svmtrace_vmi_entry again;
 	int i, rc = 0;
 
-	for (i = 0; i < WALK_TRIES; i++) {
+	for (i = 0; i < TARGET_WALK_TRIES; i++) {
 		refresh(mem);
 		rc = svmtrace_vmi_resolve(vmi, pid, out, err);
-		if (rc == SVMTRACE_E_NOT_RESIDENT || (rc && !transient(rc)))
+		if (rc == SVMTRACE_E_NOT_RESIDENT || (rc && !target_transient(rc)))
 			return rc;
 		if (rc)
 			continue;
@@ -146,7 +144,7 @@ static int resolve_stable(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem
 	if (!rc)
 		snprintf(err->message, sizeof(err->message),
 			 "PID %llu: its entry resolved differently in %d pairs of reads in a row",
-			 (unsigned long long)pid, WALK_TRIES);
+			 (unsigned long long)pid, TARGET_WALK_TRIES);
 	return rc ? rc : SVMTRACE_E_CORRUPT;
 }
 
@@ -167,7 +165,7 @@ static int process_stable(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem
 	struct svmtrace_vmi_process again;
 	int i, rc = 0;
 
-	for (i = 0; i < WALK_TRIES; i++) {
+	for (i = 0; i < TARGET_WALK_TRIES; i++) {
 		refresh(mem);
 		rc = svmtrace_vmi_process_find(vmi, pid, out, err);
 		if (!rc) {
@@ -177,7 +175,7 @@ static int process_stable(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem
 		if (!rc && again.dtb == out->dtb && again.user_dtb == out->user_dtb &&
 		    again.eprocess == out->eprocess)
 			return 0;
-		if (rc && !transient(rc))
+		if (rc && !target_transient(rc))
 			return rc;
 	}
 	return rc ? rc : SVMTRACE_E_CORRUPT;
@@ -332,7 +330,7 @@ static void thread_start(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem,
 		free(list);
 	}
 
-	for (i = 0; i < WALK_TRIES; i++) {
+	for (i = 0; i < TARGET_WALK_TRIES; i++) {
 		refresh(mem);
 		rc = svmtrace_vmi_thread_start(vmi, &t->thread_start, &err);
 		if (!rc) {
@@ -343,7 +341,7 @@ static void thread_start(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem,
 			t->has_thread_start = true;
 			return;
 		}
-		if (rc && !transient(rc))
+		if (rc && !target_transient(rc))
 			break;
 	}
 	die("%s needs where threads begin in the guest: %s", what,
@@ -489,10 +487,10 @@ void target_modules(struct svmtrace_vmi *vmi, struct svmtrace_vmi_mem *mem, stru
 	size_t i;
 	int rc = 0, tries;
 
-	for (tries = 0; tries < WALK_TRIES; tries++) {
+	for (tries = 0; tries < TARGET_WALK_TRIES; tries++) {
 		refresh(mem);
 		rc = svmtrace_vmi_modules(vmi, pr->pid, &p->modules, &p->nr_modules, &err);
-		if (!rc || !transient(rc))
+		if (!rc || !target_transient(rc))
 			break;
 	}
 	if (rc) {

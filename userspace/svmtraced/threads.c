@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/cli.h"
 #include "svmtraced/svmtraced.h"
@@ -68,6 +69,7 @@ static void look_up(struct thread_map *m, struct thread_seen *th)
 	struct svmtrace_vmi_thread *list;
 	struct svmtrace_error err;
 	size_t n, i;
+	int rc, tries;
 
 	if (!target_process_of_cr3(m->vmi, m->mem, th->cr3, &p)) {
 		snprintf(th->error, sizeof(th->error), "no process has CR3 0x%llx",
@@ -76,8 +78,16 @@ static void look_up(struct thread_map *m, struct thread_seen *th)
 	}
 	th->pid = p.pid;
 	snprintf(th->process, sizeof(th->process), "%s", p.name);
-	if (svmtrace_vmi_mem_refresh(m->mem, &err) ||
-	    svmtrace_vmi_threads(m->vmi, p.pid, &list, &n, &err)) {
+	/* the guest runs on: a thread it is adding may be half in the list */
+	for (tries = 1;; tries++) {
+		rc = svmtrace_vmi_mem_refresh(m->mem, &err);
+		if (!rc)
+			rc = svmtrace_vmi_threads(m->vmi, p.pid, &list, &n, &err);
+		if (!rc || !target_transient(rc) || tries == TARGET_WALK_TRIES)
+			break;
+		usleep(TARGET_WALK_PAUSE_US);
+	}
+	if (rc) {
 		snprintf(th->error, sizeof(th->error), "%s", err.message);
 		return;
 	}
